@@ -1,0 +1,202 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// Pair is one result. In a self-join A < B are the original 0-based indices
+// of the two records; in an R-S join A indexes R and B indexes S. Overlap is
+// the exact size of the intersection and Sim the similarity computed from it
+// (for the Overlap measure, Sim equals Overlap).
+type Pair struct {
+	A, B    int
+	Overlap int
+	Sim     float64
+}
+
+// Options configures a join. The zero value of every field but Threshold
+// works: Jaccard, all cores.
+type Options struct {
+	Measure   prefix.Measure
+	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
+	// Workers is the number of goroutines probing; 0 means GOMAXPROCS. The
+	// output is the same for every value.
+	Workers int
+	// Progress, if not nil, is called from the calling goroutine with the
+	// number of probe groups done and the total, at most once per chunk.
+	Progress func(done, total int)
+}
+
+// ErrNoThreshold is returned when Options.Threshold is the zero value.
+var ErrNoThreshold = errors.New("join: no threshold")
+
+func (o *Options) check() error {
+	if o.Threshold.Den == 0 {
+		return ErrNoThreshold
+	}
+	if o.Measure > prefix.Overlap {
+		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return nil
+}
+
+// Stats counts what a join did. Candidates are distinct (probe group, indexed
+// group) pairs that shared a prefix token; each is then pruned by the
+// positional filter, pruned by the verification bound, or verified by a
+// merge. Groups are distinct sets: n identical sets cost one probe.
+type Stats struct {
+	Records       int           // records given, both sides for an R-S join
+	Skipped       int           // empty records, which never join
+	Groups        int           // distinct non-empty sets probed or indexed
+	IndexEntries  int           // postings in the prefix index
+	Postings      int64         // postings scanned while probing
+	SizePruned    int64         // postings skipped by the size filter
+	Candidates    int64         // distinct group pairs sharing a prefix token
+	Positional    int64         // candidates pruned by the positional filter
+	BoundPruned   int64         // candidates pruned by the bound before merging
+	Verified      int64         // candidates whose suffixes were merged
+	Results       int64         // pairs reported, identical copies included
+	IndexTime     time.Duration // grouping and building the index
+	JoinTime      time.Duration // probing, filtering, verifying and emitting
+	Workers       int
+	MeasureName   string
+	ThresholdText string
+}
+
+func (s *Stats) add(o *Stats) {
+	s.Postings += o.Postings
+	s.SizePruned += o.SizePruned
+	s.Candidates += o.Candidates
+	s.Positional += o.Positional
+	s.BoundPruned += o.BoundPruned
+	s.Verified += o.Verified
+}
+
+// side is one collection seen as groups of identical sets.
+type side struct {
+	c     *order.Collection
+	start []uint32 // group g holds positions start[g]..start[g+1]-1
+	size  []uint32 // size of group g's set
+}
+
+func groupsOf(c *order.Collection) *side {
+	s := &side{c: c}
+	n := c.Len()
+	s.start = make([]uint32, 0, n+1)
+	for i := 0; i < n; i++ {
+		if i == 0 || !equal(c.Set(i), c.Set(i-1)) {
+			s.start = append(s.start, uint32(i))
+		}
+	}
+	s.start = append(s.start, uint32(n))
+	s.size = make([]uint32, len(s.start)-1)
+	for g := range s.size {
+		s.size[g] = uint32(c.Size(int(s.start[g])))
+	}
+	return s
+}
+
+func equal(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *side) groups() int                { return len(s.size) }
+func (s *side) set(g int) []uint32         { return s.c.Set(int(s.start[g])) }
+func (s *side) members(g int) (lo, hi int) { return int(s.start[g]), int(s.start[g+1]) }
+
+// firstOfSize returns the first group whose size is >= n.
+func (s *side) firstOfSize(n int) int {
+	lo, hi := 0, len(s.size)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(s.size[m]) < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// SelfJoin reports every pair of records of c whose similarity reaches the
+// threshold, each once with A < B. It calls yield from the calling goroutine;
+// yield returning false stops the join early (without error).
+//
+// Pairs come out grouped by probe set in collection order (size ascending),
+// the same for any number of workers; sort them for a total order.
+//
+// The algorithm is AllPairs (Bayardo, Ma and Srikant 2007) with PPJoin's
+// positional filter and suffix verification (Xiao, Wang, Lin and Yu 2008):
+// see the package documentation. Probing runs on opt.Workers goroutines, all
+// of which have ended when SelfJoin returns. ctx cancels the join.
+func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
+	if err := opt.check(); err != nil {
+		return Stats{}, err
+	}
+	b := prefix.NewBounds(opt.Measure, opt.Threshold)
+	t0 := time.Now()
+	s := groupsOf(c)
+	ix := prefix.NewIndex(s.groups(), c.Dict().Len(), func(g int) []uint32 {
+		set := s.set(g)
+		return set[:b.IndexPrefix(len(set))]
+	})
+	st := Stats{
+		Records:      c.Records(),
+		Skipped:      c.Skipped(),
+		Groups:       s.groups(),
+		IndexEntries: ix.Len(),
+		IndexTime:    time.Since(t0),
+	}
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true}
+	err := j.run(ctx, &opt, &st, yield)
+	return st, err
+}
+
+// RSJoin reports every pair (r, s) of a record of r and a record of s whose
+// similarity reaches the threshold. r and s must come from one order.Build
+// call, so that they share a dictionary. Pairs come out grouped by the
+// R record's set in collection order, the same for any number of workers.
+// Otherwise as SelfJoin.
+func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
+	if err := opt.check(); err != nil {
+		return Stats{}, err
+	}
+	if r.Dict() != s.Dict() {
+		return Stats{}, errors.New("join: R and S must share a dictionary (build them with one order.Build call)")
+	}
+	b := prefix.NewBounds(opt.Measure, opt.Threshold)
+	t0 := time.Now()
+	rs, ss := groupsOf(r), groupsOf(s)
+	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), func(g int) []uint32 {
+		set := ss.set(g)
+		return set[:b.ProbePrefix(len(set))]
+	})
+	st := Stats{
+		Records:      r.Records() + s.Records(),
+		Skipped:      r.Skipped() + s.Skipped(),
+		Groups:       rs.groups() + ss.groups(),
+		IndexEntries: ix.Len(),
+		IndexTime:    time.Since(t0),
+	}
+	j := &joiner{b: b, probe: rs, build: ss, ix: ix}
+	err := j.run(ctx, &opt, &st, yield)
+	return st, err
+}

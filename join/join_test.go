@@ -1,0 +1,177 @@
+package join_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+var measures = []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap}
+
+func selfJoin(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) ([]jointest.Pair, join.Stats) {
+	t.Helper()
+	c, err := order.New(jointest.Input(sets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []jointest.Pair
+	st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
+		if p.A >= p.B {
+			t.Errorf("pair (%d, %d) not ordered", p.A, p.B)
+		}
+		got = append(got, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, st
+}
+
+func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) []jointest.Pair {
+	t.Helper()
+	cs, err := order.Build(jointest.Input(r), jointest.Input(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []jointest.Pair
+	_, err = join.RSJoin(context.Background(), cs[0], cs[1], join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
+		got = append(got, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func diff(t *testing.T, what string, got, want []jointest.Pair) {
+	t.Helper()
+	jointest.Sort(got)
+	if slices.Equal(got, want) {
+		return
+	}
+	gs := map[jointest.Pair]bool{}
+	for _, p := range got {
+		gs[p] = true
+	}
+	ws := map[jointest.Pair]bool{}
+	for _, p := range want {
+		ws[p] = true
+		if !gs[p] {
+			t.Errorf("%s: lost %+v", what, p)
+		}
+	}
+	for _, p := range got {
+		if !ws[p] {
+			t.Errorf("%s: extra or duplicate %+v", what, p)
+		}
+	}
+	t.FailNow()
+}
+
+// TestAgainstOracle runs every fixture, measure and threshold through the
+// self-join and the R-S join and compares with the nested-loop oracle.
+func TestAgainstOracle(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 8
+	}
+	for seed := uint64(0); seed < uint64(seeds); seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		for _, fx := range jointest.Fixtures(seed) {
+			for _, m := range measures {
+				for _, th := range jointest.Thresholds(m, fx.Sets, r) {
+					name := fmt.Sprintf("seed=%d/%s/%s/t=%s", seed, fx.Name, m, th)
+					want := jointest.SelfJoin(fx.Sets, m, th)
+					got, _ := selfJoin(t, fx.Sets, m, th, 1+int(seed%3))
+					diff(t, name+"/self", got, want)
+
+					half := len(fx.Sets) / 2
+					rs, ss := fx.Sets[:half], fx.Sets[half:]
+					diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), jointest.RSJoin(rs, ss, m, th))
+				}
+			}
+		}
+	}
+}
+
+// TestExactBoundary plants pairs whose Jaccard similarity is exactly the
+// threshold, in sizes where a float computation of the bounds rounds the
+// wrong way, and checks none is lost and none just below is kept.
+func TestExactBoundary(t *testing.T) {
+	for _, ts := range []string{"0.9", "0.8", "0.7", "0.6", "0.3", "0.1"} {
+		th, err := prefix.ParseThreshold(prefix.Jaccard, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sets [][]uint32
+		next := uint32(1 << 20)
+		fresh := func(n int) []uint32 {
+			s := make([]uint32, n)
+			for i := range s {
+				s[i] = next
+				next++
+			}
+			return s
+		}
+		// For union u with t·u an integer, overlap o = t·u is exactly at t,
+		// and o - 1 is just below.
+		planted := 0
+		for u := 10; u <= 400; u += 10 {
+			o := int(th.Num) * u / int(th.Den)
+			if o*int(th.Den) != int(th.Num)*u || o < 1 {
+				continue
+			}
+			for _, oo := range []int{o, o - 1} {
+				if oo < 1 {
+					continue
+				}
+				common := fresh(oo)
+				rest := u - oo
+				a := append(slices.Clone(common), fresh(rest/2)...)
+				b := append(slices.Clone(common), fresh(rest-rest/2)...)
+				sets = append(sets, a, b)
+				if oo == o {
+					planted++
+				}
+			}
+		}
+		want := jointest.SelfJoin(sets, prefix.Jaccard, th)
+		exact := 0
+		for _, p := range want {
+			if p.B == p.A+1 && p.A%2 == 0 {
+				exact++
+			}
+		}
+		if exact < planted {
+			t.Fatalf("t=%s: oracle finds %d of %d planted pairs", ts, exact, planted)
+		}
+		got, _ := selfJoin(t, sets, prefix.Jaccard, th, 2)
+		diff(t, "boundary t="+ts, got, want)
+	}
+}
+
+// TestWorkersSameOutput checks that the output sequence, not just the set,
+// is the same for every number of workers.
+func TestWorkersSameOutput(t *testing.T) {
+	sets := jointest.Fixtures(7)[len(jointest.Fixtures(7))-1].Sets
+	for len(sets) < 3000 {
+		sets = append(sets, sets...)
+	}
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.6")
+	ref, _ := selfJoin(t, sets, prefix.Jaccard, th, 1)
+	for _, w := range []int{2, 3, 8} {
+		got, _ := selfJoin(t, sets, prefix.Jaccard, th, w)
+		if !slices.Equal(got, ref) {
+			t.Fatalf("workers=%d: output differs from workers=1 (%d vs %d pairs)", w, len(got), len(ref))
+		}
+	}
+}

@@ -1,0 +1,343 @@
+package join
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// chunkGroups is the number of probe groups a worker takes at a time. It is
+// fixed, not derived from the number of workers, so that the output order is
+// the same for any number of them.
+const chunkGroups = 256
+
+// joiner holds what every worker reads: the bounds, the probing side, the
+// indexed side and its index. For a self-join probe == build.
+type joiner struct {
+	b     prefix.Bounds
+	probe *side
+	build *side
+	ix    *prefix.Index
+	self  bool
+}
+
+// chunk is the output of one run of chunkGroups probe groups.
+type chunk struct {
+	lo, hi int
+	pairs  []Pair
+	stats  Stats
+	done   chan struct{}
+}
+
+// run probes every group of j.probe on opt.Workers goroutines and hands the
+// pairs to yield in chunk order.
+func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pair) bool) error {
+	t0 := time.Now()
+	defer func() { st.JoinTime = time.Since(t0) }()
+	st.Workers = opt.Workers
+	st.MeasureName = j.b.Measure().String()
+	st.ThresholdText = j.b.Threshold().String()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	total := j.probe.groups()
+	nchunks := (total + chunkGroups - 1) / chunkGroups
+	inOrder := make(chan *chunk, 2*opt.Workers)
+	work := make(chan *chunk)
+	var wg sync.WaitGroup
+	wg.Go(func() { // producer
+		defer close(inOrder)
+		defer close(work)
+		for k := 0; k < nchunks; k++ {
+			c := &chunk{lo: k * chunkGroups, hi: min((k+1)*chunkGroups, total), done: make(chan struct{})}
+			select {
+			case inOrder <- c:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- c:
+			case <-ctx.Done():
+				close(c.done)
+				return
+			}
+		}
+	})
+	for w := 0; w < opt.Workers; w++ {
+		wg.Go(func() {
+			p := newProber(j)
+			for c := range work {
+				if ctx.Err() == nil {
+					p.stats = &c.stats
+					for g := c.lo; g < c.hi; g++ {
+						c.pairs = p.probeGroup(g, c.pairs)
+					}
+				}
+				close(c.done)
+			}
+		})
+	}
+	defer wg.Wait()
+	defer cancel()
+
+	stopped := false
+	for c := range inOrder {
+		<-c.done
+		if stopped || ctx.Err() != nil {
+			continue
+		}
+		st.add(&c.stats)
+		for _, pr := range c.pairs {
+			st.Results++
+			if !yield(pr) {
+				stopped = true
+				cancel()
+				break
+			}
+		}
+		if opt.Progress != nil && !stopped {
+			opt.Progress(c.hi, total)
+		}
+	}
+	if !stopped {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// candidate is the probing state of one indexed group: how many prefix
+// tokens it shares with the probe so far (-1 once pruned) and the positions
+// of the last shared token in the probe and in the candidate.
+type candidate struct {
+	count int32
+	i, j  uint32
+}
+
+// prober is one worker's scratch space; it allocates nothing per probe once
+// warmed up.
+type prober struct {
+	*joiner
+	cand   []candidate // by indexed group
+	list   []uint32    // groups touched by the current probe
+	alpha  []int32     // least overlap by candidate size - lo
+	stats  *Stats
+	bounds prefix.Bounds
+}
+
+func newProber(j *joiner) *prober {
+	return &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b}
+}
+
+// probeGroup finds the partners of probe group gx among the indexed groups
+// (those before it, in a self-join) and appends the resulting pairs.
+func (p *prober) probeGroup(gx int, out []Pair) []Pair {
+	b := p.bounds
+	x := p.probe.set(gx)
+	n := len(x)
+	if p.self {
+		out = p.sameGroup(gx, n, out)
+	}
+	lo, hi := b.SizeRange(n)
+	if p.self {
+		hi = n
+	}
+	if lo > hi {
+		return out
+	}
+	px := b.ProbePrefix(n)
+	if px == 0 {
+		return out
+	}
+	// Least overlap for every admissible candidate size.
+	p.alpha = p.alpha[:0]
+	span := min(hi, maxSize(p.build)) - lo + 1
+	for s := 0; s < span; s++ {
+		p.alpha = append(p.alpha, int32(b.MinOverlap(n, lo+s)))
+	}
+	first := p.build.firstOfSize(lo)
+	size := p.build.size
+	st := p.stats
+	for i := 0; i < px; i++ {
+		post := p.ix.Postings(x[i])
+		k := skipTo(post, uint32(first))
+		st.SizePruned += int64(k)
+		restX := int32(n - i - 1)
+		for ; k < len(post); k++ {
+			e := post[k]
+			gy := int(e.Rec)
+			if p.self && gy >= gx {
+				break
+			}
+			sy := int(size[gy])
+			if sy > hi {
+				break
+			}
+			st.Postings++
+			c := &p.cand[gy]
+			if c.count < 0 {
+				continue
+			}
+			if c.count == 0 {
+				p.list = append(p.list, uint32(gy))
+			}
+			rest := min(restX, int32(sy)-int32(e.Pos)-1)
+			if c.count+1+rest >= p.alpha[sy-lo] {
+				c.count++
+				c.i, c.j = uint32(i), e.Pos
+			} else {
+				c.count = -1
+			}
+		}
+	}
+	st.Candidates += int64(len(p.list))
+	for _, gy := range p.list {
+		c := p.cand[gy]
+		p.cand[gy] = candidate{}
+		if c.count < 0 {
+			st.Positional++
+			continue
+		}
+		y := p.build.set(int(gy))
+		alpha := int(p.alpha[len(y)-lo])
+		o := p.verify(x, y, px, c, alpha)
+		if o >= alpha {
+			out = p.emit(gx, int(gy), o, n, len(y), out)
+		}
+	}
+	p.list = p.list[:0]
+	return out
+}
+
+func maxSize(s *side) int {
+	if len(s.size) == 0 {
+		return 0
+	}
+	return int(s.size[len(s.size)-1])
+}
+
+// skipTo returns the first index of post whose Rec is >= rec.
+func skipTo(post []prefix.Posting, rec uint32) int {
+	if len(post) == 0 || post[0].Rec >= rec {
+		return 0
+	}
+	lo, hi := 0, len(post)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if post[m].Rec < rec {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// verify completes the overlap of x and y from the state c left by probing
+// (PPJoin's verification): every shared token up to the last token of the
+// shorter-reaching prefix is already counted, so the merge starts after it
+// and stops as soon as alpha can no longer be reached. It returns the
+// overlap, or a value below alpha when the pair fails.
+func (p *prober) verify(x, y []uint32, px int, c candidate, alpha int) int {
+	py := p.indexPrefix(len(y))
+	o := int(c.count)
+	var xs, ys []uint32
+	if x[px-1] < y[py-1] {
+		xs, ys = x[px:], y[c.j+1:]
+	} else {
+		xs, ys = x[c.i+1:], y[py:]
+	}
+	if o+min(len(xs), len(ys)) < alpha {
+		p.stats.BoundPruned++
+		return -1
+	}
+	p.stats.Verified++
+	return o + intersectAtLeast(xs, ys, alpha-o)
+}
+
+// indexPrefix is the prefix length the indexed side was built with.
+func (p *prober) indexPrefix(n int) int {
+	if p.self {
+		return p.bounds.IndexPrefix(n)
+	}
+	return p.bounds.ProbePrefix(n)
+}
+
+// intersectAtLeast returns |a ∩ b| for sorted a and b, or a value below need
+// as soon as need can no longer be reached.
+func intersectAtLeast(a, b []uint32, need int) int {
+	o := 0
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if o+min(len(a)-i, len(b)-j) < need {
+			return o
+		}
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			o++
+			i++
+			j++
+		}
+	}
+	return o
+}
+
+// sameGroup emits the pairs among the identical copies of probe group g.
+func (p *prober) sameGroup(g, n int, out []Pair) []Pair {
+	lo, hi := p.probe.members(g)
+	if hi-lo < 2 || !p.bounds.Passes(n, n, n) {
+		return out
+	}
+	sim := p.bounds.Similarity(n, n, n)
+	c := p.probe.c
+	for a := lo; a < hi; a++ {
+		for b := a + 1; b < hi; b++ {
+			out = append(out, ordered(c.ID(a), c.ID(b), n, sim, true))
+		}
+	}
+	return out
+}
+
+// emit appends the pairs between every member of probe group gx and every
+// member of indexed group gy.
+func (p *prober) emit(gx, gy, o, nx, ny int, out []Pair) []Pair {
+	sim := p.bounds.Similarity(o, nx, ny)
+	xlo, xhi := p.probe.members(gx)
+	ylo, yhi := p.build.members(gy)
+	cx, cy := p.probe.c, p.build.c
+	for a := xlo; a < xhi; a++ {
+		for b := ylo; b < yhi; b++ {
+			out = append(out, ordered(cx.ID(a), cy.ID(b), o, sim, p.self))
+		}
+	}
+	return out
+}
+
+func ordered(a, b, o int, sim float64, self bool) Pair {
+	if self && a > b {
+		a, b = b, a
+	}
+	return Pair{A: a, B: b, Overlap: o, Sim: sim}
+}
+
+// Overlap returns |x ∩ y| for sets sorted ascending with distinct elements
+// (as order.Collection stores them). Cost: O(|x| + |y|).
+func Overlap(x, y []uint32) int { return intersectAtLeast(x, y, 0) }
+
+// Check decides whether x and y reach the threshold of b, exactly, and
+// returns their overlap when they do. The merge stops as soon as the least
+// overlap is out of reach, so a failing pair costs less than Overlap. It is
+// how candidates from other paths (such as LSH) are verified.
+func Check(b prefix.Bounds, x, y []uint32) (overlap int, ok bool) {
+	alpha := b.MinOverlap(len(x), len(y))
+	if alpha > min(len(x), len(y)) {
+		return 0, false
+	}
+	o := intersectAtLeast(x, y, alpha)
+	return o, o >= alpha
+}

@@ -1,0 +1,19 @@
+// Package order builds the global token order and the Collection that every
+// join works on.
+//
+// There are two phases. First an Input gathers raw token sets (64-bit keys
+// from the shingle package) in one arena. Then New (or Build, for the two
+// sides of an R-S join) counts document frequencies, assigns dense uint32 ids
+// rare-first (document frequency ascending, ties by key ascending, so the
+// order is deterministic), rewrites every set as sorted ids in one uint32
+// arena with offsets, and orders the records by size. What stays alive is the
+// arena, one offset and one original index per record, and the vocabulary:
+// no per-record slice or map.
+//
+// Rare-first order is what makes prefix filtering cheap (Bayardo, Ma and
+// Srikant 2007): the prefixes hold each set's rarest tokens, so their posting
+// lists are short. Any total order keeps the filters correct; this one makes
+// them fast.
+//
+// The package holds no similarity logic.
+package order

@@ -1,0 +1,12 @@
+// Package shingle turns records into token sets: whitespace-separated tokens
+// (set), words, character q-grams, word shingles and Go-token shingles.
+//
+// Every token becomes a 64-bit key. Short q-grams (q <= 3) are packed into
+// their key exactly; everything else is hashed with a fixed function (FNV-1a
+// then the splitmix64 finaliser), so that a large corpus never keeps its token
+// strings and keys are the same on every machine and run. The tokenizers
+// return keys in text order and may repeat a key; the order package removes
+// duplicates and assigns the dense ids that the joins work on.
+//
+// The package does not order tokens or join sets.
+package shingle
