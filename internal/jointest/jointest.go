@@ -223,7 +223,7 @@ func Thresholds(m prefix.Measure, sets [][]uint32, r *rand.Rand) []prefix.Thresh
 			// Exact only where x·y is a square; otherwise the nearest
 			// fraction just below, which the pair still reaches.
 			num, den = int64(o)*1000, 0
-			den = isqrtCeil(int64(x)*int64(y)*1_000_000)
+			den = isqrtCeil(int64(x) * int64(y) * 1_000_000)
 		}
 		rat := big.NewRat(num, den)
 		t := prefix.Threshold{Num: rat.Num().Uint64(), Den: rat.Denom().Uint64()}
