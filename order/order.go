@@ -36,6 +36,23 @@ func (in *Input) Add(keys []uint64) {
 	in.offs = append(in.offs, len(in.keys))
 }
 
+// AddSorted appends one record whose keys are already sorted ascending and
+// distinct (as a tokenizing worker may prepare them in parallel). Keys that
+// are not are sorted and de-duplicated as Add does, so the result is the same.
+func (in *Input) AddSorted(keys []uint64) {
+	for i := 1; i < len(keys); i++ {
+		if keys[i] <= keys[i-1] {
+			in.Add(keys)
+			return
+		}
+	}
+	if in.offs == nil {
+		in.offs = append(in.offs, 0)
+	}
+	in.keys = append(in.keys, keys...)
+	in.offs = append(in.offs, len(in.keys))
+}
+
 // Len returns the number of records added.
 func (in *Input) Len() int {
 	if len(in.offs) == 0 {

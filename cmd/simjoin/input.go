@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// lineBatch is the number of lines a tokenizing worker takes at a time.
+const lineBatch = 2048
+
+// inputError names the file and line of bad input.
+type inputError struct {
+	file string
+	line int
+	err  error
+}
+
+func (e *inputError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
+	}
+	return fmt.Sprintf("%s: %v", e.file, e.err)
+}
+
+func (e *inputError) Unwrap() error { return e.err }
+
+// openInput opens a file argument; "-" is standard input.
+func openInput(name string, stdin io.Reader) (io.ReadCloser, string, error) {
+	if name == "-" {
+		return io.NopCloser(stdin), "<stdin>", nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, name, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, name, fmt.Errorf("%s is a directory (use --files to take each file as a record)", name)
+	}
+	return f, name, nil
+}
+
+// lineReader yields the lines of r without their line ending ("\n" or
+// "\r\n"). A final line without a newline is a line; the empty string after a
+// final newline is not.
+type lineReader struct {
+	r    *bufio.Reader
+	buf  []byte
+	line int
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// next returns the next line (valid until the following call) or io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		lr.buf = append(lr.buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			if len(lr.buf) == 0 {
+				return nil, io.EOF
+			}
+			lr.line++
+			return trimEOL(lr.buf), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		lr.line++
+		return trimEOL(lr.buf), nil
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// batch is a run of lines and, once tokenized, their sorted distinct keys.
+type batch struct {
+	first int   // line number of lines[0]
+	read  int64 // bytes read up to the end of this batch
+	text  []byte
+	ends  []int // line k is text[ends[k-1]:ends[k]]
+	keys  []uint64
+	offs  []int
+	err   error
+	done  chan struct{}
+}
+
+// readRecords reads one record per line from r and tokenizes the lines on all
+// cores, returning the token sets in line order. progress, if not nil, is
+// called with the bytes read so far.
+func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int64)) (*order.Input, error) {
+	lr := newLineReader(r)
+	workers := runtime.GOMAXPROCS(0)
+	inOrder := make(chan *batch, 2*workers)
+	work := make(chan *batch, 2*workers)
+	var readErr error
+	var read int64
+	go func() {
+		defer close(inOrder)
+		defer close(work)
+		for {
+			b := &batch{first: lr.line + 1, done: make(chan struct{})}
+			for len(b.ends) < lineBatch {
+				line, err := lr.next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					readErr = err
+					break
+				}
+				b.text = append(b.text, line...)
+				b.ends = append(b.ends, len(b.text))
+				read += int64(len(line) + 1)
+			}
+			if len(b.ends) == 0 {
+				return
+			}
+			b.read = read
+			inOrder <- b
+			work <- b
+			if readErr != nil || len(b.ends) < lineBatch {
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for b := range work {
+				tokenize(b, spec)
+				close(b.done)
+			}
+		})
+	}
+	in := new(order.Input)
+	var firstErr error
+	for b := range inOrder {
+		<-b.done
+		if firstErr != nil {
+			continue
+		}
+		if b.err != nil {
+			firstErr = b.err
+			continue
+		}
+		for k := range b.ends {
+			in.AddSorted(b.keys[b.offs[k]:b.offs[k+1]])
+		}
+		if progress != nil {
+			progress(b.read)
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		var ie *inputError
+		if errors.As(firstErr, &ie) {
+			ie.file = name
+		}
+		return nil, firstErr
+	}
+	if readErr != nil {
+		return nil, &inputError{file: name, err: readErr}
+	}
+	return in, nil
+}
+
+// tokenize fills b.keys and b.offs with each line's sorted distinct keys.
+func tokenize(b *batch, spec shingle.Spec) {
+	b.offs = append(b.offs[:0], 0)
+	text := string(b.text) // one conversion per batch, sliced per line
+	start := 0
+	for k, end := range b.ends {
+		from := len(b.keys)
+		var err error
+		b.keys, err = spec.Append(b.keys, text[start:end])
+		if err != nil {
+			b.err = &inputError{line: b.first + k, err: err}
+			return
+		}
+		rec := b.keys[from:]
+		slices.Sort(rec)
+		rec = slices.Compact(rec)
+		b.keys = b.keys[:from+len(rec)]
+		b.offs = append(b.offs, len(b.keys))
+		start = end
+	}
+	b.text = nil
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+func init() { register(newJoinCmd) }
+
+// joinConfig holds the flags shared by join, explain and the commands built
+// on them.
+type joinConfig struct {
+	tokens    string
+	threshold string
+	measure   string
+	method    string
+	against   string
+	format    string
+	output    string
+	stats     bool
+	statsJSON string
+	workers   int
+	sort      bool
+
+	// Parsed from the strings above by parse.
+	spec    shingle.Spec
+	m       prefix.Measure
+	t       prefix.Threshold
+	outFmt  format
+	command string
+}
+
+// addFlags registers the shared flags on fs.
+func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
+	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
+	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
+	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
+	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
+	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
+	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
+}
+
+// parse checks the flags before any work starts.
+func (c *joinConfig) parse() error {
+	var err error
+	if c.spec, err = shingle.Parse(c.tokens); err != nil {
+		return usageError{err}
+	}
+	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
+		return usageError{err}
+	}
+	if c.threshold == "" {
+		return usagef("missing -t/--threshold")
+	}
+	if c.t, err = prefix.ParseThreshold(c.m, c.threshold); err != nil {
+		return usageError{err}
+	}
+	if c.outFmt, err = parseFormat(c.format); err != nil {
+		return err
+	}
+	switch c.method {
+	case "auto", "exact", "lsh":
+	default:
+		return usagef("unknown --method %q: want auto, exact or lsh", c.method)
+	}
+	if c.workers < 0 {
+		return usagef("-j/--workers must be >= 0")
+	}
+	if c.workers == 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	return nil
+}
+
+func newJoinCmd(e *env) *cobra.Command {
+	var cfg joinConfig
+	cmd := &cobra.Command{
+		Use:   "join [flags] INPUT",
+		Short: "Report every pair of records whose similarity reaches the threshold",
+		Long: `Report every pair of records of INPUT (one record a line, "-" for stdin;
+ids are 1-based line numbers) whose similarity reaches the threshold, as
+id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
+record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.command = "join"
+			if err := cfg.parse(); err != nil {
+				return err
+			}
+			return runJoin(cmd.Context(), e, &cfg, args[0])
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	return cmd
+}
+
+// loaded is the input of a join, ordered and ready.
+type loaded struct {
+	r, s *order.Collection // s is nil for a self-join
+	rep  *report
+	prog *progress
+}
+
+// load reads INPUT (and --against) and builds the collections.
+func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
+	rep := &report{
+		Command:   cfg.command,
+		Input:     []string{input},
+		Tokens:    cfg.spec.String(),
+		Measure:   cfg.m.String(),
+		Threshold: cfg.t.String(),
+		Workers:   cfg.workers,
+	}
+	prog := newProgress(e.stderr)
+	read := func(name string) (*order.Input, error) {
+		f, shown, err := openInput(name, e.stdin)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		size := int64(-1)
+		if osf, ok := f.(*os.File); ok {
+			if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
+				size = st.Size()
+			}
+		}
+		bar := prog.bytes(size, "reading "+shown)
+		defer bar.finish()
+		return readRecords(f, shown, cfg.spec, bar.set)
+	}
+	tm := rep.phase("read")
+	rin, err := read(input)
+	if err != nil {
+		return nil, err
+	}
+	var sin *order.Input
+	if cfg.against != "" {
+		rep.Input = append(rep.Input, "--against", cfg.against)
+		if sin, err = read(cfg.against); err != nil {
+			return nil, err
+		}
+	}
+	tm.done("read")
+	tm = rep.phase("order")
+	l := &loaded{rep: rep, prog: prog}
+	if sin == nil {
+		l.r, err = order.New(rin)
+	} else {
+		var cs []*order.Collection
+		cs, err = order.Build(rin, sin)
+		if err == nil {
+			l.r, l.s = cs[0], cs[1]
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	tm.done("order")
+	rep.Records, rep.Skipped, rep.SetTokens = l.r.Records(), l.r.Skipped(), l.r.Tokens()
+	if l.s != nil {
+		rep.Records += l.s.Records()
+		rep.Skipped += l.s.Skipped()
+		rep.SetTokens += l.s.Tokens()
+	}
+	rep.Vocabulary = l.r.Dict().Len()
+	return l, nil
+}
+
+// runJoin runs the join command: load, join, write, report.
+func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	l, err := load(e, cfg, input)
+	if err != nil {
+		return err
+	}
+	rep := l.rep
+	pw := newPairWriter(out.w, cfg.outFmt, cfg.m == prefix.Overlap)
+	sink := newPairSink(pw, cfg, l)
+	method := cfg.method
+	if method == "auto" {
+		method = "exact"
+	}
+	rep.Method = method
+	tm := rep.phase("join")
+	switch method {
+	case "exact":
+		err = runExact(ctx, cfg, l, sink)
+	default:
+		err = usagef("--method %s is not available in this build", method)
+	}
+	if err != nil {
+		return err
+	}
+	tm.done("join")
+	tm = rep.phase("write")
+	if err := sink.close(); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	tm.done("write")
+	return finishReport(e, cfg, rep, sink)
+}
+
+// runExact runs the exact join and records its statistics.
+func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) error {
+	bar := l.prog.count("joining")
+	defer bar.finish()
+	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers, Progress: bar.setOf}
+	var st join.Stats
+	var err error
+	if l.s == nil {
+		st, err = join.SelfJoin(ctx, l.r, opt, sink.add)
+	} else {
+		st, err = join.RSJoin(ctx, l.r, l.s, opt, sink.add)
+	}
+	l.rep.Exact = &st
+	if err == nil {
+		err = sink.err
+	}
+	return err
+}
+
+// finishReport completes the report and writes it where asked.
+func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
+	rep.Results = sink.n
+	if cfg.m != prefix.Overlap {
+		rep.Histogram = sink.hist.bins()
+	}
+	rep.PeakRSS = peakRSS()
+	if cfg.stats {
+		rep.writeText(e.stderr)
+	}
+	if cfg.statsJSON != "" {
+		if err := rep.writeJSON(cfg.statsJSON); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return nil
+}
+
+// pairSink receives pairs from a join, counts them, and writes them (or holds
+// them for --sort).
+type pairSink struct {
+	pw     *pairWriter
+	sorted bool
+	held   []join.Pair
+	rs     bool
+	n      int64
+	hist   histogram
+	err    error
+	ida    []byte
+	idb    []byte
+}
+
+func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
+	return &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil}
+}
+
+// add takes one pair; it returns false once writing has failed.
+func (s *pairSink) add(p join.Pair) bool {
+	s.n++
+	s.hist.add(p.Sim)
+	if s.sorted {
+		s.held = append(s.held, p)
+		return true
+	}
+	return s.write(p)
+}
+
+func (s *pairSink) write(p join.Pair) bool {
+	s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
+	s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
+	if err := s.pw.write(s.ida, s.idb, true, p.Sim); err != nil {
+		s.err = err
+		return false
+	}
+	return true
+}
+
+// close writes held pairs in (id_a, id_b) order and flushes.
+func (s *pairSink) close() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.sorted {
+		slices.SortFunc(s.held, func(a, b join.Pair) int {
+			if c := cmp.Compare(a.A, b.A); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.B, b.B)
+		})
+		for _, p := range s.held {
+			if !s.write(p) {
+				return s.err
+			}
+		}
+		s.held = nil
+	}
+	return s.pw.flush()
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// progress draws progress bars on stderr when it is a terminal, and nothing
+// otherwise (a bar's carriage-return redraws would litter files and pipes).
+type progress struct {
+	w  io.Writer
+	on bool
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// bar is one progress bar; its methods do nothing when progress is off.
+type bar struct{ b *progressbar.ProgressBar }
+
+// bytes starts a bar over size bytes (-1: unknown).
+func (p *progress) bytes(size int64, what string) *bar {
+	if !p.on {
+		return &bar{}
+	}
+	return &bar{progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+// count starts a bar over a count that setOf will announce.
+func (p *progress) count(what string) *bar {
+	if !p.on {
+		return &bar{}
+	}
+	return &bar{progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+func (b *bar) set(n int64) {
+	if b.b != nil {
+		b.b.Set64(n)
+	}
+}
+
+// setOf sets the bar to done of total.
+func (b *bar) setOf(done, total int) {
+	if b.b != nil {
+		if b.b.GetMax64() != int64(total) {
+			b.b.ChangeMax64(int64(total))
+		}
+		b.b.Set64(int64(done))
+	}
+}
+
+func (b *bar) finish() {
+	if b.b != nil {
+		b.b.Finish()
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/simjoin/simjoin/join"
+)
+
+// report is the statistics report of a run: text for people (--stats, on
+// stderr) and JSON for machines (--stats-json FILE). Every join command fills
+// the same fields; paths that know more add sections.
+type report struct {
+	Command    string          `json:"command"`
+	Input      []string        `json:"input"`
+	Tokens     string          `json:"tokens"`
+	Measure    string          `json:"measure"`
+	Threshold  string          `json:"threshold"`
+	Method     string          `json:"method"`
+	Workers    int             `json:"workers"`
+	Records    int             `json:"records"`
+	Skipped    int             `json:"skipped_empty"`
+	SetTokens  int             `json:"set_tokens"`
+	Vocabulary int             `json:"vocabulary"`
+	Exact      *join.Stats     `json:"exact,omitempty"`
+	Sections   map[string]any  `json:"sections,omitempty"`
+	Results    int64           `json:"results"`
+	Histogram  []histogramBin  `json:"similarity_histogram,omitempty"`
+	Phases     []phase         `json:"phases"`
+	PeakRSS    int64           `json:"peak_rss_bytes"`
+	extra      []reportSection // text of Sections, in order
+}
+
+type phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+type histogramBin struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Count int64   `json:"count"`
+}
+
+// reportSection is a titled block of rows that a path adds to the report.
+type reportSection struct {
+	title string
+	rows  [][2]string
+}
+
+// addSection adds a section: v goes into the JSON under key, rows into the text.
+func (r *report) addSection(key, title string, v any, rows [][2]string) {
+	if r.Sections == nil {
+		r.Sections = map[string]any{}
+	}
+	r.Sections[key] = v
+	r.extra = append(r.extra, reportSection{title, rows})
+}
+
+// timer records the phases of a run.
+type timer struct {
+	r     *report
+	start time.Time
+}
+
+func (r *report) phase(name string) *timer { return &timer{r: r, start: time.Now()} }
+
+func (t *timer) done(name string) {
+	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds()})
+}
+
+// histogram counts similarities in bins of 0.05 over [0, 1].
+type histogram [20]int64
+
+func (h *histogram) add(sim float64) {
+	k := int(sim * 20)
+	k = min(max(k, 0), 19)
+	h[k]++
+}
+
+func (h *histogram) bins() []histogramBin {
+	var out []histogramBin
+	for k, n := range h {
+		if n > 0 {
+			out = append(out, histogramBin{float64(k) / 20, float64(k+1) / 20, n})
+		}
+	}
+	return out
+}
+
+// peakRSS returns the peak resident set size of the process in bytes.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
+}
+
+// group formats n with thousands separators.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+}
+
+func pct(part, whole int64) string {
+	if whole == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f%%)", 100*float64(part)/float64(whole))
+}
+
+// writeText writes the report for people, aligned, with units.
+func (r *report) writeText(w io.Writer) {
+	rows := [][2]string{
+		{"command", r.Command},
+		{"input", strings.Join(r.Input, " ")},
+		{"tokens", r.Tokens},
+		{"measure", r.Measure + " >= " + r.Threshold},
+		{"method", r.Method},
+		{"workers", strconv.Itoa(r.Workers)},
+		{"records", group(int64(r.Records))},
+		{"skipped (empty)", group(int64(r.Skipped))},
+		{"set tokens", group(int64(r.SetTokens))},
+		{"vocabulary", group(int64(r.Vocabulary))},
+	}
+	if s := r.Exact; s != nil {
+		rows = append(rows,
+			[2]string{"distinct sets", group(int64(s.Groups))},
+			[2]string{"index entries", group(int64(s.IndexEntries))},
+			[2]string{"postings scanned", group(s.Postings)},
+			[2]string{"size filter skipped", group(s.SizePruned)},
+			[2]string{"candidates", group(s.Candidates)},
+			[2]string{"  positional filter", group(s.Positional) + pct(s.Positional, s.Candidates)},
+			[2]string{"  bound before merge", group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
+			[2]string{"  verified by merge", group(s.Verified) + pct(s.Verified, s.Candidates)},
+		)
+	}
+	rows = append(rows, [2]string{"results", group(r.Results)})
+	width := 0
+	for _, row := range rows {
+		width = max(width, len(row[0]))
+	}
+	for _, sec := range r.extra {
+		for _, row := range sec.rows {
+			width = max(width, len(row[0])+2)
+		}
+	}
+	for _, ph := range r.Phases {
+		width = max(width, len(ph.Name)+2)
+	}
+	line := func(k, v string) { fmt.Fprintf(w, "%-*s  %s\n", width, k, v) }
+	for _, row := range rows {
+		line(row[0], row[1])
+	}
+	for _, sec := range r.extra {
+		fmt.Fprintf(w, "%s:\n", sec.title)
+		for _, row := range sec.rows {
+			line("  "+row[0], row[1])
+		}
+	}
+	if len(r.Histogram) > 0 {
+		fmt.Fprintln(w, "similarity histogram:")
+		var most int64
+		for _, b := range r.Histogram {
+			most = max(most, b.Count)
+		}
+		for _, b := range r.Histogram {
+			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
+			fmt.Fprintf(w, "  [%.2f, %.2f)  %*s  %s\n", b.From, b.To, 12, group(b.Count), bar)
+		}
+	}
+	fmt.Fprintln(w, "phases:")
+	total := 0.0
+	for _, ph := range r.Phases {
+		line("  "+ph.Name, fmt.Sprintf("%.3f s", ph.Seconds))
+		total += ph.Seconds
+	}
+	line("  total", fmt.Sprintf("%.3f s", total))
+	line("peak memory", bytesText(r.PeakRSS))
+}
+
+// writeJSON writes the report as JSON to path, atomically.
+func (r *report) writeJSON(path string) error {
+	out, err := createOutput(path, os.Stdout)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out.w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+// usageError marks an error as the user's: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitError carries an explicit exit status (such as passwords check's 3)
+// with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// env is what a command reads and writes; tests give their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// commands lists the constructors of the subcommands; each file adds its own.
+var commands []func(*env) *cobra.Command
+
+func register(f func(*env) *cobra.Command) { commands = append(commands, f) }
+
+// run executes the command line and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	var cpuProfile string
+	var profFile *os.File
+	root := &cobra.Command{
+		Use:           "simjoin",
+		Short:         "Find every pair of similar records",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cpuProfile == "" {
+				return nil
+			}
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				return err
+			}
+			profFile = f
+			return pprof.StartCPUProfile(f)
+		},
+		PersistentPostRun: func(cmd *cobra.Command, args []string) {
+			if profFile != nil {
+				pprof.StopCPUProfile()
+				profFile.Close()
+			}
+		},
+	}
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	for _, f := range commands {
+		root.AddCommand(f(e))
+	}
+	root.SetArgs(args)
+	err := root.Execute()
+	if profFile != nil {
+		pprof.StopCPUProfile()
+		profFile.Close()
+	}
+	if err == nil {
+		return exitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "simjoin:", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "simjoin:", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return exitUsage
+	}
+	return exitRuntime
+}
+
+// isCobraUsage recognises cobra's own argument and command errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
