@@ -8,5 +8,14 @@
 // return keys in text order and may repeat a key; the order package removes
 // duplicates and assigns the dense ids that the joins work on.
 //
+// Words and word shingles (shingle:N) are normalised as a Norm says: by
+// default letters are folded to lower case and punctuation only separates
+// words; KeepCase and KeepPunct change that. Go-token shingles (go:N) read
+// the source with go/scanner, drop comments (build constraints included) and
+// the semicolons the scanner inserts at line ends, and hash N consecutive
+// token texts; the article this project grew from uses go:5 on the Go source
+// tree. A shingle's key combines its N token keys in order, so shingle
+// strings are never built.
+//
 // The package does not order tokens or join sets.
 package shingle

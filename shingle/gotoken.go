@@ -4,55 +4,102 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"unsafe"
 )
 
+// ScanError is the first error go/scanner reports for a source that is not
+// Go: a binary file, an illegal character, invalid UTF-8, an unterminated
+// literal. Line and Column are 1-based; Column counts bytes.
+type ScanError struct {
+	Line, Column int
+	Msg          string
+}
+
+// Error returns "line:column: message", ready to follow a file name.
+func (e *ScanError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg) }
+
+// opKeys holds the key of every operator and keyword, by token, so that the
+// scanner's fixed spellings are hashed once.
+var opKeys [token.TILDE + 1]uint64
+
+func init() {
+	for tok := range opKeys {
+		opKeys[tok] = HashString(token.Token(tok).String())
+	}
+}
+
+// scanGo calls f with the text of every token of src, in order, as go/scanner
+// reads it with comments dropped, and with its key. Semicolons that the
+// scanner inserts at line ends and at the end of the file are not tokens of
+// the text and are skipped; explicit ones are kept. A token's text is its
+// literal for identifiers, keywords, literals and explicit semicolons, and its
+// spelling for operators and delimiters. It returns the first scan error.
+func scanGo(src []byte, f func(text string, key uint64)) error {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var first *ScanError
+	var s scanner.Scanner
+	s.Init(file, src, func(pos token.Position, msg string) {
+		if first == nil {
+			first = &ScanError{Line: pos.Line, Column: pos.Column, Msg: msg}
+		}
+	}, 0)
+	for {
+		_, tok, lit := s.Scan()
+		if first != nil {
+			return first
+		}
+		switch {
+		case tok == token.EOF:
+			return nil
+		case tok == token.SEMICOLON && lit == "\n":
+			continue
+		case lit != "":
+			f(lit, HashString(lit))
+		case int(tok) < len(opKeys):
+			f(tok.String(), opKeys[tok])
+		default:
+			text := tok.String()
+			f(text, HashString(text))
+		}
+	}
+}
+
 // AppendGo appends one key for every n consecutive Go tokens of src, as
-// go/scanner reads them with comments dropped. Semicolons that the scanner
-// inserts at line ends are not tokens of the text and are skipped; explicit
-// ones are kept. A token's text is its literal for identifiers, literals and
-// explicit semicolons, and its operator or keyword spelling otherwise.
-// A file with fewer than n tokens contributes nothing. A source that does not
-// scan (a binary file, say) returns an error with its first position.
+// go/scanner reads them with comments dropped (build constraints and //go:
+// directives are comments, and so are dropped). Semicolons that the scanner
+// inserts at line ends are not tokens of the text and are skipped, so that a
+// line break never changes a shingle; explicit ones are kept. Each token is
+// hashed from its text (HashString), and the n keys of a shingle are combined
+// in order. A source with fewer than n tokens contributes nothing.
+//
+// A source that does not scan (a binary file, invalid UTF-8, an illegal
+// character, an unterminated literal) returns dst unchanged and a *ScanError
+// with its first position.
+//
+// Cost: one pass of go/scanner, which allocates a string for every
+// identifier and literal; O(n) per shingle to combine keys. src is only read
+// and not retained. Safe for concurrent use.
 func AppendGo(dst []uint64, src []byte, n int) ([]uint64, error) {
 	if n < 1 || n > MaxN {
 		return dst, fmt.Errorf("%w: go:%d", ErrSpec, n)
 	}
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var firstErr error
-	var s scanner.Scanner
-	s.Init(file, src, func(pos token.Position, msg string) {
-		if firstErr == nil {
-			firstErr = fmt.Errorf("line %d:%d: %s", pos.Line, pos.Column, msg)
-		}
-	}, 0)
+	start := len(dst)
 	var ring [MaxN]uint64
 	count := 0
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
-		}
-		if firstErr != nil {
-			return dst, firstErr
-		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			continue
-		}
-		var k uint64
-		if lit != "" {
-			k = HashString(lit)
-		} else {
-			k = HashString(tok.String())
-		}
+	err := scanGo(src, func(_ string, k uint64) {
 		ring[count%n] = k
 		count++
 		if count >= n {
 			dst = append(dst, combine(ring[:n], count%n))
 		}
-	}
-	if firstErr != nil {
-		return dst, firstErr
+	})
+	if err != nil {
+		return dst[:start], err
 	}
 	return dst, nil
 }
+
+// bytesOf returns the bytes of s without copying; the result must not be
+// modified.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind names a way of turning a record into a token set.
@@ -15,11 +16,12 @@ type Kind uint8
 const (
 	// Set takes whitespace-separated tokens exactly as they are.
 	Set Kind = iota
-	// Words takes maximal runs of letters and digits, folded to lower case.
+	// Words takes words: maximal runs of letters, numbers and combining marks,
+	// normalised as Spec.Norm says (by default folded to lower case).
 	Words
 	// QGram takes the distinct N-grams of Unicode code points, without padding.
 	QGram
-	// Shingle takes N consecutive normalised words (see Words).
+	// Shingle takes N consecutive words, normalised as for Words.
 	Shingle
 	// Go takes N consecutive Go tokens from go/scanner, comments dropped.
 	Go
@@ -47,15 +49,63 @@ type Spec struct {
 	Kind Kind
 	// N is the gram or shingle length for QGram, Shingle and Go; ignored otherwise.
 	N int
+	// Norm is the word normalisation of Words and Shingle; ignored otherwise.
+	// The zero value folds case and drops punctuation.
+	Norm Norm
 }
 
-// String returns the command-line form of s, such as "qgram:2".
+// String returns the command-line form of s, such as "qgram:2" or, with a
+// normalisation other than the default, "shingle:3 --case keep".
 func (s Spec) String() string {
+	var out string
 	switch s.Kind {
 	case QGram, Shingle, Go:
-		return s.Kind.String() + ":" + strconv.Itoa(s.N)
+		out = s.Kind.String() + ":" + strconv.Itoa(s.N)
+	default:
+		out = s.Kind.String()
 	}
-	return s.Kind.String()
+	if (s.Kind == Words || s.Kind == Shingle) && s.Norm != 0 {
+		out += " " + s.Norm.String()
+	}
+	return out
+}
+
+// Norm says how Words and Shingle normalise the words of a record. Words are
+// maximal runs of letters, numbers (digits, ², ½, Ⅻ) and combining marks; white space and
+// control characters always separate them. The zero value is the default:
+// letters are folded to lower case (unicode.ToLower, rune by rune), and
+// punctuation and symbols separate words like white space.
+type Norm uint8
+
+const (
+	// KeepCase keeps letters as written instead of folding them to lower case.
+	KeepCase Norm = 1 << iota
+	// KeepPunct makes every punctuation or symbol character a token of its
+	// own ("end." is the two tokens "end" and ".") instead of a separator.
+	KeepPunct
+)
+
+// String returns the command-line flags that select n, such as
+// "--case keep --punct keep"; the default is "--case fold --punct drop".
+func (n Norm) String() string {
+	c, p := "fold", "drop"
+	if n&KeepCase != 0 {
+		c = "keep"
+	}
+	if n&KeepPunct != 0 {
+		p = "keep"
+	}
+	switch {
+	case n == 0:
+		return "--case fold --punct drop"
+	case n&^(KeepCase|KeepPunct) != 0:
+		return "norm(" + strconv.Itoa(int(n)) + ")"
+	case n == KeepCase:
+		return "--case keep"
+	case n == KeepPunct:
+		return "--punct keep"
+	}
+	return "--case " + c + " --punct " + p
 }
 
 // MaxN is the largest gram or shingle length Parse accepts.
@@ -106,7 +156,7 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 		if !utf8.ValidString(record) {
 			return dst, ErrUTF8
 		}
-		return appendWords(dst, record), nil
+		return appendWords(dst, record, s.Norm), nil
 	case QGram:
 		if !utf8.ValidString(record) {
 			return dst, ErrUTF8
@@ -116,11 +166,20 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 		if !utf8.ValidString(record) {
 			return dst, ErrUTF8
 		}
-		return appendShingles(dst, record, s.N), nil
+		return appendShingles(dst, record, s.N, s.Norm), nil
 	case Go:
-		return AppendGo(dst, []byte(record), s.N)
+		return AppendGo(dst, bytesOf(record), s.N)
 	}
 	return dst, fmt.Errorf("%w: kind %d", ErrSpec, s.Kind)
+}
+
+// AppendBytes is Append for a record held in a byte slice, such as a whole
+// file, without copying it. b is only read and not retained.
+func (s Spec) AppendBytes(dst []uint64, b []byte) ([]uint64, error) {
+	if s.Kind == Go {
+		return AppendGo(dst, b, s.N)
+	}
+	return s.Append(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // appendFields appends the hash of every whitespace-separated field.
@@ -146,22 +205,55 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// words calls f for each maximal run of letters and digits in record, folded
-// to lower case and hashed.
-func words(record string, f func(uint64)) {
+// words calls f with the key of each word of record in order, normalised as
+// norm says (see Norm). A word's key is the hash of its normalised UTF-8
+// text, the same as HashString of that text; with KeepPunct a punctuation or
+// symbol character's key is the hash of that character.
+func words(record string, norm Norm, f func(uint64)) {
 	var h uint64
 	in := false
 	for _, r := range record {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if r < utf8.RuneSelf {
+			// ASCII fast path: the same classes as below.
+			c := byte(r)
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				if norm&KeepCase == 0 {
+					r += 'a' - 'A'
+				}
+			default:
+				if in {
+					f(finish(h))
+					in = false
+				}
+				if norm&KeepPunct != 0 && c > ' ' && c < 0x7f {
+					f(finish((hashInit ^ uint64(c)) * hashPrime))
+				}
+				continue
+			}
 			if !in {
 				h, in = hashInit, true
 			}
-			h = hashRune(h, unicode.ToLower(r))
+			h = (h ^ uint64(r)) * hashPrime
+			continue
+		}
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) {
+			if !in {
+				h, in = hashInit, true
+			}
+			if norm&KeepCase == 0 {
+				r = unicode.ToLower(r)
+			}
+			h = hashRune(h, r)
 			continue
 		}
 		if in {
 			f(finish(h))
 			in = false
+		}
+		if norm&KeepPunct != 0 && (unicode.IsPunct(r) || unicode.IsSymbol(r)) {
+			f(finish(hashRune(hashInit, r)))
 		}
 	}
 	if in {
@@ -169,17 +261,17 @@ func words(record string, f func(uint64)) {
 	}
 }
 
-func appendWords(dst []uint64, record string) []uint64 {
-	words(record, func(k uint64) { dst = append(dst, k) })
+func appendWords(dst []uint64, record string, norm Norm) []uint64 {
+	words(record, norm, func(k uint64) { dst = append(dst, k) })
 	return dst
 }
 
 // appendShingles appends one key for every n consecutive words; a record of
 // fewer than n words contributes nothing.
-func appendShingles(dst []uint64, record string, n int) []uint64 {
+func appendShingles(dst []uint64, record string, n int, norm Norm) []uint64 {
 	var ring [MaxN]uint64
 	count := 0
-	words(record, func(k uint64) {
+	words(record, norm, func(k uint64) {
 		ring[count%n] = k
 		count++
 		if count >= n {

@@ -1,0 +1,280 @@
+package shingle
+
+import (
+	"errors"
+	"go/scanner"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// tokensFixture lists, by hand, every token of testdata/docs/go/tokens.go in
+// order: no comment, no build constraint, no semicolon inserted at a line end.
+var tokensFixture = []string{
+	"package", "tokens",
+	"import", `"fmt"`,
+	"const", "raw", "=", "`a\nb`",
+	"func", "Add", "(", "x", ",", "y", "int", ")", "int", "{", "return", "x", "+", "y", "}",
+	"func", "loop", "(", ")", "{",
+	"for", "i", ":=", "0", ";", "i", "<", "3", ";", "i", "++", "{",
+	"fmt", ".", "Println", "(", "'x'", ",", "1.5e3", ",", "0x1F", ",", "2i", ",",
+	"x", "&^", "y", ",", "<-", "ch", ")",
+	"}",
+	"}",
+}
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func goTokens(t testing.TB, src []byte) []string {
+	t.Helper()
+	var got []string
+	if err := scanGo(src, func(text string, key uint64) {
+		if key != HashString(text) {
+			t.Errorf("token %q: key %#x, want HashString %#x", text, key, HashString(text))
+		}
+		got = append(got, text)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestScanGoFixture(t *testing.T) {
+	got := goTokens(t, readFixture(t, "go/tokens.go"))
+	for i := range max(len(got), len(tokensFixture)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(tokensFixture) {
+			w = tokensFixture[i]
+		}
+		if g != w {
+			t.Fatalf("token %d: got %q, want %q\ngot  %q\nwant %q", i, g, w, got, tokensFixture)
+		}
+	}
+}
+
+// shinglesOf is the reference: n consecutive keys of texts, combined in order.
+func shinglesOf(texts []string, n int) []uint64 {
+	var out []uint64
+	for i := 0; i+n <= len(texts); i++ {
+		keys := make([]uint64, n)
+		for j := range keys {
+			keys[j] = HashString(texts[i+j])
+		}
+		out = append(out, combine(keys, 0))
+	}
+	return out
+}
+
+func TestAppendGoFixture(t *testing.T) {
+	src := readFixture(t, "go/tokens.go")
+	for _, n := range []int{1, 2, 5, len(tokensFixture), len(tokensFixture) + 1, MaxN} {
+		got, err := AppendGo(nil, src, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := shinglesOf(tokensFixture, n)
+		if !slices.Equal(got, want) {
+			t.Errorf("n=%d: %d keys, want %d (%x vs %x)", n, len(got), len(want), got, want)
+		}
+	}
+	// Appending keeps what dst held.
+	dst := []uint64{7}
+	dst, err := AppendGo(dst, src, 5)
+	if err != nil || dst[0] != 7 || len(dst) != 1+len(tokensFixture)-4 {
+		t.Errorf("append to a non-empty dst: %d keys, err %v", len(dst), err)
+	}
+	if _, err := AppendGo(nil, src, 0); !errors.Is(err, ErrSpec) {
+		t.Errorf("n=0: err %v, want ErrSpec", err)
+	}
+}
+
+// TestGoLayoutIndependent: comments, build constraints and line breaks where
+// no semicolon goes do not change a file's shingles.
+func TestGoLayoutIndependent(t *testing.T) {
+	a := `package p
+
+func f(a, b int) int {
+	return a +
+		b // sum
+}
+`
+	b := `//go:build linux
+// +build linux
+
+/* The same function,
+   laid out differently. */
+package p
+// comment
+func f(a,
+	b int) int { return a + /* inline */ b }
+`
+	ka, err := AppendGo(nil, []byte(a), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := AppendGo(nil, []byte(b), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ka, kb) {
+		t.Errorf("layout changed the shingles:\n%q\n%q", goTokens(t, []byte(a)), goTokens(t, []byte(b)))
+	}
+	if got := goTokens(t, []byte(b)); got[0] != "package" {
+		t.Errorf("first token %q: the build constraint was read as a token", got[0])
+	}
+}
+
+func TestGoOnlyComments(t *testing.T) {
+	src := []byte("// nothing but comments\n\n/*\n\tnot even a package clause\n*/\n//go:build ignore\n")
+	if got := goTokens(t, src); len(got) != 0 {
+		t.Errorf("tokens %q, want none", got)
+	}
+	for _, n := range []int{1, 5} {
+		got, err := AppendGo(nil, src, n)
+		if err != nil || len(got) != 0 {
+			t.Errorf("n=%d: %d keys, err %v; want none", n, len(got), err)
+		}
+	}
+	// doc.go: comments and a package clause, two tokens: no five-token shingle.
+	doc := readFixture(t, "go/doc.go")
+	if got := goTokens(t, doc); !slices.Equal(got, []string{"package", "docs"}) {
+		t.Errorf("doc.go tokens %q", got)
+	}
+	if got, err := AppendGo(nil, doc, 5); err != nil || len(got) != 0 {
+		t.Errorf("doc.go go:5: %d keys, err %v", len(got), err)
+	}
+	if got, err := AppendGo(nil, nil, 1); err != nil || len(got) != 0 {
+		t.Errorf("empty source: %d keys, err %v", len(got), err)
+	}
+}
+
+func TestGoNotGo(t *testing.T) {
+	for _, tc := range []struct {
+		name, src  string
+		line, col  int
+		msgContain string
+	}{
+		{"NUL", "package p\nvar x = 1\x00\x01\x02", 2, 10, "NUL"},
+		{"bad UTF-8", "package p\n\nvar s = \xff\xfe", 3, 9, "UTF-8"},
+		{"unterminated string", "package p\nvar s = \"abc\n", 2, 9, "not terminated"},
+		{"illegal character", "package p\nvar x = 1 # 2\n", 2, 11, "illegal character"},
+		{"ELF header", "\x7fELF\x02\x01\x01\x00\x00\x00", 1, 1, "illegal character"},
+	} {
+		dst := []uint64{1, 2}
+		got, err := AppendGo(dst, []byte(tc.src), 1)
+		var se *ScanError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: err %v, want a *ScanError", tc.name, err)
+			continue
+		}
+		if se.Line != tc.line || se.Column != tc.col || !strings.Contains(se.Msg, tc.msgContain) {
+			t.Errorf("%s: %v, want %d:%d: ...%s...", tc.name, se, tc.line, tc.col, tc.msgContain)
+		}
+		if !slices.Equal(got, dst) {
+			t.Errorf("%s: dst changed to %x on error", tc.name, got)
+		}
+		if _, err := (Spec{Kind: Go, N: 5}).Append(nil, tc.src); !errors.As(err, &se) {
+			t.Errorf("%s: Spec.Append err %v", tc.name, err)
+		}
+	}
+}
+
+func TestSpecGoMatchesAppendGo(t *testing.T) {
+	src := readFixture(t, "go/reader.go")
+	want, err := AppendGo(nil, src, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Kind: Go, N: 5}
+	got, err := spec.Append(nil, string(src))
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Spec.Append: %d keys, err %v; want %d", len(got), err, len(want))
+	}
+	got, err = spec.AppendBytes(nil, src)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Spec.AppendBytes: %d keys, err %v; want %d", len(got), err, len(want))
+	}
+}
+
+// referenceGoTokens scans src with go/scanner directly, keeping comments out
+// and every semicolon whose literal is ";".
+func referenceGoTokens(src []byte) ([]string, bool) {
+	fset := token.NewFileSet()
+	var s scanner.Scanner
+	bad := false
+	s.Init(fset.AddFile("", -1, len(src)), src, func(token.Position, string) { bad = true }, 0)
+	var out []string
+	for {
+		_, tok, lit := s.Scan()
+		if bad {
+			return nil, false
+		}
+		if tok == token.EOF {
+			return out, true
+		}
+		if tok == token.SEMICOLON && lit != ";" {
+			continue
+		}
+		if lit == "" {
+			lit = tok.String()
+		}
+		out = append(out, lit)
+	}
+}
+
+func FuzzAppendGo(f *testing.F) {
+	f.Add([]byte("package p\nfunc f() { x := 1; _ = x }\n"), 3)
+	f.Add([]byte("// only\n/* comments */"), 1)
+	f.Add([]byte("package p\nvar s = \xff"), 2)
+	f.Add([]byte("x\x00y"), 1)
+	f.Add([]byte("a ; b\n\tc"), 2)
+	for _, name := range []string{"go/tokens.go", "go/reader.go", "go/doc.go"} {
+		f.Add(readFixture(f, name), 5)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, n int) {
+		n = 1 + (n%MaxN+MaxN)%MaxN
+		got, err := AppendGo(nil, src, n)
+		ref, ok := referenceGoTokens(src)
+		if !ok {
+			var se *ScanError
+			if !errors.As(err, &se) || len(got) != 0 {
+				t.Fatalf("source that does not scan: err %v, %d keys", err, len(got))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("err %v for a source that scans", err)
+		}
+		if want := shinglesOf(ref, n); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: %d keys, want %d (tokens %q)", n, len(got), len(want), ref)
+		}
+	})
+}
+
+func BenchmarkAppendGo(b *testing.B) {
+	src := readFixture(b, "go/reader.go")
+	for _, n := range []int{1, 5} {
+		b.Run("file=reader.go/n="+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			var dst []uint64
+			for b.Loop() {
+				dst, _ = AppendGo(dst[:0], src, n)
+			}
+		})
+	}
+}
