@@ -1,0 +1,241 @@
+package approx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// Verify says how candidates are decided.
+type Verify uint8
+
+const (
+	// VerifyExact decides each candidate on the original sets, exactly (join.Check
+	// with prefix.Bounds): reported similarities are exact. The default.
+	VerifyExact Verify = iota
+	// VerifyEstimate decides each candidate on its signatures' estimate of the
+	// Jaccard similarity: no set is read after signing, and reported
+	// similarities are estimates (Pair.Overlap is -1).
+	VerifyEstimate
+)
+
+var verifyNames = [...]string{VerifyExact: "exact", VerifyEstimate: "estimate"}
+
+// String returns "exact" or "estimate".
+func (v Verify) String() string {
+	if int(v) < len(verifyNames) {
+		return verifyNames[v]
+	}
+	return fmt.Sprintf("verify(%d)", int(v))
+}
+
+// ParseVerify reads "exact" or "estimate".
+func ParseVerify(s string) (Verify, error) {
+	for i, n := range verifyNames {
+		if s == n {
+			return Verify(i), nil
+		}
+	}
+	return 0, fmt.Errorf("approx: unknown verification %q: want exact or estimate", s)
+}
+
+// Defaults filled in by Options.Resolve.
+const (
+	DefaultK         = 128
+	DefaultBits      = 32
+	DefaultMaxBucket = 2000
+)
+
+// ErrMeasure is returned (wrapped) for the Overlap measure, which no
+// Jaccard threshold bounds: use the exact join.
+var ErrMeasure = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
+
+// ErrNoThreshold is returned when Options.Threshold is the zero value.
+var ErrNoThreshold = errors.New("approx: no threshold")
+
+// Options configures the LSH joins and the query index. The zero value of
+// every field but Threshold works: Jaccard, one-permutation hashing, K = 128,
+// 32-bit values, the cheapest banding that finds every pair at or above the
+// threshold with probability 0.95, exact verification, seed 0, all cores.
+type Options struct {
+	Measure   prefix.Measure
+	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
+
+	Scheme Scheme // OnePerm (default) or Classic
+	K      int    // signature length, 1..MaxK; 0 means DefaultK
+	Bits   int    // bits kept of each value: 8, 16, 32 or 64; 0 means DefaultBits
+	// Shape is the banding; the zero Shape means ChooseRecall(JaccardThreshold,
+	// K, Recall).
+	Shape Shape
+	// Recall is the target of ChooseRecall, in (0, 1); 0 means DefaultRecall.
+	// Ignored when Shape is given.
+	Recall float64
+	Seed   uint64 // seeds every hash (see Hasher); results depend on it alone
+	Verify Verify
+
+	// MaxBucket caps the units (distinct sets) of one band bucket: a larger
+	// bucket yields no candidates in that band, and is counted in
+	// Stats.CappedBuckets and Stats.CappedPairs. 0 means DefaultMaxBucket;
+	// negative means no cap.
+	MaxBucket int
+	// MinSize drops records whose sets have fewer tokens before banding:
+	// near-empty sets collide by chance. They never join; Stats.Dropped
+	// counts them. 0 keeps every non-empty set.
+	MinSize int
+
+	// Workers is the number of goroutines; 0 means GOMAXPROCS. The output is
+	// the same for every value.
+	Workers int
+	// Progress, if not nil, is called from the calling goroutine with the
+	// number of work chunks done and the total.
+	Progress func(done, total int)
+
+	chosen bool // set by Resolve when it chose Shape
+}
+
+// JaccardThreshold returns the Jaccard similarity that every pair reaching t
+// under m is sure to reach, which the banding is chosen for: t for Jaccard,
+// t/(2-t) for Dice (the two are equivalent), t² for Cosine (reached when one
+// set contains the other; otherwise Jaccard is higher). Overlap has none.
+func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
+	if t.Den == 0 {
+		return 0, ErrNoThreshold
+	}
+	f := t.Float()
+	switch m {
+	case prefix.Jaccard:
+		return f, nil
+	case prefix.Dice:
+		return f / (2 - f), nil
+	case prefix.Cosine:
+		return f * f, nil
+	}
+	return 0, fmt.Errorf("%w; %s has none", ErrMeasure, m)
+}
+
+// Resolve checks o and returns it with every default filled in and the shape
+// chosen. It is what the joins and the index run with, so a caller (a command
+// line, a planner) can report the choice and fail on bad options before any
+// work starts. Errors wrap ErrShape, ErrRecall, ErrMeasure, ErrScheme or
+// ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
+func (o Options) Resolve() (Options, error) {
+	jt, err := JaccardThreshold(o.Measure, o.Threshold)
+	if err != nil {
+		return o, err
+	}
+	if o.Scheme > Classic {
+		return o, fmt.Errorf("%w: %d", ErrScheme, o.Scheme)
+	}
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.K < 1 || o.K > MaxK {
+		return o, fmt.Errorf("%w: K = %d, want 1..%d", ErrShape, o.K, MaxK)
+	}
+	if o.Bits == 0 {
+		o.Bits = DefaultBits
+	}
+	if !ValidBits(o.Bits) {
+		return o, fmt.Errorf("%w: bits = %d, want 8, 16, 32 or 64", ErrShape, o.Bits)
+	}
+	if o.Recall == 0 {
+		o.Recall = DefaultRecall
+	}
+	if !(o.Recall > 0 && o.Recall < 1) || math.IsNaN(o.Recall) {
+		return o, fmt.Errorf("%w %v: want a number in (0, 1) such as 0.95", ErrRecall, o.Recall)
+	}
+	if o.Shape == (Shape{}) {
+		if o.Shape, err = ChooseRecall(jt, o.K, o.Recall); err != nil {
+			return o, err
+		}
+		o.chosen = true
+	} else if err := o.Shape.Check(o.K); err != nil {
+		return o, err
+	}
+	if o.Verify > VerifyEstimate {
+		return o, fmt.Errorf("approx: unknown verification %d", o.Verify)
+	}
+	if o.MaxBucket == 0 {
+		o.MaxBucket = DefaultMaxBucket
+	}
+	if o.MinSize < 0 {
+		return o, fmt.Errorf("approx: MinSize %d < 0", o.MinSize)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o, nil
+}
+
+// Stats reports what an LSH join did. Units are distinct non-empty sets
+// (identical sets are signed once); pair counts below are of units unless
+// they say records.
+type Stats struct {
+	Records int // records given, both sides for an R-S join
+	Skipped int // empty records, which never join
+	Dropped int // records dropped by MinSize before banding
+	Units   int // distinct sets signed and banded
+
+	Scheme           string
+	K, Bits          int
+	Shape            Shape
+	Seed             uint64
+	TargetRecall     float64 // the recall the shape was chosen for (0 when given)
+	JaccardThreshold float64 // what the banding is for (see JaccardThreshold)
+	// PredictedRecall is P(JaccardThreshold): every pair at or above the
+	// threshold is found with at least this probability, so the expected
+	// recall is at least this. PredictedMeanRecall is the mean of P over
+	// [JaccardThreshold, 1]: the expected recall when similarities above the
+	// threshold are uniform.
+	PredictedRecall     float64
+	PredictedMeanRecall float64
+	SignatureBytes      int64 // K·Bits/8 per unit
+	IndexBytes          int64 // band tables: 16 bytes per unit and band
+
+	Buckets       int64 // band buckets holding two units or more
+	LargestBucket int   // units in the largest bucket, capped or not
+	MaxBucket     int   // the cap in force (-1: none)
+	CappedBuckets int64 // buckets over the cap, which yielded no candidates
+	CappedPairs   int64 // unit pairs in those buckets, not considered in that band
+	Collisions    int64 // unit pairs met in a bucket, repeats across bands included
+	Candidates    int64 // distinct unit pairs verified
+	Results       int64 // pairs reported, identical copies included
+	Estimated     bool  // similarities are signature estimates (VerifyEstimate)
+
+	SignTime time.Duration // signing every unit
+	BandTime time.Duration // band keys and sorting them
+	JoinTime time.Duration // candidates, verification and emitting
+
+	Workers       int
+	MeasureName   string
+	ThresholdText string
+}
+
+func (s *Stats) add(o *Stats) {
+	s.Collisions += o.Collisions
+	s.Candidates += o.Candidates
+	s.CappedPairs += o.CappedPairs
+	s.CappedBuckets += o.CappedBuckets
+}
+
+// fill copies the resolved options into the report.
+func (s *Stats) fill(o *Options) {
+	jt, _ := JaccardThreshold(o.Measure, o.Threshold)
+	s.Scheme = o.Scheme.String()
+	s.K, s.Bits, s.Shape, s.Seed = o.K, o.Bits, o.Shape, o.Seed
+	s.JaccardThreshold = jt
+	if o.chosen {
+		s.TargetRecall = o.Recall
+	}
+	s.PredictedRecall = o.Shape.P(jt)
+	s.PredictedMeanRecall = o.Shape.MeanRecall(jt)
+	s.MaxBucket = max(o.MaxBucket, -1)
+	s.Estimated = o.Verify == VerifyEstimate
+	s.Workers = o.Workers
+	s.MeasureName = o.Measure.String()
+	s.ThresholdText = o.Threshold.String()
+}

@@ -1,0 +1,214 @@
+package approx
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Signatures holds the MinHash signatures of n sets in one packed arena:
+// record i is Row(i), K values of Bits bits each, little-endian, K·Bits/8
+// bytes (b-bit MinHash, Li and König 2010: only the low Bits bits of each
+// minimum are kept). Rows are written by Put and read by Match, Estimate and
+// Value. Put on distinct rows may run concurrently; reads are safe once
+// writing is done.
+type Signatures struct {
+	k, bits, stride int
+	data            []byte
+}
+
+// ValidBits reports whether w is a supported value width: 8, 16, 32 or 64.
+func ValidBits(w int) bool { return w == 8 || w == 16 || w == 32 || w == 64 }
+
+// NewSignatures allocates room for n signatures of k values of w bits
+// (n·k·w/8 bytes, zeroed).
+func NewSignatures(n, k, w int) (*Signatures, error) {
+	if k < 1 || k > MaxK {
+		return nil, fmt.Errorf("%w: K = %d, want 1..%d", ErrShape, k, MaxK)
+	}
+	if !ValidBits(w) {
+		return nil, fmt.Errorf("%w: bits = %d, want 8, 16, 32 or 64", ErrShape, w)
+	}
+	s := &Signatures{k: k, bits: w, stride: k * w / 8}
+	s.data = make([]byte, n*s.stride)
+	return s, nil
+}
+
+// Len returns the number of signatures.
+func (s *Signatures) Len() int { return len(s.data) / s.stride }
+
+// K returns the number of values per signature.
+func (s *Signatures) K() int { return s.k }
+
+// Bits returns the width of a stored value.
+func (s *Signatures) Bits() int { return s.bits }
+
+// RowBytes returns the memory of one signature: K·Bits/8 bytes.
+func (s *Signatures) RowBytes() int { return s.stride }
+
+// Row returns the packed bytes of signature i. The slice aliases the arena.
+func (s *Signatures) Row(i int) []byte { return s.data[i*s.stride : (i+1)*s.stride : (i+1)*s.stride] }
+
+// Put stores the low Bits bits of each of the K values of sig as signature i.
+func (s *Signatures) Put(i int, sig []uint64) {
+	row := s.Row(i)
+	switch s.bits {
+	case 8:
+		for j, v := range sig[:s.k] {
+			row[j] = byte(v)
+		}
+	case 16:
+		for j, v := range sig[:s.k] {
+			binary.LittleEndian.PutUint16(row[2*j:], uint16(v))
+		}
+	case 32:
+		for j, v := range sig[:s.k] {
+			binary.LittleEndian.PutUint32(row[4*j:], uint32(v))
+		}
+	default:
+		for j, v := range sig[:s.k] {
+			binary.LittleEndian.PutUint64(row[8*j:], v)
+		}
+	}
+}
+
+// Value returns value j of signature i.
+func (s *Signatures) Value(i, j int) uint64 { return valueAt(s.Row(i), s.bits, j) }
+
+func valueAt(row []byte, w, j int) uint64 {
+	switch w {
+	case 8:
+		return uint64(row[j])
+	case 16:
+		return uint64(binary.LittleEndian.Uint16(row[2*j:]))
+	case 32:
+		return uint64(binary.LittleEndian.Uint32(row[4*j:]))
+	default:
+		return binary.LittleEndian.Uint64(row[8*j:])
+	}
+}
+
+// Match returns the number of positions at which signature i of s and
+// signature j of t hold equal values. s and t must have the same K and Bits.
+// Cost: O(K·Bits/64) word operations.
+func (s *Signatures) Match(i int, t *Signatures, j int) int {
+	return matches(s.Row(i), t.Row(j), s.bits)
+}
+
+// Estimate returns the estimated Jaccard similarity of sets i of s and j of t,
+// corrected for chance matches of the low bits (see EstimateJaccard).
+func (s *Signatures) Estimate(i int, t *Signatures, j int) float64 {
+	return EstimateJaccard(s.Match(i, t, j), s.k, s.bits)
+}
+
+// EstimateJaccard turns m matching positions out of k values of w bits into
+// an estimate of the Jaccard similarity. Two minima of different tokens still
+// agree in their low w bits with probability c = 2⁻ʷ, so a position matches
+// with probability J + (1-J)·c; the unbiased estimate is
+// (m/k - c) / (1 - c), clamped to [0, 1] (Li and König 2010, for sets much
+// smaller than the 2⁶⁴ hash range).
+func EstimateJaccard(m, k, w int) float64 {
+	p := float64(m) / float64(k)
+	if w >= 64 {
+		return p
+	}
+	c := math.Ldexp(1, -w)
+	return min(max((p-c)/(1-c), 0), 1)
+}
+
+// Lane masks for counting equal w-bit lanes eight bytes at a time: after
+// y = ((x & low) + low) | x the top bit of a lane of y is set iff that lane of
+// x is not zero.
+const (
+	low8  = 0x7f7f7f7f7f7f7f7f
+	low16 = 0x7fff7fff7fff7fff
+	low32 = 0x7fffffff7fffffff
+)
+
+// matches counts equal w-bit lanes of two packed rows of equal length.
+func matches(a, b []byte, w int) int {
+	n := len(a)
+	m := 0
+	i := 0
+	switch w {
+	case 64:
+		for ; i+8 <= n; i += 8 {
+			if binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+				m++
+			}
+		}
+		return m
+	case 8, 16, 32:
+		var lowMask uint64
+		switch w {
+		case 8:
+			lowMask = low8
+		case 16:
+			lowMask = low16
+		default:
+			lowMask = low32
+		}
+		lanes := 64 / w
+		for ; i+8 <= n; i += 8 {
+			x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+			y := ((x & lowMask) + lowMask) | x
+			m += lanes - bits.OnesCount64(y&^lowMask)
+		}
+	}
+	// Tail: fewer than 8 bytes, whole lanes.
+	step := w / 8
+	for ; i < n; i += step {
+		eq := true
+		for k := i; k < i+step; k++ {
+			if a[k] != b[k] {
+				eq = false
+				break
+			}
+		}
+		if eq {
+			m++
+		}
+	}
+	return m
+}
+
+// parallelFor runs f over [0, n) in blocks of the given size on workers
+// goroutines, all of which have ended when it returns; f gets the worker's
+// number (0 <= w < workers) for scratch space of its own. It stops early (and
+// returns the context's error) once ctx is done.
+func parallelFor(ctx context.Context, n, block, workers int, f func(w, lo, hi int)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	nblocks := (n + block - 1) / block
+	workers = min(workers, nblocks)
+	if workers <= 1 {
+		for lo := 0; lo < n; lo += block {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f(0, lo, min(lo+block, n))
+		}
+		return ctx.Err()
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				b := int(next.Add(1) - 1)
+				if b >= nblocks {
+					return
+				}
+				f(w, b*block, min((b+1)*block, n))
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
