@@ -82,8 +82,8 @@ var (
 	ErrThreshold = prefix.ErrThreshold
 	// ErrMeasure: Options.Measure is not one of the prefix measures.
 	ErrMeasure = prefix.ErrMeasure
-	// ErrTokens: Options.Tokens is not a valid specification (such as a
-	// q-gram length of 0).
+	// ErrTokens: Options.Tokens is not a valid specification (an unknown
+	// kind or normalisation, or a length outside 1..shingle.MaxN).
 	ErrTokens = shingle.ErrSpec
 	// ErrUTF8: a record is not valid UTF-8 and Options.Tokens needs text.
 	// It comes wrapped in a *RecordError.
@@ -120,10 +120,17 @@ func (o Options) joinOptions() (join.Options, error) {
 	return join.Options{Measure: o.Measure, Threshold: t, Workers: max(o.Workers, 0)}, nil
 }
 
-// checkTokens reports whether spec is one that shingle.Parse accepts.
+// checkTokens reports whether spec is one that shingle can apply: a known
+// kind, a length from 1 to shingle.MaxN where the kind takes one, and a known
+// normalisation.
 func checkTokens(spec shingle.Spec) error {
-	if _, err := shingle.Parse(spec.String()); err != nil {
-		return fmt.Errorf("simjoin: %w", err)
+	ok := spec.Kind <= shingle.Go && spec.Norm&^(shingle.KeepCase|shingle.KeepPunct) == 0
+	switch spec.Kind {
+	case shingle.QGram, shingle.Shingle, shingle.Go:
+		ok = ok && spec.N >= 1 && spec.N <= shingle.MaxN
+	}
+	if !ok {
+		return fmt.Errorf("simjoin: %w: %s", ErrTokens, spec)
 	}
 	return nil
 }

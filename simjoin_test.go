@@ -299,6 +299,9 @@ func TestOptionErrors(t *testing.T) {
 		{"qgram:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}}, simjoin.ErrTokens},
 		{"shingle:65", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle, N: shingle.MaxN + 1}}, simjoin.ErrTokens},
 		{"unknown kind", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go + 1, N: 2}}, simjoin.ErrTokens},
+		{"shingle:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle}}, simjoin.ErrTokens},
+		{"go:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go}}, simjoin.ErrTokens},
+		{"unknown norm", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words, Norm: 4}}, simjoin.ErrTokens},
 	}
 	for _, c := range cases {
 		_, _, err := simjoin.SelfJoin(ctx, recs, c.opts)
@@ -402,6 +405,22 @@ func TestEmpty(t *testing.T) {
 		pairs, st, err = simjoin.Join(ctx, recs, []string{"a"}, opts)
 		if err != nil || len(pairs) != 0 || st.Records != len(recs)+1 {
 			t.Errorf("%q vs [a]: %v %+v %v", recs, pairs, st, err)
+		}
+	}
+}
+
+// TestTokensNorm checks that Options.Tokens is applied whole, normalisation
+// included.
+func TestTokensNorm(t *testing.T) {
+	recs := []string{"Hello, World", "hello world"}
+	for _, c := range []struct {
+		norm shingle.Norm
+		want int
+	}{{0, 1}, {shingle.KeepCase, 0}, {shingle.KeepPunct, 0}} {
+		opts := simjoin.Options{Threshold: 1, Tokens: shingle.Spec{Kind: shingle.Words, Norm: c.norm}}
+		pairs, _, err := simjoin.SelfJoin(context.Background(), recs, opts)
+		if err != nil || len(pairs) != c.want {
+			t.Errorf("norm %s: %v, %v; want %d pairs", c.norm, pairs, err, c.want)
 		}
 	}
 }
