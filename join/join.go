@@ -63,7 +63,8 @@ type Stats struct {
 	SizePruned    int64         // postings skipped by the size filter
 	Candidates    int64         // distinct group pairs sharing a prefix token
 	Positional    int64         // candidates pruned by the positional filter
-	BoundPruned   int64         // candidates pruned by the bound before merging
+	BoundPruned   int64         // candidates pruned by the count bound before merging
+	BitmapPruned  int64         // candidates pruned by the bitmap bound before merging
 	Verified      int64         // candidates whose suffixes were merged
 	Results       int64         // pairs reported, identical copies included
 	IndexTime     time.Duration // grouping and building the index
@@ -79,6 +80,7 @@ func (s *Stats) add(o *Stats) {
 	s.Candidates += o.Candidates
 	s.Positional += o.Positional
 	s.BoundPruned += o.BoundPruned
+	s.BitmapPruned += o.BitmapPruned
 	s.Verified += o.Verified
 }
 
@@ -166,6 +168,8 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		IndexTime:    time.Since(t0),
 	}
 	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true}
+	j.prepare()
+	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
 }
@@ -197,6 +201,8 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 		IndexTime:    time.Since(t0),
 	}
 	j := &joiner{b: b, probe: rs, build: ss, ix: ix}
+	j.prepare()
+	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
 }

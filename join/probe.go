@@ -2,6 +2,7 @@ package join
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +22,44 @@ type joiner struct {
 	build *side
 	ix    *prefix.Index
 	self  bool
+	// bitmaps of the probing and indexed sides (the same for a self-join).
+	probeBits, buildBits *bitmaps
+	// ipre is the indexed side's prefix length by set size.
+	ipre []int32
+	// lastPre is the last prefix token of each indexed group, kept apart
+	// from the arena so that the verification bound touches no set.
+	lastPre []uint32
+}
+
+// prepare computes what every worker shares besides the index.
+func (j *joiner) prepare() {
+	tokens, sets := 0, 0
+	for _, s := range []*side{j.probe, j.build} {
+		for g := 0; g < s.groups(); g++ {
+			tokens += int(s.size[g])
+		}
+		sets += s.groups()
+	}
+	words := bitmapWords(tokens, sets)
+	j.buildBits = newBitmaps(j.build, words)
+	j.probeBits = j.buildBits
+	if !j.self {
+		j.probeBits = newBitmaps(j.probe, words)
+	}
+	j.ipre = make([]int32, maxSize(j.build)+1)
+	for n := range j.ipre {
+		if j.self {
+			j.ipre[n] = int32(j.b.IndexPrefix(n))
+		} else {
+			j.ipre[n] = int32(j.b.ProbePrefix(n))
+		}
+	}
+	j.lastPre = make([]uint32, j.build.groups())
+	for g := range j.lastPre {
+		if py := j.ipre[j.build.size[g]]; py > 0 {
+			j.lastPre[g] = j.build.set(g)[py-1]
+		}
+	}
 }
 
 // chunk is the output of one run of chunkGroups probe groups.
@@ -107,12 +146,17 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 	return nil
 }
 
-// candidate is the probing state of one indexed group: how many prefix
-// tokens it shares with the probe so far (-1 once pruned) and the positions
-// of the last shared token in the probe and in the candidate.
+// candidate is the probing state of one indexed group in one worker: the
+// probe that last touched it (epoch), how many prefix tokens it shares with
+// that probe (-1 once pruned), the probe position of the last shared token,
+// and the group's set size. Keeping the size here means a posting costs one
+// random access, not two; the epoch means nothing needs resetting between
+// probes.
 type candidate struct {
+	epoch uint32
 	count int32
-	i, j  uint32
+	i     uint32
+	size  uint32
 }
 
 // prober is one worker's scratch space; it allocates nothing per probe once
@@ -120,14 +164,18 @@ type candidate struct {
 type prober struct {
 	*joiner
 	cand   []candidate // by indexed group
-	list   []uint32    // groups touched by the current probe
+	list   []uint32    // groups that passed the filters for the current probe
 	alpha  []int32     // least overlap by candidate size - lo
 	stats  *Stats
 	bounds prefix.Bounds
 }
 
 func newProber(j *joiner) *prober {
-	return &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b}
+	p := &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b}
+	for g := range p.cand {
+		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
+	}
+	return p
 }
 
 // probeGroup finds the partners of probe group gx among the indexed groups
@@ -143,6 +191,7 @@ func (p *prober) probeGroup(gx int, out []Pair) []Pair {
 	if p.self {
 		hi = n
 	}
+	hi = min(hi, maxSize(p.build))
 	if lo > hi {
 		return out
 	}
@@ -152,58 +201,65 @@ func (p *prober) probeGroup(gx int, out []Pair) []Pair {
 	}
 	// Least overlap for every admissible candidate size.
 	p.alpha = p.alpha[:0]
-	span := min(hi, maxSize(p.build)) - lo + 1
-	for s := 0; s < span; s++ {
-		p.alpha = append(p.alpha, int32(b.MinOverlap(n, lo+s)))
+	for s := lo; s <= hi; s++ {
+		p.alpha = append(p.alpha, int32(b.MinOverlap(n, s)))
 	}
-	first := p.build.firstOfSize(lo)
-	size := p.build.size
-	st := p.stats
+	first := uint32(p.build.firstOfSize(lo))
+	end := uint32(p.build.firstOfSize(hi + 1)) // groups at or past end are too large
+	if p.self {
+		end = min(end, uint32(gx))
+	}
+	epoch := uint32(gx)
+	cand := p.cand
+	alpha := p.alpha
+	var postings, candidates, pruned int64
 	for i := 0; i < px; i++ {
 		post := p.ix.Postings(x[i])
-		k := skipTo(post, uint32(first))
-		st.SizePruned += int64(k)
+		k := skipTo(post, first)
+		p.stats.SizePruned += int64(k)
 		restX := int32(n - i - 1)
-		for ; k < len(post); k++ {
-			e := post[k]
-			gy := int(e.Rec)
-			if p.self && gy >= gx {
+		for _, e := range post[k:] {
+			if e.Rec >= end {
 				break
 			}
-			sy := int(size[gy])
-			if sy > hi {
-				break
-			}
-			st.Postings++
-			c := &p.cand[gy]
-			if c.count < 0 {
+			postings++
+			c := &cand[e.Rec]
+			if c.epoch != epoch {
+				c.epoch, c.count = epoch, 0
+				candidates++
+			} else if c.count < 0 {
 				continue
 			}
-			if c.count == 0 {
-				p.list = append(p.list, uint32(gy))
-			}
-			rest := min(restX, int32(sy)-int32(e.Pos)-1)
-			if c.count+1+rest >= p.alpha[sy-lo] {
+			sy := int32(c.size)
+			rest := min(restX, sy-int32(e.Pos)-1)
+			if c.count+1+rest >= alpha[int(sy)-lo] {
+				if c.count == 0 {
+					p.list = append(p.list, e.Rec)
+				}
 				c.count++
-				c.i, c.j = uint32(i), e.Pos
+				c.i = uint32(i)
 			} else {
+				if c.count == 0 {
+					pruned++
+				}
 				c.count = -1
 			}
 		}
 	}
-	st.Candidates += int64(len(p.list))
+	st := p.stats
+	st.Postings += postings
+	st.Candidates += candidates
+	st.Positional += pruned
 	for _, gy := range p.list {
-		c := p.cand[gy]
-		p.cand[gy] = candidate{}
+		c := cand[gy]
 		if c.count < 0 {
 			st.Positional++
 			continue
 		}
-		y := p.build.set(int(gy))
-		alpha := int(p.alpha[len(y)-lo])
-		o := p.verify(x, y, px, c, alpha)
-		if o >= alpha {
-			out = p.emit(gx, int(gy), o, n, len(y), out)
+		a := int(alpha[int(c.size)-lo])
+		o := p.verify(gx, int(gy), x, px, c, a)
+		if o >= a {
+			out = p.emit(gx, int(gy), o, n, int(c.size), out)
 		}
 	}
 	p.list = p.list[:0]
@@ -234,34 +290,47 @@ func skipTo(post []prefix.Posting, rec uint32) int {
 	return lo
 }
 
-// verify completes the overlap of x and y from the state c left by probing
-// (PPJoin's verification): every shared token up to the last token of the
-// shorter-reaching prefix is already counted, so the merge starts after it
-// and stops as soon as alpha can no longer be reached. It returns the
-// overlap, or a value below alpha when the pair fails.
-func (p *prober) verify(x, y []uint32, px int, c candidate, alpha int) int {
-	py := p.indexPrefix(len(y))
+// verify completes the overlap of x and indexed group gy from the state c
+// left by probing (PPJoin's verification). Every shared token up to the
+// smaller of the two prefixes' last tokens is already counted:
+//
+//   - if x's prefix ends first (x[px-1] < wy), the rest of the overlap lies in
+//     x[px:] and in y after the last shared token;
+//   - otherwise it lies in x after the last shared token and in y[py:].
+//
+// Before touching y's tokens it applies the bound from those lengths and the
+// bitmap bound; the merge then stops as soon as alpha is out of reach. It
+// returns the overlap, or a value below alpha when the pair fails.
+func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) int {
+	ny := int(c.size)
+	py := int(p.ipre[ny])
 	o := int(c.count)
-	var xs, ys []uint32
-	if x[px-1] < y[py-1] {
-		xs, ys = x[px:], y[c.j+1:]
+	xFirst := x[px-1] < p.lastPre[gy]
+	var bound int
+	if xFirst {
+		bound = o + len(x) - px
 	} else {
-		xs, ys = x[c.i+1:], y[py:]
+		bound = o + min(len(x)-int(c.i)-1, ny-py)
 	}
-	if o+min(len(xs), len(ys)) < alpha {
+	if bound < alpha {
 		p.stats.BoundPruned++
 		return -1
 	}
+	if overlapBound(p.probeBits.of(gx), p.buildBits.of(gy), len(x), ny) < alpha {
+		p.stats.BitmapPruned++
+		return -1
+	}
+	y := p.build.set(gy)
+	var xs, ys []uint32
+	if xFirst {
+		// The last shared token x[c.i] lies in y's prefix.
+		j, _ := slices.BinarySearch(y[:py], x[c.i])
+		xs, ys = x[px:], y[j+1:]
+	} else {
+		xs, ys = x[c.i+1:], y[py:]
+	}
 	p.stats.Verified++
 	return o + intersectAtLeast(xs, ys, alpha-o)
-}
-
-// indexPrefix is the prefix length the indexed side was built with.
-func (p *prober) indexPrefix(n int) int {
-	if p.self {
-		return p.bounds.IndexPrefix(n)
-	}
-	return p.bounds.ProbePrefix(n)
 }
 
 // intersectAtLeast returns |a ∩ b| for sorted a and b, or a value below need

@@ -164,7 +164,8 @@ func (r *report) writeText(w io.Writer) {
 			[2]string{"size filter skipped", group(s.SizePruned)},
 			[2]string{"candidates", group(s.Candidates)},
 			[2]string{"  positional filter", group(s.Positional) + pct(s.Positional, s.Candidates)},
-			[2]string{"  bound before merge", group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
+			[2]string{"  count bound", group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
+			[2]string{"  bitmap bound", group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
 			[2]string{"  verified by merge", group(s.Verified) + pct(s.Verified, s.Candidates)},
 		)
 	}
