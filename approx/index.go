@@ -302,7 +302,6 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 	st.Buckets, st.LargestBucket = tab.buckets, tab.largest
 	st.CappedBuckets, st.CappedPairs = tab.cappedBuckets, tab.cappedPairs
 	t0 := time.Now()
-	defer func() { st.JoinTime = time.Since(t0) }()
 	tasks, chunks := tab.selfTasks(pairBudget)
 	sigs := ix.sigs
 	err := runChunks(ctx, chunks, ix.opt.Workers, func() *struct{} { return nil },
@@ -338,6 +337,7 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 			}
 			return true
 		}, ix.opt.Progress)
+	st.JoinTime = time.Since(t0)
 	return st, err
 }
 

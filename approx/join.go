@@ -233,7 +233,6 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	tasks, chunks := tab.selfTasks(pairBudget)
 	st.BandTime = time.Since(t0)
 	t0 = time.Now()
-	defer func() { st.JoinTime = time.Since(t0) }()
 
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	stopped := false
@@ -297,6 +296,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			}
 			return true
 		}, opt.Progress)
+	st.JoinTime = time.Since(t0)
 	return st, err
 }
 
@@ -339,7 +339,6 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	st.Buckets, st.LargestBucket = tab.buckets, tab.largest
 	st.BandTime = time.Since(t0)
 	t0 = time.Now()
-	defer func() { st.JoinTime = time.Since(t0) }()
 
 	v := verifier{opt: &opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
@@ -365,5 +364,6 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 			}
 			return true
 		}, opt.Progress)
+	st.JoinTime = time.Since(t0)
 	return st, err
 }

@@ -35,6 +35,7 @@ type joinConfig struct {
 	statsJSON string
 	workers   int
 	sort      bool
+	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
@@ -57,6 +58,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
+	c.lsh.addFlags(fs)
 }
 
 // parse checks the flags before any work starts.
@@ -88,7 +90,7 @@ func (c *joinConfig) parse() error {
 	if c.workers == 0 {
 		c.workers = runtime.GOMAXPROCS(0)
 	}
-	return nil
+	return c.lsh.parse(c)
 }
 
 func newJoinCmd(e *env) *cobra.Command {
@@ -213,6 +215,8 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	switch method {
 	case "exact":
 		err = runExact(ctx, cfg, l, sink)
+	case "lsh":
+		err = runLSH(ctx, e, cfg, l, sink, out.w)
 	default:
 		err = usagef("--method %s is not available in this build", method)
 	}

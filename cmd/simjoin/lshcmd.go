@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
+// joinConfig.
+type lshFlags struct {
+	shape       string
+	perm        int
+	bits        int
+	recall      float64
+	verify      string
+	seed        string
+	scheme      string
+	maxBucket   int
+	minSize     int
+	checkRecall bool
+
+	opt approx.Options // parsed by parse; Measure and Threshold filled in by resolve
+}
+
+func (f *lshFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.shape, "lsh", "", "LSH banding `BxR`: B bands of R rows, B·R <= K (default: the cheapest whose P(t) reaches --recall)")
+	fs.IntVar(&f.perm, "perm", approx.DefaultK, "LSH: MinHash signature length `K`, 1.."+strconv.Itoa(approx.MaxK))
+	fs.IntVar(&f.bits, "bits", approx.DefaultBits, "LSH: bits kept of each MinHash value: 8, 16, 32 or 64")
+	fs.Float64Var(&f.recall, "recall", approx.DefaultRecall, "LSH: target recall in (0, 1), the least chance P(t) of finding a pair at the threshold")
+	fs.StringVar(&f.verify, "verify", "exact", "LSH candidates: exact (similarity of the sets) or estimate (from the signatures; JSONL key \"est\")")
+	fs.StringVar(&f.seed, "seed", "0", "LSH: seed of the MinHash functions, an integer in [0, 2^64)")
+	fs.StringVar(&f.scheme, "minhash", "oneperm", "LSH: MinHash scheme, oneperm (one permutation, densified) or classic (K hash functions)")
+	fs.IntVar(&f.maxBucket, "max-bucket", approx.DefaultMaxBucket, "LSH: a band bucket of more distinct sets yields no candidates (counted in the stats); 0: no cap")
+	fs.IntVar(&f.minSize, "min-size", 0, "LSH: drop sets of fewer tokens before banding (near-empty sets collide by chance)")
+	fs.BoolVar(&f.checkRecall, "check-recall", false, "LSH: also run the exact join and report the measured recall")
+}
+
+// parse checks the LSH flags before any work starts. The banding is chosen
+// (and checked against the threshold and measure) only when the method is
+// lsh.
+func (f *lshFlags) parse(c *joinConfig) error {
+	o := &f.opt
+	*o = approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall, MinSize: f.minSize}
+	if f.perm < 1 || f.perm > approx.MaxK {
+		return usagef("--perm %d: want a signature length in 1..%d", f.perm, approx.MaxK)
+	}
+	if !approx.ValidBits(f.bits) {
+		return usagef("--bits %d: want 8, 16, 32 or 64", f.bits)
+	}
+	if !(f.recall > 0 && f.recall < 1) {
+		return usagef("--recall %v: want a number in (0, 1) such as 0.95", f.recall)
+	}
+	seed, err := strconv.ParseUint(f.seed, 10, 64)
+	if err != nil {
+		return usagef("--seed %q: want an integer in [0, 2^64)", f.seed)
+	}
+	o.Seed = seed
+	if o.Verify, err = approx.ParseVerify(f.verify); err != nil {
+		return usagef("--verify %q: want exact or estimate", f.verify)
+	}
+	if o.Scheme, err = approx.ParseScheme(f.scheme); err != nil {
+		return usageError{err}
+	}
+	if f.shape != "" {
+		if o.Shape, err = approx.ParseShape(f.shape); err != nil {
+			return usagef("--lsh: %v", err)
+		}
+		if err := o.Shape.Check(f.perm); err != nil {
+			return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, o.Shape.B, o.Shape.R, o.Shape.B*o.Shape.R)
+		}
+	}
+	switch {
+	case f.maxBucket < 0:
+		return usagef("--max-bucket %d: want >= 0 (0: no cap)", f.maxBucket)
+	case f.maxBucket == 0:
+		o.MaxBucket = -1
+	default:
+		o.MaxBucket = f.maxBucket
+	}
+	if f.minSize < 0 {
+		return usagef("--min-size %d: want >= 0", f.minSize)
+	}
+	if c.method != "lsh" {
+		return nil
+	}
+	return f.resolve(c)
+}
+
+// resolve fills in the measure and threshold and chooses the banding.
+func (f *lshFlags) resolve(c *joinConfig) error {
+	f.opt.Measure, f.opt.Threshold, f.opt.Workers = c.m, c.t, c.workers
+	r, err := f.opt.Resolve()
+	switch {
+	case errors.Is(err, approx.ErrMeasure):
+		return usagef("--method lsh estimates Jaccard similarity and supports --measure jaccard, dice and cosine; use --method exact for %s", c.m)
+	case err != nil:
+		return usageError{err}
+	}
+	f.opt = r
+	return nil
+}
+
+// lshSection is the LSH part of the statistics report (JSON key "lsh").
+type lshSection struct {
+	approx.Stats
+	Banding        string  `json:"banding"`
+	Similarities   string  `json:"similarities"` // "exact" or "estimated"
+	ExactPairs     int64   `json:"exact_pairs,omitempty"`
+	FoundPairs     int64   `json:"found_exact_pairs,omitempty"`
+	MeasuredRecall float64 `json:"measured_recall,omitempty"`
+	FalsePairs     int64   `json:"false_pairs,omitempty"`
+}
+
+// runLSH runs the MinHash-LSH join and adds its section to the report. With
+// --verify estimate the similarity column holds estimates: the JSONL key is
+// "est" and the CSV header says "estimate".
+func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
+	if cfg.lsh.opt.Threshold.Den == 0 { // parse ran before the method was known
+		if err := cfg.lsh.resolve(cfg); err != nil {
+			return err
+		}
+	}
+	opt := cfg.lsh.opt
+	if opt.Verify == approx.VerifyEstimate {
+		pw := sink.pw
+		pw.simKey = "est"
+		if pw.format == formatCSV {
+			pw.w.Reset(out) // drop the buffered header
+			pw.csv = csv.NewWriter(pw.w)
+			pw.csv.Write([]string{"id_a", "id_b", "estimate"})
+		}
+	}
+	bar := l.prog.count("lsh")
+	defer bar.finish()
+	opt.Progress = bar.setOf
+	var found []uint64 // pairs reported, for --check-recall
+	yield := sink.add
+	if cfg.lsh.checkRecall {
+		yield = func(p join.Pair) bool {
+			found = append(found, uint64(p.A)<<32|uint64(p.B))
+			return sink.add(p)
+		}
+	}
+	var st approx.Stats
+	var err error
+	if l.s == nil {
+		st, err = approx.SelfJoin(ctx, l.r, opt, yield)
+	} else {
+		st, err = approx.RSJoin(ctx, l.r, l.s, opt, yield)
+	}
+	if err == nil {
+		err = sink.err
+	}
+	if err != nil {
+		return err
+	}
+	sec := lshSection{Stats: st, Banding: st.Shape.String(), Similarities: "exact"}
+	if st.Estimated {
+		sec.Similarities = "estimated"
+	}
+	if cfg.lsh.checkRecall {
+		if err := measureRecall(ctx, cfg, l, found, &sec); err != nil {
+			return err
+		}
+	}
+	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	if st.CappedBuckets > 0 {
+		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
+			group(st.CappedBuckets), st.MaxBucket, group(st.CappedPairs), group(int64(st.LargestBucket)))
+	}
+	return nil
+}
+
+// measureRecall runs the exact join and compares: the share of exact pairs
+// that LSH reported, and (for estimates) the pairs it reported falsely.
+func measureRecall(ctx context.Context, cfg *joinConfig, l *loaded, found []uint64, sec *lshSection) error {
+	slices.Sort(found)
+	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers}
+	var exact, hit int64
+	yield := func(p join.Pair) bool {
+		exact++
+		if _, ok := slices.BinarySearch(found, uint64(p.A)<<32|uint64(p.B)); ok {
+			hit++
+		}
+		return true
+	}
+	var err error
+	if l.s == nil {
+		_, err = join.SelfJoin(ctx, l.r, opt, yield)
+	} else {
+		_, err = join.RSJoin(ctx, l.r, l.s, opt, yield)
+	}
+	if err != nil {
+		return err
+	}
+	sec.ExactPairs, sec.FoundPairs = exact, hit
+	sec.FalsePairs = int64(len(found)) - hit
+	sec.MeasuredRecall = 1
+	if exact > 0 {
+		sec.MeasuredRecall = float64(hit) / float64(exact)
+	}
+	return nil
+}
+
+// lshRows is the text of the LSH section.
+func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
+	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	choice := "given by --lsh"
+	if s.TargetRecall > 0 {
+		choice = fmt.Sprintf("cheapest with P(t) >= %v", s.TargetRecall)
+	}
+	jt := f3(s.JaccardThreshold)
+	if cfg.m != prefix.Jaccard {
+		jt += " (jaccard bound of " + cfg.m.String() + " " + cfg.t.String() + ")"
+	}
+	rows := [][2]string{
+		{"minhash", fmt.Sprintf("%s, K = %d, %d bits (%d bytes a set), seed %d", s.Scheme, s.K, s.Bits, s.K*s.Bits/8, s.Seed)},
+		{"banding", fmt.Sprintf("%d bands x %d rows (%s)", s.Shape.B, s.Shape.R, choice)},
+		{"banded at", "jaccard " + jt},
+		{"predicted recall", fmt.Sprintf("%s at the threshold (every pair at or above it), %s on average over [t, 1]", f3(s.PredictedRecall), f3(s.PredictedMeanRecall))},
+		{"distinct sets", group(int64(s.Units))},
+	}
+	if s.Dropped > 0 {
+		rows = append(rows, [2]string{"dropped (--min-size)", group(int64(s.Dropped))})
+	}
+	maxB := "no cap"
+	if s.MaxBucket >= 0 {
+		maxB = "cap " + group(int64(s.MaxBucket))
+	}
+	rows = append(rows,
+		[2]string{"buckets (>= 2 sets)", fmt.Sprintf("%s, largest %s (%s)", group(s.Buckets), group(int64(s.LargestBucket)), maxB)},
+		[2]string{"capped buckets", fmt.Sprintf("%s (%s pairs not considered in their band)", group(s.CappedBuckets), group(s.CappedPairs))},
+		[2]string{"band collisions", group(s.Collisions)},
+		[2]string{"candidates", group(s.Candidates) + " (distinct pairs, each verified once)"},
+	)
+	if s.Estimated {
+		rows = append(rows, [2]string{"verification", "estimate: similarities are MinHash estimates (JSONL key \"est\"), pairs may be false"})
+	} else {
+		rows = append(rows, [2]string{"verification", "exact: similarities are exact, no false pairs"})
+	}
+	if s.ExactPairs > 0 || s.MeasuredRecall > 0 {
+		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), group(s.FoundPairs), group(s.ExactPairs), group(s.FalsePairs))})
+	}
+	rows = append(rows,
+		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", bytesText(s.SignatureBytes), bytesText(s.IndexBytes))},
+		[2]string{"time", fmt.Sprintf("sign %.3f s, band %.3f s, verify %.3f s", s.SignTime.Seconds(), s.BandTime.Seconds(), s.JoinTime.Seconds())},
+	)
+	return rows
+}
