@@ -13,27 +13,24 @@ import (
 var ErrTooLarge = errors.New("order: collection too large")
 
 // Input accumulates raw token sets, each a list of 64-bit keys as the shingle
-// package produces them, in one arena. The zero value is empty and ready.
-// An Input is not safe for concurrent mutation.
+// package produces them. As records arrive, every key is given a provisional
+// 32-bit id in a hash table that also counts document frequencies, so the
+// arena holds 4 bytes a token and no key is stored twice. The zero value is
+// empty and ready. An Input is not safe for concurrent mutation.
 type Input struct {
-	keys []uint64
-	offs []int // len(offs) == Len()+1 once anything is added
+	ids     []uint32 // provisional ids, record by record
+	offs    []int    // record r is ids[offs[r]:offs[r+1]]
+	tab     table
+	scratch []uint64
 }
 
-// Add appends one record. The keys are copied, sorted and de-duplicated in the
-// arena; the caller may reuse the slice. An empty slice adds an empty record.
-// Cost: O(k log k) for k keys, amortised O(1) allocation.
+// Add appends one record. The keys are copied, sorted and de-duplicated; the
+// caller may reuse the slice. An empty slice adds an empty record.
+// Cost: O(k log k) for k keys plus one hash-table step a key, amortised.
 func (in *Input) Add(keys []uint64) {
-	if in.offs == nil {
-		in.offs = append(in.offs, 0)
-	}
-	start := len(in.keys)
-	in.keys = append(in.keys, keys...)
-	rec := in.keys[start:]
-	slices.Sort(rec)
-	rec = slices.Compact(rec)
-	in.keys = in.keys[:start+len(rec)]
-	in.offs = append(in.offs, len(in.keys))
+	in.scratch = append(in.scratch[:0], keys...)
+	slices.Sort(in.scratch)
+	in.add(slices.Compact(in.scratch))
 }
 
 // AddSorted appends one record whose keys are already sorted ascending and
@@ -46,11 +43,22 @@ func (in *Input) AddSorted(keys []uint64) {
 			return
 		}
 	}
+	in.add(keys)
+}
+
+func (in *Input) add(keys []uint64) {
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
-	in.keys = append(in.keys, keys...)
-	in.offs = append(in.offs, len(in.keys))
+	if in.tab.slots == nil {
+		in.tab.init(1024)
+	}
+	for _, k := range keys {
+		id := in.tab.id(k)
+		in.tab.df[id]++
+		in.ids = append(in.ids, id)
+	}
+	in.offs = append(in.offs, len(in.ids))
 }
 
 // Len returns the number of records added.
@@ -62,50 +70,40 @@ func (in *Input) Len() int {
 }
 
 // Tokens returns the number of distinct tokens summed over all records.
-func (in *Input) Tokens() int { return len(in.keys) }
+func (in *Input) Tokens() int { return len(in.ids) }
 
-// Set returns the sorted, de-duplicated keys of record i (0-based). The slice
-// aliases the arena and is valid until the next Add.
-func (in *Input) Set(i int) []uint64 { return in.keys[in.offs[i]:in.offs[i+1]] }
+// Vocabulary returns the number of distinct keys added so far.
+func (in *Input) Vocabulary() int { return len(in.tab.keys) }
 
 // Dictionary is the global token order: dense ids 0..Len()-1 assigned by
 // document frequency ascending (rare first), ties broken by key ascending. It
 // is immutable once built and safe for concurrent use.
 type Dictionary struct {
-	keys   []uint64 // by id
-	df     []uint32 // by id
-	sorted []uint64 // keys ascending, for Lookup
-	idOf   []uint32 // id of sorted[i]
+	tab table // keys and df by final id; slots hold final ids
 }
 
 // Len returns the number of distinct tokens.
-func (d *Dictionary) Len() int { return len(d.keys) }
+func (d *Dictionary) Len() int { return len(d.tab.keys) }
 
 // Key returns the 64-bit key of token id.
-func (d *Dictionary) Key(id uint32) uint64 { return d.keys[id] }
+func (d *Dictionary) Key(id uint32) uint64 { return d.tab.keys[id] }
 
 // DF returns the document frequency of token id over the collections the
 // dictionary was built from.
-func (d *Dictionary) DF(id uint32) int { return int(d.df[id]) }
+func (d *Dictionary) DF(id uint32) int { return int(d.tab.df[id]) }
 
 // Lookup returns the id of key, and false when key is not in the dictionary.
-// Cost: O(log Len()).
-func (d *Dictionary) Lookup(key uint64) (uint32, bool) {
-	i, ok := slices.BinarySearch(d.sorted, key)
-	if !ok {
-		return 0, false
-	}
-	return d.idOf[i], true
-}
+// Cost: O(1) expected.
+func (d *Dictionary) Lookup(key uint64) (uint32, bool) { return d.tab.lookup(key) }
 
 // Map appends to dst the ids of the distinct keys of a query set, sorted
 // ascending, and returns the extended slice. Keys outside the dictionary get
-// ids from Len() upward in order of first appearance: they are distinct
-// tokens that no indexed set shares, which keeps every bound valid. keys must
-// be sorted and de-duplicated (as Input.Set returns them).
+// ids from Len() upward in order of appearance: they are distinct tokens that
+// no indexed set shares, which keeps every bound valid. keys must be
+// de-duplicated (as Input.Add would make them).
 func (d *Dictionary) Map(dst []uint32, keys []uint64) []uint32 {
 	start := len(dst)
-	next := uint32(len(d.keys))
+	next := uint32(d.Len())
 	for _, k := range keys {
 		if id, ok := d.Lookup(k); ok {
 			dst = append(dst, id)
@@ -161,9 +159,9 @@ func (c *Collection) ID(i int) int { return int(c.ids[i]) }
 // consumes in: the Input is empty afterwards, so that its arena can be freed
 // while the collection is built.
 //
-// Cost: O(T) hash-map operations and O(T log k) sorting for T tokens in sets of
-// size k, on all cores; peak memory about 16 bytes per token plus the
-// vocabulary.
+// Cost: O(T log k) for T tokens in sets of size k, on all cores, and a sort of
+// the vocabulary; peak memory about 8 bytes a token plus the vocabulary's
+// table.
 func New(in *Input) (*Collection, error) {
 	cs, err := Build(in)
 	if err != nil {
@@ -176,89 +174,90 @@ func New(in *Input) (*Collection, error) {
 // R-S join: the union of R and S) and returns one collection per input, all
 // sharing one Dictionary. It consumes the inputs.
 func Build(inputs ...*Input) ([]*Collection, error) {
+	if len(inputs) == 0 {
+		return nil, nil
+	}
 	for _, in := range inputs {
-		if in.Len() >= 1<<32-1 {
+		if in.Len() >= 1<<32-1 || len(in.ids) >= 1<<32-1 {
 			return nil, ErrTooLarge
 		}
 	}
-	dict, idOf, err := buildDictionary(inputs)
-	if err != nil {
-		return nil, err
+	// Merge every input's table into the first one's.
+	base := &inputs[0].tab
+	if base.slots == nil {
+		base.init(16)
 	}
+	for _, in := range inputs[1:] {
+		remap := make([]uint32, len(in.tab.keys))
+		for pid, key := range in.tab.keys {
+			id := base.id(key)
+			base.df[id] += in.tab.df[pid]
+			remap[pid] = id
+		}
+		for j, pid := range in.ids {
+			in.ids[j] = remap[pid]
+		}
+		in.tab = table{}
+	}
+	if len(base.keys) >= 1<<32-1 {
+		return nil, ErrTooLarge
+	}
+	dict, final := buildDictionary(base)
 	out := make([]*Collection, len(inputs))
 	for i, in := range inputs {
-		out[i] = buildCollection(dict, idOf, in)
+		out[i] = buildCollection(dict, final, in)
 		*in = Input{}
 	}
 	return out, nil
 }
 
-// buildDictionary counts document frequencies (keys are already unique within
-// a record) and assigns ids rare-first.
-func buildDictionary(inputs []*Input) (*Dictionary, map[uint64]uint32, error) {
-	df := make(map[uint64]uint32)
-	for _, in := range inputs {
-		for _, k := range in.keys {
-			df[k]++
-		}
-	}
-	if len(df) >= 1<<32-1 {
-		return nil, nil, ErrTooLarge
-	}
-	type entry struct {
-		key uint64
-		df  uint32
-	}
-	entries := make([]entry, 0, len(df))
-	for k, n := range df {
-		entries = append(entries, entry{k, n})
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		if c := cmp.Compare(a.df, b.df); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.key, b.key)
-	})
-	d := &Dictionary{
-		keys:   make([]uint64, len(entries)),
-		df:     make([]uint32, len(entries)),
-		sorted: make([]uint64, len(entries)),
-		idOf:   make([]uint32, len(entries)),
-	}
-	for id, e := range entries {
-		d.keys[id] = e.key
-		d.df[id] = e.df
-		df[e.key] = uint32(id) // the map now holds ids
-	}
-	copy(d.sorted, d.keys)
-	perm := make([]uint32, len(entries))
+// buildDictionary orders the provisional ids rare-first (document frequency,
+// then key) and returns the dictionary and the final id of each provisional
+// id. It reuses tab's memory.
+func buildDictionary(tab *table) (*Dictionary, []uint32) {
+	n := len(tab.keys)
+	perm := make([]uint32, n)
 	for i := range perm {
 		perm[i] = uint32(i)
 	}
-	slices.SortFunc(perm, func(a, b uint32) int { return cmp.Compare(d.keys[a], d.keys[b]) })
-	for i, id := range perm {
-		d.sorted[i] = d.keys[id]
-		d.idOf[i] = id
+	slices.SortFunc(perm, func(a, b uint32) int {
+		if c := cmp.Compare(tab.df[a], tab.df[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(tab.keys[a], tab.keys[b])
+	})
+	final := make([]uint32, n)
+	keys := make([]uint64, n)
+	df := make([]uint32, n)
+	for id, pid := range perm {
+		final[pid] = uint32(id)
+		keys[id] = tab.keys[pid]
+		df[id] = tab.df[pid]
 	}
-	return d, df, nil
+	for h, s := range tab.slots {
+		if s.id != 0 {
+			tab.slots[h].id = final[s.id-1] + 1
+		}
+	}
+	d := &Dictionary{tab: table{slots: tab.slots, mask: tab.mask, keys: keys, df: df}}
+	*tab = table{}
+	return d, final
 }
 
-// buildCollection maps the keys of in to ids, sorts each set and orders the
-// records by size, tokens and original index.
-func buildCollection(dict *Dictionary, idOf map[uint64]uint32, in *Input) *Collection {
+// buildCollection maps the provisional ids of in to final ids, sorts each set
+// and orders the records by size, tokens and original index.
+func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 	n := in.Len()
-	ids := make([]uint32, len(in.keys))
+	ids, offs := in.ids, in.offs
 	parallel(n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			a, b := in.offs[r], in.offs[r+1]
-			for j := a; j < b; j++ {
-				ids[j] = idOf[in.keys[j]]
+			rec := ids[offs[r]:offs[r+1]]
+			for j, pid := range rec {
+				rec[j] = final[pid]
 			}
-			slices.Sort(ids[a:b])
+			slices.Sort(rec)
 		}
 	})
-	offs := in.offs
-	in.keys = nil
 	perm := make([]uint32, 0, n)
 	for r := 0; r < n; r++ {
 		if offs[r+1] > offs[r] {
@@ -288,7 +287,6 @@ func buildCollection(dict *Dictionary, idOf map[uint64]uint32, in *Input) *Colle
 		pos += copy(c.tokens[pos:], set(r))
 		c.offs[i+1] = pos
 	}
-	c.tokens = c.tokens[:pos:pos]
 	return c
 }
 

@@ -1,0 +1,114 @@
+package order_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/simjoin/simjoin/order"
+)
+
+// TestBuild checks the collection against a direct computation: ids are
+// rare-first, sets sorted and distinct, records by size, original ids kept,
+// and every set holds the same keys it was given.
+func TestBuild(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		var raw [][]uint64
+		in, in2 := new(order.Input), new(order.Input)
+		for i := r.IntN(300); i > 0; i-- {
+			var keys []uint64
+			for k := r.IntN(12); k > 0; k-- {
+				keys = append(keys, uint64(r.IntN(40))*0x9e3779b97f4a7c15)
+			}
+			raw = append(raw, keys)
+			in.Add(keys)
+			in2.Add(keys)
+		}
+		c, err := order.New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Len() != 0 {
+			t.Fatalf("seed %d: input not consumed", seed)
+		}
+		d := c.Dict()
+		for id := 1; id < d.Len(); id++ {
+			a, b := d.DF(uint32(id-1)), d.DF(uint32(id))
+			if a > b || a == b && d.Key(uint32(id-1)) >= d.Key(uint32(id)) {
+				t.Fatalf("seed %d: ids %d, %d not rare-first", seed, id-1, id)
+			}
+		}
+		if c.Records() != len(raw) {
+			t.Fatalf("seed %d: %d records, want %d", seed, c.Records(), len(raw))
+		}
+		empty := 0
+		for _, k := range raw {
+			if len(k) == 0 {
+				empty++
+			}
+		}
+		if c.Skipped() != empty {
+			t.Fatalf("seed %d: skipped %d, want %d", seed, c.Skipped(), empty)
+		}
+		for i := 0; i < c.Len(); i++ {
+			set := c.Set(i)
+			if !slices.IsSorted(set) || len(slices.Compact(slices.Clone(set))) != len(set) {
+				t.Fatalf("seed %d: set %d not sorted and distinct: %v", seed, i, set)
+			}
+			if i > 0 && c.Size(i) < c.Size(i-1) {
+				t.Fatalf("seed %d: records not by size", seed)
+			}
+			want := slices.Clone(raw[c.ID(i)])
+			slices.Sort(want)
+			want = slices.Compact(want)
+			var got []uint64
+			for _, id := range set {
+				got = append(got, d.Key(id))
+				if k, ok := d.Lookup(d.Key(id)); !ok || k != id {
+					t.Fatalf("seed %d: Lookup(Key(%d)) = %d, %v", seed, id, k, ok)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d: record %d holds %v, want %v", seed, c.ID(i), got, want)
+			}
+		}
+		// The same input gives the same collection.
+		c2, _ := order.New(in2)
+		for i := 0; i < c.Len(); i++ {
+			if c.ID(i) != c2.ID(i) || !slices.Equal(c.Set(i), c2.Set(i)) {
+				t.Fatalf("seed %d: build not deterministic at %d", seed, i)
+			}
+		}
+	}
+}
+
+// TestBuildShared checks that R and S share one order whose frequencies count
+// both, and that Map places unknown keys past the vocabulary.
+func TestBuildShared(t *testing.T) {
+	r, s := new(order.Input), new(order.Input)
+	r.Add([]uint64{1, 2, 3})
+	r.Add([]uint64{3})
+	s.Add([]uint64{3, 4})
+	s.Add(nil)
+	cs, err := order.Build(r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].Dict() != cs[1].Dict() {
+		t.Fatal("collections do not share a dictionary")
+	}
+	d := cs[0].Dict()
+	id3, _ := d.Lookup(3)
+	if d.DF(id3) != 3 || d.Len() != 4 || int(id3) != d.Len()-1 {
+		t.Fatalf("key 3: id %d df %d of %d tokens; want the last id with df 3", id3, d.DF(id3), d.Len())
+	}
+	if cs[1].Skipped() != 1 || cs[1].Len() != 1 {
+		t.Fatalf("S: %d stored, %d skipped", cs[1].Len(), cs[1].Skipped())
+	}
+	got := d.Map(nil, []uint64{99, 3, 98})
+	if len(got) != 3 || got[0] != id3 || got[1] != uint32(d.Len()) || got[2] != uint32(d.Len()+1) {
+		t.Fatalf("Map = %v", got)
+	}
+}
