@@ -1,0 +1,78 @@
+package passwords
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// generated returns a generated list of n distinct passwords.
+func generated(n int, seed uint64) *List {
+	l := new(List)
+	for pw := range synth.Passwords(synth.PasswordsConfig{N: n, Seed: seed, Distinct: true}) {
+		l.Add(pw, 1, l.Len()+1)
+	}
+	return l
+}
+
+// johnList reads Debian's john-data list, or returns nil.
+func johnList(tb testing.TB) *List {
+	f, err := os.Open(johnPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	l, _, err := Read(f, ReadOptions{SkipComments: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+const johnPath = "/usr/share/john/password.lst"
+
+// BenchmarkJoin times the exact join of ready sets (index and probe, as the
+// published figures time it), on generated lists and john's list.
+func BenchmarkJoin(b *testing.B) {
+	type input struct {
+		name string
+		l    *List
+	}
+	inputs := []input{{"gen59k", generated(59000, 1)}}
+	if l := johnList(b); l != nil {
+		inputs = append(inputs, input{"john", l})
+	}
+	for _, in := range inputs {
+		for _, q := range []int{2, 3} {
+			for _, t := range []string{"0.8", "0.6"} {
+				th, _ := prefix.ParseThreshold(prefix.Jaccard, t)
+				opt := Options{Grams: Grams{Q: q}, Threshold: th}
+				opt.fill()
+				c, _, err := collect(in.l, &opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Run(fmt.Sprintf("list=%s/n=%d/q=%d/t=%s", in.name, in.l.Len(), q, t), func(b *testing.B) {
+					b.ReportAllocs()
+					var pairs int64
+					for b.Loop() {
+						pairs = 0
+						_, err := join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold}, func(join.Pair) bool {
+							pairs++
+							return true
+						})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(pairs), "pairs")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package passwords
+
+import (
+	"slices"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// refGrams is the reference: the distinct q-grams of pw as byte strings,
+// over code points when pw is valid UTF-8 and over bytes otherwise.
+func refGrams(pw []byte, q int) map[string]bool {
+	var units [][]byte
+	if utf8.Valid(pw) {
+		for i := 0; i < len(pw); {
+			_, n := utf8.DecodeRune(pw[i:])
+			units = append(units, pw[i:i+n])
+			i += n
+		}
+	} else {
+		for i := range pw {
+			units = append(units, pw[i:i+1])
+		}
+	}
+	out := map[string]bool{}
+	for i := 0; i+q <= len(units); i++ {
+		out[string(slices.Concat(units[i:i+q]...))] = true
+	}
+	return out
+}
+
+func keySet(keys []uint64) []uint64 {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// checkGrams compares the keys of a corpus with the reference grams: each
+// password has as many distinct keys as grams, and two grams of any two
+// passwords share a key exactly when they are the same bytes.
+func checkGrams(t *testing.T, corpus [][]byte, q int) {
+	t.Helper()
+	g := Grams{Q: q}
+	gramOf := map[uint64]string{}
+	keyOf := map[string]uint64{}
+	for _, pw := range corpus {
+		keys := g.Append(nil, pw)
+		ref := refGrams(pw, q)
+		if got := len(keySet(keys)); got != len(ref) {
+			t.Fatalf("q=%d %q: %d distinct keys, %d grams", q, pw, got, len(ref))
+		}
+		// Keys come in text order: pair them with the reference's grams in
+		// the same order.
+		var texts []string
+		if utf8.Valid(pw) {
+			rs := []rune(string(pw))
+			for i := 0; i+q <= len(rs); i++ {
+				texts = append(texts, string(rs[i:i+q]))
+			}
+		} else {
+			for i := 0; i+q <= len(pw); i++ {
+				texts = append(texts, string(pw[i:i+q]))
+			}
+		}
+		if len(texts) != len(keys) {
+			t.Fatalf("q=%d %q: %d keys for %d grams", q, pw, len(keys), len(texts))
+		}
+		for i, k := range keys {
+			if s, ok := gramOf[k]; ok && s != texts[i] {
+				t.Fatalf("q=%d: grams %q and %q share key %#x", q, s, texts[i], k)
+			}
+			if k2, ok := keyOf[texts[i]]; ok && k2 != k {
+				t.Fatalf("q=%d: gram %q has keys %#x and %#x", q, texts[i], k, k2)
+			}
+			gramOf[k], keyOf[texts[i]] = texts[i], k
+		}
+	}
+}
+
+var gramCorpus = []string{
+	"password", "p@ssw0rd", "PASSWORD", "ab", "a", "", "aaaa", "aaaaaa",
+	"café", "caf\xe9", "cafe\xcc\x81", "ÄRGER", "\xc4rger", "\xc3\xa9", "\xe9",
+	"日本語パスワード", "\xff\xfe\xfd", "pass\x00word", "x\xc3", "\xc3\xa9\xe9",
+	"été2024", "\xe9t\xe92024", "abc\xe9def",
+}
+
+func TestGramsAgainstReference(t *testing.T) {
+	var corpus [][]byte
+	for _, s := range gramCorpus {
+		corpus = append(corpus, []byte(s))
+	}
+	for q := 1; q <= 6; q++ {
+		checkGrams(t, corpus, q)
+	}
+}
+
+// TestGramsMatchShingle checks that valid UTF-8 passwords get exactly the
+// keys of `simjoin join --tokens qgram:N`.
+func TestGramsMatchShingle(t *testing.T) {
+	for _, s := range gramCorpus {
+		if !utf8.ValidString(s) {
+			continue
+		}
+		for q := 1; q <= 5; q++ {
+			want, err := shingle.Spec{Kind: shingle.QGram, N: q}.Append(nil, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := (Grams{Q: q}).Append(nil, []byte(s)); !slices.Equal(got, want) {
+				t.Errorf("q=%d %q: keys %x, shingle gives %x", q, s, got, want)
+			}
+		}
+	}
+}
+
+// TestGramsASCIIShared checks that an ASCII gram of a Latin-1 password has
+// the key the same gram has in a UTF-8 password, and that a Latin-1 byte
+// never meets the UTF-8 code point it encodes.
+func TestGramsASCIIShared(t *testing.T) {
+	for q := 1; q <= 5; q++ {
+		g := Grams{Q: q}
+		latin := keySet(g.Append(nil, []byte("\xe9password")))
+		utf := keySet(g.Append(nil, []byte("épassword")))
+		ascii := keySet(g.Append(nil, []byte("password")))
+		shared := 0
+		for _, k := range ascii {
+			if _, ok := slices.BinarySearch(latin, k); ok {
+				shared++
+			}
+		}
+		if shared != len(ascii) {
+			t.Errorf("q=%d: Latin-1 password shares %d of %d ASCII grams", q, shared, len(ascii))
+		}
+		// Grams holding é differ between the two readings.
+		common := 0
+		for _, k := range utf {
+			if _, ok := slices.BinarySearch(latin, k); ok {
+				common++
+			}
+		}
+		if common != len(ascii) {
+			t.Errorf("q=%d: UTF-8 and Latin-1 passwords share %d grams, want the %d ASCII ones", q, common, len(ascii))
+		}
+	}
+}
+
+func TestGramsNormalised(t *testing.T) {
+	g := Grams{Norm: StripSuffix | FoldLeet | FoldCase}
+	a := keySet(g.Append(nil, []byte("P@ssw0rd2024!")))
+	b := keySet(g.Append(nil, []byte("password")))
+	if !slices.Equal(a, b) {
+		t.Errorf("normalised sets differ: %x vs %x", a, b)
+	}
+	if got := (Grams{}).Append(nil, []byte("a")); len(got) != 0 {
+		t.Errorf("one character has %d bigrams", len(got))
+	}
+	if got := (Grams{Norm: StripSuffix}).Append(nil, []byte("a123")); len(got) != 0 {
+		t.Errorf("a123 stripped has %d bigrams", len(got))
+	}
+}
+
+func TestGramsAllocs(t *testing.T) {
+	g := Grams{Norm: StripSuffix | FoldLeet | FoldCase}
+	dst := make([]uint64, 0, 64)
+	pw := []byte("Sommer-Ärger2024!")
+	if n := testing.AllocsPerRun(100, func() { dst = g.Append(dst[:0], pw) }); n != 0 {
+		t.Errorf("Append allocates %v times", n)
+	}
+}
+
+// FuzzGrams compares the keys of two passwords with the reference grams:
+// they share as many keys as grams.
+func FuzzGrams(f *testing.F) {
+	for i, s := range gramCorpus {
+		f.Add([]byte(s), []byte(gramCorpus[(i+1)%len(gramCorpus)]), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte, q8 uint8) {
+		q := 1 + int(q8%6)
+		checkGrams(t, [][]byte{a, b}, q)
+	})
+}

@@ -1,0 +1,180 @@
+package passwords
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// Index answers "which known passwords is this one too close to?" for any
+// number of candidate passwords, against a list indexed once.
+//
+// # Design
+//
+// A check is an R-S join of one candidate with the known list, so the index
+// is the R-S join's index, built once: the known passwords' q-gram sets in
+// the order package's rare-first token order (document frequency over the
+// known list), and a prefix index (prefix.Index) over each set's probe prefix
+// (prefix.Bounds.ProbePrefix, the prefix that serves partners of any size, as
+// join.RSJoin indexes its S side). A candidate's grams are mapped to ids with
+// Dictionary.Map, which gives grams the known list lacks ids after every
+// known one: such grams meet no known set, and putting them last keeps the
+// candidate's prefix on grams that can match. The candidate then probes the
+// postings of its own probe prefix, skips known sets outside its size range
+// by binary search (the index is in size order), and verifies each distinct
+// candidate exactly with join.Check.
+//
+// Building the order over the known list plus the candidates (order.Build)
+// would rebuild everything for every new candidate; a query index pays the
+// build once and then costs a few posting lists per check, and a candidate
+// never changes the index, so checks run concurrently. The price is that a
+// candidate's unknown grams all share the last places of the order (any
+// total order keeps the filters exact; this one only makes them a little
+// less sharp).
+//
+// An Index is immutable and safe for concurrent use; each concurrent Check
+// borrows scratch space of 4 bytes per known password.
+type Index struct {
+	list  *List
+	opt   Options
+	b     prefix.Bounds
+	c     *order.Collection
+	ix    *prefix.Index
+	stats Stats
+	pool  sync.Pool // *checker
+}
+
+// checker is the scratch space of one Check.
+type checker struct {
+	keys  []uint64
+	ids   []uint32
+	seen  []uint32 // epoch of the last check that met each known set
+	epoch uint32
+}
+
+// NewIndex indexes the passwords of known for Check, with opt's grams,
+// measure and threshold (opt.Workers goroutines build it; opt.Progress is not
+// used). The index reads known's passwords when it reports matches: known
+// must not change afterwards.
+//
+// Cost: the grams and the order as for Join, then one pass over the probe
+// prefixes; memory about 4 bytes a gram plus 8 bytes a posting.
+func NewIndex(known *List, opt Options) (*Index, error) {
+	if err := opt.fill(); err != nil {
+		return nil, err
+	}
+	c, st, err := collect(known, &opt)
+	if err != nil {
+		return nil, err
+	}
+	b := opt.bounds()
+	t0 := time.Now()
+	ix := prefix.NewIndex(c.Len(), c.Dict().Len(), func(pos int) []uint32 {
+		set := c.Set(pos)
+		return set[:b.ProbePrefix(len(set))]
+	})
+	st.Exact.IndexEntries = ix.Len()
+	st.Exact.IndexTime = time.Since(t0)
+	st.Exact.Records = c.Records()
+	st.Exact.Skipped = c.Skipped()
+	st.Exact.MeasureName = opt.Measure.String()
+	st.Exact.ThresholdText = opt.Threshold.String()
+	return &Index{list: known, opt: opt, b: b, c: c, ix: ix, stats: st}, nil
+}
+
+// Stats returns what building the index did: the passwords indexed and
+// skipped, the grams, the index entries and the build times.
+func (ix *Index) Stats() Stats { return ix.stats }
+
+// Options returns the options the index was built with, defaults filled in.
+func (ix *Index) Options() Options { return ix.opt }
+
+// Match is a known password similar to a candidate: its index in the known
+// List, the q-grams they share, and their similarity.
+type Match struct {
+	Index   int
+	Overlap int
+	Sim     float64
+}
+
+// Check appends to dst every known password whose similarity with pw reaches
+// the threshold, most similar first (ties by index ascending), and returns
+// the extended slice. pw is normalised as the known passwords were; a
+// candidate with no q-gram matches nothing. It is exact: the same matches as
+// the brute force. Check is safe for concurrent use and allocates nothing
+// once warmed up beyond the growth of dst.
+//
+// Cost: O(len(pw) log V) to map the grams (V: distinct grams of the list),
+// then the postings of pw's probe prefix within its size range, and an
+// O(|x| + |y|) merge for each distinct known set met.
+func (ix *Index) Check(dst []Match, pw []byte) []Match {
+	ck, _ := ix.pool.Get().(*checker)
+	if ck == nil {
+		ck = &checker{seen: make([]uint32, ix.c.Len())}
+	}
+	defer ix.pool.Put(ck)
+	ck.epoch++
+	if ck.epoch == 0 {
+		clear(ck.seen)
+		ck.epoch = 1
+	}
+	ck.keys = ix.opt.Grams.Append(ck.keys[:0], pw)
+	slices.Sort(ck.keys)
+	ck.keys = slices.Compact(ck.keys)
+	ck.ids = ix.c.Dict().Map(ck.ids[:0], ck.keys)
+	x := ck.ids
+	n := len(x)
+	if n == 0 {
+		return dst
+	}
+	b := ix.b
+	lo, hi := b.SizeRange(n)
+	first := ix.firstOfSize(lo)
+	start := len(dst)
+	for _, w := range x[:b.ProbePrefix(n)] {
+		post := ix.ix.Postings(w)
+		k, _ := slices.BinarySearchFunc(post, uint32(first), func(p prefix.Posting, rec uint32) int {
+			return cmp.Compare(p.Rec, rec)
+		})
+		for _, e := range post[k:] {
+			pos := int(e.Rec)
+			if ix.c.Size(pos) > hi {
+				break
+			}
+			if ck.seen[pos] == ck.epoch {
+				continue
+			}
+			ck.seen[pos] = ck.epoch
+			y := ix.c.Set(pos)
+			if o, ok := join.Check(b, x, y); ok {
+				dst = append(dst, Match{Index: ix.c.ID(pos), Overlap: o, Sim: b.Similarity(o, n, len(y))})
+			}
+		}
+	}
+	slices.SortFunc(dst[start:], func(a, b Match) int {
+		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	return dst
+}
+
+// firstOfSize returns the first position of a set of size >= n.
+func (ix *Index) firstOfSize(n int) int {
+	lo, hi := 0, ix.c.Len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ix.c.Size(m) < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}

@@ -1,0 +1,187 @@
+package passwords
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// DefaultThreshold is the threshold used when Options.Threshold is zero:
+// 4/5. At q = 2 it pairs a password of 5 characters or more with the same
+// plus or minus one character at either end ("monkey", "monkey1"), and a
+// password of 9 or more with one character changed at an end; it does not
+// pair two that differ in the middle unless a normalisation makes them
+// meet. It is also the threshold of the published benchmarks on password
+// lists.
+var DefaultThreshold = prefix.Threshold{Num: 4, Den: 5}
+
+// Options configures Join, Families and NewIndex. The zero value works:
+// bigrams of the raw passwords, Jaccard >= 0.8, all cores.
+type Options struct {
+	Grams
+	Measure prefix.Measure
+	// Threshold is from prefix.ParseThreshold or prefix.ThresholdOf; the zero
+	// value means DefaultThreshold (for the Overlap measure it is required).
+	Threshold prefix.Threshold
+	// Workers is the number of goroutines; 0 means GOMAXPROCS. Results do
+	// not depend on it.
+	Workers int
+	// Progress, if not nil, is called from the calling goroutine as the join
+	// goes, with the probe groups done and their total.
+	Progress func(done, total int)
+}
+
+// ErrNoThreshold is returned for the Overlap measure without a threshold.
+var ErrNoThreshold = errors.New("passwords: the overlap measure needs a threshold")
+
+func (o *Options) fill() error {
+	if err := o.Grams.check(); err != nil {
+		return err
+	}
+	if o.Threshold.Den == 0 {
+		if o.Measure == prefix.Overlap {
+			return ErrNoThreshold
+		}
+		o.Threshold = DefaultThreshold
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return nil
+}
+
+func (o *Options) bounds() prefix.Bounds { return prefix.NewBounds(o.Measure, o.Threshold) }
+
+// Pair is two similar passwords: A < B are their indices in the List (so
+// the line of A comes first), Overlap the number of q-grams they share and
+// Sim their similarity.
+type Pair struct {
+	A, B    int
+	Overlap int
+	Sim     float64
+}
+
+// Stats counts what a join did.
+type Stats struct {
+	Passwords int // distinct passwords in the list
+	TooShort  int // skipped: no q-gram after normalisation
+	Joined    int // passwords with at least one q-gram, given to the join
+	Grams     int // q-grams summed over the joined passwords' sets
+	Exact     join.Stats
+	GramTime  time.Duration // normalising and taking q-grams
+	OrderTime time.Duration // building the token order and the collection
+}
+
+// JoinTime is the time of the exact join proper: indexing and probing the
+// ready sets.
+func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.JoinTime }
+
+// Join reports every pair of distinct passwords of l whose q-gram sets reach
+// the threshold, each once with A < B, by the exact join (join.SelfJoin): no
+// pair is missed and none is approximate. Two passwords that normalise to the
+// same set pair with similarity 1. It calls yield from the calling
+// goroutine; yield returning false stops the join early without error. Pairs
+// come out grouped by the later password in set-size order, the same for any
+// number of workers; sort them for a total order. ctx cancels the join.
+//
+// Cost: O(total bytes) to take the grams, on all cores, then the exact join
+// (see package join); memory about 12 bytes a gram plus the join's index.
+func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Stats, error) {
+	if err := opt.fill(); err != nil {
+		return Stats{}, err
+	}
+	c, st, err := collect(l, &opt)
+	if err != nil {
+		return st, err
+	}
+	st.Exact, err = join.SelfJoin(ctx, c, join.Options{
+		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress,
+	}, func(p join.Pair) bool {
+		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
+	})
+	return st, err
+}
+
+// collect takes the q-grams of every password and builds the collection.
+func collect(l *List, opt *Options) (*order.Collection, Stats, error) {
+	t0 := time.Now()
+	in := input(l, opt.Grams, opt.Workers)
+	st := Stats{Passwords: l.Len(), GramTime: time.Since(t0)}
+	t0 = time.Now()
+	c, err := order.New(in)
+	if err != nil {
+		return nil, st, err
+	}
+	st.OrderTime = time.Since(t0)
+	st.TooShort = c.Skipped()
+	st.Joined = c.Len()
+	st.Grams = c.Tokens()
+	return c, st, nil
+}
+
+// gramBlock is the number of passwords a worker turns into sets at a time.
+const gramBlock = 8192
+
+// input turns every password of l into its set of q-gram keys, in list
+// order, on workers goroutines.
+func input(l *List, g Grams, workers int) *order.Input {
+	n := l.Len()
+	nblocks := (n + gramBlock - 1) / gramBlock
+	type block struct {
+		keys []uint64
+		offs []int
+		done chan struct{}
+	}
+	blocks := make([]block, nblocks)
+	for b := range blocks {
+		blocks[b].done = make(chan struct{})
+	}
+	var next int
+	var mu sync.Mutex // protects next
+	var wg sync.WaitGroup
+	for range min(workers, max(nblocks, 1)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				b := next
+				next++
+				mu.Unlock()
+				if b >= nblocks {
+					return
+				}
+				blk := &blocks[b]
+				lo, hi := b*gramBlock, min((b+1)*gramBlock, n)
+				blk.offs = make([]int, 0, hi-lo+1)
+				blk.offs = append(blk.offs, 0)
+				for i := lo; i < hi; i++ {
+					from := len(blk.keys)
+					blk.keys = g.Append(blk.keys, l.Password(i))
+					set := blk.keys[from:]
+					slices.Sort(set)
+					set = slices.Compact(set)
+					blk.keys = blk.keys[:from+len(set)]
+					blk.offs = append(blk.offs, len(blk.keys))
+				}
+				close(blk.done)
+			}
+		})
+	}
+	in := new(order.Input)
+	for b := range blocks {
+		blk := &blocks[b]
+		<-blk.done
+		for k := 0; k+1 < len(blk.offs); k++ {
+			in.AddSorted(blk.keys[blk.offs[k]:blk.offs[k+1]])
+		}
+		*blk = block{}
+	}
+	wg.Wait()
+	return in
+}

@@ -1,0 +1,392 @@
+package passwords
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+var allMeasures = []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap}
+
+// norms are the normalisations the tests run: none, each on its own, all.
+var norms = []Norm{0, FoldCase, FoldLeet, StripSuffix, allNorms}
+
+// testList generates a list of about n passwords with seed: the generator's
+// passwords (popular ones repeated), some made Latin-1 or UTF-8 with an
+// accented letter, so that both readings meet in one list.
+func testList(n int, seed uint64) *List {
+	r := rand.New(rand.NewPCG(seed, 7))
+	l := new(List)
+	line := 0
+	for pw := range synth.Passwords(synth.PasswordsConfig{N: n, Seed: seed}) {
+		line++
+		switch r.IntN(20) {
+		case 0:
+			pw = append(pw, 0xe9) // Latin-1 é
+		case 1:
+			pw = append(pw, "é"...)
+		case 2:
+			pw = append([]byte("\xc4"), pw...) // Latin-1 Ä
+		case 3:
+			pw = append([]byte("Ä"), pw...)
+		}
+		l.Add(pw, uint64(1+r.IntN(3)), line)
+	}
+	return l
+}
+
+// setsOf returns the q-gram sets of l's passwords with keys renumbered to
+// uint32, as the oracle takes them.
+func setsOf(l *List, g Grams) [][]uint32 {
+	ids := map[uint64]uint32{}
+	sets := make([][]uint32, l.Len())
+	for i := range sets {
+		for _, k := range g.Append(nil, l.Password(i)) {
+			id, ok := ids[k]
+			if !ok {
+				id = uint32(len(ids))
+				ids[k] = id
+			}
+			sets[i] = append(sets[i], id)
+		}
+	}
+	return sets
+}
+
+// overlaps holds the oracle's overlap of every pair of sets that shares a
+// token, computed once (in parallel) for many thresholds. A pair that shares
+// no token reaches no threshold; the pairs that do are found through an
+// inverted index, and their overlaps are the oracle's (jointest.Overlap).
+type overlaps struct {
+	sets  [][]uint32
+	pairs []jointest.Pair // A < B, Overlap > 0
+}
+
+func newOverlaps(sets [][]uint32) *overlaps {
+	ds := make([][]uint32, len(sets))
+	post := map[uint32][]int{}
+	for i, s := range sets {
+		ds[i] = slices.Compact(slices.Sorted(slices.Values(s)))
+		for _, w := range ds[i] {
+			post[w] = append(post[w], i)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([][]jointest.Pair, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			shared := make([]int, len(ds))
+			var met []int
+			for i := w; i < len(ds); i += workers {
+				for _, tok := range ds[i] {
+					for _, j := range post[tok] {
+						if j > i {
+							if shared[j] == 0 {
+								met = append(met, j)
+							}
+							shared[j]++
+						}
+					}
+				}
+				slices.Sort(met)
+				for _, j := range met {
+					o := jointest.Overlap(ds[i], ds[j])
+					if o != shared[j] {
+						panic(fmt.Sprintf("sets %d and %d: oracle overlap %d, index counts %d", i, j, o, shared[j]))
+					}
+					parts[w] = append(parts[w], jointest.Pair{A: i, B: j, Overlap: o})
+					shared[j] = 0
+				}
+				met = met[:0]
+			}
+		})
+	}
+	wg.Wait()
+	ov := &overlaps{sets: ds, pairs: slices.Concat(parts...)}
+	jointest.Sort(ov.pairs)
+	return ov
+}
+
+// join returns the oracle's pairs at m >= th, sorted.
+func (ov *overlaps) join(m prefix.Measure, th prefix.Threshold) []jointest.Pair {
+	var out []jointest.Pair
+	for _, p := range ov.pairs {
+		if jointest.Reaches(m, th, p.Overlap, len(ov.sets[p.A]), len(ov.sets[p.B])) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// joinPairs runs Join and returns its pairs sorted, checking each pair's
+// order and similarity on the way.
+func joinPairs(t *testing.T, l *List, opt Options) ([]jointest.Pair, Stats) {
+	t.Helper()
+	var got []jointest.Pair
+	st, err := Join(context.Background(), l, opt, func(p Pair) bool {
+		if p.A >= p.B {
+			t.Errorf("pair (%d, %d) not ordered", p.A, p.B)
+		}
+		got = append(got, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jointest.Sort(got)
+	return got, st
+}
+
+func samePairs(t *testing.T, what string, got, want []jointest.Pair) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	w := map[jointest.Pair]bool{}
+	for _, p := range want {
+		w[p] = true
+	}
+	g := map[jointest.Pair]bool{}
+	for _, p := range got {
+		g[p] = true
+		if !w[p] {
+			t.Errorf("%s: extra or duplicate pair %+v", what, p)
+		}
+	}
+	for _, p := range want {
+		if !g[p] {
+			t.Errorf("%s: lost pair %+v", what, p)
+		}
+	}
+	t.FailNow()
+}
+
+// TestJoinAgainstOracle joins generated lists at every q from 1 to 4, every
+// normalisation, every measure and many thresholds (fixed ones and ones that
+// some pair sits on exactly), and compares with the brute-force oracle.
+func TestJoinAgainstOracle(t *testing.T) {
+	seeds := 16
+	if testing.Short() {
+		seeds = 4
+	}
+	for seed := uint64(0); seed < uint64(seeds); seed++ {
+		r := rand.New(rand.NewPCG(seed, 42))
+		l := testList(150+r.IntN(300), seed)
+		q := 1 + int(seed%4)
+		norm := norms[int(seed)%len(norms)]
+		g := Grams{Q: q, Norm: norm}
+		sets := setsOf(l, g)
+		ov := newOverlaps(sets)
+		// The overlap shortcut agrees with the oracle's own nested loop.
+		samePairs(t, fmt.Sprintf("seed=%d oracle", seed), ov.join(prefix.Jaccard, DefaultThreshold), jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold))
+		for _, m := range allMeasures {
+			for _, th := range jointest.Thresholds(m, sets, r) {
+				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
+				got, st := joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
+				samePairs(t, name, got, ov.join(m, th))
+				short := 0
+				for _, s := range sets {
+					if len(s) == 0 {
+						short++
+					}
+				}
+				if st.Passwords != l.Len() || st.TooShort != short || st.Joined != l.Len()-short {
+					t.Fatalf("%s: stats %+v, want %d passwords, %d too short", name, st, l.Len(), short)
+				}
+			}
+		}
+	}
+}
+
+// TestJoinDefaults checks the zero Options: bigrams, Jaccard >= 0.8.
+func TestJoinDefaults(t *testing.T) {
+	l := testList(400, 99)
+	got, _ := joinPairs(t, l, Options{})
+	want := jointest.SelfJoin(setsOf(l, Grams{Q: 2}), prefix.Jaccard, prefix.Threshold{Num: 4, Den: 5})
+	samePairs(t, "defaults", got, want)
+	if len(want) == 0 {
+		t.Fatal("no pair at the defaults: the test says nothing")
+	}
+}
+
+func TestJoinOptionErrors(t *testing.T) {
+	l := testList(10, 1)
+	for _, opt := range []Options{
+		{Grams: Grams{Q: -1}},
+		{Grams: Grams{Q: MaxQ + 1}},
+		{Grams: Grams{Norm: 1 << 6}},
+		{Measure: prefix.Overlap},
+	} {
+		if _, err := Join(context.Background(), l, opt, func(Pair) bool { return true }); err == nil {
+			t.Errorf("%+v: no error", opt)
+		}
+	}
+}
+
+// TestJoinJohn joins Debian's john-data list, comment lines skipped, and
+// compares with the oracle: the published setting (q = 2, t = 0.8) through
+// the oracle's own nested loop, then every normalisation and other q and
+// thresholds.
+func TestJoinJohn(t *testing.T) {
+	l := johnList(t)
+	if l == nil {
+		t.Skipf("%s is absent (Debian package john-data): skipping", johnPath)
+	}
+	sets := setsOf(l, Grams{Q: 2})
+	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
+	got, st := joinPairs(t, l, Options{})
+	samePairs(t, "john q=2 t=0.8", got, want)
+	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
+	if len(want) == 0 {
+		t.Fatal("no pair: the test says nothing")
+	}
+	if testing.Short() {
+		return
+	}
+	for _, tc := range []struct {
+		q    int
+		norm Norm
+		ts   []string
+	}{
+		{2, FoldCase, []string{"0.8"}},
+		{2, FoldLeet, []string{"0.8"}},
+		{2, StripSuffix, []string{"0.8", "0.6"}},
+		{2, allNorms, []string{"0.8", "0.5"}},
+		{3, 0, []string{"0.8", "0.6"}},
+	} {
+		g := Grams{Q: tc.q, Norm: tc.norm}
+		ov := newOverlaps(setsOf(l, g))
+		for _, ts := range tc.ts {
+			th, _ := prefix.ParseThreshold(prefix.Jaccard, ts)
+			name := fmt.Sprintf("john q=%d norm=%v t=%s", tc.q, tc.norm, ts)
+			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th})
+			want := ov.join(prefix.Jaccard, th)
+			samePairs(t, name, got, want)
+			t.Logf("%s: %d pairs", name, len(got))
+		}
+	}
+}
+
+// TestNormalisationsFindMore checks that each normalisation, on its own,
+// pairs passwords that the raw join does not: the generator makes case, leet
+// and suffix variants of its words, so each must find some.
+func TestNormalisationsFindMore(t *testing.T) {
+	l := testList(3000, 5)
+	raw, _ := joinPairs(t, l, Options{})
+	for _, n := range []Norm{FoldCase, FoldLeet, StripSuffix} {
+		got, _ := joinPairs(t, l, Options{Grams: Grams{Norm: n}})
+		extra := 0
+		rawSet := map[jointest.Pair]bool{}
+		for _, p := range raw {
+			rawSet[jointest.Pair{A: p.A, B: p.B}] = true
+		}
+		for _, p := range got {
+			if !rawSet[jointest.Pair{A: p.A, B: p.B}] {
+				extra++
+			}
+		}
+		t.Logf("%v: %d pairs, %d not found raw (raw: %d)", n, len(got), extra, len(raw))
+		if extra == 0 {
+			t.Errorf("%v pairs no password the raw join missed", n)
+		}
+	}
+}
+
+// TestFamiliesAgainstOracle compares Families with the connected components
+// of the oracle's pairs, found by flood fill.
+func TestFamiliesAgainstOracle(t *testing.T) {
+	for seed := uint64(0); seed < 6; seed++ {
+		l := testList(800, seed)
+		g := Grams{Norm: norms[int(seed)%len(norms)]}
+		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
+		pairs := newOverlaps(setsOf(l, g)).join(prefix.Jaccard, th)
+		adj := make([][]int, l.Len())
+		for _, p := range pairs {
+			adj[p.A] = append(adj[p.A], p.B)
+			adj[p.B] = append(adj[p.B], p.A)
+		}
+		comp := make([]int, l.Len())
+		for i := range comp {
+			comp[i] = -1
+		}
+		var want [][]int
+		for i := range comp {
+			if comp[i] >= 0 || len(adj[i]) == 0 {
+				continue
+			}
+			c := []int{i}
+			comp[i] = len(want)
+			for k := 0; k < len(c); k++ {
+				for _, u := range adj[c[k]] {
+					if comp[u] < 0 {
+						comp[u] = len(want)
+						c = append(c, u)
+					}
+				}
+			}
+			slices.Sort(c)
+			want = append(want, c)
+		}
+		fams, _, err := Families(context.Background(), l, Options{Grams: g, Threshold: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fams) != len(want) {
+			t.Fatalf("seed %d: %d families, want %d", seed, len(fams), len(want))
+		}
+		var got [][]int
+		for k, f := range fams {
+			var count uint64
+			for j, m := range f.Members {
+				count += l.Count(m)
+				if j > 0 && (l.Count(m) > l.Count(f.Members[j-1]) ||
+					l.Count(m) == l.Count(f.Members[j-1]) && m < f.Members[j-1]) {
+					t.Fatalf("seed %d: family %d members not most frequent first", seed, k)
+				}
+			}
+			if count != f.Count {
+				t.Fatalf("seed %d: family %d counts %d, members sum to %d", seed, k, f.Count, count)
+			}
+			if k > 0 {
+				p := fams[k-1]
+				if len(p.Members) < len(f.Members) || len(p.Members) == len(f.Members) && p.Count < f.Count {
+					t.Fatalf("seed %d: family %d out of order", seed, k)
+				}
+			}
+			got = append(got, slices.Sorted(slices.Values(f.Members)))
+		}
+		cmpFam := func(a, b []int) int { return a[0] - b[0] }
+		slices.SortFunc(got, cmpFam)
+		slices.SortFunc(want, cmpFam)
+		for k := range want {
+			if !slices.Equal(got[k], want[k]) {
+				t.Fatalf("seed %d: family %v, want %v", seed, got[k], want[k])
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("seed %d: no family: the test says nothing", seed)
+		}
+	}
+}
+
+// TestJoinStopsEarly checks that yield returning false stops the join.
+func TestJoinStopsEarly(t *testing.T) {
+	l := testList(3000, 2)
+	n := 0
+	_, err := Join(context.Background(), l, Options{}, func(Pair) bool {
+		n++
+		return n < 5
+	})
+	if err != nil || n != 5 {
+		t.Fatalf("stopped after %d pairs, err %v", n, err)
+	}
+}

@@ -1,0 +1,300 @@
+package passwords
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"strconv"
+)
+
+// ErrTooLarge is returned when a list would exceed its 32-bit limits: 2³²-1
+// lines, or 2³² bytes of distinct passwords.
+var ErrTooLarge = errors.New("passwords: list too large")
+
+// List holds distinct passwords, each with its count and the first line it
+// was read from, in order of first appearance. All passwords share one byte
+// arena; a hash table finds a password already present. The zero value is an
+// empty list ready for Add.
+//
+// A List is not safe for concurrent mutation; once built, any number of
+// goroutines may read it (Password, Count, Line, Len) and join or index it.
+type List struct {
+	text   []byte
+	ends   []uint32 // password i is text[ends[i]:ends[i+1]]
+	counts []uint64
+	lines  []uint32
+	table  []uint64 // open addressing: hash>>32<<32 | index+1; 0 is free
+	seed   maphash.Seed
+}
+
+// Len returns the number of distinct passwords.
+func (l *List) Len() int { return len(l.counts) }
+
+// Password returns password i (0 <= i < Len()). The slice aliases the list's
+// arena and must not be modified; it stays valid while the list lives.
+func (l *List) Password(i int) []byte {
+	return l.text[l.ends[i]:l.ends[i+1]:l.ends[i+1]]
+}
+
+// Count returns the summed count of password i.
+func (l *List) Count(i int) uint64 { return l.counts[i] }
+
+// Line returns the 1-based line password i was first read from (as given to
+// Add).
+func (l *List) Line(i int) int { return int(l.lines[i]) }
+
+// Bytes returns the number of bytes of distinct passwords held.
+func (l *List) Bytes() int { return len(l.text) }
+
+// Add adds count occurrences of pw, first seen on line, and returns its index
+// and whether it is new. A password already present keeps its index and line
+// and adds to its count (saturating at the largest uint64). pw is copied; the
+// caller may reuse it. Cost: amortised O(len(pw)).
+func (l *List) Add(pw []byte, count uint64, line int) (int, bool, error) {
+	if l.table == nil {
+		l.seed = maphash.MakeSeed()
+		l.table = make([]uint64, 1024)
+		l.ends = append(l.ends[:0], 0)
+	}
+	h := maphash.Bytes(l.seed, pw)
+	tag := h >> 32 << 32
+	mask := uint64(len(l.table) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		e := l.table[k]
+		if e == 0 {
+			break
+		}
+		if e>>32<<32 == tag {
+			i := int(uint32(e) - 1)
+			if bytes.Equal(l.Password(i), pw) {
+				l.counts[i] = addSat(l.counts[i], count)
+				return i, false, nil
+			}
+		}
+	}
+	if line < 0 || line >= math.MaxUint32 || len(l.counts) >= math.MaxUint32-1 ||
+		uint64(len(l.text))+uint64(len(pw)) > math.MaxUint32 {
+		return 0, false, ErrTooLarge
+	}
+	i := len(l.counts)
+	l.text = append(l.text, pw...)
+	l.ends = append(l.ends, uint32(len(l.text)))
+	l.counts = append(l.counts, count)
+	l.lines = append(l.lines, uint32(line))
+	if 2*(i+1) > len(l.table) {
+		l.grow()
+	} else {
+		l.insert(tag, h, i)
+	}
+	return i, true, nil
+}
+
+func (l *List) insert(tag, h uint64, i int) {
+	mask := uint64(len(l.table) - 1)
+	k := h & mask
+	for l.table[k] != 0 {
+		k = (k + 1) & mask
+	}
+	l.table[k] = tag | uint64(i+1)
+}
+
+// grow doubles the table and re-inserts every password.
+func (l *List) grow() {
+	l.table = make([]uint64, 2*len(l.table))
+	for i := range l.counts {
+		h := maphash.Bytes(l.seed, l.Password(i))
+		l.insert(h>>32<<32, h, i)
+	}
+}
+
+// Index returns the index of pw, and false when the list does not hold it.
+// Cost: O(len(pw)) expected.
+func (l *List) Index(pw []byte) (int, bool) {
+	if l.table == nil {
+		return 0, false
+	}
+	h := maphash.Bytes(l.seed, pw)
+	tag := h >> 32 << 32
+	mask := uint64(len(l.table) - 1)
+	for k := h & mask; l.table[k] != 0; k = (k + 1) & mask {
+		e := l.table[k]
+		if e>>32<<32 == tag {
+			if i := int(uint32(e) - 1); bytes.Equal(l.Password(i), pw) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Counts says where a frequency list keeps its counts.
+type Counts uint8
+
+const (
+	// NoCounts: every line is a password, counted once.
+	NoCounts Counts = iota
+	// CountFirst: count<TAB>password. The count ends at the first tab; the
+	// password is everything after it, tabs included.
+	CountFirst
+	// CountLast: password<TAB>count. The count starts after the last tab.
+	CountLast
+)
+
+// ReadOptions says how Read parses a list. The zero value reads one
+// password a line, byte for byte.
+type ReadOptions struct {
+	Counts Counts
+	// SkipComments skips lines that start with "#!comment:", the comment
+	// lines of John the Ripper's word lists.
+	SkipComments bool
+	// Progress, if not nil, is called now and then with the bytes read.
+	Progress func(read int64)
+}
+
+// ReadStats counts what Read saw.
+type ReadStats struct {
+	Lines      int // lines read, comments and empty ones included
+	Comments   int // skipped by SkipComments
+	Empty      int // empty passwords, skipped
+	Duplicates int // lines whose password an earlier line already had
+}
+
+// LineError is a malformed line of a list. Its message names the line and
+// what is wrong, never the line's content.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Errors of malformed frequency lines (wrapped in a LineError).
+var (
+	ErrNoCount  = errors.New("no tab-separated count")
+	ErrBadCount = errors.New("count is not an unsigned integer")
+)
+
+const commentPrefix = "#!comment:"
+
+// Read reads a password list: one password a line, taken byte for byte but
+// for the line ending ("\n" or "\r\n"), with a count beside it as opt says.
+// Empty passwords (and empty lines of a frequency list) are counted and
+// skipped; a password seen before adds to its count. A malformed line stops
+// the read with a *LineError. Cost: one pass, amortised O(1) work and memory
+// per byte.
+func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
+	var st ReadStats
+	l := new(List)
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	var read int64
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return nil, st, err
+		}
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		read += int64(len(line))
+		st.Lines++
+		if st.Lines >= math.MaxUint32 {
+			return nil, st, ErrTooLarge
+		}
+		if opt.Progress != nil && st.Lines%65536 == 0 {
+			opt.Progress(read)
+		}
+		line = trimEOL(line)
+		if opt.SkipComments && bytes.HasPrefix(line, []byte(commentPrefix)) {
+			st.Comments++
+		} else if e := addLine(l, &st, line, opt.Counts); e != nil {
+			return nil, st, &LineError{st.Lines, e}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(read)
+	}
+	return l, st, nil
+}
+
+func addLine(l *List, st *ReadStats, line []byte, counts Counts) error {
+	count := uint64(1)
+	pw := line
+	if counts != NoCounts && len(line) > 0 {
+		var field []byte
+		var cut int
+		if counts == CountFirst {
+			cut = bytes.IndexByte(line, '\t')
+			if cut >= 0 {
+				field, pw = line[:cut], line[cut+1:]
+			}
+		} else {
+			cut = bytes.LastIndexByte(line, '\t')
+			if cut >= 0 {
+				pw, field = line[:cut], line[cut+1:]
+			}
+		}
+		if cut < 0 {
+			return ErrNoCount
+		}
+		n, ok := parseCount(field)
+		if !ok {
+			return ErrBadCount
+		}
+		count = n
+	}
+	if len(pw) == 0 {
+		st.Empty++
+		return nil
+	}
+	_, added, err := l.Add(pw, count, st.Lines)
+	if err != nil {
+		return err
+	}
+	if !added {
+		st.Duplicates++
+	}
+	return nil
+}
+
+// parseCount reads an unsigned decimal, with spaces allowed around it (as
+// `uniq -c` pads its counts).
+func parseCount(b []byte) (uint64, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseUint(string(b), 10, 64)
+	return n, err == nil
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}

@@ -1,0 +1,196 @@
+package passwords
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+type entry struct {
+	pw    string
+	count uint64
+	line  int
+}
+
+func entries(l *List) []entry {
+	var out []entry
+	for i := range l.Len() {
+		out = append(out, entry{string(l.Password(i)), l.Count(i), l.Line(i)})
+	}
+	return out
+}
+
+func TestRead(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  ReadOptions
+		in   string
+		want []entry
+		st   ReadStats
+	}{
+		{"plain", ReadOptions{}, "a\nb\r\na\n\nc d\n\tx", []entry{{"a", 2, 1}, {"b", 1, 2}, {"c d", 1, 5}, {"\tx", 1, 6}},
+			ReadStats{Lines: 6, Empty: 1, Duplicates: 1}},
+		{"no final newline", ReadOptions{}, "x\ny", []entry{{"x", 1, 1}, {"y", 1, 2}}, ReadStats{Lines: 2}},
+		{"empty input", ReadOptions{}, "", nil, ReadStats{}},
+		{"only newline", ReadOptions{}, "\n", nil, ReadStats{Lines: 1, Empty: 1}},
+		{"bytes kept", ReadOptions{}, "caf\xe9\n \n\r\r\n", []entry{{"caf\xe9", 1, 1}, {" ", 1, 2}, {"\r", 1, 3}}, ReadStats{Lines: 3}},
+		{"count first", ReadOptions{Counts: CountFirst}, "10\tpassword\n  3\tpass\tword\n2\tpassword\n0\tzero\n", []entry{{"password", 12, 1}, {"pass\tword", 3, 2}, {"zero", 0, 4}},
+			ReadStats{Lines: 4, Duplicates: 1}},
+		{"count last", ReadOptions{Counts: CountLast}, "password\t10\npass\tword\t3 \n5\t\t7\n", []entry{{"password", 10, 1}, {"pass\tword", 3, 2}, {"5\t", 7, 3}},
+			ReadStats{Lines: 3}},
+		{"count, empty password", ReadOptions{Counts: CountFirst}, "4\t\n1\tx\n", []entry{{"x", 1, 2}}, ReadStats{Lines: 2, Empty: 1}},
+		{"comments", ReadOptions{SkipComments: true}, "#!comment: hi\n#password\n#!comment:\n123\n", []entry{{"#password", 1, 2}, {"123", 1, 4}},
+			ReadStats{Lines: 4, Comments: 2}},
+		{"comments kept", ReadOptions{}, "#!comment: hi\n", []entry{{"#!comment: hi", 1, 1}}, ReadStats{Lines: 1}},
+	}
+	for _, tt := range tests {
+		l, st, err := Read(strings.NewReader(tt.in), tt.opt)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := entries(l); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+		if st != tt.st {
+			t.Errorf("%s: stats %+v, want %+v", tt.name, st, tt.st)
+		}
+	}
+}
+
+// TestReadErrors checks that malformed lines are reported by line number and
+// cause, and that the message never holds the line's content.
+func TestReadErrors(t *testing.T) {
+	const secret = "Tr0ub4dor&3"
+	tests := []struct {
+		opt  ReadOptions
+		in   string
+		line int
+		err  error
+	}{
+		{ReadOptions{Counts: CountFirst}, "1\tok\n" + secret + "\n", 2, ErrNoCount},
+		{ReadOptions{Counts: CountFirst}, "x" + secret + "\t" + secret + "\n", 1, ErrBadCount},
+		{ReadOptions{Counts: CountLast}, "ok\t1\n\n" + secret + "\t-3\n", 3, ErrBadCount},
+		{ReadOptions{Counts: CountLast}, secret + "\t\n", 1, ErrBadCount},
+		{ReadOptions{Counts: CountLast}, secret + "\t99999999999999999999999\n", 1, ErrBadCount},
+		{ReadOptions{Counts: CountFirst}, "\n \n", 2, ErrNoCount},
+	}
+	for _, tt := range tests {
+		_, _, err := Read(strings.NewReader(tt.in), tt.opt)
+		var le *LineError
+		if !errors.As(err, &le) || le.Line != tt.line || !errors.Is(err, tt.err) {
+			t.Errorf("%q: error %v, want line %d: %v", tt.in, err, tt.line, tt.err)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "Tr0ub") {
+			t.Errorf("error message leaks the password: %v", err)
+		}
+	}
+}
+
+func TestReadLongLines(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	l, st, err := Read(strings.NewReader("a\n"+long+"\nb\n"+long), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Len() != 3 || string(l.Password(1)) != long || l.Count(1) != 2 || st.Duplicates != 1 {
+		t.Fatalf("got %d passwords, stats %+v", l.Len(), st)
+	}
+}
+
+// TestListAgainstMap adds random passwords, many repeated, and compares the
+// list with a map.
+func TestListAgainstMap(t *testing.T) {
+	seed := uint64(12345)
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	var l List
+	counts := map[string]uint64{}
+	first := map[string]int{}
+	var order []string
+	for line := 1; line <= 50000; line++ {
+		pw := fmt.Sprintf("%x", r.IntN(20000))
+		if r.IntN(10) == 0 {
+			pw += "\xff"
+		}
+		c := uint64(r.IntN(3))
+		i, added, err := l.Add([]byte(pw), c, line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, seen := first[pw]; seen == added {
+			t.Fatalf("line %d: added = %v for a password seen = %v", line, added, seen)
+		}
+		if added {
+			first[pw] = line
+			order = append(order, pw)
+		}
+		if string(l.Password(i)) != pw {
+			t.Fatalf("line %d: index %d holds another password", line, i)
+		}
+		counts[pw] += c
+	}
+	if l.Len() != len(order) {
+		t.Fatalf("%d passwords, want %d", l.Len(), len(order))
+	}
+	for i, pw := range order {
+		if string(l.Password(i)) != pw || l.Count(i) != counts[pw] || l.Line(i) != first[pw] {
+			t.Fatalf("password %d: %q ×%d line %d, want %q ×%d line %d", i, l.Password(i), l.Count(i), l.Line(i), pw, counts[pw], first[pw])
+		}
+		if j, ok := l.Index([]byte(pw)); !ok || j != i {
+			t.Fatalf("Index(%q) = %d, %v; want %d", pw, j, ok, i)
+		}
+	}
+	if _, ok := l.Index([]byte("not there")); ok {
+		t.Fatal("Index found a password never added")
+	}
+}
+
+func TestCountSaturates(t *testing.T) {
+	var l List
+	l.Add([]byte("x"), math.MaxUint64-1, 1)
+	l.Add([]byte("x"), 5, 2)
+	if l.Count(0) != math.MaxUint64 {
+		t.Fatalf("count %d, want saturation", l.Count(0))
+	}
+}
+
+// FuzzRead reads any input in every format: it either fails with a line
+// error or holds exactly the non-empty passwords of the lines.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("a\nb\r\na\n\n"), uint8(0))
+	f.Add([]byte("3\tx\n4\tx\ty\n"), uint8(1))
+	f.Add([]byte("x\t3\n\t4\n"), uint8(2))
+	f.Add([]byte("#!comment: x\ny"), uint8(4))
+	f.Fuzz(func(t *testing.T, in []byte, mode uint8) {
+		opt := ReadOptions{Counts: Counts(mode % 3), SkipComments: mode&4 != 0}
+		l, st, err := Read(bytes.NewReader(in), opt)
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) || le.Line < 1 {
+				t.Fatalf("error without a line: %v", err)
+			}
+			return
+		}
+		var total uint64
+		for i := range l.Len() {
+			total += l.Count(i)
+			if len(l.Password(i)) == 0 {
+				t.Fatal("empty password kept")
+			}
+		}
+		if opt.Counts == NoCounts {
+			if int(total) != st.Lines-st.Empty-st.Comments {
+				t.Fatalf("counts sum to %d for %+v", total, st)
+			}
+			if l.Len()+st.Duplicates+st.Empty+st.Comments != st.Lines {
+				t.Fatalf("%d passwords do not add up with %+v", l.Len(), st)
+			}
+		}
+	})
+}
