@@ -143,12 +143,19 @@ func Parse(text string) (Spec, error) {
 // Append appends the token keys of record to dst and returns the extended
 // slice. Keys may repeat; the order package removes duplicates. The record
 // must be valid UTF-8 (ErrUTF8 otherwise) except for Set, which takes bytes as
-// they are.
+// they are, and Go, which reports a *ScanError instead. A length N outside
+// 1..MaxN for QGram, Shingle or Go returns ErrSpec.
 //
 // Cost: O(len(record)) for Set, Words and QGram; Shingle and Go hash N tokens
 // per shingle. Append allocates nothing for Set, Words and QGram beyond the
 // growth of dst. It is safe for concurrent use.
 func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
+	switch s.Kind {
+	case QGram, Shingle, Go:
+		if s.N < 1 || s.N > MaxN {
+			return dst, fmt.Errorf("%w %s: length must be an integer from 1 to %d", ErrSpec, s, MaxN)
+		}
+	}
 	switch s.Kind {
 	case Set:
 		return appendFields(dst, record), nil

@@ -39,6 +39,7 @@ type joinConfig struct {
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
+	docs    docFlags // --files and word normalisation (files.go)
 	m       prefix.Measure
 	t       prefix.Threshold
 	outFmt  format
@@ -59,6 +60,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.lsh.addFlags(fs)
+	c.docs.addFlags(fs)
 }
 
 // parse checks the flags before any work starts.
@@ -66,6 +68,9 @@ func (c *joinConfig) parse() error {
 	var err error
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
 		return usageError{err}
+	}
+	if err := c.docs.parse(&c.spec); err != nil {
+		return err
 	}
 	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
 		return usageError{err}
@@ -102,10 +107,13 @@ func newJoinCmd(e *env) *cobra.Command {
 ids are 1-based line numbers) whose similarity reaches the threshold, as
 id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
 record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.command = "join"
 			if err := cfg.parse(); err != nil {
+				return err
+			}
+			if err := cfg.docs.checkArgs(args); err != nil {
 				return err
 			}
 			return runJoin(cmd.Context(), e, &cfg, args[0])
@@ -119,7 +127,10 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 type loaded struct {
 	r, s *order.Collection // s is nil for a self-join
 	rep  *report
-	prog *progress
+	// names, snames are the record ids of r and s with --files (paths);
+	// nil for line input, whose ids are line numbers.
+	names, snames []string
+	prog          *progress
 }
 
 // load reads INPUT (and --against) and builds the collections.
@@ -133,6 +144,12 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		Workers:   cfg.workers,
 	}
 	prog := newProgress(e.stderr)
+	if cfg.docs.files {
+		if cfg.docs.args == nil {
+			cfg.docs.args = []string{input}
+		}
+		return loadFiles(e, cfg, rep, prog)
+	}
 	read := func(name string) (*order.Input, error) {
 		f, shown, err := openInput(name, e.stdin)
 		if err != nil {
@@ -284,10 +301,16 @@ type pairSink struct {
 	err    error
 	ida    []byte
 	idb    []byte
+	// names, snames are the ids of --files records (nil: line numbers).
+	names, snames []string
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
-	return &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil}
+	s := &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil, names: l.names, snames: l.snames}
+	if s.snames == nil && !s.rs {
+		s.snames = l.names
+	}
+	return s
 }
 
 // add takes one pair; it returns false once writing has failed.
@@ -302,9 +325,15 @@ func (s *pairSink) add(p join.Pair) bool {
 }
 
 func (s *pairSink) write(p join.Pair) bool {
-	s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
-	s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
-	if err := s.pw.write(s.ida, s.idb, true, p.Sim); err != nil {
+	numeric := s.names == nil
+	if numeric {
+		s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
+		s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
+	} else {
+		s.ida = append(s.ida[:0], s.names[p.A]...)
+		s.idb = append(s.idb[:0], s.snames[p.B]...)
+	}
+	if err := s.pw.write(s.ida, s.idb, numeric, p.Sim); err != nil {
 		s.err = err
 		return false
 	}

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// docFlags are the flags of document input: --files and its filters, and the
+// word normalisation of words and shingle:N.
+type docFlags struct {
+	files     bool
+	include   []string
+	exclude   []string
+	minTokens int
+	keepGoing bool
+	caseMode  string
+	punct     string
+
+	args   []string // the INPUT arguments, set by the command
+	filter *globFilter
+}
+
+func (d *docFlags) addFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&d.files, "files", false, "INPUT is one or more files or directories; each file is a record, its id the path")
+	fs.StringArrayVar(&d.include, "include", nil, "with --files: take only files matching `GLOB` (repeatable; '*' matches '/' too; a glob without '/' matches the file name)")
+	fs.StringArrayVar(&d.exclude, "exclude", nil, "with --files: leave out files matching `GLOB` (repeatable), such as '*_test.go' or '*/testdata/*'")
+	fs.IntVar(&d.minTokens, "min-tokens", 0, "with --files: drop files with fewer than `N` distinct tokens (near-empty files collide by chance)")
+	fs.BoolVar(&d.keepGoing, "keep-going", false, "with --files: report an unreadable or unparsable file and skip it instead of stopping")
+	fs.StringVar(&d.caseMode, "case", "fold", "words and shingle:N: fold letters to lower case (fold) or keep them (keep)")
+	fs.StringVar(&d.punct, "punct", "drop", "words and shingle:N: punctuation separates words (drop) or is a token of its own (keep)")
+}
+
+// parse checks the document flags and sets the normalisation of spec.
+func (d *docFlags) parse(spec *shingle.Spec) error {
+	switch d.caseMode {
+	case "fold":
+	case "keep":
+		spec.Norm |= shingle.KeepCase
+	default:
+		return usagef("unknown --case %q: want fold or keep", d.caseMode)
+	}
+	switch d.punct {
+	case "drop":
+	case "keep":
+		spec.Norm |= shingle.KeepPunct
+	default:
+		return usagef("unknown --punct %q: want drop or keep", d.punct)
+	}
+	if d.minTokens < 0 {
+		return usagef("--min-tokens must be >= 0")
+	}
+	if !d.files {
+		switch {
+		case len(d.include) > 0:
+			return usagef("--include needs --files")
+		case len(d.exclude) > 0:
+			return usagef("--exclude needs --files")
+		case d.minTokens > 0:
+			return usagef("--min-tokens needs --files")
+		case d.keepGoing:
+			return usagef("--keep-going needs --files")
+		}
+		return nil
+	}
+	var err error
+	d.filter, err = newGlobFilter(d.include, d.exclude)
+	return err
+}
+
+// checkArgs checks the number of INPUT arguments and keeps them.
+func (d *docFlags) checkArgs(args []string) error {
+	if len(args) == 0 {
+		return usagef("missing INPUT")
+	}
+	if len(args) > 1 && !d.files {
+		return usagef("%d INPUT arguments: give one file, or use --files for several files or directories", len(args))
+	}
+	if d.files && slices.Contains(args, "-") {
+		return usagef("--files reads files and directories, not standard input (-)")
+	}
+	d.args = args
+	return nil
+}
+
+// docFile is one selected file: its id (the path as given, or joined to the
+// directory given) and its path relative to that directory.
+type docFile struct {
+	id  string
+	rel string
+}
+
+// fileStats is the "files" section of the report.
+type fileStats struct {
+	Listed      int     `json:"listed"`       // regular files found under INPUT
+	Selected    int     `json:"selected"`     // kept by --include and --exclude
+	Unreadable  int     `json:"unreadable"`   // skipped with --keep-going
+	TooFew      int     `json:"below_min"`    // dropped by --min-tokens
+	Records     int     `json:"records"`      // files that became records
+	Bytes       int64   `json:"bytes"`        // bytes read
+	Shingles    int64   `json:"tokens"`       // distinct tokens summed over records
+	ListSeconds float64 `json:"list_seconds"` // walking the directories
+	ReadCPU     float64 `json:"read_cpu_seconds"`
+	TokenCPU    float64 `json:"tokenize_cpu_seconds"`
+	MinTokens   int     `json:"min_tokens"`
+}
+
+// listFiles walks the INPUT arguments in order, each directory in lexical
+// order, and returns the selected files. Hidden files and directories (a
+// name starting with '.') are skipped inside directories; symbolic links to
+// files are followed, to directories not. A missing INPUT is an error; an
+// unreadable directory is one unless warn is given, which is then told.
+func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error)) ([]docFile, error) {
+	var out []docFile
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			st.Listed++
+			if filter.keep(filepath.ToSlash(arg)) {
+				out = append(out, docFile{id: arg, rel: filepath.ToSlash(arg)})
+			}
+			continue
+		}
+		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if warn == nil || path == arg {
+					return err
+				}
+				warn(err)
+				return nil
+			}
+			if path != arg && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch {
+			case d.IsDir():
+				return nil
+			case d.Type()&fs.ModeSymlink != 0:
+				target, err := os.Stat(path)
+				if err != nil || !target.Mode().IsRegular() {
+					return nil
+				}
+			case !d.Type().IsRegular():
+				return nil
+			}
+			st.Listed++
+			rel, err := filepath.Rel(arg, path)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if filter.keep(rel) {
+				out = append(out, docFile{id: path, rel: rel})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if g, ok := filter.unmatched(); ok {
+		return nil, usagef("--include %q matches no file in %s", g, strings.Join(args, " "))
+	}
+	if len(out) == 0 {
+		return nil, usagef("no file selected in %s (%d listed)", strings.Join(args, " "), st.Listed)
+	}
+	st.Selected = len(out)
+	return out, nil
+}
+
+// fileResult is one file read and tokenized: its sorted distinct keys, or the
+// error that stopped it.
+type fileResult struct {
+	keys []uint64
+	err  error
+}
+
+// readFiles reads and tokenizes files on workers goroutines and returns the
+// records in file order with their ids. A file that cannot be read or
+// tokenized stops the run with an error naming it, or with keepGoing is
+// reported through warn and skipped. Files with fewer than minTokens distinct
+// tokens are dropped. progress, if not nil, is called from the calling
+// goroutine with the files done and the total.
+func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileStats,
+	warn func(error), progress func(done, total int)) (*order.Input, []string, error) {
+	results := make([]fileResult, len(files))
+	done := make([]chan struct{}, len(files))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var readNS, tokNS, nbytes atomic.Int64
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			var scratch []uint64
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				if stop.Load() {
+					close(done[i])
+					continue
+				}
+				t0 := time.Now()
+				data, err := os.ReadFile(files[i].id)
+				t1 := time.Now()
+				readNS.Add(int64(t1.Sub(t0)))
+				if err == nil {
+					nbytes.Add(int64(len(data)))
+					scratch, err = spec.AppendBytes(scratch[:0], data)
+					if err == nil {
+						slices.Sort(scratch)
+						results[i].keys = slices.Clone(slices.Compact(scratch))
+					}
+					tokNS.Add(int64(time.Since(t1)))
+				}
+				if err != nil {
+					results[i].err = fileError(files[i].id, err)
+					if !keepGoing {
+						stop.Store(true)
+					}
+				}
+				close(done[i])
+			}
+		})
+	}
+	in := new(order.Input)
+	var ids []string
+	var firstErr error
+	for i := range files {
+		<-done[i]
+		r := &results[i]
+		switch {
+		case firstErr != nil:
+		case r.err != nil && !keepGoing:
+			firstErr = r.err
+		case r.err != nil:
+			st.Unreadable++
+			warn(r.err)
+		case len(r.keys) < minTokens:
+			st.TooFew++
+		default:
+			in.AddSorted(r.keys)
+			ids = append(ids, files[i].id)
+			st.Shingles += int64(len(r.keys))
+		}
+		r.keys = nil
+		if progress != nil {
+			progress(i+1, len(files))
+		}
+	}
+	wg.Wait()
+	st.Bytes = nbytes.Load()
+	st.ReadCPU = time.Duration(readNS.Load()).Seconds()
+	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()
+	st.MinTokens = minTokens
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	st.Records += len(ids)
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
+			len(files), st.Unreadable, st.TooFew, minTokens)
+	}
+	return in, ids, nil
+}
+
+// fileError names the file of a read or tokenizing error: "path: error", or
+// "path:line:column: message" for Go source that does not scan.
+func fileError(path string, err error) error {
+	var se *shingle.ScanError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s:%w", path, err)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err // already "open path: reason"
+	}
+	if errors.Is(err, shingle.ErrUTF8) {
+		return fmt.Errorf("%s: %w (use --tokens set for binary files)", path, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// loadFiles reads the records of --files: INPUT arguments (and --against)
+// listed, read and tokenized in parallel, ordered into collections; the ids
+// are the paths.
+func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, error) {
+	d := &cfg.docs
+	rep.Input = append([]string(nil), d.args...)
+	var warn func(error)
+	if d.keepGoing {
+		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
+	}
+	var st fileStats
+	read := func(args []string) (*order.Input, []string, error) {
+		t0 := time.Now()
+		files, err := listFiles(args, d.filter, &st, warn)
+		st.ListSeconds += time.Since(t0).Seconds()
+		if err != nil {
+			return nil, nil, err
+		}
+		bar := prog.count("reading files")
+		defer bar.finish()
+		return readFiles(files, cfg.spec, cfg.workers, d.minTokens, d.keepGoing, &st, warn, bar.setOf)
+	}
+	tm := rep.phase("read+tokenize")
+	rin, rnames, err := read(d.args)
+	if err != nil {
+		return nil, err
+	}
+	var sin *order.Input
+	var snames []string
+	if cfg.against != "" {
+		rep.Input = append(rep.Input, "--against", cfg.against)
+		if sin, snames, err = read([]string{cfg.against}); err != nil {
+			return nil, err
+		}
+	}
+	tm.done("read+tokenize")
+	tm = rep.phase("order")
+	l := &loaded{rep: rep, prog: prog, names: rnames, snames: snames}
+	if sin == nil {
+		l.r, err = order.New(rin)
+	} else {
+		var cs []*order.Collection
+		cs, err = order.Build(rin, sin)
+		if err == nil {
+			l.r, l.s = cs[0], cs[1]
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	tm.done("order")
+	rep.Records, rep.Skipped, rep.SetTokens = l.r.Records(), l.r.Skipped(), l.r.Tokens()
+	if l.s != nil {
+		rep.Records += l.s.Records()
+		rep.Skipped += l.s.Skipped()
+		rep.SetTokens += l.s.Tokens()
+	}
+	rep.Vocabulary = l.r.Dict().Len()
+	rows := [][2]string{
+		{"listed", group(int64(st.Listed))},
+		{"selected", group(int64(st.Selected))},
+	}
+	if d.keepGoing {
+		rows = append(rows, [2]string{"unreadable, skipped", group(int64(st.Unreadable))})
+	}
+	if d.minTokens > 0 {
+		rows = append(rows, [2]string{fmt.Sprintf("below %d tokens", d.minTokens), group(int64(st.TooFew))})
+	}
+	rows = append(rows,
+		[2]string{"records", group(int64(st.Records))},
+		[2]string{"bytes read", bytesText(st.Bytes)},
+		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},
+		[2]string{"reading (cpu)", fmt.Sprintf("%.3f s", st.ReadCPU)},
+		[2]string{"tokenizing (cpu)", fmt.Sprintf("%.3f s", st.TokenCPU)},
+	)
+	rep.addSection("files", "files", st, rows)
+	return l, nil
+}

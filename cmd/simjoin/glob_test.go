@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestMatchGlob(t *testing.T) {
+	for _, tc := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"*_test.go", "bytes/reader_test.go", true},
+		{"*_test.go", "bytes/reader.go", false},
+		{"*/testdata/*", "cmd/go/testdata/script/x.txt", true},
+		{"*/testdata/*", "testdata/x.go", false},
+		{"testdata/*", "testdata/x.go", true},
+		{"*.go", "a/b/c.go", true},
+		{"a/*/c.go", "a/b/x/c.go", true},
+		{"?.go", "a.go", true},
+		{"?.go", "ab.go", false},
+		{"?", "é", true},
+		{"[abc].go", "b.go", true},
+		{"[!abc].go", "b.go", false},
+		{"[^abc].go", "d.go", true},
+		{"[a-c]x", "cx", true},
+		{"[a-c]x", "dx", false},
+		{`\*`, "*", true},
+		{`\*`, "a", false},
+		{`[\]]`, "]", true},
+		{"", "", true},
+		{"", "a", false},
+		{"**", "", true},
+		{"a*b*c", "aXbYbZc", true},
+		{"a*b*c", "aXbYbZ", false},
+		{"*/internal/*", "cmd/gofmt/internal.go", false},
+	} {
+		if err := checkGlob(tc.glob); err != nil {
+			t.Fatalf("%q: %v", tc.glob, err)
+		}
+		if got := matchGlob(tc.glob, tc.name); got != tc.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"[", "[]", "[!]", "[a", "[z-a]", "[-a]", "[a-]", `a\`, "\xff"} {
+		if err := checkGlob(bad); err == nil {
+			t.Errorf("checkGlob(%q) accepted a bad glob", bad)
+		}
+	}
+}
+
+func TestGlobFilter(t *testing.T) {
+	f, err := newGlobFilter([]string{"*.go", "*.s"}, []string{"*_test.go", "*/testdata/*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]bool{
+		"bytes/reader.go":         true,
+		"bytes/reader_test.go":    false,
+		"go/types/testdata/a.go":  false,
+		"runtime/asm_amd64.s":     true,
+		"README":                  false,
+		"reader.go":               true,
+		"cmd/testdata.go":         true,
+		"x/testdata/nested/y.txt": false,
+		"testdata/top.go":         false,
+	} {
+		if got := f.keep(rel); got != want {
+			t.Errorf("keep(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	if g, ok := f.unmatched(); ok {
+		t.Errorf("unmatched %q, want none", g)
+	}
+	f, _ = newGlobFilter([]string{"*.go", "*.gox"}, nil)
+	f.keep("a.go")
+	if g, ok := f.unmatched(); !ok || g != "*.gox" {
+		t.Errorf("unmatched = %q, %v; want *.gox", g, ok)
+	}
+	if _, err := newGlobFilter(nil, []string{"[x"}); err == nil {
+		t.Error("a bad exclude glob was accepted")
+	}
+}
+
+// globRegexp is the reference: the glob as a regular expression.
+func globRegexp(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString(`(?s)^`)
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '*':
+			b.WriteString(`.*`)
+			i++
+		case '?':
+			b.WriteString(`.`)
+			i++
+		case '\\':
+			r, w := utf8.DecodeRuneInString(p[i+1:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += 1 + w
+		case '[':
+			_, n, _ := matchClass(p[i:], 0)
+			class := p[i+1 : i+n-1]
+			b.WriteByte('[')
+			if class[0] == '!' || class[0] == '^' {
+				b.WriteByte('^')
+				class = class[1:]
+			}
+			for j := 0; j < len(class); {
+				escaped := class[j] == '\\'
+				if escaped {
+					j++
+				}
+				if class[j] == '-' && !escaped {
+					b.WriteByte('-')
+					j++
+					continue
+				}
+				r, w := utf8.DecodeRuneInString(class[j:])
+				fmt.Fprintf(&b, `\x{%x}`, r)
+				j += w
+			}
+			b.WriteByte(']')
+			i += n
+		default:
+			r, w := utf8.DecodeRuneInString(p[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += w
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.MustCompile(b.String())
+}
+
+// FuzzMatchGlob compares matchGlob with a regular expression built from the
+// glob, and, on names without '/', with path.Match (whose '*' and '?' differ
+// only on '/').
+func FuzzMatchGlob(f *testing.F) {
+	for _, s := range [][2]string{
+		{"*_test.go", "bytes/reader_test.go"}, {"*/testdata/*", "a/testdata/b"},
+		{"[a-c]?*x", "b/yx"}, {`\[*\]`, "[a]"}, {"[!/]*", "/x"}, {"a*b*c", "aXbYbZc"},
+		{"[\\]a-]", "]"}, {"é?[à-ü]", "éxö"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, glob, name string) {
+		if checkGlob(glob) != nil || !utf8.ValidString(name) || len(glob) > 40 {
+			return
+		}
+		got := matchGlob(glob, name)
+		if want := globRegexp(glob).MatchString(name); got != want {
+			t.Fatalf("matchGlob(%q, %q) = %v, regexp %v", glob, name, got, want)
+		}
+		if !strings.Contains(name, "/") {
+			if want, err := path.Match(glob, name); err == nil && got != want {
+				t.Fatalf("matchGlob(%q, %q) = %v, path.Match %v", glob, name, got, want)
+			}
+		}
+	})
+}
