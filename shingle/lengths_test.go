@@ -9,12 +9,11 @@ import (
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// TestBugAppendBadLengthPanics: Spec.Append checks the length only for Go
-// (AppendGo returns ErrSpec); for QGram and Shingle a Spec built by hand
-// with N outside 1..MaxN panics (shingle:0 divides by zero, shingle:65 and
-// qgram:65 index past a fixed-size ring) instead of returning ErrSpec.
-// qgram:0 silently yields no keys.
-func TestBugAppendBadLengthPanics(t *testing.T) {
+// TestAppendBadLength checks that a Spec built by hand with a length outside
+// 1..MaxN gets ErrSpec from Append, not a panic (shingle:0 once divided by
+// zero, shingle:65 and qgram:65 indexed past a fixed-size ring) and not a
+// silent empty set (qgram:0).
+func TestAppendBadLength(t *testing.T) {
 	for _, spec := range []shingle.Spec{
 		{Kind: shingle.Shingle, N: 0},
 		{Kind: shingle.Shingle, N: shingle.MaxN + 1},
