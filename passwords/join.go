@@ -70,13 +70,14 @@ type Pair struct {
 
 // Stats counts what a join did.
 type Stats struct {
-	Passwords int // distinct passwords in the list
-	TooShort  int // skipped: no q-gram after normalisation
-	Joined    int // passwords with at least one q-gram, given to the join
-	Grams     int // q-grams summed over the joined passwords' sets
-	Exact     join.Stats
-	GramTime  time.Duration // normalising and taking q-grams
-	OrderTime time.Duration // building the token order and the collection
+	Passwords  int // distinct passwords in the list
+	TooShort   int // skipped: no q-gram after normalisation
+	Joined     int // passwords with at least one q-gram, given to the join
+	Grams      int // q-grams summed over the joined passwords' sets
+	Vocabulary int // distinct q-grams
+	Exact      join.Stats
+	GramTime   time.Duration // normalising and taking q-grams
+	OrderTime  time.Duration // building the token order and the collection
 }
 
 // JoinTime is the time of the exact join proper: indexing and probing the
@@ -123,6 +124,7 @@ func collect(l *List, opt *Options) (*order.Collection, Stats, error) {
 	st.TooShort = c.Skipped()
 	st.Joined = c.Len()
 	st.Grams = c.Tokens()
+	st.Vocabulary = c.Dict().Len()
 	return c, st, nil
 }
 

@@ -1,0 +1,811 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+func init() { register(newPasswordsCmd) }
+
+// exitTooClose is the exit status of `passwords check` when a candidate is
+// too close to a known password.
+const exitTooClose = 3
+
+// pwConfig holds the flags of `passwords` and `passwords check`.
+type pwConfig struct {
+	q           int
+	threshold   string
+	measure     string
+	foldCase    bool
+	foldLeet    bool
+	stripSuffix bool
+	counts      string
+	comments    bool
+	format      string
+	output      string
+	stats       bool
+	statsJSON   string
+	workers     int
+
+	// passwords only
+	families bool
+	sort     bool
+	// check only
+	against string
+	silent  bool
+
+	// Parsed by parse.
+	opt    passwords.Options
+	read   passwords.ReadOptions
+	outFmt format
+}
+
+const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
+taken byte for byte but for the line ending. Each password becomes the set of
+its character q-grams (-q, default 2: the shortest grams that keep character
+order, and the ones that lose least under a one-character change), after the
+normalisations asked for; two passwords are similar when their sets reach the
+threshold (Jaccard >= 0.8 by default). Valid UTF-8 is read as code points,
+anything else (Latin-1) as bytes.
+
+Identical lines are merged (their counts summed): each distinct password is
+joined once and known by the first line it is on. Output, one pair a line:
+
+  line_a<TAB>line_b<TAB>similarity<TAB>password_a<TAB>password_b
+
+with line_a < line_b. With --families, the connected groups of similar
+passwords instead, largest first, one a line:
+
+  size<TAB>count<TAB>most_frequent<TAB>member<TAB>member...
+
+size: distinct passwords; count: their occurrences (or summed --counts);
+members most frequent first. In TSV, passwords are written byte for byte
+except that backslash, tab, CR and other control bytes are escaped (\\, \t,
+\r, \xHH). --format csv writes pairs with a header, and families one member a
+row (family,size,count,line,password_count,password); jsonl writes objects,
+with "…_base64" fields for passwords that are not UTF-8.
+
+Passwords appear only in this output, never in messages or the statistics.`
+
+const checkLong = `Check candidate passwords (the arguments, or one a line on stdin) against
+the known passwords of --against LIST: for each candidate, the known
+passwords whose similarity reaches the threshold, most similar first, one a
+line:
+
+  candidate<TAB>line<TAB>similarity<TAB>known_password
+
+where candidate is the candidate's number (argument or stdin line, from 1)
+and line the known password's line; the candidate itself is not echoed.
+Exit status 3 when any candidate is too close to a known password, 0 when
+none is, so that the command serves in a password policy script:
+
+  printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
+
+Prefer stdin to arguments for real passwords: arguments are visible to other
+users of the machine. The q-grams, normalisations, measure and threshold are
+those of simjoin passwords.`
+
+func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
+	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
+	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
+	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
+	fs.BoolVar(&c.foldCase, "fold-case", false, "fold letters to lower case")
+	fs.BoolVar(&c.foldLeet, "fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
+	fs.BoolVar(&c.stripSuffix, "strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
+	fs.StringVar(&c.counts, "counts", "", "the list has counts: \"first\" (count<TAB>password) or \"last\" (password<TAB>count); bare --counts means first")
+	fs.Lookup("counts").NoOptDefVal = "first"
+	fs.BoolVar(&c.comments, "skip-comments", false, "skip lines starting with #!comment: (John the Ripper word lists)")
+	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
+	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
+	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+}
+
+// parse checks the flags before any work starts.
+func (c *pwConfig) parse(fs *pflag.FlagSet) error {
+	m, err := prefix.ParseMeasure(c.measure)
+	if err != nil {
+		return usageError{err}
+	}
+	if m == prefix.Overlap && !fs.Changed("threshold") {
+		return usagef("--measure overlap needs -t/--threshold (an integer >= 1)")
+	}
+	t, err := prefix.ParseThreshold(m, c.threshold)
+	if err != nil {
+		return usageError{err}
+	}
+	if c.q < 1 || c.q > passwords.MaxQ {
+		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
+	}
+	if c.workers < 0 {
+		return usagef("-j/--workers must be >= 0")
+	}
+	if c.workers == 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+	}
+	var norm passwords.Norm
+	if c.foldCase {
+		norm |= passwords.FoldCase
+	}
+	if c.foldLeet {
+		norm |= passwords.FoldLeet
+	}
+	if c.stripSuffix {
+		norm |= passwords.StripSuffix
+	}
+	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: m, Threshold: t, Workers: c.workers}
+	switch c.counts {
+	case "":
+		c.read.Counts = passwords.NoCounts
+	case "first":
+		c.read.Counts = passwords.CountFirst
+	case "last":
+		c.read.Counts = passwords.CountLast
+	default:
+		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
+	}
+	c.read.SkipComments = c.comments
+	if c.outFmt, err = parseFormat(c.format); err != nil {
+		return err
+	}
+	return nil
+}
+
+func newPasswordsCmd(e *env) *cobra.Command {
+	var cfg pwConfig
+	cmd := &cobra.Command{
+		Use:   "passwords [flags] LIST",
+		Short: "Find the near-copies in a password list, or check new passwords against one",
+		Long:  passwordsLong,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cfg.parse(cmd.Flags()); err != nil {
+				return err
+			}
+			return runPasswords(cmd.Context(), e, &cfg, args[0])
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&cfg.families, "families", false, "print the families of similar passwords instead of the pairs")
+	cmd.Flags().BoolVar(&cfg.sort, "sort", false, "sort pairs by line (holds them in memory); otherwise they come in an order that is the same on every run")
+	cmd.AddCommand(newCheckCmd(e))
+	return cmd
+}
+
+func newCheckCmd(e *env) *cobra.Command {
+	var cfg pwConfig
+	cmd := &cobra.Command{
+		Use:   "check --against LIST [flags] [PASSWORD...]",
+		Short: "Check candidate passwords against a list of known ones; exit status 3 when one is too close",
+		Long:  checkLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cfg.parse(cmd.Flags()); err != nil {
+				return err
+			}
+			if cfg.against == "" {
+				return usagef("missing --against LIST")
+			}
+			if cfg.against == "-" && len(args) == 0 {
+				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
+			}
+			if cfg.silent && cfg.output != "" {
+				return usagef("--silent writes nothing: drop -o/--output")
+			}
+			return runCheck(cmd.Context(), e, &cfg, args)
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
+	return cmd
+}
+
+// readList reads a password list with a progress bar.
+func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, shown, err := openInput(name, e.stdin)
+	if err != nil {
+		return nil, passwords.ReadStats{}, err
+	}
+	defer f.Close()
+	size := int64(-1)
+	if osf, ok := f.(*os.File); ok {
+		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	bar := prog.bytes(size, "reading "+shown)
+	defer bar.finish()
+	opt := cfg.read
+	opt.Progress = bar.set
+	l, st, err := passwords.Read(f, opt)
+	if err != nil {
+		var le *passwords.LineError
+		if errors.As(err, &le) {
+			return nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+		}
+		return nil, st, &inputError{file: shown, err: err}
+	}
+	return l, st, nil
+}
+
+// newPWReport starts the statistics report of a passwords command.
+func newPWReport(cfg *pwConfig, command string, input []string) *report {
+	return &report{
+		Command:   command,
+		Input:     input,
+		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
+		Measure:   cfg.opt.Measure.String(),
+		Threshold: cfg.opt.Threshold.String(),
+		Method:    "exact",
+		Workers:   cfg.workers,
+	}
+}
+
+// pwListSection is the JSON of a list's statistics in the report.
+type pwListSection struct {
+	Lines          int    `json:"lines"`
+	Comments       int    `json:"comments_skipped"`
+	Empty          int    `json:"empty_skipped"`
+	Duplicates     int    `json:"duplicates_merged"`
+	Distinct       int    `json:"distinct"`
+	TooShort       int    `json:"too_short_skipped"`
+	Joined         int    `json:"joined"`
+	Normalisations string `json:"normalisations"`
+	Counts         string `json:"counts"`
+}
+
+// listSection describes a list read and joined (or indexed: joined names
+// the row of the passwords given to the join).
+func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joined string) (pwListSection, [][2]string) {
+	counts := cfg.counts
+	if counts == "" {
+		counts = "none"
+	}
+	sec := pwListSection{
+		Lines: rs.Lines, Comments: rs.Comments, Empty: rs.Empty, Duplicates: rs.Duplicates,
+		Distinct: st.Passwords, TooShort: st.TooShort, Joined: st.Joined,
+		Normalisations: cfg.opt.Norm.String(), Counts: counts,
+	}
+	rows := [][2]string{
+		{"lines read", group(int64(rs.Lines))},
+	}
+	if cfg.comments {
+		rows = append(rows, [2]string{"comments (skipped)", group(int64(rs.Comments))})
+	}
+	rows = append(rows,
+		[2]string{"empty (skipped)", group(int64(rs.Empty))},
+		[2]string{"duplicates (merged)", group(int64(rs.Duplicates))},
+		[2]string{"distinct passwords", group(int64(st.Passwords))},
+		[2]string{"too short for q (skipped)", group(int64(st.TooShort))},
+		[2]string{joined, group(int64(st.Joined))},
+		[2]string{"normalisations", sec.Normalisations},
+		[2]string{"counts", counts},
+	)
+	return sec, rows
+}
+
+// finishPWReport completes the report and writes it where asked.
+func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
+	rep.PeakRSS = peakRSS()
+	if cfg.stats {
+		rep.writeText(e.stderr)
+	}
+	if cfg.statsJSON != "" {
+		if err := rep.writeJSON(cfg.statsJSON); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return nil
+}
+
+func addStatsPhases(rep *report, st *passwords.Stats) {
+	rep.Phases = append(rep.Phases,
+		phase{"grams", st.GramTime.Seconds()},
+		phase{"order", st.OrderTime.Seconds()},
+	)
+	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
+}
+
+// runPasswords runs `simjoin passwords`: read, join (or families), write,
+// report.
+func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	rep := newPWReport(cfg, "passwords", []string{input})
+	prog := newProgress(e.stderr)
+	tm := rep.phase("read")
+	l, rs, err := readList(e, cfg, prog, input)
+	if err != nil {
+		return err
+	}
+	tm.done("read")
+
+	w := newPWWriter(out.w, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	bar := prog.count("joining")
+	opt := cfg.opt
+	opt.Progress = bar.setOf
+	var st passwords.Stats
+	var hist histogram
+	var results int64
+	var held []passwords.Pair
+	var fams []passwords.Family
+	if cfg.families {
+		fams, st, err = passwords.Families(ctx, l, opt)
+	} else {
+		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
+			results++
+			hist.add(p.Sim)
+			if cfg.sort {
+				held = append(held, p)
+				return true
+			}
+			return w.pair(l, p) == nil
+		})
+	}
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if w.err != nil {
+		return w.err
+	}
+	addStatsPhases(rep, &st)
+	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Exact = &st.Exact
+	sec, rows := listSection(cfg, rs, &st, "joined")
+
+	tm = rep.phase("write")
+	if cfg.families {
+		members := 0
+		for _, f := range fams {
+			w.family(l, f)
+			members += len(f.Members)
+		}
+		results = int64(len(fams))
+		largest := 0
+		if len(fams) > 0 {
+			largest = len(fams[0].Members)
+		}
+		rows = append(rows,
+			[2]string{"families", group(int64(len(fams)))},
+			[2]string{"  passwords in them", group(int64(members))},
+			[2]string{"  largest", group(int64(largest))},
+		)
+		rep.addSection("passwords", "passwords", struct {
+			pwListSection
+			Families        int   `json:"families"`
+			FamilyPasswords int   `json:"family_passwords"`
+			Largest         int   `json:"largest_family"`
+			Pairs           int64 `json:"pairs"`
+		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
+	} else {
+		slices.SortFunc(held, func(a, b passwords.Pair) int {
+			if c := cmp.Compare(a.A, b.A); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.B, b.B)
+		})
+		for _, p := range held {
+			w.pair(l, p)
+		}
+		rep.Histogram = hist.bins()
+		rep.addSection("passwords", "passwords", sec, rows)
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	tm.done("write")
+	rep.Results = results
+	if cfg.opt.Measure == prefix.Overlap {
+		rep.Histogram = nil
+	}
+	return finishPWReport(e, cfg, rep)
+}
+
+// checkBatch is the number of stdin candidates checked at a time, in
+// parallel.
+const checkBatch = 1024
+
+// runCheck runs `simjoin passwords check`.
+func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
+	prog := newProgress(e.stderr)
+	tm := rep.phase("read")
+	known, rs, err := readList(e, cfg, prog, cfg.against)
+	if err != nil {
+		return err
+	}
+	tm.done("read")
+	ix, err := passwords.NewIndex(known, cfg.opt)
+	if err != nil {
+		return err
+	}
+	st := ix.Stats()
+	addStatsPhases(rep, &st)
+	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Exact = nil
+	sec, rows := listSection(cfg, rs, &st, "indexed")
+	rep.addSection("known", "known passwords", sec, rows)
+
+	tm = rep.phase("check")
+	var sink io.Writer = out.w
+	if cfg.silent {
+		sink = io.Discard
+	}
+	w := newPWWriter(sink, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	var cs checkStats
+	var hist histogram
+	// Candidates come in batches (all arguments, or checkBatch lines of
+	// stdin); each batch is checked on all workers and written in order.
+	var batch [][]byte
+	var first int // number of batch[0]
+	flush := func() error {
+		res := checkAll(ix, batch, cfg.workers)
+		for k, ms := range res {
+			cs.candidates++
+			if len(batch[k]) == 0 {
+				cs.empty++
+				continue
+			}
+			if len(ms) > 0 {
+				cs.tooClose++
+			}
+			for _, m := range ms {
+				cs.matches++
+				hist.add(m.Sim)
+				w.match(first+k, known, m)
+			}
+		}
+		batch = batch[:0]
+		return w.err
+	}
+	if len(args) > 0 {
+		for _, a := range args {
+			batch = append(batch, []byte(a))
+		}
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
+	} else {
+		lr := newLineReader(e.stdin)
+		first = 1
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			line, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return &inputError{file: "<stdin>", err: err}
+			}
+			batch = append(batch, slices.Clone(line))
+			if len(batch) == checkBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+				first = lr.line + 1
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	tm.done("check")
+	rep.Results = cs.matches
+	if cfg.opt.Measure != prefix.Overlap {
+		rep.Histogram = hist.bins()
+	}
+	rep.addSection("check", "candidates", struct {
+		Candidates int `json:"candidates"`
+		Empty      int `json:"empty"`
+		TooClose   int `json:"too_close"`
+	}{cs.candidates, cs.empty, cs.tooClose}, [][2]string{
+		{"checked", group(int64(cs.candidates))},
+		{"empty", group(int64(cs.empty))},
+		{"too close", group(int64(cs.tooClose))},
+		{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
+	})
+	if err := finishPWReport(e, cfg, rep); err != nil {
+		return err
+	}
+	if cs.tooClose > 0 {
+		return exitError{code: exitTooClose}
+	}
+	return nil
+}
+
+type checkStats struct {
+	candidates, empty, tooClose int
+	matches                     int64
+}
+
+// checkAll checks every candidate on workers goroutines and returns their
+// matches in order.
+func checkAll(ix *passwords.Index, cands [][]byte, workers int) [][]passwords.Match {
+	res := make([][]passwords.Match, len(cands))
+	if len(cands) < 64 || workers <= 1 {
+		for k, c := range cands {
+			res[k] = ix.Check(nil, c)
+		}
+		return res
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(cands); k += workers {
+				res[k] = ix.Check(nil, cands[k])
+			}
+		})
+	}
+	wg.Wait()
+	return res
+}
+
+// pwWriter writes pairs, families and matches in the chosen format.
+type pwWriter struct {
+	w      *bufio.Writer
+	csv    *csv.Writer
+	format format
+	sim    *pairWriter // formats similarities as simjoin join does
+	header bool
+	fam    int // families written, for CSV
+	buf    []byte
+	err    error
+}
+
+func newPWWriter(w io.Writer, f format, integer bool) *pwWriter {
+	pw := &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
+	if f == formatCSV {
+		pw.csv = csv.NewWriter(pw.w)
+	}
+	return pw
+}
+
+func (pw *pwWriter) line(b []byte) error {
+	if pw.err == nil {
+		_, pw.err = pw.w.Write(b)
+	}
+	return pw.err
+}
+
+func (pw *pwWriter) csvRow(header []string, row ...string) error {
+	if pw.err != nil {
+		return pw.err
+	}
+	if !pw.header {
+		pw.header = true
+		if pw.err = pw.csv.Write(header); pw.err != nil {
+			return pw.err
+		}
+	}
+	pw.err = pw.csv.Write(row)
+	return pw.err
+}
+
+// pair writes one similar pair of l.
+func (pw *pwWriter) pair(l *passwords.List, p passwords.Pair) error {
+	la, lb := int64(l.Line(p.A)), int64(l.Line(p.B))
+	a, b := l.Password(p.A), l.Password(p.B)
+	switch pw.format {
+	case formatCSV:
+		return pw.csvRow([]string{"line_a", "line_b", "similarity", "password_a", "password_b"},
+			strconv.FormatInt(la, 10), strconv.FormatInt(lb, 10), string(pw.sim.appendSim(nil, p.Sim)), string(a), string(b))
+	case formatJSONL:
+		buf := append(pw.buf[:0], `{"a":`...)
+		buf = strconv.AppendInt(buf, la, 10)
+		buf = append(buf, `,"b":`...)
+		buf = strconv.AppendInt(buf, lb, 10)
+		buf = append(buf, `,"sim":`...)
+		buf = pw.sim.appendSim(buf, p.Sim)
+		buf = appendJSONPassword(buf, "password_a", a)
+		buf = appendJSONPassword(buf, "password_b", b)
+		buf = append(buf, "}\n"...)
+		pw.buf = buf
+	default:
+		buf := strconv.AppendInt(pw.buf[:0], la, 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendInt(buf, lb, 10)
+		buf = append(buf, '\t')
+		buf = pw.sim.appendSim(buf, p.Sim)
+		buf = append(buf, '\t')
+		buf = appendTSVPassword(buf, a)
+		buf = append(buf, '\t')
+		buf = appendTSVPassword(buf, b)
+		buf = append(buf, '\n')
+		pw.buf = buf
+	}
+	return pw.line(pw.buf)
+}
+
+// family writes one family.
+func (pw *pwWriter) family(l *passwords.List, f passwords.Family) error {
+	size := strconv.Itoa(len(f.Members))
+	count := strconv.FormatUint(f.Count, 10)
+	switch pw.format {
+	case formatCSV:
+		pw.fam++
+		for _, m := range f.Members {
+			if err := pw.csvRow([]string{"family", "size", "count", "line", "password_count", "password"},
+				strconv.Itoa(pw.fam), size, count, strconv.Itoa(l.Line(m)), strconv.FormatUint(l.Count(m), 10), string(l.Password(m))); err != nil {
+				return err
+			}
+		}
+		return nil
+	case formatJSONL:
+		buf := append(pw.buf[:0], `{"size":`...)
+		buf = append(buf, size...)
+		buf = append(buf, `,"count":`...)
+		buf = append(buf, count...)
+		buf = appendJSONPassword(buf, "top", l.Password(f.Members[0]))
+		buf = append(buf, `,"members":[`...)
+		for k, m := range f.Members {
+			if k > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"line":`...)
+			buf = strconv.AppendInt(buf, int64(l.Line(m)), 10)
+			buf = append(buf, `,"count":`...)
+			buf = strconv.AppendUint(buf, l.Count(m), 10)
+			buf = appendJSONPassword(buf, "password", l.Password(m))
+			buf = append(buf, '}')
+		}
+		buf = append(buf, "]}\n"...)
+		pw.buf = buf
+	default:
+		buf := append(pw.buf[:0], size...)
+		buf = append(buf, '\t')
+		buf = append(buf, count...)
+		buf = append(buf, '\t')
+		buf = appendTSVPassword(buf, l.Password(f.Members[0]))
+		for _, m := range f.Members {
+			buf = append(buf, '\t')
+			buf = appendTSVPassword(buf, l.Password(m))
+		}
+		buf = append(buf, '\n')
+		pw.buf = buf
+	}
+	return pw.line(pw.buf)
+}
+
+// match writes one known password close to candidate number cand.
+func (pw *pwWriter) match(cand int, known *passwords.List, m passwords.Match) error {
+	line := int64(known.Line(m.Index))
+	k := known.Password(m.Index)
+	switch pw.format {
+	case formatCSV:
+		return pw.csvRow([]string{"candidate", "line", "similarity", "known_password"},
+			strconv.Itoa(cand), strconv.FormatInt(line, 10), string(pw.sim.appendSim(nil, m.Sim)), string(k))
+	case formatJSONL:
+		buf := append(pw.buf[:0], `{"candidate":`...)
+		buf = strconv.AppendInt(buf, int64(cand), 10)
+		buf = append(buf, `,"line":`...)
+		buf = strconv.AppendInt(buf, line, 10)
+		buf = append(buf, `,"sim":`...)
+		buf = pw.sim.appendSim(buf, m.Sim)
+		buf = appendJSONPassword(buf, "known_password", k)
+		buf = append(buf, "}\n"...)
+		pw.buf = buf
+	default:
+		buf := strconv.AppendInt(pw.buf[:0], int64(cand), 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendInt(buf, line, 10)
+		buf = append(buf, '\t')
+		buf = pw.sim.appendSim(buf, m.Sim)
+		buf = append(buf, '\t')
+		buf = appendTSVPassword(buf, k)
+		buf = append(buf, '\n')
+		pw.buf = buf
+	}
+	return pw.line(pw.buf)
+}
+
+func (pw *pwWriter) flush() error {
+	if pw.err != nil {
+		return pw.err
+	}
+	if pw.csv != nil {
+		pw.csv.Flush()
+		if err := pw.csv.Error(); err != nil {
+			return err
+		}
+	}
+	return pw.w.Flush()
+}
+
+// appendTSVPassword appends p byte for byte, except that backslash, tab, CR,
+// LF and the other control bytes are escaped (\\, \t, \r, \n, \xHH), so that
+// a field never holds a separator and the escaping can be undone.
+func appendTSVPassword(b, p []byte) []byte {
+	const hex = "0123456789abcdef"
+	for _, c := range p {
+		switch {
+		case c == '\\':
+			b = append(b, '\\', '\\')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// appendJSONPassword appends `,"key":"p"` for a password that is valid UTF-8
+// and `,"key_base64":"..."` for one that is not (JSON strings hold text, not
+// bytes).
+func appendJSONPassword(b []byte, key string, p []byte) []byte {
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	if !utf8.Valid(p) {
+		b = append(b, `_base64":"`...)
+		b = base64.StdEncoding.AppendEncode(b, p)
+		return append(b, '"')
+	}
+	b = append(b, `":"`...)
+	const hex = "0123456789abcdef"
+	for _, c := range p {
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
