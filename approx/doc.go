@@ -56,7 +56,7 @@
 // weighted false-positive and false-negative areas, as datasketch and
 // ekzhu/minhash-lsh do; with equal weights its S-curve midpoint lies above t
 // (9x13 at t = 0.8, K = 128, which finds a pair at exactly 0.8 with
-// probability 0.40). Areas are integrated by Gauss–Legendre quadrature
+// probability 0.399). Areas are integrated by Gauss–Legendre quadrature
 // (gonum's integrate/quad), exact here since P is a polynomial.
 //
 // # Measures

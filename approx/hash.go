@@ -1,7 +1,6 @@
 package approx
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -65,10 +64,14 @@ func SeedWord(seed uint64, i int) uint64 { return shingle.Mix64(seed + uint64(i+
 // Fold32 folds a 64-bit token key to 32 bits: the CRC-32 (IEEE polynomial,
 // hash/crc32.ChecksumIEEE) of the key's 8 little-endian bytes. The classic
 // scheme hashes these folds, as the article does.
+// It is computed byte by byte from crc32.IEEETable, which gives the same
+// value as crc32.ChecksumIEEE without that call's allocation per key.
 func Fold32(key uint64) uint32 {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], key)
-	return crc32.ChecksumIEEE(b[:])
+	crc := ^uint32(0)
+	for i := 0; i < 8; i++ {
+		crc = crc32.IEEETable[byte(crc)^byte(key>>(8*i))] ^ crc>>8
+	}
+	return ^crc
 }
 
 // Hasher computes MinHash signatures of K minima, the same on every machine

@@ -51,6 +51,13 @@ func (b *Builder) Add(keys []uint64) int {
 // Len returns the number of sets added.
 func (b *Builder) Len() int { return len(b.offs) - 1 }
 
+// Grow makes room for sets more sets of keys more keys in all, so that the
+// Adds that follow do not reallocate.
+func (b *Builder) Grow(sets, keys int) {
+	b.keys = slices.Grow(b.keys, keys)
+	b.offs = slices.Grow(b.offs, sets)
+}
+
 // Build signs every set (in parallel), bands them and returns the index. It
 // consumes the builder, which is empty afterwards. Cost: as the signing and
 // banding of SelfJoin.

@@ -2,6 +2,8 @@ package approx_test
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -193,6 +195,19 @@ func TestCandidateProbability(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFold32: the fold is CRC-32 (IEEE) of the key's little-endian bytes.
+func TestFold32(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b [8]byte
+	for i := 0; i < 1000; i++ {
+		k := r.Uint64()
+		binary.LittleEndian.PutUint64(b[:], k)
+		if got, want := approx.Fold32(k), crc32.ChecksumIEEE(b[:]); got != want {
+			t.Fatalf("Fold32(%#x) = %#x, want %#x", k, got, want)
+		}
 	}
 }
 

@@ -151,7 +151,7 @@ func checkChoice(t float64, k int) error {
 // first in order of rows, then bands. With wFP = wFN this is the choice of
 // datasketch and ekzhu/minhash-lsh, whose S-curve midpoint lies above t: at
 // t = 0.8 and K = 128 it picks 9x13, which finds a pair at exactly 0.8 with
-// probability 0.40 and pairs uniform on [0.8, 1] with 0.83 on average.
+// probability 0.399 and pairs uniform on [0.8, 1] with 0.83 on average.
 // Cost: O(k log k) shapes, each integrated in O(k) steps.
 func ChooseWeighted(t float64, k int, wFP, wFN float64) (Shape, error) {
 	if err := checkChoice(t, k); err != nil {

@@ -1,0 +1,66 @@
+package approx_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// BenchmarkSign times one signature of a 300-key set.
+func BenchmarkSign(b *testing.B) {
+	d := synth.Documents(synth.DocsConfig{N: 1, MinSize: 300, MaxSize: 300, Seed: 1})
+	for _, sc := range schemes {
+		for _, k := range []int{64, 128, 256} {
+			b.Run(fmt.Sprintf("scheme=%s/K=%d/size=300", sc, k), func(b *testing.B) {
+				h, _ := approx.NewHasher(sc, k, 1)
+				buf := make([]uint64, k)
+				b.ReportAllocs()
+				b.SetBytes(300 * 8)
+				for b.Loop() {
+					buf = h.Sign(buf, d.Sets[0])
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMatch times comparing two packed signatures, K = 128.
+func BenchmarkMatch(b *testing.B) {
+	for _, w := range []int{8, 16, 32, 64} {
+		b.Run(fmt.Sprintf("K=128/bits=%d", w), func(b *testing.B) {
+			s, _ := approx.NewSignatures(2, 128, w)
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n += s.Match(0, s, 1)
+			}
+		})
+	}
+}
+
+// BenchmarkIndexSelfJoin times Build plus SelfJoin on a scaled-down
+// benchmark workload (the full one is in the bench module).
+func BenchmarkIndexSelfJoin(b *testing.B) {
+	cfg := synth.BenchDocs(1)
+	cfg.N, cfg.Planted, cfg.Distractors = 4000, 400, 200
+	d := synth.Documents(cfg)
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.8")
+	for _, sc := range schemes {
+		b.Run(fmt.Sprintf("scheme=%s/n=4000/t=0.8", sc), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bl, _ := approx.NewBuilder(approx.Options{Threshold: th, Scheme: sc})
+				for _, s := range d.Sets {
+					bl.Add(s)
+				}
+				ix, _ := bl.Build(context.Background())
+				ix.SelfJoin(context.Background(), func(join.Pair) bool { return true })
+			}
+		})
+	}
+}
