@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -223,21 +224,8 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	rep := l.rep
 	pw := newPairWriter(out.w, cfg.outFmt, cfg.m == prefix.Overlap)
 	sink := newPairSink(pw, cfg, l)
-	method := cfg.method
-	if method == "auto" {
-		method = "exact"
-	}
-	rep.Method = method
 	tm := rep.phase("join")
-	switch method {
-	case "exact":
-		err = runExact(ctx, cfg, l, sink)
-	case "lsh":
-		err = runLSH(ctx, e, cfg, l, sink, out.w)
-	default:
-		err = usagef("--method %s is not available in this build", method)
-	}
-	if err != nil {
+	if err := runMethod(ctx, e, cfg, l, sink, out.w); err != nil {
 		return err
 	}
 	tm.done("join")
@@ -250,6 +238,24 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	}
 	tm.done("write")
 	return finishReport(e, cfg, rep, sink)
+}
+
+// runMethod runs the join method cfg asks for on l, feeding every pair to
+// sink, and records the method in the report; out is where sink's writer
+// writes. join and the commands built on it (dedup, plot) share it.
+func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
+	method := cfg.method
+	if method == "auto" {
+		method = "exact"
+	}
+	l.rep.Method = method
+	switch method {
+	case "exact":
+		return runExact(ctx, cfg, l, sink)
+	case "lsh":
+		return runLSH(ctx, e, cfg, l, sink, out)
+	}
+	return usagef("--method %s is not available in this build", method)
 }
 
 // runExact runs the exact join and records its statistics.
@@ -303,6 +309,9 @@ type pairSink struct {
 	idb    []byte
 	// names, snames are the ids of --files records (nil: line numbers).
 	names, snames []string
+	// consume, if not nil, takes every pair instead of the writer (dedup
+	// and plot collect pairs rather than write them).
+	consume func(join.Pair) bool
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
@@ -317,6 +326,9 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 func (s *pairSink) add(p join.Pair) bool {
 	s.n++
 	s.hist.add(p.Sim)
+	if s.consume != nil {
+		return s.consume(p)
+	}
 	if s.sorted {
 		s.held = append(s.held, p)
 		return true

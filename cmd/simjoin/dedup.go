@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/join"
+)
+
+func init() { register(newDedupCmd) }
+
+func newDedupCmd(e *env) *cobra.Command {
+	var cfg joinConfig
+	var clusters bool
+	cmd := &cobra.Command{
+		Use:   "dedup [flags] INPUT",
+		Short: "Cluster near-duplicates and keep one record of each cluster",
+		Long: `Join INPUT with itself as join does, and cluster the records: two records
+are in one cluster when a chain of pairs at or above the threshold links them
+(the connected components of the pairs). Print the id of one kept record per
+cluster, the first in input order, in input order: records with no
+near-duplicate are clusters of one and are kept. With --clusters, print
+id<TAB>cluster for every record instead, clusters numbered from 1 in order of
+their first record. Ids are line numbers, or paths with --files. Empty records
+are clusters of one; files dropped by --min-tokens are not records.
+
+--stats adds the distribution of cluster sizes to the report.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.command = "dedup"
+			if err := cfg.parse(); err != nil {
+				return err
+			}
+			if err := cfg.docs.checkArgs(args); err != nil {
+				return err
+			}
+			if cfg.against != "" {
+				return usagef("dedup clusters one collection: --against is not allowed")
+			}
+			return runDedup(cmd.Context(), e, &cfg, clusters)
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
+	return cmd
+}
+
+// clusterSection is the "clusters" section of the report.
+type clusterSection struct {
+	Records    int          `json:"records"`
+	Clusters   int          `json:"clusters"`
+	Singletons int          `json:"singletons"`
+	Removed    int          `json:"removed"` // records - clusters
+	Largest    int          `json:"largest"`
+	Sizes      []sizeBin    `json:"sizes"`
+	Top        []topCluster `json:"largest_clusters,omitempty"`
+}
+
+// topCluster is one of the largest clusters: its first record and size.
+type topCluster struct {
+	First string `json:"first"`
+	Size  int    `json:"size"`
+}
+
+// sizeBin counts clusters whose size lies in [From, To].
+type sizeBin struct {
+	From     int `json:"from"`
+	To       int `json:"to"`
+	Clusters int `json:"clusters"`
+	Records  int `json:"records"`
+}
+
+// sizeBins groups a size distribution in bins 1, 2, 3-4, 5-8, 9-16, ...
+func sizeBins(sizes []cluster.SizeCount) []sizeBin {
+	var out []sizeBin
+	for _, sc := range sizes {
+		from, to := 1, 1
+		for to < sc.Size {
+			from, to = to+1, 2*to
+		}
+		if len(out) == 0 || out[len(out)-1].From != from {
+			out = append(out, sizeBin{From: from, To: to})
+		}
+		b := &out[len(out)-1]
+		b.Clusters += sc.Clusters
+		b.Records += sc.Clusters * sc.Size
+	}
+	return out
+}
+
+// topClusters is the number of largest clusters the report names.
+const topClusters = 5
+
+func newClusterSection(f *cluster.Forest, names []string) *clusterSection {
+	sizes := f.Sizes()
+	s := &clusterSection{Records: f.Len(), Sizes: sizeBins(sizes)}
+	for k, c := range f.Clusters(2) {
+		if k == topClusters {
+			break
+		}
+		id := strconv.Itoa(c[0] + 1)
+		if names != nil {
+			id = names[c[0]]
+		}
+		s.Top = append(s.Top, topCluster{id, len(c)})
+	}
+	for _, sc := range sizes {
+		s.Clusters += sc.Clusters
+		if sc.Size == 1 {
+			s.Singletons = sc.Clusters
+		}
+		s.Largest = max(s.Largest, sc.Size)
+	}
+	s.Removed = s.Records - s.Clusters
+	return s
+}
+
+func (s *clusterSection) rows() [][2]string {
+	rows := [][2]string{
+		{"records", group(int64(s.Records))},
+		{"clusters", group(int64(s.Clusters))},
+		{"singletons", group(int64(s.Singletons))},
+		{"removed", group(int64(s.Removed)) + pct(int64(s.Removed), int64(s.Records)) + " (records less clusters)"},
+		{"largest", group(int64(s.Largest))},
+	}
+	for _, b := range s.Sizes {
+		k := "size " + strconv.Itoa(b.From)
+		if b.To > b.From {
+			k += "-" + strconv.Itoa(b.To)
+		}
+		rows = append(rows, [2]string{k, fmt.Sprintf("%s clusters, %s records", group(int64(b.Clusters)), group(int64(b.Records)))})
+	}
+	for k, c := range s.Top {
+		key := ""
+		if k == 0 {
+			key = "largest clusters"
+		}
+		rows = append(rows, [2]string{key, fmt.Sprintf("%s records, first %s", group(int64(c.Size)), c.First)})
+	}
+	return rows
+}
+
+// runDedup loads INPUT, joins it with the method asked for, clusters the
+// pairs and writes the kept ids or every id with its cluster.
+func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	l, err := load(e, cfg, cfg.docs.args[0])
+	if err != nil {
+		return err
+	}
+	rep := l.rep
+	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
+	tm := rep.phase("join+cluster")
+	f, err := cluster.Join(l.r.Records(), func(yield func(join.Pair) bool) error {
+		sink.consume = yield
+		return runMethod(ctx, e, cfg, l, sink, io.Discard)
+	})
+	if err != nil {
+		return err
+	}
+	tm.done("join+cluster")
+	tm = rep.phase("write")
+	sec := newClusterSection(f, l.names)
+	rep.addSection("clusters", "clusters", sec, sec.rows())
+	if err := writeClusters(out.w, cfg.outFmt, f, l.names, all); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	tm.done("write")
+	return finishReport(e, cfg, rep, sink)
+}
+
+// writeClusters writes the kept ids (all false) or every id with its cluster
+// number from 1 (all true), in input order. names are the ids of --files
+// records; nil means 1-based line numbers.
+func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string, all bool) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var cw *csv.Writer
+	if f == formatCSV {
+		cw = csv.NewWriter(bw)
+		if all {
+			cw.Write([]string{"id", "cluster"})
+		} else {
+			cw.Write([]string{"id"})
+		}
+	}
+	var buf []byte
+	id := func(i int) []byte {
+		buf = buf[:0]
+		if names == nil {
+			return strconv.AppendInt(buf, int64(i+1), 10)
+		}
+		return append(buf, names[i]...)
+	}
+	line := func(i, label int) error {
+		switch f {
+		case formatCSV:
+			rec := []string{string(id(i))}
+			if all {
+				rec = append(rec, strconv.Itoa(label))
+			}
+			return cw.Write(rec)
+		case formatJSONL:
+			b := appendJSONID(append([]byte(nil), `{"id":`...), id(i), names == nil)
+			if all {
+				b = append(b, `,"cluster":`...)
+				b = strconv.AppendInt(b, int64(label), 10)
+			}
+			b = append(b, "}\n"...)
+			_, err := bw.Write(b)
+			return err
+		default:
+			b := id(i)
+			if all {
+				b = append(b, '\t')
+				b = strconv.AppendInt(b, int64(label), 10)
+			}
+			b = append(b, '\n')
+			buf = b
+			_, err := bw.Write(b)
+			return err
+		}
+	}
+	if all {
+		for i, l := range forest.Labels() {
+			if err := line(i, l+1); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, i := range forest.Firsts() {
+			if err := line(i, 0); err != nil {
+				return err
+			}
+		}
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
