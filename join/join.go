@@ -59,7 +59,8 @@ type Stats struct {
 	Skipped       int           // empty records, which never join
 	Groups        int           // distinct non-empty sets probed or indexed
 	IndexEntries  int           // postings in the prefix index
-	Postings      int64         // postings scanned while probing
+	Postings      int64         // postings whose candidate was examined while probing
+	LateSkipped   int64         // postings skipped unseen: too late in the probe to start a candidate
 	SizePruned    int64         // postings skipped by the size filter
 	Candidates    int64         // distinct group pairs sharing a prefix token
 	Positional    int64         // candidates pruned by the positional filter
@@ -76,6 +77,7 @@ type Stats struct {
 
 func (s *Stats) add(o *Stats) {
 	s.Postings += o.Postings
+	s.LateSkipped += o.LateSkipped
 	s.SizePruned += o.SizePruned
 	s.Candidates += o.Candidates
 	s.Positional += o.Positional
@@ -156,10 +158,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	s := groupsOf(c)
-	ix := prefix.NewIndex(s.groups(), c.Dict().Len(), func(g int) []uint32 {
-		set := s.set(g)
-		return set[:b.IndexPrefix(len(set))]
-	})
+	ix := prefix.NewIndex(s.groups(), c.Dict().Len(), s.set, b.IndexPrefix)
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),
@@ -189,10 +188,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	rs, ss := groupsOf(r), groupsOf(s)
-	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), func(g int) []uint32 {
-		set := ss.set(g)
-		return set[:b.ProbePrefix(len(set))]
-	})
+	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), ss.set, b.ProbePrefix)
 	st := Stats{
 		Records:      r.Records() + s.Records(),
 		Skipped:      r.Skipped() + s.Skipped(),

@@ -164,6 +164,7 @@ type candidate struct {
 type prober struct {
 	*joiner
 	cand   []candidate // by indexed group
+	live   []uint64    // bitset of the groups in list
 	list   []uint32    // groups that passed the filters for the current probe
 	alpha  []int32     // least overlap by candidate size - lo
 	stats  *Stats
@@ -171,7 +172,8 @@ type prober struct {
 }
 
 func newProber(j *joiner) *prober {
-	p := &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b}
+	p := &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b,
+		live: make([]uint64, (j.build.groups()+63)/64)}
 	for g := range p.cand {
 		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
 	}
@@ -210,17 +212,39 @@ func (p *prober) probeGroup(gx int, out []Pair) []Pair {
 		end = min(end, uint32(gx))
 	}
 	epoch := uint32(gx)
-	cand := p.cand
+	cand, live := p.cand, p.live
 	alpha := p.alpha
-	var postings, candidates, pruned int64
+	var postings, candidates, pruned, late int64
+	// sMax is the largest candidate size for which a new candidate can still
+	// start at the current probe position: 1 + (n-i-1) >= alpha(n, sy). It
+	// only falls as i grows. Groups past newEnd (larger sets) can only matter
+	// if already listed, which the live bitset answers without touching
+	// their candidate state.
+	sMax := hi
+	newEnd := end
 	for i := 0; i < px; i++ {
 		post := p.ix.Postings(x[i])
 		k := skipTo(post, first)
 		p.stats.SizePruned += int64(k)
 		restX := int32(n - i - 1)
+		if sMax >= lo && 1+restX < alpha[sMax-lo] {
+			for sMax >= lo && 1+restX < alpha[sMax-lo] {
+				sMax--
+			}
+			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
+		}
 		for _, e := range post[k:] {
 			if e.Rec >= end {
 				break
+			}
+			// A posting that cannot start a candidate here matters only
+			// if its group is already listed; the live bitset says so
+			// without touching the group's candidate state.
+			if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
+				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
+					late++
+					continue
+				}
 			}
 			postings++
 			c := &cand[e.Rec]
@@ -230,11 +254,12 @@ func (p *prober) probeGroup(gx int, out []Pair) []Pair {
 			} else if c.count < 0 {
 				continue
 			}
-			sy := int32(c.size)
+			sy := int32(e.Size)
 			rest := min(restX, sy-int32(e.Pos)-1)
 			if c.count+1+rest >= alpha[int(sy)-lo] {
 				if c.count == 0 {
 					p.list = append(p.list, e.Rec)
+					live[e.Rec>>6] |= 1 << (e.Rec & 63)
 				}
 				c.count++
 				c.i = uint32(i)
@@ -246,7 +271,11 @@ func (p *prober) probeGroup(gx int, out []Pair) []Pair {
 			}
 		}
 	}
+	for _, gy := range p.list {
+		live[gy>>6] &^= 1 << (gy & 63)
+	}
 	st := p.stats
+	st.LateSkipped += late
 	st.Postings += postings
 	st.Candidates += candidates
 	st.Positional += pruned

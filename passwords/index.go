@@ -74,10 +74,7 @@ func NewIndex(known *List, opt Options) (*Index, error) {
 	}
 	b := opt.bounds()
 	t0 := time.Now()
-	ix := prefix.NewIndex(c.Len(), c.Dict().Len(), func(pos int) []uint32 {
-		set := c.Set(pos)
-		return set[:b.ProbePrefix(len(set))]
-	})
+	ix := prefix.NewIndex(c.Len(), c.Dict().Len(), c.Set, b.ProbePrefix)
 	st.Exact.IndexEntries = ix.Len()
 	st.Exact.IndexTime = time.Since(t0)
 	st.Exact.Records = c.Records()

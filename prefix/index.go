@@ -1,10 +1,13 @@
 package prefix
 
-// Posting is one entry of the inverted index: record Rec holds the token at
-// position Pos of its sorted set.
+// Posting is one entry of the inverted index: record Rec, whose set has Size
+// tokens, holds the token at position Pos of its sorted set. Keeping the size
+// in the posting lets a probe apply the size-dependent positional filter
+// without touching anything else of the record.
 type Posting struct {
-	Rec uint32
-	Pos uint32
+	Rec  uint32
+	Pos  uint32
+	Size uint32
 }
 
 // Index is an inverted index over the prefixes of sets, in compressed-row
@@ -17,14 +20,19 @@ type Index struct {
 	post  []Posting
 }
 
-// NewIndex indexes records 0..n-1 over token ids 0..vocab-1; prefix(r)
-// returns the tokens of record r to index (its prefix, sorted ascending).
-// Cost: two calls of prefix per record and two passes over the prefixes;
-// memory 8 bytes per posting plus 4 per token id.
-func NewIndex(n, vocab int, prefix func(r int) []uint32) *Index {
+// NewIndex indexes records 0..n-1 over token ids 0..vocab-1: set(r) returns
+// the sorted set of record r, of which the first prefixLen(len(set)) tokens
+// are indexed. Cost: two calls of set per record and two passes over the
+// prefixes; memory 12 bytes per posting plus 4 per token id.
+func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Index {
+	prefix := func(r int) ([]uint32, int) {
+		s := set(r)
+		return s[:min(prefixLen(len(s)), len(s))], len(s)
+	}
 	start := make([]uint32, vocab+2)
 	for r := 0; r < n; r++ {
-		for _, w := range prefix(r) {
+		p, _ := prefix(r)
+		for _, w := range p {
 			start[w+2]++
 		}
 	}
@@ -33,8 +41,9 @@ func NewIndex(n, vocab int, prefix func(r int) []uint32) *Index {
 	}
 	post := make([]Posting, start[len(start)-1])
 	for r := 0; r < n; r++ {
-		for i, w := range prefix(r) {
-			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i)}
+		p, size := prefix(r)
+		for i, w := range p {
+			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(size)}
 			start[w+1]++
 		}
 	}

@@ -26,14 +26,13 @@ func TestIndex(t *testing.T) {
 		sets[i] = slices.Compact(s)
 	}
 	plen := func(rec int) int { return (len(sets[rec]) + 1) / 2 }
-	ix := prefix.NewIndex(len(sets), vocab, func(rec int) []uint32 {
-		return sets[rec][:plen(rec)]
-	})
+	ix := prefix.NewIndex(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
+		func(size int) int { return (size + 1) / 2 })
 	want := map[uint32][]prefix.Posting{}
 	total := 0
 	for rec, s := range sets {
 		for pos, w := range s[:plen(rec)] {
-			want[w] = append(want[w], prefix.Posting{Rec: uint32(rec), Pos: uint32(pos)})
+			want[w] = append(want[w], prefix.Posting{Rec: uint32(rec), Pos: uint32(pos), Size: uint32(len(s))})
 			total++
 		}
 	}
@@ -50,7 +49,7 @@ func TestIndex(t *testing.T) {
 			t.Errorf("Postings(%d) outside the vocabulary = %v, want nil", w, got)
 		}
 	}
-	if empty := prefix.NewIndex(0, 0, nil); empty.Len() != 0 || empty.Postings(0) != nil {
+	if empty := prefix.NewIndex(0, 0, nil, nil); empty.Len() != 0 || empty.Postings(0) != nil {
 		t.Errorf("empty index: Len %d, Postings(0) %v", empty.Len(), empty.Postings(0))
 	}
 }

@@ -70,6 +70,9 @@ func (t Threshold) Float() float64 { return float64(t.Num) / float64(t.Den) }
 
 // String returns t as a decimal, or as Num/Den where that is not exact.
 func (t Threshold) String() string {
+	if t.Den == 0 {
+		return "unset"
+	}
 	if t.Den == 1 {
 		return strconv.FormatUint(t.Num, 10)
 	}
@@ -97,10 +100,11 @@ func ParseThreshold(m Measure, s string) (Threshold, error) {
 		}
 		return Threshold{k, 1}, nil
 	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
-	if !ok || strings.ContainsAny(s, "eE") {
+	num, den, ok := parseFraction(strings.TrimSpace(s))
+	if !ok {
 		return bad("want a number in (0, 1] such as 0.8 or 4/5")
 	}
+	r := new(big.Rat).SetFrac(new(big.Int).SetUint64(num), new(big.Int).SetUint64(den))
 	if r.Sign() <= 0 || r.Cmp(big.NewRat(1, 1)) > 0 {
 		return bad("want a number in (0, 1]")
 	}
@@ -108,6 +112,62 @@ func ParseThreshold(m Measure, s string) (Threshold, error) {
 		return bad(fmt.Sprintf("more precise than %d decimal places", MaxDecimals))
 	}
 	return Threshold{r.Num().Uint64(), r.Denom().Uint64()}, nil
+}
+
+// parseFraction reads "D", "D.D", ".D" or "D/D" with plain decimal digits
+// only (no sign, exponent, base prefix or underscore). Trailing zeros of a
+// decimal do not count as precision. The result need not be in lowest terms.
+func parseFraction(s string) (num, den uint64, ok bool) {
+	digits := func(t string) bool {
+		if t == "" {
+			return false
+		}
+		for i := 0; i < len(t); i++ {
+			if t[i] < '0' || t[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	if a, b, found := strings.Cut(s, "/"); found {
+		if !digits(a) || !digits(b) {
+			return 0, 0, false
+		}
+		n, err1 := strconv.ParseUint(a, 10, 64)
+		d, err2 := strconv.ParseUint(b, 10, 64)
+		if err1 != nil || err2 != nil || d == 0 {
+			return 0, 0, false
+		}
+		return n, d, true
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	frac = strings.TrimRight(frac, "0")
+	if intPart == "" && frac == "" && !strings.Contains(s, "0") {
+		return 0, 0, false
+	}
+	if intPart != "" && !digits(intPart) || frac != "" && !digits(frac) {
+		return 0, 0, false
+	}
+	if strings.Count(s, ".") > 1 || len(frac) > 18 {
+		return 0, 0, false
+	}
+	n := uint64(0)
+	if intPart != "" {
+		v, err := strconv.ParseUint(intPart, 10, 64)
+		if err != nil || v > 1 {
+			return 0, 0, v <= 1 && err == nil
+		}
+		n = v
+	}
+	den = 1
+	for range len(frac) {
+		den *= 10
+	}
+	f := uint64(0)
+	if frac != "" {
+		f, _ = strconv.ParseUint(frac, 10, 64)
+	}
+	return n*den + f, den, true
 }
 
 // ThresholdOf converts a float threshold for m: the shortest decimal that

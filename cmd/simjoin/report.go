@@ -162,6 +162,7 @@ func (r *report) writeText(w io.Writer) {
 			[2]string{"index entries", group(int64(s.IndexEntries))},
 			[2]string{"postings scanned", group(s.Postings)},
 			[2]string{"size filter skipped", group(s.SizePruned)},
+			[2]string{"position skipped", group(s.LateSkipped)},
 			[2]string{"candidates", group(s.Candidates)},
 			[2]string{"  positional filter", group(s.Positional) + pct(s.Positional, s.Candidates)},
 			[2]string{"  count bound", group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
