@@ -164,7 +164,9 @@ func (ix *Index) getScratch() *queryScratch {
 // prepare sorts and de-duplicates the query keys and packs their signature.
 func (ix *Index) prepare(s *queryScratch, keys []uint64) []uint64 {
 	s.keys = append(s.keys[:0], keys...)
-	slices.Sort(s.keys)
+	if !slices.IsSorted(s.keys) {
+		slices.Sort(s.keys)
+	}
 	s.keys = slices.Compact(s.keys)
 	s.sig = ix.h.Sign(s.sig, s.keys)
 	packRow(s.row, s.sig, ix.sigs.k, ix.sigs.bits)
