@@ -78,18 +78,27 @@ func checkAccounting(t *testing.T, what string, st join.Stats, pairs []join.Pair
 	// Each verified candidate is a pair of distinct sets; identical sets
 	// (in a self-join) are paired without a probe. So the pairs of distinct
 	// sets, counted once per pair of sets, are at most Verified.
-	key := func(set []uint32) string { return fmt.Sprint(slices.Compact(slices.Sorted(slices.Values(set)))) }
-	other := r
-	if s != nil {
-		other = s
+	keys := func(sets [][]uint32) []string {
+		out := make([]string, len(sets))
+		for i, set := range sets {
+			out[i] = fmt.Sprint(slices.Compact(slices.Sorted(slices.Values(set))))
+		}
+		return out
+	}
+	rk, sk := keys(r), keys(s)
+	if s == nil {
+		sk = rk
 	}
 	setPairs := map[[2]string]bool{}
 	identical := 0
 	for _, p := range pairs {
-		ka, kb := key(r[p.A]), key(other[p.B])
-		if s == nil && ka == kb {
-			identical++
-			continue
+		ka, kb := rk[p.A], sk[p.B]
+		if s == nil {
+			if ka == kb {
+				identical++
+				continue
+			}
+			ka, kb = min(ka, kb), max(ka, kb) // a self-join pair of sets is unordered
 		}
 		setPairs[[2]string{ka, kb}] = true
 	}
@@ -202,7 +211,7 @@ func TestCostFallsWithThreshold(t *testing.T) {
 	for _, m := range []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap} {
 		texts := []string{"0.5", "0.6", "0.7", "0.8", "0.9", "0.95", "1"}
 		if m == prefix.Overlap {
-			texts = []string{"1", "2", "4", "8", "16", "32"}
+			texts = []string{"12", "16", "24", "32"} // lower ones report millions of pairs
 		}
 		var prev join.Stats
 		for k, ts := range texts {
