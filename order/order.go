@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -118,8 +120,10 @@ func (d *Dictionary) Map(dst []uint32, keys []uint64) []uint32 {
 
 // Collection holds token sets over a Dictionary's ids: each set sorted
 // ascending (rare first) and de-duplicated, all sets in one uint32 arena with
-// offsets, records ordered by size ascending, then by their tokens, then by
-// original index, so that identical sets are adjacent. Empty records are not
+// offsets, records ordered by size ascending, then by a fixed 64-bit hash of
+// their tokens, then by original index, so that identical sets are adjacent
+// (a hash collision between different sets of one size could separate
+// copies; that costs a join only a probe, never a pair). Empty records are not
 // stored; they are counted by Skipped. A Collection is immutable and safe for
 // concurrent use.
 type Collection struct {
@@ -245,7 +249,7 @@ func buildDictionary(tab *table) (*Dictionary, []uint32) {
 }
 
 // buildCollection maps the provisional ids of in to final ids, sorts each set
-// and orders the records by size, tokens and original index.
+// and orders the records by size, set hash and original index.
 func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 	n := in.Len()
 	ids, offs := in.ids, in.offs
@@ -258,23 +262,43 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 			slices.Sort(rec)
 		}
 	})
-	perm := make([]uint32, 0, n)
+	// Sort records by (size, hash of the set, index): the comparator touches
+	// no set, and identical sets, having equal hashes, end up adjacent.
+	type rec struct {
+		size uint32
+		idx  uint32
+		hash uint64
+	}
+	recs := make([]rec, 0, n)
 	for r := 0; r < n; r++ {
 		if offs[r+1] > offs[r] {
-			perm = append(perm, uint32(r))
+			recs = append(recs, rec{size: uint32(offs[r+1] - offs[r]), idx: uint32(r)})
 		}
 	}
-	set := func(r uint32) []uint32 { return ids[offs[r]:offs[r+1]] }
-	slices.SortFunc(perm, func(a, b uint32) int {
-		sa, sb := set(a), set(b)
-		if c := cmp.Compare(len(sa), len(sb)); c != 0 {
-			return c
+	parallel(len(recs), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			h := uint64(0x9e3779b97f4a7c15)
+			for _, w := range ids[offs[recs[k].idx]:offs[recs[k].idx+1]] {
+				h = shingle.Mix64(h ^ uint64(w))
+			}
+			recs[k].hash = h
 		}
-		if c := slices.Compare(sa, sb); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
 	})
+	slices.SortFunc(recs, func(a, b rec) int {
+		if c := cmp.Compare(a.size, b.size); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.idx, b.idx)
+	})
+	perm := make([]uint32, len(recs))
+	for k, r := range recs {
+		perm[k] = r.idx
+	}
+	recs = nil
+	set := func(r uint32) []uint32 { return ids[offs[r]:offs[r+1]] }
 	c := &Collection{
 		dict:    dict,
 		tokens:  make([]uint32, len(ids)),
