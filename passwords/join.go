@@ -75,9 +75,13 @@ type Stats struct {
 	Joined     int // passwords with at least one q-gram, given to the join
 	Grams      int // q-grams summed over the joined passwords' sets
 	Vocabulary int // distinct q-grams
-	Exact      join.Stats
-	GramTime   time.Duration // normalising and taking q-grams
-	OrderTime  time.Duration // building the token order and the collection
+	// Method is the exact join used: "pair-prefix" (token pairs as index
+	// keys, for short sets at high thresholds; see pairjoin.go) or "prefix"
+	// (join.SelfJoin).
+	Method    string
+	Exact     join.Stats
+	GramTime  time.Duration // normalising and taking q-grams
+	OrderTime time.Duration // building the token order and the collection
 }
 
 // JoinTime is the time of the exact join proper: indexing and probing the
@@ -85,8 +89,11 @@ type Stats struct {
 func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.JoinTime }
 
 // Join reports every pair of distinct passwords of l whose q-gram sets reach
-// the threshold, each once with A < B, by the exact join (join.SelfJoin): no
-// pair is missed and none is approximate. Two passwords that normalise to the
+// the threshold, each once with A < B, by an exact join: no pair is missed
+// and none is approximate. Short sets at high thresholds (passwords at the
+// defaults) go through the pair-prefix join, which indexes pairs of tokens
+// (AdaptJoin's ℓ = 2 prefix, see pairjoin.go) and verifies with join.Check;
+// others through join.SelfJoin (AllPairs with PPJoin's filters). Two passwords that normalise to the
 // same set pair with similarity 1. It calls yield from the calling
 // goroutine; yield returning false stops the join early without error. Pairs
 // come out grouped by the later password in set-size order, the same for any
@@ -102,11 +109,18 @@ func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Sta
 	if err != nil {
 		return st, err
 	}
-	st.Exact, err = join.SelfJoin(ctx, c, join.Options{
-		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress,
-	}, func(p join.Pair) bool {
+	emit := func(p join.Pair) bool {
 		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
-	})
+	}
+	if usePairJoin(c, opt.bounds()) {
+		st.Method = "pair-prefix"
+		st.Exact, err = pairSelfJoin(ctx, c, &opt, emit)
+	} else {
+		st.Method = "prefix"
+		st.Exact, err = join.SelfJoin(ctx, c, join.Options{
+			Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress,
+		}, emit)
+	}
 	return st, err
 }
 

@@ -37,6 +37,8 @@ func testList(n int, seed uint64) *List {
 			pw = append([]byte("\xc4"), pw...) // Latin-1 Ä
 		case 3:
 			pw = append([]byte("Ä"), pw...)
+		case 4: // short ones: tiny sets, or none at all
+			pw = pw[:min(len(pw), 1+r.IntN(3))]
 		}
 		l.Add(pw, uint64(1+r.IntN(3)), line)
 	}
@@ -191,8 +193,15 @@ func TestJoinAgainstOracle(t *testing.T) {
 		for _, m := range allMeasures {
 			for _, th := range jointest.Thresholds(m, sets, r) {
 				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
-				got, st := joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
-				samePairs(t, name, got, ov.join(m, th))
+				want := ov.join(m, th)
+				var st Stats
+				for _, path := range []string{"pair", "prefix", ""} {
+					joinPath = path
+					var got []jointest.Pair
+					got, st = joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
+					joinPath = ""
+					samePairs(t, name+"/path="+path, got, want)
+				}
 				short := 0
 				for _, s := range sets {
 					if len(s) == 0 {
@@ -245,6 +254,10 @@ func TestJoinJohn(t *testing.T) {
 	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
 	got, st := joinPairs(t, l, Options{})
 	samePairs(t, "john q=2 t=0.8", got, want)
+	joinPath = "prefix"
+	other, _ := joinPairs(t, l, Options{})
+	joinPath = ""
+	samePairs(t, "john q=2 t=0.8 path=prefix", other, want)
 	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
 	if len(want) == 0 {
 		t.Fatal("no pair: the test says nothing")
@@ -378,15 +391,70 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 	}
 }
 
-// TestJoinStopsEarly checks that yield returning false stops the join.
+// TestJoinStopsEarly checks that yield returning false stops the join, on
+// both paths, in the tiny sets' part and after it.
 func TestJoinStopsEarly(t *testing.T) {
 	l := testList(3000, 2)
-	n := 0
-	_, err := Join(context.Background(), l, Options{}, func(Pair) bool {
-		n++
-		return n < 5
-	})
-	if err != nil || n != 5 {
-		t.Fatalf("stopped after %d pairs, err %v", n, err)
+	defer func() { joinPath = "" }()
+	for _, path := range []string{"pair", "prefix"} {
+		joinPath = path
+		all, _ := joinPairs(t, l, Options{})
+		for _, stop := range []int{1, 5, len(all) - 1} {
+			n := 0
+			_, err := Join(context.Background(), l, Options{}, func(Pair) bool {
+				n++
+				return n < stop
+			})
+			if err != nil || n != stop {
+				t.Fatalf("path %s: stopped after %d pairs, want %d; err %v", path, n, stop, err)
+			}
+		}
+	}
+}
+
+// TestJoinPathsSameOutput checks that the pair-prefix join gives the same
+// sequence of pairs for every number of workers, and the same pairs as
+// join.SelfJoin, and that it meets fewer candidates on passwords.
+func TestJoinPathsSameOutput(t *testing.T) {
+	l := testList(20000, 3)
+	defer func() { joinPath = "" }()
+	seq := func(path string, workers int) ([]Pair, Stats) {
+		joinPath = path
+		var out []Pair
+		st, err := Join(context.Background(), l, Options{Workers: workers}, func(p Pair) bool {
+			out = append(out, p)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, st
+	}
+	ref, pst := seq("pair", 1)
+	for _, w := range []int{2, 3, 7} {
+		if got, _ := seq("pair", w); !slices.Equal(got, ref) {
+			t.Fatalf("workers=%d: output differs from workers=1", w)
+		}
+	}
+	other, sst := seq("prefix", 2)
+	key := func(p Pair) [2]int { return [2]int{p.A, p.B} }
+	a, b := make([][2]int, len(ref)), make([][2]int, len(other))
+	for i, p := range ref {
+		a[i] = key(p)
+	}
+	for i, p := range other {
+		b[i] = key(p)
+	}
+	slices.SortFunc(a, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
+	slices.SortFunc(b, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
+	if !slices.Equal(a, b) || len(a) == 0 {
+		t.Fatalf("pair-prefix %d pairs, prefix %d", len(a), len(b))
+	}
+	t.Logf("%d passwords, %d pairs; candidates: pair-prefix %d, prefix %d", l.Len(), len(a), pst.Exact.Candidates, sst.Exact.Candidates)
+	if pst.Method != "pair-prefix" || sst.Method != "prefix" {
+		t.Fatalf("methods %q and %q", pst.Method, sst.Method)
+	}
+	if pst.Exact.Candidates*2 > sst.Exact.Candidates {
+		t.Errorf("the pair-prefix join meets %d candidates, join.SelfJoin %d: not the saving it exists for", pst.Exact.Candidates, sst.Exact.Candidates)
 	}
 }
