@@ -78,8 +78,10 @@ func (in *Input) Tokens() int { return len(in.ids) }
 func (in *Input) Vocabulary() int { return len(in.tab.keys) }
 
 // Dictionary is the global token order: dense ids 0..Len()-1 assigned by
-// document frequency ascending (rare first), ties broken by key ascending. It
-// is immutable once built and safe for concurrent use.
+// document frequency ascending (rare first), ties broken by first appearance
+// in the input (so the same input always gives the same order; any order
+// gives the same join results). It is immutable once built and safe for
+// concurrent use.
 type Dictionary struct {
 	tab table // keys and df by final id; slots hold final ids
 }
@@ -215,21 +217,28 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	return out, nil
 }
 
-// buildDictionary orders the provisional ids rare-first (document frequency,
-// then key) and returns the dictionary and the final id of each provisional
-// id. It reuses tab's memory.
+// buildDictionary orders the provisional ids rare-first (document frequency
+// ascending, ties by first appearance, which the provisional ids record) with
+// a counting sort, and returns the dictionary and the final id of each
+// provisional id. It reuses tab's memory. Cost: O(V + max df).
 func buildDictionary(tab *table) (*Dictionary, []uint32) {
 	n := len(tab.keys)
-	perm := make([]uint32, n)
-	for i := range perm {
-		perm[i] = uint32(i)
+	maxDF := uint32(0)
+	for _, f := range tab.df {
+		maxDF = max(maxDF, f)
 	}
-	slices.SortFunc(perm, func(a, b uint32) int {
-		if c := cmp.Compare(tab.df[a], tab.df[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(tab.keys[a], tab.keys[b])
-	})
+	start := make([]uint32, maxDF+2)
+	for _, f := range tab.df {
+		start[f+1]++
+	}
+	for f := 1; f < len(start); f++ {
+		start[f] += start[f-1]
+	}
+	perm := make([]uint32, n)
+	for pid, f := range tab.df {
+		perm[start[f]] = uint32(pid)
+		start[f]++
+	}
 	final := make([]uint32, n)
 	keys := make([]uint64, n)
 	df := make([]uint32, n)
