@@ -7,11 +7,11 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// TestBugParseThresholdBasePrefixes: a threshold is documented as a decimal
-// ("0.8") or a fraction ("4/5"), but the parser also takes Go base prefixes,
-// so "010/20" is read as octal 8/20 = 0.4 instead of 1/2, and hexadecimal,
-// binary and underscore forms are accepted.
-func TestBugParseThresholdBasePrefixes(t *testing.T) {
+// TestParseThresholdDecimalOnly checks that a threshold is read as the
+// documented decimal ("0.8") or fraction ("4/5") and nothing else: Go base
+// prefixes once made "010/20" octal 8/20 = 0.4, and hexadecimal, binary and
+// underscore forms were accepted.
+func TestParseThresholdDecimalOnly(t *testing.T) {
 	if th, err := prefix.ParseThreshold(prefix.Jaccard, "010/20"); err == nil && th != (prefix.Threshold{Num: 1, Den: 2}) {
 		t.Errorf(`ParseThreshold("010/20") = %d/%d; want 1/2 or an error`, th.Num, th.Den)
 	}
@@ -22,9 +22,10 @@ func TestBugParseThresholdBasePrefixes(t *testing.T) {
 	}
 }
 
-// TestBugThresholdZeroString: the zero Threshold (the "no threshold" value
-// that join.Options rejects) panics with a division by zero when printed.
-func TestBugThresholdZeroString(t *testing.T) {
+// TestThresholdZeroString checks that the zero Threshold (the "no
+// threshold" value that join.Options rejects) prints without panicking; it
+// once divided by zero.
+func TestThresholdZeroString(t *testing.T) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.Errorf("Threshold{}.String() panics: %v", r)
