@@ -38,6 +38,10 @@ type joinConfig struct {
 	sort      bool
 	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 
+	// statsOut is --stats-json's file, created by load before any work so
+	// that an unwritable path fails early, and committed by finishReport.
+	statsOut *outputFile
+
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
 	docs    docFlags // --files and word normalisation (files.go)
@@ -143,6 +147,14 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
+	}
+	if cfg.statsJSON != "" && cfg.statsOut == nil {
+		o, err := createOutput(cfg.statsJSON, nil)
+		if err != nil {
+			return nil, fmt.Errorf("--stats-json: %w", err)
+		}
+		cfg.statsOut = o
+		e.pending = append(e.pending, o)
 	}
 	prog := newProgress(e.stderr)
 	if cfg.docs.files {
@@ -287,10 +299,15 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.stats {
 		rep.writeText(e.stderr)
 	}
-	if cfg.statsJSON != "" {
-		if err := rep.writeJSON(cfg.statsJSON); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
+	var err error
+	switch {
+	case cfg.statsOut != nil:
+		err = rep.writeJSONTo(cfg.statsOut)
+	case cfg.statsJSON != "":
+		err = rep.writeJSON(cfg.statsJSON)
+	}
+	if err != nil {
+		return fmt.Errorf("--stats-json: %w", err)
 	}
 	return nil
 }

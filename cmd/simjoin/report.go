@@ -220,6 +220,11 @@ func (r *report) writeJSON(path string) error {
 	if err != nil {
 		return err
 	}
+	return r.writeJSONTo(out)
+}
+
+// writeJSONTo writes the report as JSON to out and commits it.
+func (r *report) writeJSONTo(out *outputFile) error {
 	enc := json.NewEncoder(out.w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {

@@ -39,6 +39,9 @@ func (e exitError) Error() string { return e.msg }
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// pending holds output files created early (such as --stats-json's);
+	// run removes those not committed when the command ends.
+	pending []*outputFile
 }
 
 // commands lists the constructors of the subcommands; each file adds its own.
@@ -84,6 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	root.SetArgs(args)
 	err := root.Execute()
+	for _, o := range e.pending {
+		o.abort()
+	}
 	if profFile != nil {
 		pprof.StopCPUProfile()
 		profFile.Close()
