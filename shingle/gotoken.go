@@ -85,13 +85,11 @@ func AppendGo(dst []uint64, src []byte, n int) ([]uint64, error) {
 		return dst, fmt.Errorf("%w: go:%d", ErrSpec, n)
 	}
 	start := len(dst)
-	var ring [MaxN]uint64
-	count := 0
+	var w window
+	w.n = n
 	err := scanGo(src, func(_ string, k uint64) {
-		ring[count%n] = k
-		count++
-		if count >= n {
-			dst = append(dst, combine(ring[:n], count%n))
+		if w.push(k) {
+			dst = append(dst, w.key())
 		}
 	})
 	if err != nil {

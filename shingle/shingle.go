@@ -276,25 +276,58 @@ func appendWords(dst []uint64, record string, norm Norm) []uint64 {
 // appendShingles appends one key for every n consecutive words; a record of
 // fewer than n words contributes nothing.
 func appendShingles(dst []uint64, record string, n int, norm Norm) []uint64 {
-	var ring [MaxN]uint64
-	count := 0
+	var w window
+	w.n = n
 	words(record, norm, func(k uint64) {
-		ring[count%n] = k
-		count++
-		if count >= n {
-			dst = append(dst, combine(ring[:n], count%n))
+		if w.push(k) {
+			dst = append(dst, w.key())
 		}
 	})
 	return dst
 }
 
-// combine hashes the n keys of ring starting at start, in order.
+// window holds the last n token keys of a shingle, n <= MaxN, as a ring.
+type window struct {
+	ring  [MaxN]uint64
+	n     int // shingle length
+	next  int // where the next key goes; the oldest key once full
+	count int // keys pushed, up to n
+}
+
+// push adds a key and reports whether the window holds n keys.
+func (w *window) push(k uint64) bool {
+	w.ring[w.next] = k
+	if w.next++; w.next == w.n {
+		w.next = 0
+	}
+	if w.count < w.n {
+		w.count++
+	}
+	return w.count == w.n
+}
+
+// key returns the key of the shingle in the window, oldest key first.
+func (w *window) key() uint64 { return combine(w.ring[:w.n], w.next) }
+
+// combinePrime multiplies the running state of combine: odd, so that each
+// step is a bijection of the state for a fixed key and of the key for a
+// fixed state.
+const combinePrime = 0x9e3779b97f4a7c15
+
+// combine returns the key of a shingle: the keys of ring from start round to
+// start-1, folded in order into h = (h ^ k)·combinePrime from hashInit, then
+// the splitmix64 finaliser. Token keys are already well mixed, so one
+// multiplication a token suffices; two shingles that differ only in their
+// last token never collide.
 func combine(ring []uint64, start int) uint64 {
 	h := uint64(hashInit)
-	for i := range ring {
-		h = Mix64(h ^ ring[(start+i)%len(ring)])
+	for _, k := range ring[start:] {
+		h = (h ^ k) * combinePrime
 	}
-	return h
+	for _, k := range ring[:start] {
+		h = (h ^ k) * combinePrime
+	}
+	return Mix64(h)
 }
 
 // AppendQGrams appends the distinct-or-not q-grams of the code points of s

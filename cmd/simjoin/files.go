@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -112,8 +113,8 @@ type fileStats struct {
 	Bytes       int64   `json:"bytes"`        // bytes read
 	Shingles    int64   `json:"tokens"`       // distinct tokens summed over records
 	ListSeconds float64 `json:"list_seconds"` // walking the directories
-	ReadCPU     float64 `json:"read_cpu_seconds"`
-	TokenCPU    float64 `json:"tokenize_cpu_seconds"`
+	ReadCPU     float64 `json:"read_worker_seconds"`     // summed over workers, wall time
+	TokenCPU    float64 `json:"tokenize_worker_seconds"` // summed over workers, wall time
 	MinTokens   int     `json:"min_tokens"`
 }
 
@@ -213,6 +214,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 	for range max(workers, 1) {
 		wg.Go(func() {
 			var scratch []uint64
+			var sorter keysort.Sorter
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
@@ -230,8 +232,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 					nbytes.Add(int64(len(data)))
 					scratch, err = spec.AppendBytes(scratch[:0], data)
 					if err == nil {
-						slices.Sort(scratch)
-						results[i].keys = slices.Clone(slices.Compact(scratch))
+						results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
 					}
 					tokNS.Add(int64(time.Since(t1)))
 				}
@@ -375,8 +376,8 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		[2]string{"records", group(int64(st.Records))},
 		[2]string{"bytes read", bytesText(st.Bytes)},
 		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},
-		[2]string{"reading (cpu)", fmt.Sprintf("%.3f s", st.ReadCPU)},
-		[2]string{"tokenizing (cpu)", fmt.Sprintf("%.3f s", st.TokenCPU)},
+		[2]string{"reading", fmt.Sprintf("%.3f s (summed over workers)", st.ReadCPU)},
+		[2]string{"tokenizing", fmt.Sprintf("%.3f s (summed over workers)", st.TokenCPU)},
 	)
 	rep.addSection("files", "files", st, rows)
 	return l, nil

@@ -1,0 +1,526 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/plotting"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+func init() { register(newPlotCmd) }
+
+// plotFlags are the flags of simjoin plot beyond the join flags.
+type plotFlags struct {
+	scurve []string
+	circle string
+	shapes string
+	truth  float64
+	sample int
+}
+
+// binCount is the number of similarity bins of the S-curve's dots.
+const binCount = 20
+
+func newPlotCmd(e *env) *cobra.Command {
+	var cfg joinConfig
+	var pf plotFlags
+	cmd := &cobra.Command{
+		Use:   "plot [flags] INPUT",
+		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
+		Long: `Measure how MinHash-LSH bandings find the real pairs of INPUT and draw it.
+
+For each banding (--shapes, default the one --method lsh would use), run the
+LSH self-join and keep every candidate pair with its exact similarity; find
+the true pairs with the exact join at --truth (rounded down to a multiple of
+0.05), and estimate the pairs below it from a uniform sample of --sample
+pairs of distinct sets. Then print, per banding, the candidates, the pairs
+found at the threshold -t, the recall, and what the S-curve
+P(s) = 1 - (1 - s^r)^b predicts for both; and per similarity bin of 0.05,
+the share of pairs found beside P.
+
+--scurve FILE (repeatable; .png or .svg) draws P(s) of each banding with the
+measured shares as dots. --circle FILE (.svg) draws the records as points on
+a circle in input order with a chord for each pair found, coloured by its
+true similarity: the exact pairs at -t with --method exact, the candidates of
+the first banding with --method lsh.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.command = "plot"
+			if err := cfg.parse(); err != nil {
+				return err
+			}
+			if err := cfg.docs.checkArgs(args); err != nil {
+				return err
+			}
+			return runPlot(cmd.Context(), e, &cfg, &pf)
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
+	fs.StringVar(&pf.circle, "circle", "", "draw the circle of records and pairs found to `FILE` (.svg)")
+	fs.StringVar(&pf.shapes, "shapes", "", "LSH bandings to measure, such as 12x4,16x3 (default: the one --method lsh would use)")
+	fs.Float64Var(&pf.truth, "truth", 0.1, "find the true pairs at or above this Jaccard similarity exactly; estimate those below from a sample")
+	fs.IntVar(&pf.sample, "sample", 100000, "pairs of distinct sets sampled below --truth")
+	return cmd
+}
+
+// plotShape is one banding's measurement.
+type plotShape struct {
+	Shape               string    `json:"shape"`
+	K                   int       `json:"k"`
+	Candidates          int64     `json:"candidates"`
+	PredictedCandidates float64   `json:"predicted_candidates"`
+	Found               int64     `json:"found"` // pairs at or above -t found
+	Exact               int64     `json:"exact"` // pairs at or above -t
+	Recall              float64   `json:"recall"`
+	PredictedRecall     float64   `json:"predicted_recall"`
+	Seconds             float64   `json:"seconds"`
+	Bins                []plotBin `json:"bins"`
+
+	shape approx.Shape
+	found map[uint64]float64 // record pairs reported, key a<<32|b, with their similarity
+	bins  []plotting.Bin
+}
+
+// plotBin is one similarity bin of a banding in the report.
+type plotBin struct {
+	From      float64 `json:"from"`
+	To        float64 `json:"to"`
+	Pairs     float64 `json:"pairs"` // estimated when sampled
+	Share     float64 `json:"share"`
+	Predicted float64 `json:"predicted"` // mean P over the bin's pairs
+	Sampled   bool    `json:"sampled"`
+}
+
+// simPair is a pair of records (original ids) or of units with its exact
+// similarity.
+type simPair struct {
+	a, b int32
+	sim  float64
+	atT  bool // reaches the threshold -t (decided exactly)
+}
+
+func pairKey(a, b int) uint64 { return uint64(min(a, b))<<32 | uint64(max(a, b)) }
+
+// runPlot is the plot command.
+func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
+	if cfg.against != "" {
+		return usagef("plot measures a self-join: --against is not allowed")
+	}
+	if cfg.m != prefix.Jaccard {
+		return usagef("plot draws the S-curve of Jaccard similarity: use --measure jaccard")
+	}
+	if pf.sample < 0 {
+		return usagef("--sample must be >= 0")
+	}
+	if !(pf.truth > 0 && pf.truth <= 1) {
+		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
+	}
+	truth := math.Floor(min(pf.truth, cfg.t.Float())*binCount+1e-9) / binCount
+	if truth == 0 {
+		truth = 1.0 / binCount
+	}
+	for _, f := range pf.scurve {
+		if ext := strings.ToLower(filepath.Ext(f)); ext != ".png" && ext != ".svg" {
+			return usagef("--scurve %s: want a .png or .svg file", f)
+		}
+	}
+	if pf.circle != "" && strings.ToLower(filepath.Ext(pf.circle)) != ".svg" {
+		return usagef("--circle %s: want an .svg file", pf.circle)
+	}
+	shapes, err := plotShapes(cfg, pf.shapes)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+
+	l, err := load(e, cfg, cfg.docs.args[0])
+	if err != nil {
+		return err
+	}
+	rep := l.rep
+	rep.Method = cfg.method
+	c := l.r
+	units := unitsOf(c)
+
+	// The truth: every pair at or above the truth threshold, exactly.
+	tm := rep.phase("exact")
+	tTruth, err := prefix.ThresholdOf(prefix.Jaccard, truth)
+	if err != nil {
+		return err
+	}
+	var truePairs []simPair
+	var exactAtT int64
+	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
+	atT := prefix.NewBounds(prefix.Jaccard, cfg.t)
+	_, err = join.SelfJoin(ctx, c, join.Options{Threshold: tTruth, Workers: cfg.workers}, func(p join.Pair) bool {
+		sp := simPair{int32(p.A), int32(p.B), p.Sim, false}
+		if atT.Passes(p.Overlap, c.Size(int(units.pos[p.A])), c.Size(int(units.pos[p.B]))) {
+			sp.atT = true
+			exactAtT++
+			sink.add(p)
+		}
+		truePairs = append(truePairs, sp)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	tm.done("exact")
+
+	// Below it: a uniform sample of pairs of distinct sets.
+	tm = rep.phase("sample")
+	seed := cfg.lsh.opt.Seed
+	below, belowPop := sampleBelow(c, units, truePairs, truth, pf.sample, seed, cfg.workers)
+	tm.done("sample")
+
+	// Every banding: its candidates.
+	for _, s := range shapes {
+		tm = rep.phase("lsh " + s.Shape)
+		if err := runPlotShape(ctx, cfg, l, s); err != nil {
+			return err
+		}
+		tm.done("lsh " + s.Shape)
+		s.measure(truePairs, below, belowPop, units, c, truth)
+	}
+
+	// Figures and the table.
+	tm = rep.phase("plot")
+	if err := writePlotTable(out.w, c, truePairs, truth, belowPop, len(below), exactAtT, cfg, shapes); err != nil {
+		return err
+	}
+	for _, f := range pf.scurve {
+		fig := &plotting.SCurveFigure{
+			Title:     fmt.Sprintf("LSH S-curves, K = %d: predicted and found", cfg.lsh.opt.K),
+			Threshold: cfg.t.Float(),
+			MinPairs:  5,
+		}
+		for _, s := range shapes {
+			fig.Curves = append(fig.Curves, plotting.Curve{Label: s.Shape, P: s.shape.P, Bins: s.bins})
+		}
+		ext := strings.ToLower(filepath.Ext(f))[1:]
+		if err := writeFigure(f, func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
+			return err
+		}
+	}
+	if pf.circle != "" {
+		fig := &plotting.CircleFigure{N: c.Records(), Names: l.names}
+		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", group(exactAtT), cfg.t)
+		if cfg.method == "lsh" {
+			s := shapes[0]
+			for k, sim := range s.found {
+				fig.Chords = append(fig.Chords, plotting.Chord{A: int(k >> 32), B: int(k & (1<<32 - 1)), Sim: sim})
+			}
+			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", group(int64(len(s.found))), s.Shape, s.K)
+		} else {
+			for _, p := range truePairs {
+				if p.atT {
+					fig.Chords = append(fig.Chords, plotting.Chord{A: int(p.a), B: int(p.b), Sim: p.sim})
+				}
+			}
+		}
+		slices.SortFunc(fig.Chords, func(x, y plotting.Chord) int {
+			if x.A != y.A {
+				return x.A - y.A
+			}
+			return x.B - y.B
+		})
+		fig.Title = fmt.Sprintf("%s records, %s", group(int64(c.Records())), what)
+		if err := writeFigure(pf.circle, fig.WriteSVG); err != nil {
+			return err
+		}
+	}
+	tm.done("plot")
+	if err := out.commit(); err != nil {
+		return err
+	}
+	var rows [][2]string
+	for _, s := range shapes {
+		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %.0f), recall %.3f (predicted %.3f), %.3f s",
+			group(s.Candidates), s.PredictedCandidates, s.Recall, s.PredictedRecall, s.Seconds)})
+	}
+	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", truth, group(int64(len(below)))), shapes, rows)
+	return finishReport(e, cfg, rep, sink)
+}
+
+// plotShapes parses --shapes, or takes the banding --method lsh would use.
+func plotShapes(cfg *joinConfig, list string) ([]*plotShape, error) {
+	if cfg.lsh.opt.Threshold.Den == 0 {
+		if err := cfg.lsh.resolve(cfg); err != nil {
+			return nil, err
+		}
+	}
+	var out []*plotShape
+	if list == "" {
+		s := cfg.lsh.opt.Shape
+		return []*plotShape{{Shape: s.String(), K: cfg.lsh.opt.K, shape: s}}, nil
+	}
+	for _, text := range strings.Split(list, ",") {
+		s, err := approx.ParseShape(text)
+		if err != nil {
+			return nil, usagef("--shapes: %v", err)
+		}
+		if err := s.Check(cfg.lsh.opt.K); err != nil {
+			return nil, usagef("--shapes %s with --perm %d: %v", s, cfg.lsh.opt.K, err)
+		}
+		out = append(out, &plotShape{Shape: s.String(), K: cfg.lsh.opt.K, shape: s})
+	}
+	return out, nil
+}
+
+// runPlotShape runs the LSH self-join with the banding s and a threshold
+// just above 0, so that every candidate sharing a token is reported with its
+// exact similarity.
+func runPlotShape(ctx context.Context, cfg *joinConfig, l *loaded, s *plotShape) error {
+	opt := cfg.lsh.opt
+	opt.Shape = s.shape
+	opt.Threshold = prefix.Threshold{Num: 1, Den: 1 << 40}
+	opt.Verify = approx.VerifyExact
+	bar := l.prog.count("lsh " + s.Shape)
+	defer bar.finish()
+	opt.Progress = bar.setOf
+	s.found = map[uint64]float64{}
+	st, err := approx.SelfJoin(ctx, l.r, opt, func(p join.Pair) bool {
+		s.found[pairKey(p.A, p.B)] = p.Sim
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	s.Candidates = st.Candidates
+	s.Seconds = (st.SignTime + st.BandTime + st.JoinTime).Seconds()
+	return nil
+}
+
+// setUnits maps the collection's positions to distinct sets: unit[i] is the
+// unit of position i, first[u] the first position of unit u; pos[id] is the
+// position of original record id (-1 for an empty record).
+type setUnits struct {
+	unit  []int32
+	first []int32
+	pos   []int32
+}
+
+func unitsOf(c *order.Collection) *setUnits {
+	u := &setUnits{unit: make([]int32, c.Len()), pos: make([]int32, c.Records())}
+	for i := range u.pos {
+		u.pos[i] = -1
+	}
+	for i := 0; i < c.Len(); i++ {
+		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
+			u.first = append(u.first, int32(i))
+		}
+		u.unit[i] = int32(len(u.first) - 1)
+		u.pos[c.ID(i)] = int32(i)
+	}
+	return u
+}
+
+// unitPair returns the key of the unit pair of two original records, and
+// false when they have the same set.
+func (u *setUnits) unitPair(a, b int32) (uint64, bool) {
+	ua, ub := u.unit[u.pos[a]], u.unit[u.pos[b]]
+	if ua == ub {
+		return 0, false
+	}
+	return pairKey(int(ua), int(ub)), true
+}
+
+// sampleBelow draws n pairs of distinct sets uniformly (with replacement) and
+// keeps those below the truth threshold, each with its similarity; it also
+// returns the number of unit pairs below the threshold (the population the
+// sample stands for). Deterministic for a seed, on any number of workers.
+func sampleBelow(c *order.Collection, u *setUnits, truePairs []simPair, truth float64, n int, seed uint64, workers int) ([]simPair, float64) {
+	nu := len(u.first)
+	seen := map[uint64]bool{}
+	for _, p := range truePairs {
+		if k, ok := u.unitPair(p.a, p.b); ok {
+			seen[k] = true
+		}
+	}
+	pop := float64(nu)*float64(nu-1)/2 - float64(len(seen))
+	if nu < 2 || n == 0 || pop <= 0 {
+		return nil, max(pop, 0)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x706c6f74))
+	draws := make([]simPair, n)
+	for i := range draws {
+		a := r.IntN(nu)
+		b := r.IntN(nu - 1)
+		if b >= a {
+			b++
+		}
+		draws[i] = simPair{a: int32(a), b: int32(b)}
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / max(workers, 1)
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				x, y := c.Set(int(u.first[draws[i].a])), c.Set(int(u.first[draws[i].b]))
+				o := join.Overlap(x, y)
+				draws[i].sim = float64(o) / float64(len(x)+len(y)-o)
+			}
+		})
+	}
+	wg.Wait()
+	out := draws[:0]
+	for _, d := range draws {
+		if d.sim < truth && !seen[pairKey(int(d.a), int(d.b))] {
+			out = append(out, d)
+		}
+	}
+	return out, pop
+}
+
+// measure fills the recall, the predictions and the bins of s.
+func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, u *setUnits, c *order.Collection, truth float64) {
+	p := s.shape.P
+	bins := make([]plotting.Bin, binCount)
+	pred := make([]float64, binCount)
+	for k := range bins {
+		bins[k].From, bins[k].To = float64(k)/binCount, float64(k+1)/binCount
+		bins[k].Sampled = bins[k].To <= truth+1e-9
+	}
+	binOf := func(sim float64) int { return min(int(sim*binCount+1e-9), binCount-1) }
+	var sumP float64
+	seen := map[uint64]bool{}
+	for _, tp := range truePairs {
+		_, found := s.found[pairKey(int(tp.a), int(tp.b))]
+		k := binOf(tp.sim)
+		bins[k].Pairs++
+		pred[k] += p(tp.sim)
+		if found {
+			bins[k].Found++
+		}
+		if tp.atT {
+			s.Exact++
+			sumP += p(tp.sim)
+			if found {
+				s.Found++
+			}
+		}
+		if key, ok := u.unitPair(tp.a, tp.b); ok && !seen[key] {
+			seen[key] = true
+			s.PredictedCandidates += p(tp.sim)
+		}
+	}
+	if s.Exact > 0 {
+		s.Recall = float64(s.Found) / float64(s.Exact)
+		s.PredictedRecall = sumP / float64(s.Exact)
+	}
+	// The sample: is each drawn unit pair a candidate? The LSH run reports
+	// record pairs; a unit pair is found when its first records' pair is.
+	var sampleP float64
+	for _, d := range below {
+		a, b := c.ID(int(u.first[d.a])), c.ID(int(u.first[d.b]))
+		k := binOf(d.sim)
+		bins[k].Pairs++
+		pred[k] += p(d.sim)
+		sampleP += p(d.sim)
+		if _, ok := s.found[pairKey(a, b)]; ok {
+			bins[k].Found++
+		}
+	}
+	if len(below) > 0 {
+		s.PredictedCandidates += belowPop * sampleP / float64(len(below))
+	}
+	scale := 0.0
+	if len(below) > 0 {
+		scale = belowPop / float64(len(below))
+	}
+	s.bins = bins
+	for k, b := range bins {
+		pb := plotBin{From: b.From, To: b.To, Pairs: float64(b.Pairs), Share: b.Share(), Sampled: b.Sampled}
+		if b.Pairs > 0 {
+			pb.Predicted = pred[k] / float64(b.Pairs)
+		}
+		if b.Sampled {
+			pb.Pairs *= scale
+		}
+		s.Bins = append(s.Bins, pb)
+	}
+}
+
+// writePlotTable prints the summary per banding and the bins.
+func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth, belowPop float64, sampled int, exactAtT int64, cfg *joinConfig, shapes []*plotShape) error {
+	n := int64(c.Len())
+	fmt.Fprintf(w, "%s records (%s non-empty), %s pairs; %s pairs at J >= %s; truth: exact at J >= %.2f (%s pairs), below it %s sampled pairs of distinct sets\n\n",
+		group(int64(c.Records())), group(n), group(n*(n-1)/2), group(exactAtT), cfg.t, truth, group(int64(len(truePairs))), group(int64(sampled)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "banding\tK\tcandidates\tpredicted\tfound\tof\trecall\tpredicted\t\n")
+	for _, s := range shapes {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%.3f\t%.3f\t\n", s.Shape, s.K, group(s.Candidates), s.PredictedCandidates,
+			group(s.Found), group(s.Exact), s.Recall, s.PredictedRecall)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var head bytes.Buffer
+	head.WriteString("similarity\tpairs\t")
+	for _, s := range shapes {
+		fmt.Fprintf(&head, "%s found\tshare\tP(s)\t", s.Shape)
+	}
+	fmt.Fprintln(tw, head.String())
+	for k := range binCount {
+		b := shapes[0].Bins[k]
+		pairs := group(int64(math.Round(b.Pairs)))
+		if b.Sampled {
+			pairs = "~" + pairs
+		}
+		line := fmt.Sprintf("[%.2f, %.2f)\t%s\t", b.From, b.To, pairs)
+		for _, s := range shapes {
+			sb, raw := s.Bins[k], s.bins[k]
+			found := group(raw.Found)
+			if raw.Sampled {
+				found += "/" + group(raw.Pairs)
+			}
+			line += fmt.Sprintf("%s\t%.3f\t%.3f\t", found, sb.Share, sb.Predicted)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// writeFigure writes a figure to path atomically.
+func writeFigure(path string, draw func(io.Writer) error) error {
+	out, err := createOutput(path, nil)
+	if err != nil {
+		return err
+	}
+	if err := draw(out.w); err != nil {
+		out.abort()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return out.commit()
+}
