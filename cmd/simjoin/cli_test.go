@@ -578,10 +578,10 @@ func TestCLIMatchesLibrary(t *testing.T) {
 	}
 }
 
-// TestCLIBugStatsJSONFailureKeepsOutput: README says -o FILE "appears only
-// when the run succeeds", but when --stats-json cannot be written the run
-// fails (exit 1) after FILE has been committed, so FILE is left behind.
-func TestCLIBugStatsJSONFailureKeepsOutput(t *testing.T) {
+// TestCLIStatsJSONFailureNoOutput checks that -o FILE "appears only when
+// the run succeeds" also when --stats-json cannot be written (the report was
+// once written after FILE had been committed).
+func TestCLIStatsJSONFailureNoOutput(t *testing.T) {
 	dir := t.TempDir()
 	in := cliWrite(t, dir, "in.txt", "a b c d\na b c d e\n")
 	outFile := filepath.Join(dir, "pairs.tsv")
