@@ -1,0 +1,51 @@
+package join_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// TestBugIdenticalPairsBuffered: the joins stream pairs to yield, but a
+// chunk's pairs are collected in full before the first is yielded, and the
+// n(n-1)/2 pairs of n identical sets all fall in one chunk. So 3,000
+// identical records hold 4.5 million pairs (144 MB and more) in memory
+// while they stream; 20,000 would hold 200 million (6.4 GB). The live heap
+// while streaming should not grow with the number of pairs.
+func TestBugIdenticalPairsBuffered(t *testing.T) {
+	const n = 3000
+	sets := make([][]uint32, n)
+	for i := range sets {
+		sets[i] = []uint32{1, 2, 3, 4}
+	}
+	c, err := order.New(jointest.Input(sets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "1")
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var live uint64
+	count := 0
+	_, err = join.SelfJoin(context.Background(), c, join.Options{Threshold: th, Workers: 1}, func(join.Pair) bool {
+		if count++; count == n*(n-1)/4 { // half way
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			live = ms.HeapAlloc - min(ms.HeapAlloc, before.HeapAlloc)
+		}
+		return true
+	})
+	if err != nil || count != n*(n-1)/2 {
+		t.Fatalf("%d pairs, %v", count, err)
+	}
+	if live > 32<<20 {
+		t.Errorf("streaming %d pairs holds %d MB of live heap half way", count, live>>20)
+	}
+}
