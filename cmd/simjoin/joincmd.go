@@ -258,7 +258,10 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
 	method := cfg.method
 	if method == "auto" {
-		method = "exact"
+		var err error
+		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
+			return err
+		}
 	}
 	l.rep.Method = method
 	switch method {

@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/simjoin/simjoin/planner"
+)
+
+func init() { register(newExplainCmd) }
+
+// explainFlags are the flags of explain beyond the join's.
+type explainFlags struct {
+	analyze    bool
+	json       bool
+	crossCheck string
+	crossSeed  uint64
+
+	records int // parsed --cross-check: 0 none, -1 the whole input
+}
+
+func newExplainCmd(e *env) *cobra.Command {
+	var cfg joinConfig
+	var ex explainFlags
+	cmd := &cobra.Command{
+		Use:   "explain [flags] INPUT",
+		Short: "Print the plan of a join without joining: the method, why, and the predicted cost of each path",
+		Long: `Print how simjoin would join INPUT (with the same flags as join): the method
+the planner chooses, the figures that decided it, the predicted cost of the
+exact join and of MinHash-LSH term by term, and the predicted recall.
+
+--analyze runs the chosen method and prints measured figures beside the
+predicted ones (time per phase, candidates, results); --method exact or lsh
+chooses the method to analyze. --cross-check N runs both methods on a seeded
+sample of N records (or "all") and reports LSH's recall and precision against
+the exact answer with 95% Clopper-Pearson intervals, and its recall per
+similarity bin beside the S-curve's prediction. --json prints all of it as
+JSON.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.command = "explain"
+			if err := cfg.parse(); err != nil {
+				return err
+			}
+			if err := ex.parse(); err != nil {
+				return err
+			}
+			if err := cfg.docs.checkArgs(args); err != nil {
+				return err
+			}
+			return runExplain(cmd.Context(), e, &cfg, &ex, args[0])
+		},
+	}
+	cfg.addFlags(cmd.Flags())
+	fs := cmd.Flags()
+	for _, name := range []string{"format", "sort", "stats", "stats-json", "check-recall"} {
+		fs.MarkHidden(name) // join's output flags; explain prints the plan
+	}
+	fs.Lookup("output").Usage = "write the explanation to `FILE` (written whole or not at all) instead of stdout"
+	fs.BoolVar(&ex.analyze, "analyze", false, "run the chosen method and print measured figures beside the predicted ones")
+	fs.BoolVar(&ex.json, "json", false, "print the plan (and the analysis and cross-check) as JSON")
+	fs.StringVar(&ex.crossCheck, "cross-check", "", "run exact and LSH on a seeded sample of `N` records (or \"all\") and measure LSH's recall and precision")
+	fs.Uint64Var(&ex.crossSeed, "cross-seed", 1, "seed of the --cross-check sample")
+	return cmd
+}
+
+func (ex *explainFlags) parse() error {
+	switch ex.crossCheck {
+	case "":
+	case "all":
+		ex.records = -1
+	default:
+		n, err := strconv.Atoi(ex.crossCheck)
+		if err != nil || n < 2 {
+			return usagef("--cross-check %q: want a number of records >= 2, or all", ex.crossCheck)
+		}
+		ex.records = n
+	}
+	return nil
+}
+
+// plannerOptions are the planner's options for cfg.
+func plannerOptions(cfg *joinConfig) planner.Options {
+	method, err := planner.ParseMethod(cfg.method)
+	if err != nil {
+		method = planner.Auto // parse has checked it
+	}
+	opt := cfg.lsh.opt
+	opt.Progress = nil
+	return planner.Options{Measure: cfg.m, Threshold: cfg.t, Method: method, LSH: opt, Workers: cfg.workers}
+}
+
+// planJoin plans a join with --method auto: it records the plan in the
+// report (section "plan"), sets the LSH options when LSH is chosen, and
+// returns the method.
+func planJoin(ctx context.Context, cfg *joinConfig, l *loaded) (string, error) {
+	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
+	if err != nil {
+		return "", err
+	}
+	l.rep.addSection("plan", "plan", p, planRows(p))
+	if opt, ok := p.LSHOptions(); ok && p.Method == planner.LSH {
+		cfg.lsh.opt = opt
+	}
+	return p.Method.String(), nil
+}
+
+// planRows is the plan's section of the statistics report.
+func planRows(p *planner.Plan) [][2]string {
+	rows := [][2]string{
+		{"method", p.Method.String()},
+		{"why", p.Reason},
+		{"exact predicted", fmt.Sprintf("%s, %s candidates", seconds(p.Exact.Cost.Seconds), count(p.Exact.Candidates))},
+	}
+	if p.LSH.Available {
+		rows = append(rows, [2]string{"lsh predicted", fmt.Sprintf("%s, %s candidates, recall %.3f (%s)",
+			seconds(p.LSH.Cost.Seconds), count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
+	}
+	rows = append(rows,
+		[2]string{"predicted recall", strconv.FormatFloat(p.Recall, 'f', -1, 64)},
+		[2]string{"planning", seconds(p.Seconds)},
+	)
+	return rows
+}
+
+// explained is the JSON of explain.
+type explained struct {
+	Plan       *planner.Plan       `json:"plan"`
+	Analyze    *analysis           `json:"analyze,omitempty"`
+	CrossCheck *planner.CrossCheck `json:"cross_check,omitempty"`
+}
+
+// analysis is a run of the plan beside its prediction.
+type analysis struct {
+	Method    planner.Method   `json:"method"`
+	Predicted predicted        `json:"predicted"`
+	Measured  planner.Measured `json:"measured"`
+}
+
+type predicted struct {
+	Phases     []planner.Phase `json:"phases"`
+	Seconds    float64         `json:"seconds"`
+	CPU        float64         `json:"cpu_seconds"`
+	Collisions float64         `json:"collisions,omitempty"`
+	Candidates float64         `json:"candidates"`
+	Results    float64         `json:"results"`
+}
+
+// runExplain loads the input, plans, optionally runs and cross-checks, and
+// prints.
+func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	out, err := createOutput(cfg.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	l, err := load(e, cfg, input)
+	if err != nil {
+		return err
+	}
+	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
+	if err != nil {
+		return err
+	}
+	res := explained{Plan: p}
+	if ex.analyze {
+		bar := l.prog.count("running " + p.Method.String())
+		m, err := p.Run(ctx, l.r, l.s, nil)
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		res.Analyze = analyze(p, m)
+	}
+	if ex.records != 0 {
+		if !p.LSH.Available {
+			return usagef("--cross-check compares LSH with the exact join, and LSH is not available here: %s", p.LSH.Why)
+		}
+		bar := l.prog.count("cross-checking")
+		cc, err := p.CrossCheck(ctx, l.r, l.s, planner.CheckOptions{Records: max(ex.records, 0), Seed: ex.crossSeed})
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		res.CrossCheck = cc
+	}
+	if ex.json {
+		enc := json.NewEncoder(out.w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		var b bytes.Buffer
+		writeExplain(&b, cfg, l, &res, ex)
+		if _, err := out.w.Write(b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return out.commit()
+}
+
+// analyze sets a run beside the plan's prediction for its method.
+func analyze(p *planner.Plan, m planner.Measured) *analysis {
+	a := &analysis{Method: m.Method, Measured: m}
+	pr := &a.Predicted
+	var cost planner.Cost
+	if m.Method == planner.Exact {
+		cost = p.Exact.Cost
+		pr.Candidates = p.Exact.Candidates
+	} else {
+		cost = p.LSH.Cost
+		pr.Candidates = p.LSH.Candidates
+		pr.Collisions = p.LSH.Collisions
+	}
+	for _, ph := range m.Phases {
+		pr.Phases = append(pr.Phases, planner.Phase{Name: ph.Name, Seconds: cost.Phase(ph.Name)})
+	}
+	pr.Seconds, pr.CPU = cost.Seconds, cost.CPU
+	pr.Results = p.Sample.Predicted
+	return a
+}
+
+// writeExplain writes the explanation for people: aligned, with units.
+func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *explainFlags) {
+	p := res.Plan
+	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(kv, "%s\t%s\n", k, v) }
+	line("plan", p.Method.String())
+	line("why", p.Reason)
+	what := "self-join"
+	if l.s != nil {
+		what = "R-S join"
+	}
+	line("join", fmt.Sprintf("%s >= %s, %s", p.Measure, p.Threshold, what))
+	line("predicted recall", recallText(p))
+	kv.Flush()
+
+	fmt.Fprintln(w, "\ninput")
+	kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, st := range p.Stats {
+		side := ""
+		if len(p.Stats) > 1 {
+			side = []string{" (R)", " (S)"}[i]
+		}
+		line("  records"+side, fmt.Sprintf("%s (%s empty)", group(int64(st.Records)), group(int64(st.Empty))))
+		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", group(st.Tokens), group(int64(st.Distinct))))
+		z := st.Size
+		line("  set size"+side, fmt.Sprintf("min %d, p25 %d, median %d, p75 %d, p90 %d, p99 %d, max %d, mean %.1f",
+			z.Min, z.P25, z.P50, z.P75, z.P90, z.P99, z.Max, z.Mean))
+		f := st.Freq
+		line("  token frequency"+side, fmt.Sprintf("max %s sets, mean %.2f; %.1f%% of tokens in one set; the top 1%% of tokens hold %.1f%% of occurrences; zipf s = %.2f",
+			group(int64(f.Max)), f.Mean, 100*f.Once, 100*f.Top1, f.Zipf))
+	}
+	kv.Flush()
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	ew := p.Exact.Work
+	lshCol := func(s string) string {
+		if !p.LSH.Available {
+			return "not available"
+		}
+		return s
+	}
+	row("", "exact", "lsh")
+	row("  parameters", fmt.Sprintf("%s prefix postings", count(float64(ew.Postings))), lshCol(lshParams(p)))
+	row("  predicted time", seconds(p.Exact.Cost.Seconds), lshCol(seconds(p.LSH.Cost.Seconds)))
+	row("  predicted CPU", seconds(p.Exact.Cost.CPU), lshCol(seconds(p.LSH.Cost.CPU)))
+	row("  candidates", count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", count(p.LSH.Candidates), count(p.LSH.CurveCandidates))))
+	row("  recall", "1", lshCol(fmt.Sprintf("%.3f (>= %.3f at the threshold)", p.LSH.Recall, p.LSH.AtThreshold)))
+	tw.Flush()
+
+	costTable(w, "exact cost", p.Exact.Cost)
+	if p.LSH.Available {
+		costTable(w, "lsh cost", p.LSH.Cost)
+	}
+
+	fmt.Fprintln(w, "\nsample")
+	kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	s := p.Sample
+	if len(s.ExactRecords) > 0 {
+		line("  exact join", fmt.Sprintf("%s records (%s of the pairs): %s postings, %s examined, %s candidates, %s verified, %s results",
+			records(s.ExactRecords), share(s.ExactFraction), group(s.Postings), group(s.Examined), group(s.Candidates), group(s.Verified), group(s.Results)))
+	} else {
+		line("  exact join", "none: candidates bounded by the prefix postings")
+	}
+	if len(s.LSHRecords) > 0 {
+		line("  lsh join", fmt.Sprintf("%s records (%s of the pairs): %s collisions, %s candidates, %s results",
+			records(s.LSHRecords), share(s.LSHFraction), group(s.LSHCollisions), group(s.LSHCandidates), group(s.LSHResults)))
+	}
+	if s.Pairs > 0 {
+		line("  random pairs", group(int64(s.Pairs))+" measured for the similarity distribution")
+	}
+	line("  expected results", count(s.Predicted))
+	line("  planning took", seconds(p.Seconds))
+	kv.Flush()
+
+	if a := res.Analyze; a != nil {
+		fmt.Fprintf(w, "\nanalyze: ran %s\n", a.Method)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		row("", "predicted", "measured")
+		for i, ph := range a.Measured.Phases {
+			row("  "+ph.Name, seconds(a.Predicted.Phases[i].Seconds), seconds(ph.Seconds))
+		}
+		row("  total", seconds(a.Predicted.Seconds), seconds(a.Measured.Seconds))
+		if a.Measured.CPU > 0 {
+			row("  CPU", seconds(a.Predicted.CPU), seconds(a.Measured.CPU))
+		}
+		if a.Method == planner.LSH {
+			row("  band collisions", count(a.Predicted.Collisions), group(a.Measured.Collisions))
+		}
+		row("  candidates", count(a.Predicted.Candidates), group(a.Measured.Candidates))
+		row("  results", count(a.Predicted.Results), group(a.Measured.Results))
+		tw.Flush()
+	}
+	if cc := res.CrossCheck; cc != nil {
+		what := fmt.Sprintf("a sample of %s records (seed %d)", records(cc.Records), ex.crossSeed)
+		if cc.Whole {
+			what = "the whole input"
+		}
+		fmt.Fprintf(w, "\ncross-check: exact and lsh on %s\n", what)
+		kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		pct := fmt.Sprintf("%g%% Clopper-Pearson", 100*cc.Confidence)
+		line("  exact", fmt.Sprintf("%s pairs in %s", group(cc.Exact.Results), seconds(cc.Exact.Seconds)))
+		line("  lsh", fmt.Sprintf("%s pairs in %s, %s candidates", group(cc.LSH.Results), seconds(cc.LSH.Seconds), group(cc.LSH.Candidates)))
+		line("  recall", interval(cc.Recall)+" "+pct)
+		line("  precision", interval(cc.Precision))
+		line("  true candidates", interval(cc.CandidatePrecision))
+		line("  predicted recall", fmt.Sprintf("%.3f over these pairs (S-curve), >= %.3f at the threshold", cc.Predicted, cc.AtThreshold))
+		kv.Flush()
+		if len(cc.Bins) > 0 {
+			fmt.Fprintln(w, "  recall by jaccard similarity:")
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			row("    bin", "pairs", "found", "recall", "interval", "S-curve")
+			for _, b := range cc.Bins {
+				row(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), group(b.Recall.N), group(b.Recall.K),
+					fmt.Sprintf("%.3f", b.Recall.Estimate), fmt.Sprintf("[%.3f, %.3f]", b.Recall.Lo, b.Recall.Hi), fmt.Sprintf("%.3f", b.Predicted))
+			}
+			tw.Flush()
+		}
+	}
+}
+
+// costTable writes a path's predicted cost term by term.
+func costTable(w io.Writer, title string, c planner.Cost) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  term\tphase\tcount\tCPU ns each\tCPU\t")
+	for _, t := range c.Terms {
+		if t.Count == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3g\t%s\t\n", t.Name, t.Phase, count(t.Count), t.Nanos, seconds(t.CPU))
+	}
+	fmt.Fprintf(tw, "  total\t\t\t\t%s\t\n", seconds(c.CPU))
+	fmt.Fprintf(tw, "  on %d cores\t\t\t\t%s\t\n", c.Parallel, seconds(c.Seconds))
+	tw.Flush()
+}
+
+func lshParams(p *planner.Plan) string {
+	l := p.LSH
+	return fmt.Sprintf("%s K=%d, %dx%d bands, seed %d", l.Scheme, l.K, l.Bands, l.Rows, l.Seed)
+}
+
+func recallText(p *planner.Plan) string {
+	if p.Method == planner.Exact {
+		return "1 (exact)"
+	}
+	return fmt.Sprintf("%.3f expected, >= %.3f for every pair at the threshold", p.LSH.Recall, p.LSH.AtThreshold)
+}
+
+// seconds formats a duration in seconds with a unit people read at a glance.
+func seconds(s float64) string {
+	switch {
+	case s >= 100:
+		return fmt.Sprintf("%.0f s", s)
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3g ms", s*1e3)
+	case s > 0:
+		return fmt.Sprintf("%.3g µs", s*1e6)
+	}
+	return "0 s"
+}
+
+// count formats a predicted count: grouped digits, rounded.
+func count(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "?"
+	}
+	return group(int64(math.Round(x)))
+}
+
+func records(n []int) string {
+	parts := make([]string, len(n))
+	for i, v := range n {
+		parts[i] = group(int64(v))
+	}
+	return strings.Join(parts, " x ")
+}
+
+func share(f float64) string {
+	switch {
+	case f >= 0.01:
+		return fmt.Sprintf("%.1f%%", 100*f)
+	default:
+		return fmt.Sprintf("%.2g%%", 100*f)
+	}
+}
+
+func interval(iv planner.Interval) string {
+	if iv.N == 0 {
+		return "- (no pairs)"
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f] (%s of %s)", iv.Estimate, iv.Lo, iv.Hi, group(iv.K), group(iv.N))
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/synth"
+)
+
+// explainJSON is the part of explain --json the tests read.
+type explainJSON struct {
+	Plan struct {
+		Method  string  `json:"method"`
+		Forced  bool    `json:"forced"`
+		Reason  string  `json:"reason"`
+		Recall  float64 `json:"recall"`
+		Figures []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"figures"`
+		Exact struct {
+			Work struct {
+				Postings int64 `json:"postings"`
+			} `json:"work"`
+			Cost struct {
+				Seconds float64 `json:"seconds"`
+			} `json:"cost"`
+		} `json:"exact"`
+		LSH struct {
+			Available bool `json:"available"`
+			Bands     int  `json:"bands"`
+			Rows      int  `json:"rows"`
+			Cost      struct {
+				Seconds float64 `json:"seconds"`
+			} `json:"cost"`
+		} `json:"lsh"`
+	} `json:"plan"`
+	Analyze *struct {
+		Method   string `json:"method"`
+		Measured struct {
+			Results    int64 `json:"results"`
+			Candidates int64 `json:"candidates"`
+			Phases     []struct {
+				Name string `json:"name"`
+			} `json:"phases"`
+		} `json:"measured"`
+		Predicted struct {
+			Phases []struct {
+				Name string `json:"name"`
+			} `json:"phases"`
+		} `json:"predicted"`
+	} `json:"analyze"`
+	CrossCheck *struct {
+		Whole  bool                    `json:"whole"`
+		Exact  struct{ Results int64 } `json:"exact"`
+		LSH    struct{ Results int64 } `json:"lsh"`
+		Recall struct {
+			K, N     int64
+			Estimate float64
+			Lo, Hi   float64
+		} `json:"recall"`
+		Precision struct{ Estimate float64 } `json:"precision"`
+		Bins      []struct {
+			From, To  float64
+			Predicted float64
+		} `json:"bins"`
+	} `json:"cross_check"`
+}
+
+func lines(s string) int {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0
+	}
+	return strings.Count(s, "\n") + 1
+}
+
+// frequentFile writes long sets of frequent tokens, where LSH is the cheaper
+// path at t = 0.5, with some near-duplicates to find.
+func frequentFile(t *testing.T) string {
+	t.Helper()
+	sets := synth.Sets(synth.SetsConfig{N: 3000, MinSize: 200, MaxSize: 200, Universe: 3000, DupFraction: 0.05, Replace: 0.15, Seed: 4})
+	path := filepath.Join(t.TempDir(), "frequent.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for _, s := range sets {
+		for i, tok := range s {
+			if i > 0 {
+				w.WriteByte(' ')
+			}
+			w.WriteString("w" + strconv.Itoa(int(tok)))
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func TestExplainText(t *testing.T) {
+	code, out, stderr := runCLI(t, "explain", "-t", "0.8", "../../testdata/sets.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"plan ", "why ", "predicted recall", "input", "records", "set size", "token frequency",
+		"predicted time", "exact cost", "lsh cost", "prefix postings", "band keys", "sample", "planning took"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "analyze") || strings.Contains(out, "cross-check") {
+		t.Errorf("explain without --analyze or --cross-check ran something:\n%s", out)
+	}
+}
+
+// TestExplainAnalyze: --analyze runs the chosen method; its measured results
+// are the join's.
+func TestExplainAnalyze(t *testing.T) {
+	code, pairs, _ := runCLI(t, "join", "-t", "0.6", "--method", "exact", "../../testdata/sets.txt")
+	if code != 0 {
+		t.Fatal("join failed")
+	}
+	code, out, stderr := runCLI(t, "explain", "-t", "0.6", "--method", "exact", "--analyze", "--json", "../../testdata/sets.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ex explainJSON
+	if err := json.Unmarshal([]byte(out), &ex); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	a := ex.Analyze
+	if a == nil || a.Method != "exact" || !ex.Plan.Forced {
+		t.Fatalf("analyze %+v, forced %v", a, ex.Plan.Forced)
+	}
+	if a.Measured.Results != int64(lines(pairs)) {
+		t.Errorf("analyze measured %d results, join wrote %d pairs", a.Measured.Results, lines(pairs))
+	}
+	if len(a.Measured.Phases) != 2 || len(a.Predicted.Phases) != 2 || a.Predicted.Phases[1].Name != "join" {
+		t.Errorf("phases: measured %+v, predicted %+v", a.Measured.Phases, a.Predicted.Phases)
+	}
+	code, out, _ = runCLI(t, "explain", "-t", "0.6", "--method", "lsh", "--analyze", "../../testdata/sets.txt")
+	if code != 0 || !strings.Contains(out, "analyze: ran lsh") || !strings.Contains(out, "band collisions") || !strings.Contains(out, "signatures") {
+		t.Errorf("explain --method lsh --analyze: exit %d\n%s", code, out)
+	}
+}
+
+// TestExplainCrossCheck: on the whole input the cross-check's counts are
+// those of join --method exact and join --method lsh with the same flags.
+func TestExplainCrossCheck(t *testing.T) {
+	in := "../../testdata/sets.txt"
+	_, exact, _ := runCLI(t, "join", "-t", "0.5", "--method", "exact", in)
+	_, lsh, _ := runCLI(t, "join", "-t", "0.5", "--method", "lsh", "--lsh", "6x4", "--seed", "3", in)
+	code, out, stderr := runCLI(t, "explain", "-t", "0.5", "--lsh", "6x4", "--seed", "3", "--cross-check", "all", "--json", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ex explainJSON
+	if err := json.Unmarshal([]byte(out), &ex); err != nil {
+		t.Fatal(err)
+	}
+	cc := ex.CrossCheck
+	if cc == nil || !cc.Whole {
+		t.Fatalf("cross-check %+v", cc)
+	}
+	if cc.Exact.Results != int64(lines(exact)) || cc.LSH.Results != int64(lines(lsh)) || cc.Recall.N != cc.Exact.Results || cc.Recall.K != cc.LSH.Results {
+		t.Errorf("cross-check exact %d lsh %d recall %d/%d; join wrote %d exact and %d lsh pairs",
+			cc.Exact.Results, cc.LSH.Results, cc.Recall.K, cc.Recall.N, lines(exact), lines(lsh))
+	}
+	if cc.Precision.Estimate != 1 || cc.Recall.Lo > cc.Recall.Estimate || cc.Recall.Hi < cc.Recall.Estimate || len(cc.Bins) == 0 {
+		t.Errorf("cross-check %+v", cc)
+	}
+	// A sample, in text.
+	code, out, _ = runCLI(t, "explain", "-t", "0.5", "--cross-check", "800", in)
+	for _, want := range []string{"cross-check: exact and lsh on a sample of 800 records (seed 1)", "recall ", "Clopper-Pearson", "recall by jaccard similarity", "S-curve"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("explain --cross-check 800: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func TestExplainBadFlags(t *testing.T) {
+	outFile := filepath.Join(t.TempDir(), "plan.txt")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cross-check", "1"}, "--cross-check"},
+		{[]string{"--cross-check", "some"}, "--cross-check"},
+		{[]string{"--measure", "overlap", "-t", "2", "--cross-check", "all"}, "LSH is not available"},
+		{[]string{"-t", "1.5"}, "threshold"},
+		{[]string{"--method", "fast"}, "--method"},
+	} {
+		args := append([]string{"explain", "-t", "0.8", "-o", outFile}, tc.args...)
+		args = append(args, "../../testdata/sets.txt")
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(outFile); err == nil {
+			t.Fatalf("%v: output file left behind", tc.args)
+		}
+	}
+	code, _, stderr := runCLI(t, "explain", "-t", "0.8", "no/such/file.txt")
+	if code != exitRuntime || !strings.Contains(stderr, "no/such/file.txt") {
+		t.Errorf("missing input: exit %d, %q", code, stderr)
+	}
+}
+
+// TestJoinAutoPlans: join with the default --method auto records the plan in
+// the statistics report, and follows it: exact on short sets at a high
+// threshold, LSH on long sets of frequent tokens at 0.5, whose pairs are
+// then a subset of the exact ones.
+func TestJoinAutoPlans(t *testing.T) {
+	dir := t.TempDir()
+	statsFile := filepath.Join(dir, "stats.json")
+	readStats := func() (method string, plan map[string]any) {
+		b, err := os.ReadFile(statsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Method   string `json:"method"`
+			Sections map[string]map[string]any
+		}
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Method, rep.Sections["plan"]
+	}
+	code, _, stderr := runCLI(t, "join", "-t", "0.8", "--stats", "--stats-json", statsFile, "../../testdata/sets.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	method, plan := readStats()
+	if method != "exact" || plan == nil || plan["method"] != "exact" || plan["reason"] == "" {
+		t.Errorf("short sets at 0.8: method %q, plan %v", method, plan)
+	}
+	if !strings.Contains(stderr, "plan:") || !strings.Contains(stderr, "why") {
+		t.Errorf("--stats lacks the plan section:\n%s", stderr)
+	}
+
+	in := frequentFile(t)
+	_, exact, _ := runCLI(t, "join", "-t", "0.5", "--method", "exact", in)
+	code, auto, stderr := runCLI(t, "join", "-t", "0.5", "--stats-json", statsFile, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	method, plan = readStats()
+	if method != "lsh" || plan["method"] != "lsh" {
+		t.Fatalf("long frequent sets at 0.5: method %q, plan reason %v", method, plan["reason"])
+	}
+	truth := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(exact), "\n") {
+		truth[l] = true
+	}
+	got := strings.Split(strings.TrimSpace(auto), "\n")
+	for _, l := range got {
+		if !truth[l] {
+			t.Errorf("auto (lsh) reported %q, which exact does not", l)
+		}
+	}
+	if len(truth) < 50 || len(got) < len(truth)*9/10 {
+		t.Errorf("auto (lsh) found %d of %d pairs", len(got), len(truth))
+	}
+}

@@ -1,0 +1,73 @@
+// Package planner chooses between the exact join (package join) and
+// MinHash-LSH (package approx) for one similarity join, explains the choice
+// with the figures that made it, and measures each path against the other.
+//
+// # Lifecycle
+//
+// Build the Collection (package order), then call New: it computes the
+// collection's statistics (Collect), the exact path's work (SelfWork or
+// RSWork), the LSH shape (approx.Options.Resolve), joins seeded samples, and
+// returns a Plan: the method, its parameters, the reason, the predicted cost
+// of each path term by term, and the predicted recall (1 for exact). A Plan
+// is a plain value. Plan.Run executes it; Plan.RunMethod executes either
+// path with the plan's parameters; Plan.CrossCheck runs both on a sample and
+// reports LSH's recall and precision with Clopper–Pearson intervals.
+//
+// # The cost model
+//
+// Each path's wall time is predicted as a sum of counts times calibrated
+// unit costs (Calibration; Default was fitted on this project's 2-core
+// machines by TestCalibrate, see calibration.go). The counts:
+//
+// Exact. The prefixes the threshold implies (prefix.Bounds: probe prefix
+// |x| - α(x, lo) + 1, index prefix |x| - α(x, x) + 1) and the postings they
+// meet. The number of postings the probes scan within the size window,
+// Σ over probe sets x, over tokens w of x's probe prefix, of the number of
+// earlier sets in x's size window whose index prefix holds w, is computed
+// exactly without building an index: groups are visited in size order while
+// one counter per token holds the window's posting-list lengths (sets enter
+// once probed and leave once below the window, whose lower end only grows).
+// It equals what join counts, and bounds the candidates from above. The
+// shares of postings examined, of candidates and of merges are measured on
+// an exact join of a seeded sample of records and applied to the exact
+// postings (a ratio estimator), and the sample's results, scaled by its share
+// of the pairs, predict the results.
+//
+// LSH. Signing: one hash per set token and dictionary entry, K values per
+// set, and, for one-permutation hashing, the probes of optimal densification
+// (a set of S tokens leaves about K·e^(-S/K) of its K bins empty, each
+// probing 1/(1-e^(-S/K)) bins); the classic scheme instead evaluates K hash
+// functions per token. Banding: one key per set and band. Candidates: the
+// S-curve P(s) = 1-(1-s^R)^B over the similarity distribution of all pairs,
+// estimated from random pairs below the threshold and the exact sample's
+// results above it (LSHEstimate.CurveCandidates); and, because densified
+// signature values of small sets and heavy-headed token distributions make
+// band matches depend on each other (which the S-curve, assuming independent
+// rows, does not model; measured: up to 8x more candidates than it
+// predicts), the candidates of an LSH join of a seeded sample of the records,
+// which keep their token keys and so their signatures, scaled by the
+// sample's share of the pairs (LSHEstimate.Candidates, what the cost uses).
+// Each candidate costs an exact check through join.Check.
+//
+// The choice: exact when its predicted cost is at most Prefer (1.25) times
+// LSH's, since it loses nothing; LSH otherwise, with the recall predicted as
+// the mean of P(s) over the similarities of the sample's result pairs. The
+// choice follows the counts, not the set sizes: long documents of rare
+// shingles have short posting lists and get exact at any threshold, while
+// long sets of frequent tokens at thresholds of 0.5 and below get LSH.
+//
+// Departures: sampled records are rebuilt into a Collection of their own
+// (order has no sub-collection over a parent's dictionary), so the sample's
+// token order is by frequency within the sample; on heavy-tailed token
+// distributions its prefixes differ from the parent's and the ratio
+// estimates can be off by a small factor.
+//
+// # Cost and concurrency
+//
+// New is linear in the tokens and prefixes, plus the sample joins: at most
+// SampleSize records per side, a quarter of each side, about 2²⁰ tokens, and
+// for the exact sample few enough that its predicted cost stays within a
+// tenth of LSH's least cost (or 20 ms). Every function is safe for
+// concurrent use; collections are only read. The package does no I/O;
+// cmd/simjoin prints plans (simjoin explain).
+package planner

@@ -1,0 +1,446 @@
+package planner
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// planning is the state of one call of New.
+type planning struct {
+	opt  Options
+	cal  *Calibration
+	c, s *order.Collection
+	b    prefix.Bounds
+	p    *Plan
+
+	sides    []*order.Collection
+	sets     []int // non-empty sets per side
+	allSets  int
+	tokens   int64 // set tokens over both sides
+	vocab    int   // dictionary entries (hashed once each by LSH)
+	pairs    float64
+	meanSize float64
+	drawn    map[int][]*Sample // samples by records per side
+}
+
+func (pl *planning) plan(ctx context.Context) (*Plan, error) {
+	t0 := time.Now()
+	opt := pl.opt
+	p := &Plan{
+		Measure:   opt.Measure.String(),
+		Threshold: opt.Threshold.String(),
+		Prefer:    opt.Prefer,
+		m:         opt.Measure,
+		t:         opt.Threshold,
+		workers:   opt.Workers,
+	}
+	pl.p = p
+	pl.sides = []*order.Collection{pl.c}
+	if pl.s != nil {
+		pl.sides = append(pl.sides, pl.s)
+	}
+	for _, c := range pl.sides {
+		st := Collect(c)
+		p.Stats = append(p.Stats, st)
+		pl.sets = append(pl.sets, st.Sets)
+		pl.allSets += st.Sets
+		pl.tokens += st.Tokens
+	}
+	pl.vocab = pl.c.Dict().Len()
+	if pl.allSets > 0 {
+		pl.meanSize = float64(pl.tokens) / float64(pl.allSets)
+	}
+	if pl.s == nil {
+		n := float64(pl.sets[0])
+		pl.pairs = n * (n - 1) / 2
+		p.Exact.Work = SelfWork(pl.c, pl.b)
+	} else {
+		pl.pairs = float64(pl.sets[0]) * float64(pl.sets[1])
+		p.Exact.Work = RSWork(pl.c, pl.s, pl.b)
+	}
+	pl.resolveLSH()
+
+	// The most exact can cost (every posting a candidate, verified in full)
+	// and the least LSH can (signing and banding alone) bound the sample
+	// joined exactly.
+	post := float64(p.Exact.Work.Postings)
+	exactHi := pl.exactCost(post, post, post, 0)
+	lshLo := pl.lshCost(0, 0, 0)
+	resHist := make([]float64, Bins)
+	if m := pl.exactSampleSize(exactHi.CPU, lshLo.CPU); m > 0 {
+		if err := pl.sampleExact(ctx, m, resHist); err != nil {
+			return nil, err
+		}
+	}
+	if m := pl.lshSampleSize(); m > 0 && p.LSH.Available {
+		if err := pl.sampleLSH(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	s := &p.Sample
+	switch {
+	case len(s.ExactRecords) > 0:
+		s.Predicted = float64(s.Results) / s.ExactFraction
+	case len(s.LSHRecords) > 0:
+		s.Predicted = float64(s.LSHResults) / s.LSHFraction // what LSH finds: a lower bound
+	}
+
+	// Exact: the postings are exact; candidates and verifications follow the
+	// sample's ratios to its postings (every posting without a sample).
+	examRatio, candRatio, verRatio := 1.0, 1.0, 1.0
+	if s.Postings > 0 {
+		examRatio = float64(s.Examined) / float64(s.Postings)
+		candRatio = float64(s.Candidates) / float64(s.Postings)
+		verRatio = float64(s.Verified) / float64(s.Postings)
+	}
+	p.Exact.Examined = post * examRatio
+	p.Exact.Candidates = post * candRatio
+	p.Exact.Verified = post * verRatio
+	p.Exact.Cost = pl.exactCost(p.Exact.Examined, p.Exact.Candidates, p.Exact.Verified, s.Predicted)
+	if p.LSH.Available {
+		pl.estimateLSH(resHist)
+	}
+	pl.decide()
+	p.Seconds = time.Since(t0).Seconds()
+	return p, nil
+}
+
+// minSample is the smallest sample worth joining.
+const minSample = 50
+
+// sampleTokens bounds the tokens of a sample, so that rebuilding it stays
+// cheap against the input's linear costs.
+const sampleTokens = 1 << 20
+
+// lshSampleSize returns the records per side of the sample joined with LSH:
+// SampleSize, at most a quarter of each side (a sixteenth of the pairs) and
+// about sampleTokens tokens; 0 for none.
+func (pl *planning) lshSampleSize() int {
+	m := pl.opt.SampleSize
+	for _, n := range pl.sets {
+		m = min(m, n/4)
+	}
+	if pl.meanSize > 0 {
+		m = min(m, int(sampleTokens/pl.meanSize))
+	}
+	if m < minSample {
+		return 0
+	}
+	return m
+}
+
+// exactSampleSize returns the records per side of the sample joined exactly:
+// as lshSampleSize, but few enough that the sample join's upper bound
+// (exactHi scaled by the sample's share of the pairs, CPU seconds) stays
+// within a tenth of LSH's least (lshLo) or 20 ms. 0 means none.
+func (pl *planning) exactSampleSize(exactHi, lshLo float64) int {
+	m := pl.lshSampleSize()
+	if m == 0 {
+		return 0
+	}
+	if budget := max(0.1*lshLo, 0.02); exactHi > budget {
+		// The sample's pairs are about (m/n)² of the input's.
+		n := float64(pl.sets[0])
+		if len(pl.sets) > 1 {
+			n = math.Sqrt(float64(pl.sets[0]) * float64(pl.sets[1]))
+		}
+		m = min(m, int(n*math.Sqrt(budget/exactHi)))
+	}
+	if m < minSample {
+		return 0
+	}
+	return m
+}
+
+// resolveLSH fills p.LSH from the options, or marks LSH unavailable.
+func (pl *planning) resolveLSH() {
+	p := pl.p
+	o := pl.opt.LSH
+	o.Measure, o.Threshold, o.Workers = pl.opt.Measure, pl.opt.Threshold, pl.opt.Workers
+	o.Progress = nil
+	ro, err := o.Resolve()
+	if err != nil {
+		p.LSH.Why = err.Error()
+		return
+	}
+	jt, _ := approx.JaccardThreshold(ro.Measure, ro.Threshold)
+	p.LSH = LSHEstimate{
+		Available:        true,
+		Scheme:           ro.Scheme.String(),
+		K:                ro.K,
+		Bits:             ro.Bits,
+		Bands:            ro.Shape.B,
+		Rows:             ro.Shape.R,
+		Seed:             ro.Seed,
+		JaccardThreshold: jt,
+		AtThreshold:      ro.Shape.P(jt),
+		opt:              ro,
+	}
+	if ro.Scheme == approx.OnePerm {
+		for _, c := range pl.sides {
+			p.LSH.DensifyProbes += densifyProbes(c, ro.K)
+		}
+	}
+}
+
+// densifyProbes returns the expected number of probes optimal densification
+// makes over the sets of c with k bins: a set of S tokens leaves about
+// k·e^(-S/k) bins empty, and each probes 1/(1-e^(-S/k)) bins on average to
+// find a full one. Sets come in size order, so each size is priced once.
+func densifyProbes(c *order.Collection, k int) float64 {
+	sum := 0.0
+	for i := 0; i < c.Len(); {
+		n := c.Size(i)
+		j := i + 1
+		for j < c.Len() && c.Size(j) == n {
+			j++
+		}
+		e := math.Exp(-float64(n) / float64(k))
+		if e < 1 {
+			sum += float64(j-i) * float64(k) * e / (1 - e)
+		}
+		i = j
+	}
+	return sum
+}
+
+func (pl *planning) exactCost(examined, candidates, verified, results float64) Cost {
+	pl.p.meanSize = pl.meanSize
+	return pl.p.priceExact(pl.cal, examined, candidates, verified, results)
+}
+
+func (pl *planning) lshCost(collisions, candidates, results float64) Cost {
+	l := &pl.p.LSH
+	pl.p.lsh = lshWork{
+		scheme:   l.opt.Scheme,
+		sets:     pl.allSets,
+		tokens:   pl.tokens,
+		vocab:    pl.vocab,
+		k:        l.K,
+		bands:    l.Bands,
+		densify:  l.DensifyProbes,
+		meanSize: pl.meanSize,
+	}
+	return pl.p.priceLSH(pl.cal, collisions, candidates, results)
+}
+
+// priceExact prices the exact path of p with the given counts.
+func (p *Plan) priceExact(cal *Calibration, examined, candidates, verified, results float64) Cost {
+	c := cal.exactCost(p.Exact.Work, examined, candidates, verified, p.meanSize, results)
+	c.wall(p.parallel())
+	return c
+}
+
+// priceLSH prices the LSH path of p with the given counts.
+func (p *Plan) priceLSH(cal *Calibration, collisions, candidates, results float64) Cost {
+	w := p.lsh
+	w.collisions, w.candidates, w.results = collisions, candidates, results
+	c := cal.lshCost(w)
+	c.wall(p.parallel())
+	return c
+}
+
+// parallel returns the cores the plan's runs keep busy.
+func (p *Plan) parallel() int { return min(p.workers, runtime.GOMAXPROCS(0), runtime.NumCPU()) }
+
+// samples draws m records per side with the plan's seed (once for each m).
+func (pl *planning) samples(m int) ([]*Sample, float64, error) {
+	ss, ok := pl.drawn[m]
+	if !ok {
+		var err error
+		if ss, err = newSamples(pl.sides, m, pl.opt.Seed); err != nil {
+			return nil, 0, err
+		}
+		if pl.drawn == nil {
+			pl.drawn = map[int][]*Sample{}
+		}
+		pl.drawn[m] = ss
+	}
+	var spairs float64
+	if len(ss) == 1 {
+		n := float64(ss[0].C.Len())
+		spairs = n * (n - 1) / 2
+	} else {
+		spairs = float64(ss[0].C.Len()) * float64(ss[1].C.Len())
+	}
+	return ss, spairs / pl.pairs, nil
+}
+
+// sampleExact joins a seeded sample of m records per side exactly: its
+// figures give the exact path's ratios of candidates and verifications to
+// postings, and its results, scaled by the share of pairs, the expected
+// results and their similarities (added to resHist).
+func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) error {
+	p := pl.p
+	ss, frac, err := pl.samples(m)
+	if err != nil {
+		return err
+	}
+	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers}
+	sizeA := sizesByID(ss[0].C)
+	sizeB := sizeA
+	var st join.Stats
+	add := func(pr join.Pair) bool {
+		resHist[bin(jaccard(pr.Overlap, sizeA[pr.A], sizeB[pr.B]))] += 1 / frac
+		return true
+	}
+	if len(ss) == 1 {
+		st, err = join.SelfJoin(ctx, ss[0].C, jopt, add)
+	} else {
+		sizeB = sizesByID(ss[1].C)
+		st, err = join.RSJoin(ctx, ss[0].C, ss[1].C, jopt, add)
+	}
+	if err != nil {
+		return err
+	}
+	s := &p.Sample
+	for _, x := range ss {
+		s.ExactRecords = append(s.ExactRecords, x.C.Len())
+	}
+	s.ExactFraction = frac
+	s.Postings, s.Examined = windowPostings(st), st.Postings
+	s.Candidates, s.Verified, s.Results = st.Candidates, st.Verified, st.Results
+	return nil
+}
+
+// sampleLSH joins a seeded sample of m records per side with the plan's LSH
+// parameters: its collisions and candidates, scaled by the share of pairs,
+// are the LSH path's.
+func (pl *planning) sampleLSH(ctx context.Context, m int) error {
+	p := pl.p
+	ss, frac, err := pl.samples(m)
+	if err != nil {
+		return err
+	}
+	opt := p.LSH.opt
+	var st approx.Stats
+	if len(ss) == 1 {
+		st, err = approx.SelfJoin(ctx, ss[0].C, opt, func(join.Pair) bool { return true })
+	} else {
+		st, err = approx.RSJoin(ctx, ss[0].C, ss[1].C, opt, func(join.Pair) bool { return true })
+	}
+	if err != nil {
+		return err
+	}
+	s := &p.Sample
+	for _, x := range ss {
+		s.LSHRecords = append(s.LSHRecords, x.C.Len())
+	}
+	s.LSHFraction = frac
+	s.LSHCollisions, s.LSHCandidates, s.LSHResults = st.Collisions, st.Candidates, st.Results
+	return nil
+}
+
+// estimateLSH prices the LSH path: the S-curve over the similarity
+// distribution estimated from random pairs (below the threshold) and the
+// exact sample's results (at or above it), and the LSH sample's measured
+// collisions and candidates.
+func (pl *planning) estimateLSH(resHist []float64) {
+	p := pl.p
+	s := &p.Sample
+	hist := make([]float64, Bins)
+	pl.pairSample(hist)
+	for i := range hist {
+		hist[i] += resHist[i]
+	}
+	s.Similar = hist
+	l := &p.LSH
+	shape := l.opt.Shape
+	l.CurveCandidates = approx.ExpectedCandidates(shape, hist)
+	l.CurveCollisions = expectedCollisions(shape, hist)
+	l.Collisions, l.Candidates = l.CurveCollisions, l.CurveCandidates
+	if len(s.LSHRecords) > 0 {
+		l.Collisions = float64(s.LSHCollisions) / s.LSHFraction
+		l.Candidates = float64(s.LSHCandidates) / s.LSHFraction
+	}
+	var found, all float64
+	for i, n := range resHist {
+		if n > 0 {
+			found += n * shape.MeanP(float64(i)/Bins, float64(i+1)/Bins)
+			all += n
+		}
+	}
+	if all > 0 {
+		l.Recall = found / all
+	} else {
+		l.Recall = shape.MeanRecall(l.JaccardThreshold)
+	}
+	l.Cost = pl.lshCost(l.Collisions, l.Candidates, s.Predicted)
+}
+
+// pairSample measures the Jaccard similarity of random pairs of sets (the
+// pairs that do not reach the threshold; those that do are counted by the
+// exact sample) and adds their share of all pairs to hist.
+func (pl *planning) pairSample(hist []float64) {
+	k := pl.opt.PairSample
+	if k <= 0 || pl.pairs == 0 {
+		return
+	}
+	// Bound the work to about 2²⁴ merged tokens.
+	if pl.meanSize > 0 {
+		k = min(k, max(1000, int(float64(1<<24)/(2*pl.meanSize))))
+	}
+	r := rand.New(rand.NewPCG(pl.opt.Seed, 0x9a125))
+	a, b := pl.sides[0], pl.sides[len(pl.sides)-1]
+	w := pl.pairs / float64(k)
+	for i := 0; i < k; i++ {
+		x, y := r.IntN(a.Len()), r.IntN(b.Len())
+		for pl.s == nil && y == x {
+			y = r.IntN(b.Len())
+		}
+		sx, sy := a.Set(x), b.Set(y)
+		o := join.Overlap(sx, sy)
+		if pl.b.Passes(o, len(sx), len(sy)) {
+			continue
+		}
+		hist[bin(jaccard(o, len(sx), len(sy)))] += w
+	}
+	pl.p.Sample.Pairs = k
+}
+
+// sizesByID returns the set size of every record of c by original index
+// (0 for empty records).
+func sizesByID(c *order.Collection) []int {
+	size := make([]int, c.Records())
+	for i := 0; i < c.Len(); i++ {
+		size[c.ID(i)] = c.Size(i)
+	}
+	return size
+}
+
+// jaccard returns the Jaccard similarity of sets of sizes x and y sharing o.
+func jaccard(o, x, y int) float64 {
+	if x+y-o <= 0 {
+		return 0
+	}
+	return float64(o) / float64(x+y-o)
+}
+
+// bin returns the similarity bin of j in [0, 1].
+func bin(j float64) int { return min(max(int(j*Bins), 0), Bins-1) }
+
+// expectedCollisions returns the expected band collisions (a pair meeting in
+// two bands counts twice): B·s^R summed over the pairs of hist, at each bin's
+// midpoint.
+func expectedCollisions(s approx.Shape, hist []float64) float64 {
+	sum := 0.0
+	for i, n := range hist {
+		if n > 0 {
+			mid := (float64(i) + 0.5) / float64(len(hist))
+			sum += n * float64(s.B) * math.Pow(mid, float64(s.R))
+		}
+	}
+	return sum
+}
+
+// windowPostings returns the postings a join met within the size window,
+// examined or skipped unseen: what SelfWork and RSWork count.
+func windowPostings(st join.Stats) int64 { return st.Postings + st.LateSkipped }

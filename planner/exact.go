@@ -1,0 +1,142 @@
+package planner
+
+import (
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// ExactWork is what the exact join (package join) will do on a collection,
+// computed from the prefixes alone, without probing. Postings is exact: it
+// equals the postings the join meets within the size window (join.Stats'
+// Postings, examined, plus LateSkipped, skipped unseen) for the same input,
+// measure and threshold. It counts every (probe, indexed set) meeting with
+// multiplicity, so it bounds the join's candidates from above.
+type ExactWork struct {
+	Groups       int   `json:"groups"`        // distinct non-empty sets (identical sets are probed once)
+	ProbeTokens  int64 `json:"probe_tokens"`  // tokens in the probe prefixes
+	IndexEntries int64 `json:"index_entries"` // postings in the prefix index
+	Postings     int64 `json:"postings"`      // postings scanned by the probes, within the size window
+	// SameSetPairs is the number of pairs among identical copies, which the
+	// join reports without probing.
+	SameSetPairs int64 `json:"same_set_pairs"`
+}
+
+// groups returns the start of every run of identical sets in c (which
+// order.Collection keeps adjacent), and len(c) at the end.
+func groups(c *order.Collection) []int32 {
+	n := c.Len()
+	start := make([]int32, 0, n+1)
+	for i := 0; i < n; i++ {
+		if i == 0 || !equalSets(c.Set(i), c.Set(i-1)) {
+			start = append(start, int32(i))
+		}
+	}
+	return append(start, int32(n))
+}
+
+func equalSets(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// SelfWork computes the exact self-join's work on c at b. It mirrors
+// join.SelfJoin: every group indexes its index prefix; every group probes its
+// probe prefix against the groups before it whose size lies in the size
+// window. Processing groups in size order, a counter per token holds the
+// posting-list length within the window: groups enter when they have been
+// probed and leave when they fall below the window, whose lower end only
+// grows.
+//
+// Cost: two passes over the index prefixes and one over the probe prefixes,
+// O(Σ prefix lengths) time, 4 bytes per dictionary entry; no posting list is
+// built. Safe for concurrent use.
+func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
+	g := groups(c)
+	ng := len(g) - 1
+	w := ExactWork{Groups: ng}
+	cnt := make([]int32, c.Dict().Len())
+	tail := 0
+	for gx := 0; gx < ng; gx++ {
+		set := c.Set(int(g[gx]))
+		n := len(set)
+		if copies := int64(g[gx+1] - g[gx]); copies > 1 && b.Passes(n, n, n) {
+			w.SameSetPairs += copies * (copies - 1) / 2
+		}
+		lo, _ := b.SizeRange(n)
+		for tail < gx && c.Size(int(g[tail])) < lo {
+			ts := c.Set(int(g[tail]))
+			for _, t := range ts[:b.IndexPrefix(len(ts))] {
+				cnt[t]--
+			}
+			tail++
+		}
+		if lo <= n {
+			px := b.ProbePrefix(n)
+			w.ProbeTokens += int64(px)
+			for _, t := range set[:px] {
+				w.Postings += int64(cnt[t])
+			}
+		}
+		ip := b.IndexPrefix(n)
+		w.IndexEntries += int64(ip)
+		for _, t := range set[:ip] {
+			cnt[t]++
+		}
+	}
+	return w
+}
+
+// RSWork computes the exact R-S join's work for r against s at b, mirroring
+// join.RSJoin: the groups of s index their probe prefixes; every group of r
+// probes its probe prefix against the groups of s whose size lies in its
+// size window. Both ends of the window only grow as r's groups grow, so
+// groups of s enter and leave a per-token counter once each.
+//
+// Cost: O(Σ prefix lengths of r and s); 4 bytes per dictionary entry. r and
+// s must share a dictionary (order.Build).
+func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
+	gr, gs := groups(r), groups(s)
+	nr, ns := len(gr)-1, len(gs)-1
+	w := ExactWork{Groups: nr + ns}
+	cnt := make([]int32, r.Dict().Len())
+	for g := 0; g < ns; g++ {
+		n := s.Size(int(gs[g]))
+		w.IndexEntries += int64(b.ProbePrefix(n))
+	}
+	head, tail := 0, 0 // groups of s in [tail, head) are counted
+	for gx := 0; gx < nr; gx++ {
+		set := r.Set(int(gr[gx]))
+		n := len(set)
+		lo, hi := b.SizeRange(n)
+		if lo > hi {
+			continue
+		}
+		for head < ns && s.Size(int(gs[head])) <= hi {
+			hs := s.Set(int(gs[head]))
+			for _, t := range hs[:b.ProbePrefix(len(hs))] {
+				cnt[t]++
+			}
+			head++
+		}
+		for tail < head && s.Size(int(gs[tail])) < lo {
+			ts := s.Set(int(gs[tail]))
+			for _, t := range ts[:b.ProbePrefix(len(ts))] {
+				cnt[t]--
+			}
+			tail++
+		}
+		px := b.ProbePrefix(n)
+		w.ProbeTokens += int64(px)
+		for _, t := range set[:px] {
+			w.Postings += int64(cnt[t])
+		}
+	}
+	return w
+}

@@ -1,0 +1,114 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+)
+
+// Phase is one timed phase of a run.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Measured is what one run of a path did, in the terms the plan predicted:
+// the phases of the path ("index" and "join" for exact; "signatures",
+// "bands" and "verify" for LSH), its candidates and results.
+type Measured struct {
+	Method  Method  `json:"method"`
+	Phases  []Phase `json:"phases"`
+	Seconds float64 `json:"seconds"` // wall time of the whole join call
+	// CPU is the process's CPU time (user and system) during the call; 0
+	// where the system cannot say.
+	CPU float64 `json:"cpu_seconds"`
+	// Postings is the prefix postings scanned (exact only).
+	Postings int64 `json:"postings,omitempty"`
+	// Collisions is the band collisions, repeats included (LSH only).
+	Collisions int64 `json:"collisions,omitempty"`
+	// Candidates: distinct candidate pairs of sets.
+	Candidates int64 `json:"candidates"`
+	// Verified: candidates merged (exact: those that survived the filters;
+	// LSH: every candidate).
+	Verified int64 `json:"verified"`
+	Results  int64 `json:"results"`
+
+	Exact *join.Stats   `json:"-"`
+	LSH   *approx.Stats `json:"-"`
+}
+
+// Phase returns the measured seconds of the named phase (0 if none).
+func (m Measured) Phase(name string) float64 {
+	for _, ph := range m.Phases {
+		if ph.Name == name {
+			return ph.Seconds
+		}
+	}
+	return 0
+}
+
+// Run runs the plan's method: see RunMethod.
+func (p *Plan) Run(ctx context.Context, c, s *order.Collection, yield func(join.Pair) bool) (Measured, error) {
+	return p.RunMethod(ctx, p.Method, c, s, yield)
+}
+
+// RunMethod runs path m (Exact or LSH) with the plan's measure, threshold,
+// LSH parameters and workers over c (against s for an R-S join, as planned),
+// hands every pair to yield (nil: count them only) and returns what the run
+// did. yield is called from the calling goroutine; returning false stops the
+// run. It fails for LSH when the plan has no LSH path.
+func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, yield func(join.Pair) bool) (out Measured, err error) {
+	if yield == nil {
+		yield = func(join.Pair) bool { return true }
+	}
+	out.Method = m
+	c0, cpuOK := cpuTime()
+	t0 := time.Now()
+	defer func() {
+		if c1, ok := cpuTime(); ok && cpuOK {
+			out.CPU = (c1 - c0).Seconds()
+		}
+	}()
+	switch m {
+	case Exact:
+		opt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+		var st join.Stats
+		if s == nil {
+			st, err = join.SelfJoin(ctx, c, opt, yield)
+		} else {
+			st, err = join.RSJoin(ctx, c, s, opt, yield)
+		}
+		out.Seconds = time.Since(t0).Seconds()
+		if err != nil {
+			return out, err
+		}
+		out.Exact = &st
+		out.Phases = []Phase{{"index", st.IndexTime.Seconds()}, {"join", st.JoinTime.Seconds()}}
+		out.Postings, out.Candidates, out.Verified, out.Results = st.Postings, st.Candidates, st.Verified, st.Results
+	case LSH:
+		opt, ok := p.LSHOptions()
+		if !ok {
+			return out, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
+		}
+		var st approx.Stats
+		if s == nil {
+			st, err = approx.SelfJoin(ctx, c, opt, yield)
+		} else {
+			st, err = approx.RSJoin(ctx, c, s, opt, yield)
+		}
+		out.Seconds = time.Since(t0).Seconds()
+		if err != nil {
+			return out, err
+		}
+		out.LSH = &st
+		out.Phases = []Phase{{"signatures", st.SignTime.Seconds()}, {"bands", st.BandTime.Seconds()}, {"verify", st.JoinTime.Seconds()}}
+		out.Collisions, out.Candidates, out.Verified, out.Results = st.Collisions, st.Candidates, st.Candidates, st.Results
+	default:
+		return out, fmt.Errorf("planner: cannot run method %s", m)
+	}
+	return out, nil
+}
