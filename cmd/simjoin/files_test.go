@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -360,5 +361,44 @@ func TestFilesRSJoin(t *testing.T) {
 		filepath.Join(text, "oak.txt") + "\t" + filepath.Join(text, "oak.txt") + "\t1\n"
 	if out != want {
 		t.Errorf("stdout\n%s\nwant\n%s", out, want)
+	}
+}
+
+// BenchmarkReadFiles reads and shingles the Go source tree as the article's
+// experiment does (non-test .go files outside testdata). Opt-in, it needs
+// GOROOT's sources: SIMJOIN_GOROOT_BENCH=1 go test -bench ReadFiles ./cmd/simjoin
+func BenchmarkReadFiles(b *testing.B) {
+	if os.Getenv("SIMJOIN_GOROOT_BENCH") == "" {
+		b.Skip("set SIMJOIN_GOROOT_BENCH=1 to read $(go env GOROOT)/src")
+	}
+	src := filepath.Join(runtime.GOROOT(), "src")
+	filter, err := newGlobFilter([]string{"*.go"}, []string{"*_test.go", "*/testdata/*"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var st fileStats
+	files, err := listFiles([]string{src}, filter, &st, nil)
+	if err != nil {
+		b.Skipf("no Go tree at %s: %v", src, err)
+	}
+	for _, tokens := range []string{"go:5", "shingle:5", "set"} {
+		spec, err := shingle.Parse(tokens)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("tokens=%s/workers=%d", tokens, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				var bytes int64
+				for b.Loop() {
+					var st fileStats
+					if _, _, err := readFiles(files, spec, workers, 50, true, &st, func(error) {}, nil); err != nil {
+						b.Fatal(err)
+					}
+					bytes = st.Bytes
+				}
+				b.SetBytes(bytes)
+			})
+		}
 	}
 }

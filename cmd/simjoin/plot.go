@@ -33,6 +33,7 @@ type plotFlags struct {
 	shapes string
 	truth  float64
 	sample int
+	seeds  int
 }
 
 // binCount is the number of similarity bins of the S-curve's dots.
@@ -79,6 +80,7 @@ the first banding with --method lsh.`,
 	fs.StringVar(&pf.shapes, "shapes", "", "LSH bandings to measure, such as 12x4,16x3 (default: the one --method lsh would use)")
 	fs.Float64Var(&pf.truth, "truth", 0.1, "find the true pairs at or above this Jaccard similarity exactly; estimate those below from a sample")
 	fs.IntVar(&pf.sample, "sample", 100000, "pairs of distinct sets sampled below --truth")
+	fs.IntVar(&pf.seeds, "seeds", 1, "run each banding with `N` seeds from --seed on and average the shares found (the circle shows the first)")
 	return cmd
 }
 
@@ -86,18 +88,21 @@ the first banding with --method lsh.`,
 type plotShape struct {
 	Shape               string    `json:"shape"`
 	K                   int       `json:"k"`
-	Candidates          int64     `json:"candidates"`
+	Seeds               int       `json:"seeds"`
+	Candidates          float64   `json:"candidates"` // mean over seeds
 	PredictedCandidates float64   `json:"predicted_candidates"`
-	Found               int64     `json:"found"` // pairs at or above -t found
-	Exact               int64     `json:"exact"` // pairs at or above -t
-	Recall              float64   `json:"recall"`
+	Found               float64   `json:"found"`  // pairs at or above -t found, mean over seeds
+	Exact               int64     `json:"exact"`  // pairs at or above -t
+	Recall              float64   `json:"recall"` // mean over seeds
+	RecallMin           float64   `json:"recall_min"`
+	RecallMax           float64   `json:"recall_max"`
 	PredictedRecall     float64   `json:"predicted_recall"`
-	Seconds             float64   `json:"seconds"`
+	Seconds             float64   `json:"seconds"` // LSH time of one run, mean over seeds
 	Bins                []plotBin `json:"bins"`
 
 	shape approx.Shape
-	found map[uint64]float64 // record pairs reported, key a<<32|b, with their similarity
-	bins  []plotting.Bin
+	runs  []map[uint64]float64 // per seed: record pairs reported, key a<<32|b, with their similarity
+	bins  []plotting.Bin       // Pairs and Found summed over seeds
 }
 
 // plotBin is one similarity bin of a banding in the report.
@@ -130,6 +135,9 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	if pf.sample < 0 {
 		return usagef("--sample must be >= 0")
+	}
+	if pf.seeds < 1 {
+		return usagef("--seeds must be >= 1")
 	}
 	if !(pf.truth > 0 && pf.truth <= 1) {
 		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
@@ -198,17 +206,17 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	// Below it: a uniform sample of pairs of distinct sets.
 	tm = rep.phase("sample")
 	seed := cfg.lsh.opt.Seed
-	below, belowPop := sampleBelow(c, units, truePairs, truth, pf.sample, seed, cfg.workers)
+	below, belowPop, sampled := sampleBelow(c, units, truePairs, truth, pf.sample, seed, cfg.workers)
 	tm.done("sample")
 
 	// Every banding: its candidates.
 	for _, s := range shapes {
 		tm = rep.phase("lsh " + s.Shape)
-		if err := runPlotShape(ctx, cfg, l, s); err != nil {
+		if err := runPlotShape(ctx, cfg, l, s, pf.seeds); err != nil {
 			return err
 		}
 		tm.done("lsh " + s.Shape)
-		s.measure(truePairs, below, belowPop, units, c, truth)
+		s.measure(truePairs, below, belowPop, sampled, units, c, truth)
 	}
 
 	// Figures and the table.
@@ -225,6 +233,9 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		for _, s := range shapes {
 			fig.Curves = append(fig.Curves, plotting.Curve{Label: s.Shape, P: s.shape.P, Bins: s.bins})
 		}
+		if pf.seeds > 1 {
+			fig.Title += fmt.Sprintf(" (%d seeds)", pf.seeds)
+		}
 		ext := strings.ToLower(filepath.Ext(f))[1:]
 		if err := writeFigure(f, func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
 			return err
@@ -235,10 +246,10 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", group(exactAtT), cfg.t)
 		if cfg.method == "lsh" {
 			s := shapes[0]
-			for k, sim := range s.found {
+			for k, sim := range s.runs[0] {
 				fig.Chords = append(fig.Chords, plotting.Chord{A: int(k >> 32), B: int(k & (1<<32 - 1)), Sim: sim})
 			}
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", group(int64(len(s.found))), s.Shape, s.K)
+			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", group(int64(len(s.runs[0]))), s.Shape, s.K)
 		} else {
 			for _, p := range truePairs {
 				if p.atT {
@@ -263,8 +274,8 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	var rows [][2]string
 	for _, s := range shapes {
-		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %.0f), recall %.3f (predicted %.3f), %.3f s",
-			group(s.Candidates), s.PredictedCandidates, s.Recall, s.PredictedRecall, s.Seconds)})
+		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%.0f candidates (predicted %.0f), recall %.3f (predicted %.3f; %d seeds: %.3f to %.3f), %.3f s a run",
+			s.Candidates, s.PredictedCandidates, s.Recall, s.PredictedRecall, s.Seeds, s.RecallMin, s.RecallMax, s.Seconds)})
 	}
 	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", truth, group(int64(len(below)))), shapes, rows)
 	return finishReport(e, cfg, rep, sink)
@@ -297,25 +308,30 @@ func plotShapes(cfg *joinConfig, list string) ([]*plotShape, error) {
 
 // runPlotShape runs the LSH self-join with the banding s and a threshold
 // just above 0, so that every candidate sharing a token is reported with its
-// exact similarity.
-func runPlotShape(ctx context.Context, cfg *joinConfig, l *loaded, s *plotShape) error {
+// exact similarity, once for each of seeds seeds from --seed on.
+func runPlotShape(ctx context.Context, cfg *joinConfig, l *loaded, s *plotShape, seeds int) error {
 	opt := cfg.lsh.opt
 	opt.Shape = s.shape
 	opt.Threshold = prefix.Threshold{Num: 1, Den: 1 << 40}
 	opt.Verify = approx.VerifyExact
-	bar := l.prog.count("lsh " + s.Shape)
-	defer bar.finish()
-	opt.Progress = bar.setOf
-	s.found = map[uint64]float64{}
-	st, err := approx.SelfJoin(ctx, l.r, opt, func(p join.Pair) bool {
-		s.found[pairKey(p.A, p.B)] = p.Sim
-		return true
-	})
-	if err != nil {
-		return err
+	s.Seeds = seeds
+	for k := range seeds {
+		opt.Seed = cfg.lsh.opt.Seed + uint64(k)
+		bar := l.prog.count("lsh " + s.Shape)
+		opt.Progress = bar.setOf
+		found := map[uint64]float64{}
+		st, err := approx.SelfJoin(ctx, l.r, opt, func(p join.Pair) bool {
+			found[pairKey(p.A, p.B)] = p.Sim
+			return true
+		})
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		s.runs = append(s.runs, found)
+		s.Candidates += float64(st.Candidates) / float64(seeds)
+		s.Seconds += (st.SignTime + st.BandTime + st.JoinTime).Seconds() / float64(seeds)
 	}
-	s.Candidates = st.Candidates
-	s.Seconds = (st.SignTime + st.BandTime + st.JoinTime).Seconds()
 	return nil
 }
 
@@ -357,7 +373,7 @@ func (u *setUnits) unitPair(a, b int32) (uint64, bool) {
 // keeps those below the truth threshold, each with its similarity; it also
 // returns the number of unit pairs below the threshold (the population the
 // sample stands for). Deterministic for a seed, on any number of workers.
-func sampleBelow(c *order.Collection, u *setUnits, truePairs []simPair, truth float64, n int, seed uint64, workers int) ([]simPair, float64) {
+func sampleBelow(c *order.Collection, u *setUnits, truePairs []simPair, truth float64, n int, seed uint64, workers int) (below []simPair, pop float64, sampled bool) {
 	nu := len(u.first)
 	seen := map[uint64]bool{}
 	for _, p := range truePairs {
@@ -365,20 +381,33 @@ func sampleBelow(c *order.Collection, u *setUnits, truePairs []simPair, truth fl
 			seen[k] = true
 		}
 	}
-	pop := float64(nu)*float64(nu-1)/2 - float64(len(seen))
+	all := float64(nu) * float64(nu-1) / 2
+	pop = all - float64(len(seen))
 	if nu < 2 || n == 0 || pop <= 0 {
-		return nil, max(pop, 0)
+		return nil, max(pop, 0), true
 	}
-	r := rand.New(rand.NewPCG(seed, 0x706c6f74))
-	draws := make([]simPair, n)
-	for i := range draws {
-		a := r.IntN(nu)
-		b := r.IntN(nu - 1)
-		if b >= a {
-			b++
+	var draws []simPair
+	if all <= float64(n) {
+		// Few enough to take them all: the bins below are exact.
+		for a := range nu {
+			for b := a + 1; b < nu; b++ {
+				draws = append(draws, simPair{a: int32(a), b: int32(b)})
+			}
 		}
-		draws[i] = simPair{a: int32(a), b: int32(b)}
+	} else {
+		sampled = true
+		r := rand.New(rand.NewPCG(seed, 0x706c6f74))
+		draws = make([]simPair, n)
+		for i := range draws {
+			a := r.IntN(nu)
+			b := r.IntN(nu - 1)
+			if b >= a {
+				b++
+			}
+			draws[i] = simPair{a: int32(a), b: int32(b)}
+		}
 	}
+	n = len(draws)
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / max(workers, 1)
 	for lo := 0; lo < n; lo += chunk {
@@ -398,43 +427,55 @@ func sampleBelow(c *order.Collection, u *setUnits, truePairs []simPair, truth fl
 			out = append(out, d)
 		}
 	}
-	return out, pop
+	return out, pop, sampled
 }
 
 // measure fills the recall, the predictions and the bins of s.
-func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, u *setUnits, c *order.Collection, truth float64) {
+func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, sampled bool, u *setUnits, c *order.Collection, truth float64) {
 	p := s.shape.P
 	bins := make([]plotting.Bin, binCount)
 	pred := make([]float64, binCount)
 	for k := range bins {
 		bins[k].From, bins[k].To = float64(k)/binCount, float64(k+1)/binCount
-		bins[k].Sampled = bins[k].To <= truth+1e-9
+		bins[k].Sampled = sampled && bins[k].To <= truth+1e-9
 	}
 	binOf := func(sim float64) int { return min(int(sim*binCount+1e-9), binCount-1) }
 	var sumP float64
 	seen := map[uint64]bool{}
+	runs := float64(len(s.runs))
+	foundAtT := make([]int64, len(s.runs))
 	for _, tp := range truePairs {
-		_, found := s.found[pairKey(int(tp.a), int(tp.b))]
 		k := binOf(tp.sim)
-		bins[k].Pairs++
+		bins[k].Pairs += int64(len(s.runs))
 		pred[k] += p(tp.sim)
-		if found {
-			bins[k].Found++
+		for r, found := range s.runs {
+			if _, ok := found[pairKey(int(tp.a), int(tp.b))]; ok {
+				bins[k].Found++
+				if tp.atT {
+					foundAtT[r]++
+				}
+			}
 		}
 		if tp.atT {
 			s.Exact++
 			sumP += p(tp.sim)
-			if found {
-				s.Found++
-			}
 		}
 		if key, ok := u.unitPair(tp.a, tp.b); ok && !seen[key] {
 			seen[key] = true
 			s.PredictedCandidates += p(tp.sim)
 		}
 	}
+	s.RecallMin, s.RecallMax = 1, 0
+	for _, f := range foundAtT {
+		s.Found += float64(f) / runs
+		recall := 1.0
+		if s.Exact > 0 {
+			recall = float64(f) / float64(s.Exact)
+		}
+		s.Recall += recall / runs
+		s.RecallMin, s.RecallMax = min(s.RecallMin, recall), max(s.RecallMax, recall)
+	}
 	if s.Exact > 0 {
-		s.Recall = float64(s.Found) / float64(s.Exact)
 		s.PredictedRecall = sumP / float64(s.Exact)
 	}
 	// The sample: is each drawn unit pair a candidate? The LSH run reports
@@ -443,11 +484,13 @@ func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, u *set
 	for _, d := range below {
 		a, b := c.ID(int(u.first[d.a])), c.ID(int(u.first[d.b]))
 		k := binOf(d.sim)
-		bins[k].Pairs++
+		bins[k].Pairs += int64(len(s.runs))
 		pred[k] += p(d.sim)
 		sampleP += p(d.sim)
-		if _, ok := s.found[pairKey(a, b)]; ok {
-			bins[k].Found++
+		for _, found := range s.runs {
+			if _, ok := found[pairKey(a, b)]; ok {
+				bins[k].Found++
+			}
 		}
 	}
 	if len(below) > 0 {
@@ -459,9 +502,9 @@ func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, u *set
 	}
 	s.bins = bins
 	for k, b := range bins {
-		pb := plotBin{From: b.From, To: b.To, Pairs: float64(b.Pairs), Share: b.Share(), Sampled: b.Sampled}
+		pb := plotBin{From: b.From, To: b.To, Pairs: float64(b.Pairs) / runs, Share: b.Share(), Sampled: b.Sampled}
 		if b.Pairs > 0 {
-			pb.Predicted = pred[k] / float64(b.Pairs)
+			pb.Predicted = pred[k] / pb.Pairs
 		}
 		if b.Sampled {
 			pb.Pairs *= scale
@@ -473,13 +516,17 @@ func (s *plotShape) measure(truePairs, below []simPair, belowPop float64, u *set
 // writePlotTable prints the summary per banding and the bins.
 func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth, belowPop float64, sampled int, exactAtT int64, cfg *joinConfig, shapes []*plotShape) error {
 	n := int64(c.Len())
-	fmt.Fprintf(w, "%s records (%s non-empty), %s pairs; %s pairs at J >= %s; truth: exact at J >= %.2f (%s pairs), below it %s sampled pairs of distinct sets\n\n",
-		group(int64(c.Records())), group(n), group(n*(n-1)/2), group(exactAtT), cfg.t, truth, group(int64(len(truePairs))), group(int64(sampled)))
+	how := "sampled"
+	if !shapes[0].bins[0].Sampled {
+		how = "all"
+	}
+	fmt.Fprintf(w, "%s records (%s non-empty), %s pairs; %s pairs at J >= %s; truth: exact at J >= %.2f (%s pairs), below it %s %s pairs of distinct sets\n\n",
+		group(int64(c.Records())), group(n), group(n*(n-1)/2), group(exactAtT), cfg.t, truth, group(int64(len(truePairs))), how, group(int64(sampled)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "banding\tK\tcandidates\tpredicted\tfound\tof\trecall\tpredicted\t\n")
+	fmt.Fprintf(tw, "banding\tK\tseeds\tcandidates\tpredicted\tfound\tof\trecall\t(min-max)\tpredicted\t\n")
 	for _, s := range shapes {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%s\t%.3f\t%.3f\t\n", s.Shape, s.K, group(s.Candidates), s.PredictedCandidates,
-			group(s.Found), group(s.Exact), s.Recall, s.PredictedRecall)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.0f\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", s.Shape, s.K, s.Seeds, group(int64(math.Round(s.Candidates))),
+			s.PredictedCandidates, group(int64(math.Round(s.Found))), group(s.Exact), s.Recall, s.RecallMin, s.RecallMax, s.PredictedRecall)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -502,8 +549,11 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 		for _, s := range shapes {
 			sb, raw := s.Bins[k], s.bins[k]
 			found := group(raw.Found)
+			if s.Seeds > 1 {
+				found = fmt.Sprintf("%.1f", float64(raw.Found)/float64(s.Seeds))
+			}
 			if raw.Sampled {
-				found += "/" + group(raw.Pairs)
+				found += "/" + group(raw.Pairs/int64(s.Seeds))
 			}
 			line += fmt.Sprintf("%s\t%.3f\t%.3f\t", found, sb.Share, sb.Predicted)
 		}
@@ -521,6 +571,9 @@ func writeFigure(path string, draw func(io.Writer) error) error {
 	if err := draw(out.w); err != nil {
 		out.abort()
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if out.f != nil {
+		out.f.Chmod(0o644) // a figure is for everyone to read; the temporary file is private
 	}
 	return out.commit()
 }

@@ -20,10 +20,12 @@ import (
 // plotSection is the JSON of the plot section.
 type plotSection []struct {
 	Shape           string  `json:"shape"`
-	Candidates      int64   `json:"candidates"`
-	Found           int64   `json:"found"`
+	Candidates      float64 `json:"candidates"`
+	Found           float64 `json:"found"`
 	Exact           int64   `json:"exact"`
 	Recall          float64 `json:"recall"`
+	RecallMin       float64 `json:"recall_min"`
+	RecallMax       float64 `json:"recall_max"`
 	PredictedRecall float64 `json:"predicted_recall"`
 	Bins            []struct {
 		From, To, Pairs, Share, Predicted float64
@@ -136,13 +138,42 @@ func TestPlotAgainstDefinition(t *testing.T) {
 			}
 		}
 	}
+	// Below 0.2: pairs of distinct non-empty sets.
+	low := make([]cell, 4)
+	var distinct []int
+	for i := range lines {
+		if len(keys[i]) > 0 && !slices.ContainsFunc(distinct, func(j int) bool { return slices.Equal(keys[i], keys[j]) }) {
+			distinct = append(distinct, i)
+		}
+	}
+	for x, i := range distinct {
+		for _, j := range distinct[x+1:] {
+			o := 0
+			for _, key := range keys[i] {
+				if _, ok := slices.BinarySearch(keys[j], key); ok {
+					o++
+				}
+			}
+			den := len(keys[i]) + len(keys[j]) - o
+			if 5*o >= den {
+				continue
+			}
+			bin := o * 20 / den
+			for s, sh := range shapes {
+				low[bin].pairs[s]++
+				if bandMatch(sigs[i], sigs[j], sh.B, sh.R) {
+					low[bin].found[s]++
+				}
+			}
+		}
+	}
 	sec := readPlotSection(t, js)
 	if len(sec) != 2 {
 		t.Fatalf("plot section %+v", sec)
 	}
 	for s, ps := range sec {
-		if ps.Shape != shapes[s].String() || ps.Exact != int64(exact) || ps.Found != int64(found[s]) {
-			t.Errorf("%s: found %d of %d, want %d of %d", ps.Shape, ps.Found, ps.Exact, found[s], exact)
+		if ps.Shape != shapes[s].String() || ps.Exact != int64(exact) || ps.Found != float64(found[s]) {
+			t.Errorf("%s: found %v of %d, want %d of %d", ps.Shape, ps.Found, ps.Exact, found[s], exact)
 		}
 		if want := sumP[s] / float64(exact); math.Abs(ps.PredictedRecall-want) > 1e-9 {
 			t.Errorf("%s: predicted recall %v, want %v", ps.Shape, ps.PredictedRecall, want)
@@ -158,9 +189,16 @@ func TestPlotAgainstDefinition(t *testing.T) {
 				t.Errorf("%s bin %d: share %v, want %d/%d", ps.Shape, b, got.Share, want.found[s], want.pairs[s])
 			}
 		}
+		// Below the truth threshold, all pairs of distinct sets are few
+		// enough to be taken whole.
 		for b := 0; b < 4; b++ {
-			if !ps.Bins[b].Sampled {
-				t.Errorf("%s bin %d below the truth threshold is not marked sampled", ps.Shape, b)
+			got, want := ps.Bins[b], low[b]
+			if got.Sampled || got.Pairs != float64(want.pairs[s]) {
+				t.Errorf("%s bin %d: %v pairs of distinct sets (sampled %v), want %d", ps.Shape, b, got.Pairs, got.Sampled, want.pairs[s])
+				continue
+			}
+			if want.pairs[s] > 0 && math.Abs(got.Share-float64(want.found[s])/float64(want.pairs[s])) > 1e-9 {
+				t.Errorf("%s bin %d: share %v, want %d/%d", ps.Shape, b, got.Share, want.found[s], want.pairs[s])
 			}
 		}
 	}
@@ -184,6 +222,36 @@ func TestPlotAgainstDefinition(t *testing.T) {
 	g = g[strings.Index(g, "<g "):strings.Index(g, "</g>")]
 	if n := strings.Count(g, "M"); n != exact {
 		t.Errorf("circle: %d chords, want the %d exact pairs", n, exact)
+	}
+	// With a sample smaller than the pairs below the truth threshold, the
+	// bins below it are estimates, and marked so.
+	_, errs, code = docsRun(t, "plot", "-t", "0.5", "--truth", "0.2", "--perm", strconv.Itoa(k), "--bits", "64", "--minhash", "classic",
+		"--shapes", "4x2", "--sample", "500", "--stats-json", js, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for b, bin := range readPlotSection(t, js)[0].Bins {
+		if bin.Sampled != (b < 4) {
+			t.Errorf("--sample 500: bin %d sampled %v", b, bin.Sampled)
+		}
+	}
+	// --seeds 3 averages the runs of seeds 0, 1 and 2.
+	recallOf := func(extra ...string) plotSection {
+		args := append([]string{"plot", "-t", "0.5", "--truth", "0.2", "--perm", strconv.Itoa(k), "--shapes", "4x2", "--stats-json", js}, extra...)
+		if _, errs, code := docsRun(t, append(args, path)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return readPlotSection(t, js)
+	}
+	var sum, lo, hi float64 = 0, 1, 0
+	for seed := range 3 {
+		r := recallOf("--seed", strconv.Itoa(seed))[0].Recall
+		sum += r
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	avg := recallOf("--seeds", "3")[0]
+	if math.Abs(avg.Recall-sum/3) > 1e-9 || avg.RecallMin != lo || avg.RecallMax != hi {
+		t.Errorf("--seeds 3: recall %v (%v-%v), want %v (%v-%v)", avg.Recall, avg.RecallMin, avg.RecallMax, sum/3, lo, hi)
 	}
 	// The same run gives the same table, whatever the workers.
 	out2, _, _ := docsRun(t, "plot", "-t", "0.5", "--truth", "0.2", "--perm", strconv.Itoa(k), "--bits", "64", "--minhash", "classic",
