@@ -40,6 +40,9 @@
 // verification: at most |x| + |y| steps per candidate that survives the
 // filters. Each worker keeps 12 bytes per indexed group of scratch space.
 // Pairs are handed to the caller's callback from the calling goroutine, in
-// chunks of probe groups in collection order; at most 2·Workers chunks of
-// pairs are buffered. All goroutines have ended when a join returns.
+// chunks of probe groups in collection order. A chunk buffers one entry per
+// verified pair of distinct sets, never the record pairs themselves: those
+// are expanded from the groups of identical copies as they are yielded, so
+// n copies cost O(1) memory, not O(n²). At most 2·Workers chunks are
+// buffered. All goroutines have ended when a join returns.
 package join

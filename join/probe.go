@@ -64,10 +64,20 @@ func (j *joiner) prepare() {
 
 // chunk is the output of one run of chunkGroups probe groups.
 type chunk struct {
-	lo, hi int
-	pairs  []Pair
-	stats  Stats
-	done   chan struct{}
+	lo, hi  int
+	matches []match
+	stats   Stats
+	done    chan struct{}
+}
+
+// match is a verified pair of groups. The calling goroutine expands it into
+// record pairs as it yields them, so n identical copies never hold their
+// n(n-1)/2 pairs in memory: a chunk holds one match per pair of distinct sets.
+type match struct {
+	gx, gy  uint32 // probe group and indexed group
+	same    bool   // the copies within probe group gx, not a pair of groups
+	overlap int32
+	sim     float64
 }
 
 // run probes every group of j.probe on opt.Workers goroutines and hands the
@@ -111,7 +121,7 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 				if ctx.Err() == nil {
 					p.stats = &c.stats
 					for g := c.lo; g < c.hi; g++ {
-						c.pairs = p.probeGroup(g, c.pairs)
+						c.matches = p.probeGroup(g, c.matches)
 					}
 				}
 				close(c.done)
@@ -128,10 +138,9 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 			continue
 		}
 		st.add(&c.stats)
-		for _, pr := range c.pairs {
-			st.Results++
-			if !yield(pr) {
-				stopped = true
+		for _, m := range c.matches {
+			if !j.expand(ctx, m, st, yield) {
+				stopped = ctx.Err() == nil
 				cancel()
 				break
 			}
@@ -144,6 +153,45 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 		return context.Cause(ctx)
 	}
 	return nil
+}
+
+// expand yields the record pairs of m, counting them in st.Results. It
+// returns false when yield asks to stop or ctx is done (checked every few
+// thousand pairs, so a large group of copies stops promptly).
+func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair) bool) bool {
+	xlo, xhi := j.probe.members(int(m.gx))
+	cx := j.probe.c
+	n := 0
+	emit := func(a, b int) bool {
+		if j.self && a > b {
+			a, b = b, a
+		}
+		st.Results++
+		if n++; n&4095 == 0 && ctx.Err() != nil {
+			return false
+		}
+		return yield(Pair{A: a, B: b, Overlap: int(m.overlap), Sim: m.sim})
+	}
+	if m.same {
+		for a := xlo; a < xhi; a++ {
+			for b := a + 1; b < xhi; b++ {
+				if !emit(cx.ID(a), cx.ID(b)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	ylo, yhi := j.build.members(int(m.gy))
+	cy := j.build.c
+	for a := xlo; a < xhi; a++ {
+		for b := ylo; b < yhi; b++ {
+			if !emit(cx.ID(a), cy.ID(b)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // candidate is the probing state of one indexed group in one worker: the
@@ -182,7 +230,7 @@ func newProber(j *joiner) *prober {
 
 // probeGroup finds the partners of probe group gx among the indexed groups
 // (those before it, in a self-join) and appends the resulting pairs.
-func (p *prober) probeGroup(gx int, out []Pair) []Pair {
+func (p *prober) probeGroup(gx int, out []match) []match {
 	b := p.bounds
 	x := p.probe.set(gx)
 	n := len(x)
@@ -385,42 +433,18 @@ func intersectAtLeast(a, b []uint32, need int) int {
 	return o
 }
 
-// sameGroup emits the pairs among the identical copies of probe group g.
-func (p *prober) sameGroup(g, n int, out []Pair) []Pair {
+// sameGroup records the copies within probe group g as a match.
+func (p *prober) sameGroup(g, n int, out []match) []match {
 	lo, hi := p.probe.members(g)
 	if hi-lo < 2 || !p.bounds.Passes(n, n, n) {
 		return out
 	}
-	sim := p.bounds.Similarity(n, n, n)
-	c := p.probe.c
-	for a := lo; a < hi; a++ {
-		for b := a + 1; b < hi; b++ {
-			out = append(out, ordered(c.ID(a), c.ID(b), n, sim, true))
-		}
-	}
-	return out
+	return append(out, match{gx: uint32(g), gy: uint32(g), same: true, overlap: int32(n), sim: p.bounds.Similarity(n, n, n)})
 }
 
-// emit appends the pairs between every member of probe group gx and every
-// member of indexed group gy.
-func (p *prober) emit(gx, gy, o, nx, ny int, out []Pair) []Pair {
-	sim := p.bounds.Similarity(o, nx, ny)
-	xlo, xhi := p.probe.members(gx)
-	ylo, yhi := p.build.members(gy)
-	cx, cy := p.probe.c, p.build.c
-	for a := xlo; a < xhi; a++ {
-		for b := ylo; b < yhi; b++ {
-			out = append(out, ordered(cx.ID(a), cy.ID(b), o, sim, p.self))
-		}
-	}
-	return out
-}
-
-func ordered(a, b, o int, sim float64, self bool) Pair {
-	if self && a > b {
-		a, b = b, a
-	}
-	return Pair{A: a, B: b, Overlap: o, Sim: sim}
+// emit records the verified pair of probe group gx and indexed group gy.
+func (p *prober) emit(gx, gy, o, nx, ny int, out []match) []match {
+	return append(out, match{gx: uint32(gx), gy: uint32(gy), overlap: int32(o), sim: p.bounds.Similarity(o, nx, ny)})
 }
 
 // Overlap returns |x ∩ y| for sets sorted ascending with distinct elements
