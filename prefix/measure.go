@@ -292,6 +292,9 @@ func (b Bounds) SizeRange(x int) (lo, hi int) {
 	case Dice:
 		return clampInt(ceilDiv(b.p*ux, 2*b.q-b.p)), clampInt((2*b.q - b.p) * ux / b.p)
 	default:
+		if uint64(x) < b.p { // too small to share t tokens with anything
+			return int(b.p), int(b.p) - 1
+		}
 		return int(b.p), math.MaxInt32
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -131,6 +132,11 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
 	if err != nil {
+		// Name the file the user asked for, not the temporary one.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = &os.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return nil, err
 	}
 	return &outputFile{w: f, f: f, path: path}, nil
