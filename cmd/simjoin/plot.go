@@ -59,8 +59,8 @@ the share of pairs found beside P.
 --scurve FILE (repeatable; .png or .svg) draws P(s) of each banding with the
 measured shares as dots. --circle FILE (.svg) draws the records as points on
 a circle in input order with a chord for each pair found, coloured by its
-true similarity: the exact pairs at -t with --method exact, the candidates of
-the first banding with --method lsh.`,
+true similarity: the candidates of the first banding with --method lsh, the
+exact pairs at -t otherwise.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.command = "plot"
