@@ -11,11 +11,14 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// workload is one generated join: a collection and a Jaccard threshold.
+// workload is one generated join: a collection and a Jaccard threshold. The
+// collection is synth.Sets(cfg), or build's when build is set.
 type workload struct {
-	name string
-	cfg  synth.SetsConfig
-	t    string
+	name  string
+	cfg   synth.SetsConfig
+	t     string
+	build func(testing.TB) *order.Collection
+	key   string // names a built collection, for the cache
 }
 
 func (w workload) threshold(tb testing.TB) prefix.Threshold {
@@ -88,14 +91,22 @@ var (
 // collection builds (once per test binary) the collection of w.
 func (w workload) collection(tb testing.TB) *order.Collection {
 	key := fmt.Sprintf("%+v", w.cfg)
+	if w.build != nil {
+		key = w.key
+	}
 	collMu.Lock()
 	defer collMu.Unlock()
 	if c, ok := colls[key]; ok {
 		return c
 	}
-	c, err := order.New(jointest.Input(synth.Sets(w.cfg)))
-	if err != nil {
-		tb.Fatal(err)
+	var c *order.Collection
+	if w.build != nil {
+		c = w.build(tb)
+	} else {
+		var err error
+		if c, err = order.New(jointest.Input(synth.Sets(w.cfg))); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	colls[key] = c
 	return c
