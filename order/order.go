@@ -22,7 +22,7 @@ var ErrTooLarge = errors.New("order: collection too large")
 type Input struct {
 	ids     []uint32 // provisional ids, record by record
 	offs    []int    // record r is ids[offs[r]:offs[r+1]]
-	tab     table
+	voc     vocab
 	scratch []uint64
 }
 
@@ -52,15 +52,41 @@ func (in *Input) add(keys []uint64) {
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
-	if in.tab.slots == nil {
-		in.tab.init(1024)
-	}
 	for _, k := range keys {
-		id := in.tab.id(k)
-		in.tab.df[id]++
-		in.ids = append(in.ids, id)
+		in.ids = append(in.ids, in.voc.add(k))
 	}
 	in.offs = append(in.offs, len(in.ids))
+}
+
+// AddBatch appends len(offs)-1 records at once: record r has the keys
+// keys[offs[r]:offs[r+1]], each record's keys sorted ascending and distinct
+// (offs[0] must be 0). The keys are entered on all cores; the result is the
+// same as adding the records one by one with AddSorted. A batch with a record
+// whose keys are not sorted and distinct is added record by record.
+func (in *Input) AddBatch(keys []uint64, offs []int) {
+	for r := 0; r+1 < len(offs); r++ {
+		rec := keys[offs[r]:offs[r+1]]
+		for i := 1; i < len(rec); i++ {
+			if rec[i] <= rec[i-1] {
+				for r := 0; r+1 < len(offs); r++ {
+					in.AddSorted(keys[offs[r]:offs[r+1]])
+				}
+				return
+			}
+		}
+	}
+	if len(offs) < 2 {
+		return
+	}
+	if in.offs == nil {
+		in.offs = append(in.offs, 0)
+	}
+	base := len(in.ids)
+	in.ids = append(in.ids, make([]uint32, offs[len(offs)-1])...)
+	in.voc.addBatch(keys[:offs[len(offs)-1]], in.ids[base:])
+	for _, o := range offs[1:] {
+		in.offs = append(in.offs, base+o)
+	}
 }
 
 // Len returns the number of records added.
@@ -75,30 +101,32 @@ func (in *Input) Len() int {
 func (in *Input) Tokens() int { return len(in.ids) }
 
 // Vocabulary returns the number of distinct keys added so far.
-func (in *Input) Vocabulary() int { return len(in.tab.keys) }
+func (in *Input) Vocabulary() int { return in.voc.len() }
 
 // Dictionary is the global token order: dense ids 0..Len()-1 assigned by
-// document frequency ascending (rare first), ties broken by first appearance
-// in the input (so the same input always gives the same order; any order
-// gives the same join results). It is immutable once built and safe for
+// document frequency ascending (rare first), ties broken by a fixed hash of
+// the key and then by first appearance in the input (so the same input always
+// gives the same order; any order gives the same join results). It is immutable once built and safe for
 // concurrent use.
 type Dictionary struct {
-	tab table // keys and df by final id; slots hold final ids
+	voc  vocab    // slots hold final ids
+	keys []uint64 // by id
+	df   []uint32 // by id
 }
 
 // Len returns the number of distinct tokens.
-func (d *Dictionary) Len() int { return len(d.tab.keys) }
+func (d *Dictionary) Len() int { return len(d.keys) }
 
 // Key returns the 64-bit key of token id.
-func (d *Dictionary) Key(id uint32) uint64 { return d.tab.keys[id] }
+func (d *Dictionary) Key(id uint32) uint64 { return d.keys[id] }
 
 // DF returns the document frequency of token id over the collections the
 // dictionary was built from.
-func (d *Dictionary) DF(id uint32) int { return int(d.tab.df[id]) }
+func (d *Dictionary) DF(id uint32) int { return int(d.df[id]) }
 
 // Lookup returns the id of key, and false when key is not in the dictionary.
 // Cost: O(1) expected.
-func (d *Dictionary) Lookup(key uint64) (uint32, bool) { return d.tab.lookup(key) }
+func (d *Dictionary) Lookup(key uint64) (uint32, bool) { return d.voc.lookup(key) }
 
 // Map appends to dst the ids of the distinct keys of a query set, sorted
 // ascending, and returns the extended slice. Keys outside the dictionary get
@@ -188,24 +216,24 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			return nil, ErrTooLarge
 		}
 	}
-	// Merge every input's table into the first one's.
-	base := &inputs[0].tab
-	if base.slots == nil {
-		base.init(16)
-	}
+	// Merge every input's vocabulary into the first one's.
+	base := &inputs[0].voc
 	for _, in := range inputs[1:] {
-		remap := make([]uint32, len(in.tab.keys))
-		for pid, key := range in.tab.keys {
-			id := base.id(key)
-			base.df[id] += in.tab.df[pid]
-			remap[pid] = id
+		var remap [shards][]uint32
+		for sh := range in.voc.tabs {
+			t := &in.voc.tabs[sh]
+			remap[sh] = make([]uint32, len(t.keys))
+			for local, key := range t.keys {
+				h := shingle.Mix64(key)
+				remap[sh][local] = base.tabs[sh].add(key, h, t.df[local])<<shardBits | uint32(sh)
+			}
 		}
 		for j, pid := range in.ids {
-			in.ids[j] = remap[pid]
+			in.ids[j] = remap[pid&(shards-1)][pid>>shardBits]
 		}
-		in.tab = table{}
+		in.voc = vocab{}
 	}
-	if len(base.keys) >= 1<<32-1 {
+	if base.len() >= 1<<32-1 {
 		return nil, ErrTooLarge
 	}
 	dict, final := buildDictionary(base)
@@ -218,55 +246,60 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 }
 
 // buildDictionary orders the provisional ids rare-first (document frequency
-// ascending, ties by first appearance, which the provisional ids record) with
-// a counting sort, and returns the dictionary and the final id of each
-// provisional id. It reuses tab's memory. Cost: O(V + max df).
-func buildDictionary(tab *table) (*Dictionary, []uint32) {
-	n := len(tab.keys)
+// ascending, ties by shard and then first appearance within it, which the
+// provisional ids record) with a counting sort, and returns the dictionary
+// and the final id of each provisional id (final[shard][local]). It reuses
+// the vocabulary's tables. Cost: O(V + max df).
+func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
+	n := v.len()
 	maxDF := uint32(0)
-	for _, f := range tab.df {
-		maxDF = max(maxDF, f)
+	for sh := range v.tabs {
+		for _, f := range v.tabs[sh].df {
+			maxDF = max(maxDF, f)
+		}
 	}
 	start := make([]uint32, maxDF+2)
-	for _, f := range tab.df {
-		start[f+1]++
+	for sh := range v.tabs {
+		for _, f := range v.tabs[sh].df {
+			start[f+1]++
+		}
 	}
 	for f := 1; f < len(start); f++ {
 		start[f] += start[f-1]
 	}
-	perm := make([]uint32, n)
-	for pid, f := range tab.df {
-		perm[start[f]] = uint32(pid)
-		start[f]++
-	}
-	final := make([]uint32, n)
-	keys := make([]uint64, n)
-	df := make([]uint32, n)
-	for id, pid := range perm {
-		final[pid] = uint32(id)
-		keys[id] = tab.keys[pid]
-		df[id] = tab.df[pid]
-	}
-	for h, s := range tab.slots {
-		if s.id != 0 {
-			tab.slots[h].id = final[s.id-1] + 1
+	var final [shards][]uint32
+	d := &Dictionary{keys: make([]uint64, n), df: make([]uint32, n)}
+	for sh := range v.tabs {
+		t := &v.tabs[sh]
+		final[sh] = make([]uint32, len(t.keys))
+		for local, f := range t.df {
+			id := start[f]
+			start[f]++
+			final[sh][local] = id
+			d.keys[id] = t.keys[local]
+			d.df[id] = f
 		}
+		for i, s := range t.slots {
+			if s.id != 0 {
+				t.slots[i].id = final[sh][s.id-1] + 1
+			}
+		}
+		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
 	}
-	d := &Dictionary{tab: table{slots: tab.slots, mask: tab.mask, keys: keys, df: df}}
-	*tab = table{}
-	return d, final
+	*v = vocab{}
+	return d, &final
 }
 
 // buildCollection maps the provisional ids of in to final ids, sorts each set
 // and orders the records by size, set hash and original index.
-func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
+func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Collection {
 	n := in.Len()
 	ids, offs := in.ids, in.offs
 	parallel(n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			rec := ids[offs[r]:offs[r+1]]
 			for j, pid := range rec {
-				rec[j] = final[pid]
+				rec[j] = final[pid&(shards-1)][pid>>shardBits]
 			}
 			slices.Sort(rec)
 		}

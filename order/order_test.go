@@ -112,3 +112,46 @@ func TestBuildShared(t *testing.T) {
 		t.Fatalf("Map = %v", got)
 	}
 }
+
+// TestAddBatch checks that entering records in parallel batches gives the
+// same collection as entering them one by one.
+func TestAddBatch(t *testing.T) {
+	for seed := uint64(0); seed < 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 6))
+		one, batched := new(order.Input), new(order.Input)
+		for b := 0; b < 8; b++ {
+			var keys []uint64
+			offs := []int{0}
+			for i := r.IntN(3000); i > 0; i-- {
+				rec := make([]uint64, 0, 20)
+				for k := r.IntN(20); k > 0; k-- {
+					rec = append(rec, uint64(r.IntN(5000)))
+				}
+				slices.Sort(rec)
+				rec = slices.Compact(rec)
+				one.AddSorted(rec)
+				keys = append(keys, rec...)
+				offs = append(offs, len(keys))
+			}
+			batched.AddBatch(keys, offs)
+		}
+		a, err1 := order.New(one)
+		b, err2 := order.New(batched)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if a.Len() != b.Len() || a.Dict().Len() != b.Dict().Len() {
+			t.Fatalf("seed %d: %d/%d records, %d/%d tokens", seed, a.Len(), b.Len(), a.Dict().Len(), b.Dict().Len())
+		}
+		for i := 0; i < a.Len(); i++ {
+			if a.ID(i) != b.ID(i) || !slices.Equal(a.Set(i), b.Set(i)) {
+				t.Fatalf("seed %d: record %d differs", seed, i)
+			}
+		}
+		for id := uint32(0); id < uint32(a.Dict().Len()); id++ {
+			if a.Dict().Key(id) != b.Dict().Key(id) {
+				t.Fatalf("seed %d: token %d differs", seed, id)
+			}
+		}
+	}
+}

@@ -247,6 +247,14 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		})
 	}
 	in := new(order.Input)
+	// Accepted files' keys are entered in batches, which order.Input spreads
+	// over all cores.
+	var pending []uint64
+	pendingOffs := []int{0}
+	flush := func() {
+		in.AddBatch(pending, pendingOffs)
+		pending, pendingOffs = pending[:0], pendingOffs[:1]
+	}
 	var ids []string
 	var firstErr error
 	for i := range files {
@@ -262,7 +270,11 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		case len(r.keys) < minTokens:
 			st.TooFew++
 		default:
-			in.AddSorted(r.keys)
+			pending = append(pending, r.keys...)
+			pendingOffs = append(pendingOffs, len(pending))
+			if len(pending) >= 1<<17 {
+				flush()
+			}
 			ids = append(ids, files[i].id)
 			st.Shingles += int64(len(r.keys))
 		}
@@ -272,6 +284,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		}
 	}
 	wg.Wait()
+	flush()
 	st.Bytes = nbytes.Load()
 	st.ReadCPU = time.Duration(readNS.Load()).Seconds()
 	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()

@@ -167,9 +167,7 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 			firstErr = b.err
 			continue
 		}
-		for k := range b.ends {
-			in.AddSorted(b.keys[b.offs[k]:b.offs[k+1]])
-		}
+		in.AddBatch(b.keys, b.offs)
 		if progress != nil {
 			progress(b.read)
 		}
