@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -57,6 +59,24 @@ func BenchmarkJoin(b *testing.B) {
 	if l := johnList(b); l != nil {
 		inputs = append(inputs, input{"john", l})
 	}
+	// Big lists are opt-in and stay out of the repository:
+	// SIMJOIN_PASSWORD_LISTS=/tmp/pw-1m.txt,/tmp/pw-10m.txt (made with
+	// go run ./passwords/internal/pwgen).
+	for _, path := range strings.Split(os.Getenv("SIMJOIN_PASSWORD_LISTS"), ",") {
+		if path == "" {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, _, err := Read(f, ReadOptions{})
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, input{filepath.Base(path), l})
+	}
 	for _, in := range inputs {
 		for _, q := range []int{2, 3} {
 			for _, t := range []string{"0.8", "0.6"} {
@@ -67,7 +87,8 @@ func BenchmarkJoin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, path := range []string{"pair", "prefix"} {
+				g := newGroups(c)
+				for _, path := range []string{"pair", "triple", "prefix"} {
 					b.Run(fmt.Sprintf("list=%s/n=%d/q=%d/t=%s/path=%s", in.name, in.l.Len(), q, t, path), func(b *testing.B) {
 						b.ReportAllocs()
 						var pairs int64
@@ -76,9 +97,12 @@ func BenchmarkJoin(b *testing.B) {
 						for b.Loop() {
 							pairs = 0
 							var err error
-							if path == "pair" {
-								_, err = pairSelfJoin(context.Background(), c, &opt, count)
-							} else {
+							switch path {
+							case "pair":
+								_, err = ellSelfJoin(context.Background(), c, g, 2, &opt, count)
+							case "triple":
+								_, err = ellSelfJoin(context.Background(), c, g, 3, &opt, count)
+							default:
 								_, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold}, count)
 							}
 							if err != nil {

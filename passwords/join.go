@@ -3,6 +3,7 @@ package passwords
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -75,9 +76,9 @@ type Stats struct {
 	Joined     int // passwords with at least one q-gram, given to the join
 	Grams      int // q-grams summed over the joined passwords' sets
 	Vocabulary int // distinct q-grams
-	// Method is the exact join used: "pair-prefix" (token pairs as index
-	// keys, for short sets at high thresholds; see pairjoin.go) or "prefix"
-	// (join.SelfJoin).
+	// Method is the exact join used: "l-prefix (l = 2)" or "l-prefix (l =
+	// 3)" (token pairs or triples as index keys, for short sets at high
+	// thresholds; see pairjoin.go) or "prefix" (join.SelfJoin).
 	Method    string
 	Exact     join.Stats
 	GramTime  time.Duration // normalising and taking q-grams
@@ -91,9 +92,10 @@ func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.Jo
 // Join reports every pair of distinct passwords of l whose q-gram sets reach
 // the threshold, each once with A < B, by an exact join: no pair is missed
 // and none is approximate. Short sets at high thresholds (passwords at the
-// defaults) go through the pair-prefix join, which indexes pairs of tokens
-// (AdaptJoin's ℓ = 2 prefix, see pairjoin.go) and verifies with join.Check;
-// others through join.SelfJoin (AllPairs with PPJoin's filters). Two passwords that normalise to the
+// defaults) go through the ℓ-prefix join, which indexes pairs or triples of
+// tokens (AdaptJoin's ℓ-prefix, see pairjoin.go) and verifies with
+// join.Check; others through join.SelfJoin (AllPairs with PPJoin's
+// filters). Two passwords that normalise to the
 // same set pair with similarity 1. It calls yield from the calling
 // goroutine; yield returning false stops the join early without error. Pairs
 // come out grouped by the later password in set-size order, the same for any
@@ -112,9 +114,10 @@ func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Sta
 	emit := func(p join.Pair) bool {
 		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
 	}
-	if usePairJoin(c, opt.bounds()) {
-		st.Method = "pair-prefix"
-		st.Exact, err = pairSelfJoin(ctx, c, &opt, emit)
+	g := newGroups(c)
+	if ell := chooseEll(c, opt.bounds(), g.len()); ell > 0 {
+		st.Method = fmt.Sprintf("l-prefix (l = %d)", ell)
+		st.Exact, err = ellSelfJoin(ctx, c, g, ell, &opt, emit)
 	} else {
 		st.Method = "prefix"
 		st.Exact, err = join.SelfJoin(ctx, c, join.Options{

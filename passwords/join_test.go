@@ -195,7 +195,7 @@ func TestJoinAgainstOracle(t *testing.T) {
 				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
 				want := ov.join(m, th)
 				var st Stats
-				for _, path := range []string{"pair", "prefix", ""} {
+				for _, path := range []string{"pair", "triple", "prefix", ""} {
 					joinPath = path
 					var got []jointest.Pair
 					got, st = joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
@@ -254,10 +254,12 @@ func TestJoinJohn(t *testing.T) {
 	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
 	got, st := joinPairs(t, l, Options{})
 	samePairs(t, "john q=2 t=0.8", got, want)
-	joinPath = "prefix"
-	other, _ := joinPairs(t, l, Options{})
-	joinPath = ""
-	samePairs(t, "john q=2 t=0.8 path=prefix", other, want)
+	for _, path := range []string{"pair", "triple", "prefix"} {
+		joinPath = path
+		other, _ := joinPairs(t, l, Options{})
+		joinPath = ""
+		samePairs(t, "john q=2 t=0.8 path="+path, other, want)
+	}
 	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
 	if len(want) == 0 {
 		t.Fatal("no pair: the test says nothing")
@@ -396,7 +398,7 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 func TestJoinStopsEarly(t *testing.T) {
 	l := testList(3000, 2)
 	defer func() { joinPath = "" }()
-	for _, path := range []string{"pair", "prefix"} {
+	for _, path := range []string{"pair", "triple", "prefix"} {
 		joinPath = path
 		all, _ := joinPairs(t, l, Options{})
 		for _, stop := range []int{1, 5, len(all) - 1} {
@@ -412,12 +414,13 @@ func TestJoinStopsEarly(t *testing.T) {
 	}
 }
 
-// TestJoinPathsSameOutput checks that the pair-prefix join gives the same
-// sequence of pairs for every number of workers, and the same pairs as
-// join.SelfJoin, and that it meets fewer candidates on passwords.
+// TestJoinPathsSameOutput checks that the ℓ-prefix joins give the same
+// sequence of pairs for every number of workers and the same pairs as
+// join.SelfJoin, that they scan fewer postings on passwords (the saving
+// they exist for), and that Join chooses ℓ as documented.
 func TestJoinPathsSameOutput(t *testing.T) {
 	l := testList(20000, 3)
-	defer func() { joinPath = "" }()
+	defer func(tg int) { joinPath, tripleGroups = "", tg }(tripleGroups)
 	seq := func(path string, workers int) ([]Pair, Stats) {
 		joinPath = path
 		var out []Pair
@@ -430,31 +433,51 @@ func TestJoinPathsSameOutput(t *testing.T) {
 		}
 		return out, st
 	}
-	ref, pst := seq("pair", 1)
-	for _, w := range []int{2, 3, 7} {
-		if got, _ := seq("pair", w); !slices.Equal(got, ref) {
-			t.Fatalf("workers=%d: output differs from workers=1", w)
+	keys := func(ps []Pair) [][2]int {
+		var out [][2]int
+		for _, p := range ps {
+			out = append(out, [2]int{p.A, p.B})
 		}
+		slices.SortFunc(out, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
+		return out
 	}
-	other, sst := seq("prefix", 2)
-	key := func(p Pair) [2]int { return [2]int{p.A, p.B} }
-	a, b := make([][2]int, len(ref)), make([][2]int, len(other))
-	for i, p := range ref {
-		a[i] = key(p)
+	base, sst := seq("prefix", 2)
+	if len(base) == 0 || sst.Method != "prefix" {
+		t.Fatalf("join.SelfJoin: %d pairs, method %q", len(base), sst.Method)
 	}
-	for i, p := range other {
-		b[i] = key(p)
+	postings := map[string]int64{"prefix": sst.Exact.Postings}
+	for _, tc := range []struct{ path, method string }{{"pair", "l-prefix (l = 2)"}, {"triple", "l-prefix (l = 3)"}} {
+		ref, st := seq(tc.path, 1)
+		if st.Method != tc.method {
+			t.Fatalf("%s: method %q", tc.path, st.Method)
+		}
+		for _, w := range []int{2, 3, 7} {
+			if got, _ := seq(tc.path, w); !slices.Equal(got, ref) {
+				t.Fatalf("%s, workers=%d: output differs from workers=1", tc.path, w)
+			}
+		}
+		if !slices.Equal(keys(ref), keys(base)) {
+			t.Fatalf("%s: %d pairs, join.SelfJoin %d", tc.path, len(ref), len(base))
+		}
+		postings[tc.path] = st.Exact.Postings
 	}
-	slices.SortFunc(a, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
-	slices.SortFunc(b, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
-	if !slices.Equal(a, b) || len(a) == 0 {
-		t.Fatalf("pair-prefix %d pairs, prefix %d", len(a), len(b))
+	t.Logf("%d passwords, %d pairs; postings scanned: %v", l.Len(), len(base), postings)
+	if postings["pair"]*2 > postings["prefix"] || postings["triple"] > postings["pair"] {
+		t.Errorf("postings scanned %v: the ℓ-prefix joins do not save what they exist for", postings)
 	}
-	t.Logf("%d passwords, %d pairs; candidates: pair-prefix %d, prefix %d", l.Len(), len(a), pst.Exact.Candidates, sst.Exact.Candidates)
-	if pst.Method != "pair-prefix" || sst.Method != "prefix" {
-		t.Fatalf("methods %q and %q", pst.Method, sst.Method)
+	if _, st := seq("", 2); st.Method != "l-prefix (l = 2)" {
+		t.Errorf("Join chose %q for %d passwords", st.Method, l.Len())
 	}
-	if pst.Exact.Candidates*2 > sst.Exact.Candidates {
-		t.Errorf("the pair-prefix join meets %d candidates, join.SelfJoin %d: not the saving it exists for", pst.Exact.Candidates, sst.Exact.Candidates)
+	tripleGroups = 1000
+	if _, st := seq("", 2); st.Method != "l-prefix (l = 3)" {
+		t.Errorf("Join chose %q past tripleGroups", st.Method)
+	}
+	joinPath = ""
+	_, st, _ := func() ([]Pair, Stats, error) {
+		st, err := Join(context.Background(), l, Options{Threshold: prefix.Threshold{Num: 1, Den: 5}, Workers: 2}, func(Pair) bool { return true })
+		return nil, st, err
+	}()
+	if st.Method != "prefix" {
+		t.Errorf("Join chose %q at t = 0.2", st.Method)
 	}
 }

@@ -10,136 +10,197 @@ import (
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
 
-// The pair-prefix self-join.
+// The ℓ-prefix self-join.
 //
 // join.SelfJoin indexes each set under its rarest tokens (the prefix filter,
 // ℓ = 1). On password bigrams that is not selective: a list uses a few
-// thousand distinct bigrams, even a set's rarest one is common, and at high
-// thresholds the index prefix of a short set is a single token, so posting
-// lists grow with the list and candidates with its square (1M generated
-// passwords at q = 2, t = 0.8: 328M candidates for 0.5M results).
+// thousand distinct bigrams (digit-only passwords a hundred), even a set's
+// rarest one is common, and at high thresholds the index prefix of a short
+// set is a single token, so posting lists grow with the list and candidates
+// with its square (1M generated passwords at q = 2, t = 0.8: 328M
+// candidates for 0.5M results).
 //
 // This join uses the ℓ-prefix of AdaptJoin (Wang, Li and Feng, "Can we beat
 // the prefix filtering? An adaptive framework for similarity join and
-// search", SIGMOD 2012) with ℓ = 2. In the global token order, if
-// |x ∩ y| >= α >= 2, let s1 < s2 be the two first tokens x and y share:
-// after s2 both sets still hold the other α-2 shared tokens, so s1 and s2
-// lie within the first |x| - α + 2 tokens of x and within the first
-// |y| - α + 2 of y. So every set is indexed under the token pairs of its
-// ℓ-prefix, probes look up the pairs of theirs, and a candidate must share
-// two tokens, not one: on the same list, 19 times fewer postings. Each
-// candidate is then verified exactly by join.Check.
+// search", SIGMOD 2012) with ℓ = 2 or 3. In the global token order, if
+// |x ∩ y| >= α >= ℓ, the first ℓ tokens that x and y share are followed in
+// both sets by the other α-ℓ shared ones, so they lie within the first
+// |x| - α + ℓ tokens of x and within the first |y| - α + ℓ of y. So every
+// set is indexed under the ℓ-subsets of its ℓ-prefix, probes look up the
+// ℓ-subsets of theirs, and a candidate must share ℓ tokens, not one. A key
+// is its first token and, for ℓ = 3, a 32-bit hash of the other two: a hash
+// collision only adds candidates, never loses one. Each candidate is then
+// verified exactly by join.Check.
 //
 // As in join.SelfJoin, sets are processed in size order and a probe meets
 // only the groups of identical sets before it, so α is at least
 // MinOverlap(|x|, lo) for the probe x (lo its smallest admissible partner)
 // and at least MinOverlap(|y|, |y|) for the indexed y (its partners are no
 // smaller); the prefixes use those bounds. Sets whose least overlap with
-// their smallest partner is below 2 ("tiny": one or two grams at t = 0.8)
-// cannot use ℓ = 2; MinOverlap(n, lo(n)) does not decrease with n, so they
-// are the smallest sizes and meet only each other, and join.SelfJoin joins
-// them among themselves. A larger set meeting a tiny one shares >= 2 tokens
-// with it, which the tiny set's index keys cover.
+// their smallest partner is below ℓ ("tiny": one or two grams at t = 0.8)
+// cannot use the ℓ-prefix; MinOverlap(n, lo(n)) does not decrease with n,
+// so they are the smallest sizes and meet only each other, and
+// join.SelfJoin joins them among themselves. A larger set meeting a tiny
+// one shares >= ℓ tokens with it, which the tiny set's index keys cover.
 //
-// Departures from the paper: ℓ is fixed at 2 (no per-set choice of ℓ), the
-// index is built in full before probing (so probes run in parallel and the
-// output does not depend on the number of workers), and there is no
-// positional or count filter (a 64-bit mask of each set's tokens bounds the
-// overlap before the merge instead), and the size filter's skips are not
-// counted.
+// Departures from the paper: ℓ is chosen once per join, not per set
+// (chooseEll), the index is built in full before probing (so probes run in
+// parallel and the output does not depend on the number of workers), and
+// there is no positional or count filter (a 64-bit mask of each set's
+// tokens, kept beside the index entries, bounds the overlap before the
+// merge instead). In its statistics every posting scanned is a candidate:
+// the mask bound prunes postings, a set met again through another key is
+// skipped, and Verified counts the distinct sets merged; the size filter's
+// skips are not counted.
 
-// maxPairKeys is the most token pairs per probe, on average, for which the
-// pair-prefix join is used; above it (long sets at low thresholds) the
-// pairs would outnumber the postings they save, and Join uses join.SelfJoin.
-const maxPairKeys = 28
+// maxKeys is the most index keys per probe, on average, for which the
+// ℓ-prefix join is used; above it (long sets at low thresholds) the keys
+// would outnumber the postings they save, and Join uses join.SelfJoin.
+const maxKeys = 28
 
-// joinPath chooses the join; "" lets Join decide. Can change for testing.
+// joinPath chooses the join ("pair": ℓ = 2, "triple": ℓ = 3, "prefix":
+// join.SelfJoin); "" lets Join decide. Can change for testing.
 var joinPath = ""
 
-// usePairJoin reports whether the pair-prefix join suits c at bounds b.
-func usePairJoin(c *order.Collection, b prefix.Bounds) bool {
+// chooseEll returns the ℓ for the ℓ-prefix join of c at bounds b, or 0 for
+// join.SelfJoin: the largest ℓ in {3, 2} whose probes look up at most
+// maxKeys keys on average, 3 only from tripleGroups distinct sets on. On
+// generated lists at q = 2, t = 0.8, ℓ = 2 took 1.8 s of CPU at 1M
+// passwords and ℓ = 3 1.9 s (more lookups, each a cache miss, for runs that
+// are already short); at 10M, ℓ = 2 took 62 s and ℓ = 3 44 s (the runs of
+// common bigram pairs, digit passwords' above all, grow with the list).
+func chooseEll(c *order.Collection, b prefix.Bounds, groups int) int {
 	switch joinPath {
 	case "pair":
-		return true
+		return 2
+	case "triple":
+		return 3
 	case "prefix":
-		return false
+		return 0
 	}
-	var keys, sets int64
-	for i := 0; i < c.Len(); i++ {
-		n := c.Size(i)
-		if p, ok := probeL2(b, n); ok {
-			keys += int64(p * (p - 1) / 2)
-			sets++
+	for _, ell := range []int{3, 2} {
+		if ell == 3 && groups < tripleGroups {
+			continue
+		}
+		var keys, sets int64
+		for i := 0; i < c.Len(); i++ {
+			if p, ok := probeLen(b, c.Size(i), ell); ok {
+				keys += binom(p, ell)
+				sets++
+			}
+		}
+		if sets > 0 && keys <= maxKeys*sets {
+			return ell
 		}
 	}
-	return sets > 0 && keys <= maxPairKeys*sets
+	return 0
 }
 
-// probeL2 returns the length of the ℓ = 2 probe prefix of a set of size n,
-// and false for a tiny size (least overlap below 2 with its smallest
+// tripleGroups is the number of distinct sets from which chooseEll takes
+// ℓ = 3. Can change for testing.
+var tripleGroups = 3_000_000
+
+func binom(n, k int) int64 {
+	switch {
+	case n < k:
+		return 0
+	case k == 2:
+		return int64(n) * int64(n-1) / 2
+	default:
+		return int64(n) * int64(n-1) * int64(n-2) / 6
+	}
+}
+
+// probeLen returns the length of the ℓ-prefix a set of size n probes with,
+// and false for a tiny size (least overlap below ℓ with its smallest
 // partner).
-func probeL2(b prefix.Bounds, n int) (int, bool) {
+func probeLen(b prefix.Bounds, n, ell int) (int, bool) {
 	lo, _ := b.SizeRange(n)
 	a := b.MinOverlap(n, max(lo, 1))
-	if a < 2 {
+	if a < ell {
 		return 0, false
 	}
-	return min(n, n-a+2), true
+	return min(n, n-a+ell), true
 }
 
-// indexL2 returns the length of the ℓ = 2 index prefix of a set of size n.
-func indexL2(b prefix.Bounds, n int) int {
-	a := b.MinOverlap(n, n)
-	if a < 2 {
-		return n
+// indexLen returns the length of the ℓ-prefix a set of size n is indexed
+// with.
+func indexLen(b prefix.Bounds, n, ell int) int {
+	return min(n, n-b.MinOverlap(n, n)+ell)
+}
+
+// appendKeys appends the keys of the ℓ-subsets of t[:p]: the first token
+// in the high 32 bits, then the second (ℓ = 2) or a hash of the second and
+// third (ℓ = 3).
+func appendKeys(dst []uint64, t []uint32, p, ell int) []uint64 {
+	for i := 0; i+ell <= p; i++ {
+		hi := uint64(t[i]) << 32
+		for j := i + 1; j+ell-1 <= p; j++ {
+			if ell == 2 {
+				dst = append(dst, hi|uint64(t[j]))
+				continue
+			}
+			for k := j + 1; k < p; k++ {
+				dst = append(dst, hi|uint64(mix32(t[j], t[k])))
+			}
+		}
 	}
-	return min(n, n-a+2)
+	return dst
 }
 
-// pairIndex maps a token pair (a, b), a < b in the token order, to the
-// groups whose index prefix holds both, in group order. The groups of all
-// pairs are one array: bucket a (the pairs whose first token is a) is
-// entries[start[a]:start[a+1]], each entry b<<32 | group, sorted; a hash
-// table finds the run of one pair in it.
-type pairIndex struct {
-	entries []uint64
-	table   []pairSlot // open addressing, len a power of two
+func mix32(a, b uint32) uint32 {
+	return uint32(shingle.Mix64(uint64(a)<<32|uint64(b)) >> 32)
 }
 
-// pairSlot is one pair's run of entries; end == 0 marks a free slot.
-type pairSlot struct {
-	key        uint64 // a<<32 | b
+// keyIndex maps a key to the groups whose index prefix has it, in group
+// order: the key's run of groups, with each group's token mask beside it
+// (so that the mask bound is checked while scanning, without a random
+// access per posting). A hash table finds a key's run.
+type keyIndex struct {
+	ell    int
+	groups []uint32
+	masks  []uint64
+	table  []keySlot // open addressing, len a power of two
+}
+
+// keySlot is one key's run; end == 0 marks a free slot.
+type keySlot struct {
+	key        uint64
 	start, end uint32
 }
 
-func pairKey(a, b uint32) uint64 { return uint64(a)<<32 | uint64(b) }
-
-func (ix *pairIndex) slot(key uint64) uint64 {
+func (ix *keyIndex) slot(key uint64) uint64 {
 	return (key * 0x9e3779b97f4a7c15) >> 32 & uint64(len(ix.table)-1)
 }
 
-// lookup returns the entries of pair key (nil if none).
-func (ix *pairIndex) lookup(key uint64) []uint64 {
+// lookup returns the run of key: its groups and their masks (empty if
+// none).
+func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
 	for k := ix.slot(key); ; k = (k + 1) & uint64(len(ix.table)-1) {
 		sl := &ix.table[k]
 		if sl.end == 0 {
-			return nil
+			return nil, nil
 		}
 		if sl.key == key {
-			return ix.entries[sl.start:sl.end]
+			return ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
 		}
 	}
 }
 
-func newPairIndex(g *groups, vocab int, b prefix.Bounds, workers int) (*pairIndex, error) {
+// newKeyIndex indexes every group under the keys of its ℓ-prefix. The
+// entries go into buckets by first token (a counting sort), then each
+// bucket is sorted by (rest of key, group) and its runs enter the table.
+func newKeyIndex(g *groups, vocab int, b prefix.Bounds, ell, workers int) (*keyIndex, error) {
 	start := make([]int, vocab+2)
+	var keys []uint64
 	for gi := 0; gi < g.len(); gi++ {
 		y := g.set(gi)
-		p := indexL2(b, len(y))
-		for i := 0; i+1 < p; i++ {
-			start[y[i]+2] += p - 1 - i
+		keys = appendKeys(keys[:0], y, indexLen(b, len(y), ell), ell)
+		for _, k := range keys {
+			start[k>>32+2]++
 		}
 	}
 	for w := 2; w < len(start); w++ {
@@ -151,21 +212,16 @@ func newPairIndex(g *groups, vocab int, b prefix.Bounds, workers int) (*pairInde
 	entries := make([]uint64, start[len(start)-1])
 	for gi := 0; gi < g.len(); gi++ {
 		y := g.set(gi)
-		p := indexL2(b, len(y))
-		for i := 0; i+1 < p; i++ {
-			k := start[y[i]+1]
-			for j := i + 1; j < p; j++ {
-				entries[k] = uint64(y[j])<<32 | uint64(gi)
-				k++
-			}
-			start[y[i]+1] = k
+		keys = appendKeys(keys[:0], y, indexLen(b, len(y), ell), ell)
+		for _, k := range keys {
+			a := k >> 32
+			entries[start[a+1]] = k<<32 | uint64(gi)
+			start[a+1]++
 		}
 	}
 	start = start[:vocab+1]
-	// Entries went in by group; sort each bucket by (b, group), and count
-	// the distinct pairs.
-	var mu sync.Mutex // protects pairs
-	pairs := 0
+	var mu sync.Mutex // protects distinct
+	distinct := 0
 	parallelRange(vocab, workers, func(lo, hi int) {
 		n := 0
 		for w := lo; w < hi; w++ {
@@ -178,10 +234,21 @@ func newPairIndex(g *groups, vocab int, b prefix.Bounds, workers int) (*pairInde
 			}
 		}
 		mu.Lock()
-		pairs += n
+		distinct += n
 		mu.Unlock()
 	})
-	ix := &pairIndex{entries: entries, table: make([]pairSlot, 1<<bits.Len(uint(2*pairs)))}
+	ix := &keyIndex{
+		ell:    ell,
+		groups: make([]uint32, len(entries)),
+		masks:  make([]uint64, len(entries)),
+		table:  make([]keySlot, 1<<bits.Len(uint(2*distinct))),
+	}
+	parallelRange(len(entries), workers, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			gi := uint32(entries[k])
+			ix.groups[k], ix.masks[k] = gi, g.mask[gi]
+		}
+	})
 	for a := range vocab {
 		bucket := entries[start[a]:start[a+1]]
 		for k := 0; k < len(bucket); {
@@ -189,12 +256,12 @@ func newPairIndex(g *groups, vocab int, b prefix.Bounds, workers int) (*pairInde
 			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
 				e++
 			}
-			key := pairKey(uint32(a), uint32(bucket[k]>>32))
+			key := uint64(a)<<32 | bucket[k]>>32
 			s := ix.slot(key)
 			for ix.table[s].end != 0 {
 				s = (s + 1) & uint64(len(ix.table)-1)
 			}
-			ix.table[s] = pairSlot{key: key, start: uint32(start[a] + k), end: uint32(start[a] + e)}
+			ix.table[s] = keySlot{key: key, start: uint32(start[a] + k), end: uint32(start[a] + e)}
 			k = e
 		}
 	}
@@ -247,24 +314,23 @@ func (g *groups) firstOfSize(n int) int {
 	return lo
 }
 
-// pairChunk is the number of probe groups a worker takes at a time; fixed,
+// probeChunk is the number of probe groups a worker takes at a time; fixed,
 // so that the output order does not depend on the number of workers.
-const pairChunk = 512
+const probeChunk = 512
 
-// pairSelfJoin is Join's pair-prefix path: see the comment at the top of
-// this file. Pairs come out grouped by probe set in collection order, tiny
-// sets first.
-func pairSelfJoin(ctx context.Context, c *order.Collection, opt *Options, yield func(join.Pair) bool) (join.Stats, error) {
+// ellSelfJoin is Join's ℓ-prefix path, for ℓ = 2 or 3: see the comment at
+// the top of this file. g holds c's groups. Pairs come out grouped by probe
+// set in collection order, tiny sets first.
+func ellSelfJoin(ctx context.Context, c *order.Collection, g *groups, ell int, opt *Options, yield func(join.Pair) bool) (join.Stats, error) {
 	b := opt.bounds()
 	st := join.Stats{Records: c.Records(), Skipped: c.Skipped(), Workers: opt.Workers,
 		MeasureName: opt.Measure.String(), ThresholdText: opt.Threshold.String()}
 	t0 := time.Now()
-	g := newGroups(c)
 	st.Groups = g.len()
 	// Tiny sets: the smallest sizes, joined among themselves by join.SelfJoin.
 	tiny := 0
 	for tiny < g.len() {
-		if _, ok := probeL2(b, g.size(tiny)); ok {
+		if _, ok := probeLen(b, g.size(tiny), ell); ok {
 			break
 		}
 		tiny++
@@ -285,11 +351,11 @@ func pairSelfJoin(ctx context.Context, c *order.Collection, opt *Options, yield 
 			return st, err
 		}
 	}
-	ix, err := newPairIndex(g, c.Dict().Len(), b, opt.Workers)
+	ix, err := newKeyIndex(g, c.Dict().Len(), b, ell, opt.Workers)
 	if err != nil {
 		return st, err
 	}
-	st.IndexEntries += len(ix.entries)
+	st.IndexEntries += len(ix.groups)
 	st.IndexTime = time.Since(t0)
 	t0 = time.Now()
 
@@ -302,7 +368,7 @@ func pairSelfJoin(ctx context.Context, c *order.Collection, opt *Options, yield 
 		done   chan struct{}
 	}
 	total := g.len() - tiny
-	nchunks := (total + pairChunk - 1) / pairChunk
+	nchunks := (total + probeChunk - 1) / probeChunk
 	inOrder := make(chan *chunk, 2*opt.Workers)
 	work := make(chan *chunk)
 	var wg sync.WaitGroup
@@ -310,7 +376,7 @@ func pairSelfJoin(ctx context.Context, c *order.Collection, opt *Options, yield 
 		defer close(inOrder)
 		defer close(work)
 		for k := range nchunks {
-			ch := &chunk{lo: tiny + k*pairChunk, hi: tiny + min((k+1)*pairChunk, total), done: make(chan struct{})}
+			ch := &chunk{lo: tiny + k*probeChunk, hi: tiny + min((k+1)*probeChunk, total), done: make(chan struct{})}
 			select {
 			case inOrder <- ch:
 			case <-ctx.Done():
@@ -326,7 +392,7 @@ func pairSelfJoin(ctx context.Context, c *order.Collection, opt *Options, yield 
 	})
 	for range opt.Workers {
 		wg.Go(func() {
-			p := &pairProber{g: g, ix: ix, b: b, seen: make([]uint32, g.len())}
+			p := &prober{g: g, ix: ix, b: b, seen: make([]uint32, g.len())}
 			for ch := range work {
 				if ctx.Err() == nil {
 					p.st = &ch.st
@@ -397,22 +463,23 @@ func tinyJoin(ctx context.Context, c *order.Collection, n int, opt *Options, yie
 		})
 }
 
-// pairProber is one worker's scratch space.
-type pairProber struct {
+// prober is one worker's scratch space.
+type prober struct {
 	g    *groups
-	ix   *pairIndex
+	ix   *keyIndex
 	b    prefix.Bounds
 	seen []uint32 // 1 + the last probe group that met each group
+	keys []uint64
 	st   *join.Stats
 }
 
 // probe finds the partners of group gx among the groups before it.
-func (p *pairProber) probe(gx int, out []join.Pair) []join.Pair {
+func (p *prober) probe(gx int, out []join.Pair) []join.Pair {
 	b := p.b
 	x := p.g.set(gx)
 	n := len(x)
 	out = p.same(gx, n, out)
-	px, ok := probeL2(b, n)
+	px, ok := probeLen(b, n, p.ix.ell)
 	if !ok {
 		return out
 	}
@@ -420,48 +487,53 @@ func (p *pairProber) probe(gx int, out []join.Pair) []join.Pair {
 	first := uint32(p.g.firstOfSize(lo))
 	mark := uint32(gx) + 1
 	mx := p.g.mask[gx]
-	for i := 0; i+1 < px; i++ {
-		for j := i + 1; j < px; j++ {
-			run := p.ix.lookup(pairKey(x[i], x[j]))
-			if len(run) == 0 {
+	// The masks bound the overlap: each bit of x's mask that y's lacks
+	// stands for at least one token of x not in y. The least overlap with
+	// any admissible partner (the smallest) serves for the scan; join.Check
+	// then decides with the partner's own.
+	alpha := b.MinOverlap(n, max(lo, 1))
+	var postings, pruned, verified int64
+	p.keys = appendKeys(p.keys[:0], x, px, p.ix.ell)
+	for _, key := range p.keys {
+		groups, masks := p.ix.lookup(key)
+		if len(groups) == 0 {
+			continue
+		}
+		// Skip the groups too small (the size filter); stop at gx.
+		k := 0
+		if groups[0] < first {
+			k, _ = slices.BinarySearch(groups, first)
+		}
+		for ; k < len(groups); k++ {
+			gy := groups[k]
+			if gy >= uint32(gx) {
+				break
+			}
+			postings++
+			if n-bits.OnesCount64(mx&^masks[k]) < alpha {
+				pruned++
 				continue
 			}
-			// Skip the groups too small (the size filter); stop at gx.
-			k := 0
-			if uint32(run[0]) < first {
-				k, _ = slices.BinarySearch(run, run[0]&^(1<<32-1)|uint64(first))
+			if p.seen[gy] == mark {
+				continue
 			}
-			for _, e := range run[k:] {
-				if uint32(e) >= uint32(gx) {
-					break
-				}
-				p.st.Postings++
-				gy := int(uint32(e))
-				if p.seen[gy] == mark {
-					continue
-				}
-				p.seen[gy] = mark
-				p.st.Candidates++
-				ny := p.g.size(gy)
-				// The masks bound the overlap: each bit of x's mask that y's
-				// lacks stands for at least one token of x not in y.
-				if n-bits.OnesCount64(mx&^p.g.mask[gy]) < b.MinOverlap(n, ny) {
-					p.st.BitmapPruned++
-					continue
-				}
-				p.st.Verified++
-				y := p.g.set(gy)
-				if o, ok := join.Check(b, x, y); ok {
-					out = p.emit(gx, gy, o, n, len(y), out)
-				}
+			p.seen[gy] = mark
+			verified++
+			y := p.g.set(int(gy))
+			if o, ok := join.Check(b, x, y); ok {
+				out = p.emit(gx, int(gy), o, n, len(y), out)
 			}
 		}
 	}
+	p.st.Postings += postings
+	p.st.Candidates += postings
+	p.st.BitmapPruned += pruned
+	p.st.Verified += verified
 	return out
 }
 
 // same emits the pairs among the identical copies of group gx.
-func (p *pairProber) same(gx, n int, out []join.Pair) []join.Pair {
+func (p *prober) same(gx, n int, out []join.Pair) []join.Pair {
 	lo, hi := int(p.g.first[gx]), int(p.g.first[gx+1])
 	if hi-lo < 2 || !p.b.Passes(n, n, n) {
 		return out
@@ -477,7 +549,7 @@ func (p *pairProber) same(gx, n int, out []join.Pair) []join.Pair {
 }
 
 // emit appends the pairs between the members of groups gx and gy.
-func (p *pairProber) emit(gx, gy, o, nx, ny int, out []join.Pair) []join.Pair {
+func (p *prober) emit(gx, gy, o, nx, ny int, out []join.Pair) []join.Pair {
 	sim := p.b.Similarity(o, nx, ny)
 	c := p.g.c
 	for a := int(p.g.first[gx]); a < int(p.g.first[gx+1]); a++ {
