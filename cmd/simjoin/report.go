@@ -201,7 +201,11 @@ func (r *report) writeText(w io.Writer) {
 		}
 		for _, b := range r.Histogram {
 			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			fmt.Fprintf(w, "  [%.2f, %.2f)  %*s  %s\n", b.From, b.To, 12, group(b.Count), bar)
+			closing := ")"
+			if b.To == 1 {
+				closing = "]" // the last bin holds similarity 1
+			}
+			fmt.Fprintf(w, "  [%.2f, %.2f%s  %*s  %s\n", b.From, b.To, closing, 12, group(b.Count), bar)
 		}
 	}
 	fmt.Fprintln(w, "phases:")
