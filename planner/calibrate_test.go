@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -15,6 +16,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 var calibrate = flag.Bool("calibrate", false, "run the calibration suite and print the fitted Calibration (slow: a few minutes)")
@@ -66,7 +69,8 @@ func TestCalibrate(t *testing.T) {
 		t.Skip("run with -calibrate to fit the cost model's constants")
 	}
 	ctx := context.Background()
-	var exactObs, lshObs []observation
+	var exactObs, indexObs, lshObs []observation
+	var sampleNs, pairNs []float64
 	one := Calibration{}
 	for _, u := range one.exactUnits() {
 		*u = 1
@@ -95,15 +99,36 @@ func TestCalibrate(t *testing.T) {
 		}
 		if !classic {
 			var me Measured
+			index := math.Inf(1)
 			sec, wall := timeRun(func() {
 				if me, err = p.RunMethod(ctx, Exact, c, nil, nil); err != nil {
 					t.Fatal(err)
 				}
+				index = min(index, me.Phase("index"))
 			})
 			st := me.Exact
 			cost := p.priceExact(&one, float64(st.Postings), float64(st.Candidates), float64(st.Verified), float64(st.Results))
 			exactObs = append(exactObs, observation{w.name, counts(cost), sec})
-			t.Logf("exact %-55s %8.3f s CPU %8.3f s wall", w.name, sec, wall)
+			// The index is built on one core: its wall time is its CPU time.
+			indexObs = append(indexObs, observation{w.name, counts(cost), index})
+			t.Logf("exact %-55s %8.3f s CPU %8.3f s wall (index %.3f s)", w.name, sec, wall, index)
+
+			// Planning's own unit costs: building a sample, measuring pairs.
+			m := min(2000, c.Len()/4)
+			var tokens int64
+			bcpu, _ := timeRun(func() {
+				ss, err := newSamples([]*order.Collection{c}, m, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tokens = int64(ss[0].C.Tokens())
+			})
+			sampleNs = append(sampleNs, bcpu/float64(tokens)*1e9)
+			pl := &planning{opt: Options{PairSample: 20000}, cal: &Default, c: c, sides: []*order.Collection{c},
+				b: prefix.NewBounds(prefix.Jaccard, w.threshold(t)), p: &Plan{}, pairs: float64(c.Len()) * float64(c.Len()-1) / 2,
+				meanSize: float64(c.Tokens()) / float64(c.Len()), budget: math.Inf(1)}
+			pcpu, _ := timeRun(func() { pl.pairSample(make([]float64, Bins)) })
+			pairNs = append(pairNs, pcpu/(float64(pl.p.Sample.Pairs)*2*pl.meanSize)*1e9)
 		}
 		var ml Measured
 		sec, wall := timeRun(func() {
@@ -119,9 +144,18 @@ func TestCalibrate(t *testing.T) {
 		lshObs = append(lshObs, observation{name, counts(cost), sec})
 		t.Logf("lsh   %-55s %8.3f s CPU %8.3f s wall", name, sec, wall)
 	}
+	// The index phase first (on its own time), then the rest of the exact
+	// path on what remains; LSH as a whole.
 	var cal Calibration
-	fit(t, "exact", exactObs, cal.exactUnits())
-	fit(t, "lsh", lshObs, cal.lshUnits())
+	eu := cal.exactUnits()
+	fit(t, "exact index", indexObs, eu, []bool{true, true})
+	fit(t, "exact", exactObs, eu, []bool{false, false, true, true, true, true, true, true})
+	fit(t, "lsh", lshObs, cal.lshUnits(), nil)
+	slices.Sort(sampleNs)
+	slices.Sort(pairNs)
+	cal.PlanSampleToken, cal.PlanPairToken = sampleNs[len(sampleNs)/2], pairNs[len(pairNs)/2]
+	t.Logf("planning: %.0f ns a sampled token (%.0f..%.0f), %.2f ns a merged token of a random pair (%.2f..%.2f); medians taken",
+		cal.PlanSampleToken, sampleNs[0], sampleNs[len(sampleNs)-1], cal.PlanPairToken, pairNs[0], pairNs[len(pairNs)-1])
 	var b strings.Builder
 	fmt.Fprintf(&b, "var Default = Calibration{\n")
 	v := reflect.ValueOf(cal)
@@ -133,17 +167,35 @@ func TestCalibrate(t *testing.T) {
 }
 
 // fit solves min Σ ((Σ_j x_j·counts_j - seconds) / seconds)² over x >= 0
-// exactly (every subset of free variables is tried: there are at most nine),
-// writes x into units (in nanoseconds) and logs each observation's fit.
-func fit(t *testing.T, path string, obs []observation, units []*float64) {
+// exactly (every subset of the free variables is tried: there are at most
+// nine), writes x into units (in nanoseconds) and logs each observation's
+// fit. free[j] says whether unit j is fitted (nil: all; beyond len(free):
+// none); the others keep their values, and their part is taken off the
+// measured time first.
+func fit(t *testing.T, path string, obs []observation, units []*float64, free []bool) {
 	k := len(units)
+	isFree := func(j int) bool { return free == nil || j < len(free) && free[j] }
+	fixed := func(o observation) float64 {
+		s := 0.0
+		for j, c := range o.counts {
+			if !isFree(j) {
+				s += c * *units[j] * 1e-9
+			}
+		}
+		return s
+	}
 	best, bestErr := make([]float64, k), math.Inf(1)
 	for mask := 1; mask < 1<<k; mask++ {
 		var cols []int
+		skip := false
 		for j := 0; j < k; j++ {
 			if mask&(1<<j) != 0 {
 				cols = append(cols, j)
+				skip = skip || !isFree(j)
 			}
+		}
+		if skip {
+			continue
 		}
 		a := mat.NewDense(len(obs), len(cols), nil)
 		b := mat.NewVecDense(len(obs), nil)
@@ -151,7 +203,7 @@ func fit(t *testing.T, path string, obs []observation, units []*float64) {
 			for c, j := range cols {
 				a.Set(i, c, o.counts[j]*1e-9/o.seconds)
 			}
-			b.SetVec(i, 1)
+			b.SetVec(i, 1-fixed(o)/o.seconds)
 		}
 		var x mat.VecDense
 		if err := x.SolveVec(a, b); err != nil {
@@ -178,14 +230,18 @@ func fit(t *testing.T, path string, obs []observation, units []*float64) {
 		}
 	}
 	for j, u := range units {
-		*u = best[j]
+		if isFree(j) {
+			*u = best[j]
+		}
 	}
 	w := tabwriter.NewWriter(os.Stderr, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "%s\tmeasured CPU s\tfitted CPU s\tratio\t\n", path)
 	for _, o := range obs {
-		pred := 0.0
+		pred := fixed(o)
 		for j, c := range o.counts {
-			pred += c * best[j] * 1e-9
+			if isFree(j) {
+				pred += c * best[j] * 1e-9
+			}
 		}
 		fmt.Fprintf(w, "%s\t%.4f\t%.4f\t%.2f\t\n", o.name, o.seconds, pred, pred/o.seconds)
 	}

@@ -9,31 +9,39 @@ package planner
 // of the classic MinHash scheme), measures each run's CPU time (the least of
 // at least three runs), counts its terms from the run's own statistics, and
 // solves for the unit costs by non-negative least squares on relative error:
+// first the exact join's index phase (built on one core) on its own time,
+// then the rest of the exact path, then LSH. The planning constants are the
+// medians of direct measurements (building a 2,000-record sample; measuring
+// 20,000 random pairs):
 //
 //	go test ./planner -run TestCalibrate -calibrate -v -timeout 1h
 //
 // Machine: the project's 2-core Linux machines (shared, so CPU time, not wall
-// time, is what is fitted), Go 1.26. Fit: exact within 0.63x..1.35x of every
-// measured CPU time (relative residual norm 0.77 over 17 runs), LSH within
-// 0.75x..1.10x (0.36 over 20 runs). Terms fitted at 0 are collinear with
-// others on this suite and absorbed by them. Run it again after changing
-// join or approx, and paste its output here.
+// time, is what is fitted), Go 1.26, on 2026-11-30 at the join and approx
+// of that day. Fit: the exact index phase within 0.47x..1.45x of every
+// measured time (relative residual norm 1.01 over 17 runs), the exact path
+// within 0.54x..1.33x (0.88), LSH within 0.74x..1.12x (0.42 over 20 runs).
+// Terms fitted at 0 are collinear with others on this suite and absorbed by
+// them. Run it again after changing join or approx, and paste its output
+// here.
 var Default = Calibration{
-	ExactGroup:      126.6,
-	ExactIndex:      0,
-	ExactProbeToken: 22.78,
-	ExactPosting:    10.89,
-	ExactExamine:    0,
-	ExactCandidate:  18.98,
+	ExactGroup:      33.27,
+	ExactIndex:      11.75,
+	ExactProbeToken: 23.61,
+	ExactPosting:    4.667,
+	ExactExamine:    4.252,
+	ExactCandidate:  18.19,
 	ExactVerify:     0,
-	ExactResult:     1160,
-	LSHToken:        2.212,
-	LSHHash:         1.786,
-	LSHValue:        14.96,
-	LSHProbe:        2.519,
-	LSHBand:         83.92,
-	LSHCollision:    48.93,
+	ExactResult:     1841,
+	LSHToken:        2.845,
+	LSHHash:         1.752,
+	LSHValue:        13.87,
+	LSHProbe:        2.509,
+	LSHBand:         90.71,
+	LSHCollision:    48.47,
 	LSHCandidate:    0,
-	LSHVerify:       2.522,
-	LSHResult:       5703,
+	LSHVerify:       2.498,
+	LSHResult:       4503,
+	PlanSampleToken: 80.57,
+	PlanPairToken:   1.803,
 }

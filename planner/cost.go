@@ -86,6 +86,10 @@ type Calibration struct {
 	LSHCandidate float64 // per distinct candidate pair: setting up its exact check
 	LSHVerify    float64 // per token of a candidate's set (candidates × mean set size): the exact check
 	LSHResult    float64 // per result pair: emitting it to the caller
+
+	// Planning itself.
+	PlanSampleToken float64 // per token of a sample: rebuilding it as a Collection
+	PlanPairToken   float64 // per token of a random pair whose similarity is measured
 }
 
 // exactCost prices the exact path's work: w from SelfWork or RSWork, the

@@ -64,10 +64,11 @@
 //
 // # Cost and concurrency
 //
-// New is linear in the tokens and prefixes, plus the sample joins: at most
-// SampleSize records per side, a quarter of each side, about 2²⁰ tokens, and
-// for the exact sample few enough that its predicted cost stays within a
-// tenth of LSH's least cost (or 20 ms). Every function is safe for
-// concurrent use; collections are only read. The package does no I/O;
+// New is linear in the tokens and prefixes, plus the samples, which spend at
+// most a budget of CPU time: a share (Options.Budget, a quarter) of the
+// cheaper path's least cost (exact's upper bound, LSH's signing and
+// banding), at least 10 ms: an eighth to build each of the two samples, a
+// quarter for each sample join, a quarter to measure random pairs. Every
+// function is safe for concurrent use; collections are only read. The package does no I/O;
 // cmd/simjoin prints plans (simjoin explain).
 package planner

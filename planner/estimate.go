@@ -29,6 +29,7 @@ type planning struct {
 	pairs    float64
 	meanSize float64
 	drawn    map[int][]*Sample // samples by records per side
+	budget   float64           // CPU seconds planning may spend on samples
 }
 
 func (pl *planning) plan(ctx context.Context) (*Plan, error) {
@@ -69,18 +70,23 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	pl.resolveLSH()
 
 	// The most exact can cost (every posting a candidate, verified in full)
-	// and the least LSH can (signing and banding alone) bound the sample
-	// joined exactly.
+	// and the least LSH can (signing and banding alone) size the samples:
+	// planning spends at most a share of the cheaper of the two.
 	post := float64(p.Exact.Work.Postings)
 	exactHi := pl.exactCost(post, post, post, 0)
 	lshLo := pl.lshCost(0, 0, 0)
+	least := exactHi.CPU
+	if p.LSH.Available {
+		least = min(least, lshLo.CPU)
+	}
+	pl.budget = max(pl.opt.Budget*least, planFloor)
 	resHist := make([]float64, Bins)
-	if m := pl.exactSampleSize(exactHi.CPU, lshLo.CPU); m > 0 {
+	if m := pl.sampleSize(exactHi.CPU, true); m > 0 {
 		if err := pl.sampleExact(ctx, m, resHist); err != nil {
 			return nil, err
 		}
 	}
-	if m := pl.lshSampleSize(); m > 0 && p.LSH.Available {
+	if m := pl.sampleSize(lshLo.CPU, false); m > 0 && p.LSH.Available {
 		if err := pl.sampleLSH(ctx, m); err != nil {
 			return nil, err
 		}
@@ -96,7 +102,7 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	// Exact: the postings are exact; candidates and verifications follow the
 	// sample's ratios to its postings (every posting without a sample).
 	examRatio, candRatio, verRatio := 1.0, 1.0, 1.0
-	if s.Postings > 0 {
+	if s.Postings >= minPostings {
 		examRatio = float64(s.Examined) / float64(s.Postings)
 		candRatio = float64(s.Candidates) / float64(s.Postings)
 		verRatio = float64(s.Verified) / float64(s.Postings)
@@ -113,46 +119,50 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	return p, nil
 }
 
-// minSample is the smallest sample worth joining.
-const minSample = 50
+// Sampling limits.
+const (
+	// planFloor is the least CPU time planning may always spend on samples
+	// (see Options.Budget). An eighth of the budget goes to building each
+	// sample, a quarter to each sample join, a quarter to the random pairs.
+	planFloor = 0.01
+	// minSample is the smallest sample worth joining; maxSampleTokens caps
+	// a sample's tokens whatever the budget.
+	minSample       = 50
+	maxSampleTokens = 1 << 20
+	// minPostings and minCandidates are the least postings (exact) and
+	// candidates (LSH) a sample must meet for its ratios to be used rather
+	// than the bounds (exact) or the S-curve (LSH).
+	minPostings   = 100
+	minCandidates = 20
+)
 
-// sampleTokens bounds the tokens of a sample, so that rebuilding it stays
-// cheap against the input's linear costs.
-const sampleTokens = 1 << 20
-
-// lshSampleSize returns the records per side of the sample joined with LSH:
-// SampleSize, at most a quarter of each side (a sixteenth of the pairs) and
-// about sampleTokens tokens; 0 for none.
-func (pl *planning) lshSampleSize() int {
+// sampleSize returns the records per side of a sample to join exactly
+// (exact) or with LSH, whose path costs about cost CPU seconds on the whole
+// input: at most SampleSize, a quarter of each side, few enough to build in an
+// eighth of the budget, and few enough that the sample join takes a quarter
+// (the exact join's pairs, and so its cost, shrink with the square of the
+// sample; LSH's linearly). 0 means none.
+func (pl *planning) sampleSize(cost float64, exact bool) int {
 	m := pl.opt.SampleSize
-	for _, n := range pl.sets {
-		m = min(m, n/4)
-	}
-	if pl.meanSize > 0 {
-		m = min(m, int(sampleTokens/pl.meanSize))
-	}
-	if m < minSample {
+	if m <= 0 || pl.meanSize == 0 {
 		return 0
 	}
-	return m
-}
-
-// exactSampleSize returns the records per side of the sample joined exactly:
-// as lshSampleSize, but few enough that the sample join's upper bound
-// (exactHi scaled by the sample's share of the pairs, CPU seconds) stays
-// within a tenth of LSH's least (lshLo) or 20 ms. 0 means none.
-func (pl *planning) exactSampleSize(exactHi, lshLo float64) int {
-	m := pl.lshSampleSize()
-	if m == 0 {
-		return 0
+	n := float64(pl.sets[0])
+	for _, k := range pl.sets {
+		m = min(m, k/4)
 	}
-	if budget := max(0.1*lshLo, 0.02); exactHi > budget {
-		// The sample's pairs are about (m/n)² of the input's.
-		n := float64(pl.sets[0])
-		if len(pl.sets) > 1 {
-			n = math.Sqrt(float64(pl.sets[0]) * float64(pl.sets[1]))
+	if len(pl.sets) > 1 {
+		n = math.Sqrt(float64(pl.sets[0]) * float64(pl.sets[1]))
+	}
+	quarter := pl.budget / 4
+	tokens := min(maxSampleTokens, quarter/2/(pl.cal.PlanSampleToken*1e-9))
+	m = min(m, int(tokens/pl.meanSize))
+	if cost > 0 {
+		share := quarter / cost
+		if exact {
+			share = math.Sqrt(share)
 		}
-		m = min(m, int(n*math.Sqrt(budget/exactHi)))
+		m = min(m, int(min(n*share, float64(m))))
 	}
 	if m < minSample {
 		return 0
@@ -357,7 +367,7 @@ func (pl *planning) estimateLSH(resHist []float64) {
 	l.CurveCandidates = approx.ExpectedCandidates(shape, hist)
 	l.CurveCollisions = expectedCollisions(shape, hist)
 	l.Collisions, l.Candidates = l.CurveCollisions, l.CurveCandidates
-	if len(s.LSHRecords) > 0 {
+	if len(s.LSHRecords) > 0 && s.LSHCandidates >= minCandidates {
 		l.Collisions = float64(s.LSHCollisions) / s.LSHFraction
 		l.Candidates = float64(s.LSHCandidates) / s.LSHFraction
 	}
@@ -384,9 +394,9 @@ func (pl *planning) pairSample(hist []float64) {
 	if k <= 0 || pl.pairs == 0 {
 		return
 	}
-	// Bound the work to about 2²⁴ merged tokens.
+	// A quarter of the budget, each pair merging about twice the mean size.
 	if pl.meanSize > 0 {
-		k = min(k, max(1000, int(float64(1<<24)/(2*pl.meanSize))))
+		k = min(k, max(200, int(pl.budget/4/(2*pl.meanSize*pl.cal.PlanPairToken*1e-9))))
 	}
 	r := rand.New(rand.NewPCG(pl.opt.Seed, 0x9a125))
 	a, b := pl.sides[0], pl.sides[len(pl.sides)-1]

@@ -61,6 +61,10 @@ const (
 	// DefaultPairSample is the number of random pairs whose similarity is
 	// measured to estimate LSH's chance candidates.
 	DefaultPairSample = 20000
+	// DefaultBudget: the samples may take a quarter of the CPU time of the
+	// cheaper path's least cost (exact's upper bound, LSH's signing and
+	// banding), and at least 10 ms.
+	DefaultBudget = 0.25
 )
 
 // ErrNoThreshold is returned when Options.Threshold is the zero value.
@@ -89,6 +93,11 @@ type Options struct {
 	// PairSample is the number of random pairs measured; 0 means
 	// DefaultPairSample, negative means none.
 	PairSample int
+	// Budget bounds the samples' CPU time, as a share of the cheaper path's
+	// least cost (exact's upper bound, LSH's signing and banding), with a
+	// floor of 10 ms; SampleSize and PairSample bound them further. 0 means
+	// DefaultBudget. Larger budgets buy steadier estimates.
+	Budget float64
 	// Seed seeds the samples; the plan is the same for the same input,
 	// options and seed.
 	Seed uint64
@@ -255,6 +264,12 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 	}
 	if opt.PairSample == 0 {
 		opt.PairSample = DefaultPairSample
+	}
+	if opt.Budget == 0 {
+		opt.Budget = DefaultBudget
+	}
+	if !(opt.Budget > 0) || math.IsInf(opt.Budget, 0) {
+		return nil, fmt.Errorf("planner: Budget %v: want a share > 0", opt.Budget)
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)

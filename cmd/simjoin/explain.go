@@ -121,11 +121,11 @@ func planRows(p *planner.Plan) [][2]string {
 	rows := [][2]string{
 		{"method", p.Method.String()},
 		{"why", p.Reason},
-		{"exact predicted", fmt.Sprintf("%s, %s candidates", seconds(p.Exact.Cost.Seconds), count(p.Exact.Candidates))},
+		{"exact predicted", fmt.Sprintf("%s (CPU %s), %s candidates", seconds(p.Exact.Cost.Seconds), seconds(p.Exact.Cost.CPU), count(p.Exact.Candidates))},
 	}
 	if p.LSH.Available {
-		rows = append(rows, [2]string{"lsh predicted", fmt.Sprintf("%s, %s candidates, recall %.3f (%s)",
-			seconds(p.LSH.Cost.Seconds), count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
+		rows = append(rows, [2]string{"lsh predicted", fmt.Sprintf("%s (CPU %s), %s candidates, recall %.3f (%s)",
+			seconds(p.LSH.Cost.Seconds), seconds(p.LSH.Cost.CPU), count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
 	}
 	rows = append(rows,
 		[2]string{"predicted recall", strconv.FormatFloat(p.Recall, 'f', -1, 64)},
