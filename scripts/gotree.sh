@@ -17,7 +17,7 @@ flags=(--files --tokens go:5 --include '*.go' --exclude '*_test.go' --exclude '*
 lsh=(--perm 48 --minhash classic --bits 16)
 cd "$src" # ids are paths relative to GOROOT/src
 
-"$out/simjoin" join "${flags[@]}" --stats-json "$out/exact.json" . > "$out/exact.tsv"
+"$out/simjoin" join "${flags[@]}" --method exact --stats-json "$out/exact.json" . > "$out/exact.tsv"
 for shape in 12x4 16x3; do
   "$out/simjoin" join "${flags[@]}" --method lsh --lsh "$shape" "${lsh[@]}" \
     --stats-json "$out/lsh-$shape.json" . > "$out/lsh-$shape.tsv"
