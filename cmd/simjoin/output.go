@@ -139,6 +139,13 @@ func createOutput(path string, stdout io.Writer) (*outputFile, error) {
 		}
 		return nil, err
 	}
+	// CreateTemp makes the file private; give it the mode os.Create would
+	// (before the umask, which chmod does not apply: 0644 is its usual result).
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	return &outputFile{w: f, f: f, path: path}, nil
 }
 
