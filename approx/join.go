@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/simjoin/simjoin/join"
@@ -24,7 +25,7 @@ func unitsOf(c *order.Collection, minSize int) *units {
 	n := c.Len()
 	s.start = make([]uint32, 0, n+1)
 	for i := 0; i < n; i++ {
-		if i == 0 || !equalSets(c.Set(i), c.Set(i-1)) {
+		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
 			s.start = append(s.start, uint32(i))
 		}
 	}
@@ -34,18 +35,6 @@ func unitsOf(c *order.Collection, minSize int) *units {
 		s.keep[u] = c.Size(int(s.start[u])) >= minSize
 	}
 	return s
-}
-
-func equalSets(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *units) len() int                   { return len(s.start) - 1 }

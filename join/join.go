@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/simjoin/simjoin/order"
@@ -98,7 +99,7 @@ func groupsOf(c *order.Collection) *side {
 	n := c.Len()
 	s.start = make([]uint32, 0, n+1)
 	for i := 0; i < n; i++ {
-		if i == 0 || !equal(c.Set(i), c.Set(i-1)) {
+		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
 			s.start = append(s.start, uint32(i))
 		}
 	}
@@ -108,18 +109,6 @@ func groupsOf(c *order.Collection) *side {
 		s.size[g] = uint32(c.Size(int(s.start[g])))
 	}
 	return s
-}
-
-func equal(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *side) groups() int                { return len(s.size) }
