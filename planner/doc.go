@@ -44,23 +44,30 @@
 // signature values of small sets and heavy-headed token distributions make
 // band matches depend on each other (which the S-curve, assuming independent
 // rows, does not model; measured: up to 8x more candidates than it
-// predicts), the candidates of an LSH join of a seeded sample of the records,
-// which keep their token keys and so their signatures, scaled by the
-// sample's share of the pairs (LSHEstimate.Candidates, what the cost uses).
-// Each candidate costs an exact check through join.Check.
+// predicts), the candidates of an LSH join of a seeded sample of the records
+// (an approx.Index over their original token keys, so their signatures are
+// those of the whole run), scaled by the sample's share of the pairs
+// (LSHEstimate.Candidates, what the cost uses once the sample meets 20
+// candidates; the S-curve's below that). Each candidate costs an exact
+// check through join.Check.
 //
-// The choice: exact when its predicted cost is at most Prefer (1.25) times
-// LSH's, since it loses nothing; LSH otherwise, with the recall predicted as
-// the mean of P(s) over the similarities of the sample's result pairs. The
-// choice follows the counts, not the set sizes: long documents of rare
-// shingles have short posting lists and get exact at any threshold, while
-// long sets of frequent tokens at thresholds of 0.5 and below get LSH.
+// The choice: exact when its predicted CPU time is at most Prefer (1.25)
+// times LSH's, since it loses nothing; LSH otherwise, with the recall
+// predicted as the mean of P(s) over the similarities of the sample's result
+// pairs. CPU time, not wall time, so that the choice (and with it the
+// answer) does not depend on the number of cores. The choice follows the
+// counts, not the set sizes: long documents of rare shingles have nearly
+// empty posting lists, so exact costs little more than reading its prefixes
+// and wins or ties with LSH down to t = 0.5, while long sets of frequent
+// tokens at 0.5 (and, with long enough sets, well above) get LSH by an order
+// of magnitude.
 //
-// Departures: sampled records are rebuilt into a Collection of their own
-// (order has no sub-collection over a parent's dictionary), so the sample's
-// token order is by frequency within the sample; on heavy-tailed token
-// distributions its prefixes differ from the parent's and the ratio
-// estimates can be off by a small factor.
+// Departures: the records sampled for the exact join are rebuilt into a
+// Collection of their own (order has no sub-collection over a parent's
+// dictionary), which costs about 80 ns a token and orders tokens by their
+// frequency within the sample; on heavy-tailed token distributions the
+// sample's prefixes then differ from the parent's and the ratio estimates
+// can be off by a factor of about 2.
 //
 // # Cost and concurrency
 //

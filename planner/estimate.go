@@ -81,12 +81,12 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	}
 	pl.budget = max(pl.opt.Budget*least, planFloor)
 	resHist := make([]float64, Bins)
-	if m := pl.sampleSize(exactHi.CPU, true); m > 0 {
+	if m := pl.sampleSize(exactHi.CPU, true, true); m > 0 {
 		if err := pl.sampleExact(ctx, m, resHist); err != nil {
 			return nil, err
 		}
 	}
-	if m := pl.sampleSize(lshLo.CPU, false); m > 0 && p.LSH.Available {
+	if m := pl.sampleSize(lshLo.CPU, false, pl.s != nil); m > 0 && p.LSH.Available {
 		if err := pl.sampleLSH(ctx, m); err != nil {
 			return nil, err
 		}
@@ -138,11 +138,11 @@ const (
 
 // sampleSize returns the records per side of a sample to join exactly
 // (exact) or with LSH, whose path costs about cost CPU seconds on the whole
-// input: at most SampleSize, a quarter of each side, few enough to build in an
-// eighth of the budget, and few enough that the sample join takes a quarter
-// (the exact join's pairs, and so its cost, shrink with the square of the
-// sample; LSH's linearly). 0 means none.
-func (pl *planning) sampleSize(cost float64, exact bool) int {
+// input: at most SampleSize, a quarter of each side, few enough to rebuild
+// (when rebuild is set) in an eighth of the budget, and few enough that the
+// sample join takes a quarter (the exact join's pairs, and so its cost,
+// shrink with the square of the sample; LSH's linearly). 0 means none.
+func (pl *planning) sampleSize(cost float64, exact, rebuild bool) int {
 	m := pl.opt.SampleSize
 	if m <= 0 || pl.meanSize == 0 {
 		return 0
@@ -155,7 +155,10 @@ func (pl *planning) sampleSize(cost float64, exact bool) int {
 		n = math.Sqrt(float64(pl.sets[0]) * float64(pl.sets[1]))
 	}
 	quarter := pl.budget / 4
-	tokens := min(maxSampleTokens, quarter/2/(pl.cal.PlanSampleToken*1e-9))
+	tokens := float64(maxSampleTokens)
+	if rebuild {
+		tokens = min(tokens, quarter/2/(pl.cal.PlanSampleToken*1e-9))
+	}
 	m = min(m, int(tokens/pl.meanSize))
 	if cost > 0 {
 		share := quarter / cost
@@ -323,28 +326,58 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 
 // sampleLSH joins a seeded sample of m records per side with the plan's LSH
 // parameters: its collisions and candidates, scaled by the share of pairs,
-// are the LSH path's.
+// are the LSH path's. A self-join's sample goes into an approx.Index (sets
+// of the records' original keys, so their signatures are those of the whole
+// run) without rebuilding a Collection; an R-S join's is rebuilt.
 func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 	p := pl.p
-	ss, frac, err := pl.samples(m)
-	if err != nil {
-		return err
-	}
 	opt := p.LSH.opt
-	var st approx.Stats
-	if len(ss) == 1 {
-		st, err = approx.SelfJoin(ctx, ss[0].C, opt, func(join.Pair) bool { return true })
-	} else {
-		st, err = approx.RSJoin(ctx, ss[0].C, ss[1].C, opt, func(join.Pair) bool { return true })
-	}
-	if err != nil {
-		return err
-	}
 	s := &p.Sample
-	for _, x := range ss {
-		s.LSHRecords = append(s.LSHRecords, x.C.Len())
+	var st approx.Stats
+	if pl.s == nil {
+		c := pl.c
+		pos := samplePositions(c.Len(), m, pl.opt.Seed)
+		bld, err := approx.NewBuilder(opt)
+		if err != nil {
+			return err
+		}
+		dict := c.Dict()
+		var keys []uint64
+		tokens := 0
+		for _, q := range pos {
+			tokens += c.Size(q)
+		}
+		bld.Grow(len(pos), tokens)
+		for _, q := range pos {
+			keys = keys[:0]
+			for _, w := range c.Set(q) {
+				keys = append(keys, dict.Key(w))
+			}
+			bld.Add(keys)
+		}
+		ix, err := bld.Build(ctx)
+		if err != nil {
+			return err
+		}
+		if st, err = ix.SelfJoin(ctx, func(join.Pair) bool { return true }); err != nil {
+			return err
+		}
+		n := float64(len(pos))
+		s.LSHRecords = []int{len(pos)}
+		s.LSHFraction = n * (n - 1) / 2 / pl.pairs
+	} else {
+		ss, frac, err := pl.samples(m)
+		if err != nil {
+			return err
+		}
+		if st, err = approx.RSJoin(ctx, ss[0].C, ss[1].C, opt, func(join.Pair) bool { return true }); err != nil {
+			return err
+		}
+		for _, x := range ss {
+			s.LSHRecords = append(s.LSHRecords, x.C.Len())
+		}
+		s.LSHFraction = frac
 	}
-	s.LSHFraction = frac
 	s.LSHCollisions, s.LSHCandidates, s.LSHResults = st.Collisions, st.Candidates, st.Results
 	return nil
 }
