@@ -3,9 +3,13 @@ package passwords
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -116,4 +120,133 @@ func BenchmarkJoin(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkCheck times one check against an index built once, for
+// candidates that are variants of known passwords (half of them too close).
+func BenchmarkCheck(b *testing.B) {
+	type input struct {
+		name string
+		l    *List
+	}
+	inputs := []input{{"gen59k", generated(59000, 1)}, {"gen1m", generated(1_000_000, 1)}}
+	if l := johnList(b); l != nil {
+		inputs = append(inputs, input{"john", l})
+	}
+	for _, in := range inputs {
+		ix, err := NewIndex(in.l, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 1))
+		cands := candidates(in.l, 1000, r)
+		b.Run(fmt.Sprintf("known=%s/n=%d/q=2/t=0.8", in.name, in.l.Len()), func(b *testing.B) {
+			b.ReportAllocs()
+			var ms []Match
+			k := 0
+			for b.Loop() {
+				ms = ix.Check(ms[:0], cands[k%len(cands)])
+				k++
+			}
+		})
+	}
+}
+
+// BenchmarkGrams times turning one password into its q-gram keys.
+func BenchmarkGrams(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		g    Grams
+		pw   string
+	}{
+		{"raw", Grams{}, "Password2024!"},
+		{"all-norms", Grams{Norm: allNorms}, "P@$$w0rd2024!"},
+		{"latin1", Grams{Norm: FoldCase}, "M\xdcller1985"},
+		{"q=3", Grams{Q: 3}, "Password2024!"},
+	} {
+		b.Run("norm="+tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.pw)))
+			dst := make([]uint64, 0, 64)
+			pw := []byte(tc.pw)
+			for b.Loop() {
+				dst = tc.g.Append(dst[:0], pw)
+			}
+		})
+	}
+}
+
+// BenchmarkBruteForce is the nested-loop join of a list given in
+// SIMJOIN_PASSWORD_BRUTE (opt-in: it is quadratic), on all cores, deciding
+// Jaccard >= 4/5 in integer arithmetic on the merged overlap, with no filter
+// at all. It checks its pair count against Join's.
+func BenchmarkBruteForce(b *testing.B) {
+	path := os.Getenv("SIMJOIN_PASSWORD_BRUTE")
+	if path == "" {
+		b.Skip("set SIMJOIN_PASSWORD_BRUTE to a password list to run the brute force")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, _, err := Read(f, ReadOptions{})
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sets := make([][]uint64, l.Len())
+	for i := range sets {
+		s := (Grams{}).Append(nil, l.Password(i))
+		slices.Sort(s)
+		sets[i] = slices.Compact(s)
+	}
+	var want int64
+	Join(context.Background(), l, Options{}, func(Pair) bool { want++; return true })
+	workers := runtime.GOMAXPROCS(0)
+	b.Run(fmt.Sprintf("list=%s/n=%d/q=2/t=0.8/workers=%d", filepath.Base(path), l.Len(), workers), func(b *testing.B) {
+		cpu := cpuTime()
+		var got int64
+		for b.Loop() {
+			counts := make([]int64, workers)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := w; i < len(sets); i += workers {
+						for j := i + 1; j < len(sets); j++ {
+							x, y := sets[i], sets[j]
+							if len(x) == 0 || len(y) == 0 {
+								continue
+							}
+							o := 0
+							for a, c := 0, 0; a < len(x) && c < len(y); {
+								switch {
+								case x[a] < y[c]:
+									a++
+								case x[a] > y[c]:
+									c++
+								default:
+									o++
+									a++
+									c++
+								}
+							}
+							if 5*o >= 4*(len(x)+len(y)-o) {
+								counts[w]++
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			got = 0
+			for _, c := range counts {
+				got += c
+			}
+		}
+		if got != want {
+			b.Fatalf("brute force finds %d pairs, Join %d", got, want)
+		}
+		b.ReportMetric(float64(got), "pairs")
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+	})
 }

@@ -379,6 +379,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Method = "exact: " + st.Method
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
 
