@@ -1,6 +1,7 @@
 package passwords
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -480,4 +481,32 @@ func TestJoinPathsSameOutput(t *testing.T) {
 	if st.Method != "prefix" {
 		t.Errorf("Join chose %q at t = 0.2", st.Method)
 	}
+}
+
+// FuzzJoin joins any small list (lines of the input) on every path and
+// compares with the oracle, at a q, normalisation and threshold drawn from
+// the input.
+func FuzzJoin(f *testing.F) {
+	f.Add([]byte("password\npassword1\nPassw0rd\n12\n1\n123456\n1234567\naa\naaaa\n"), uint8(2), uint8(0), uint8(80))
+	f.Add([]byte("caf\xe9\ncafe\ncaf\xe9s\nab\nabc\nabcd\nb\n"), uint8(1), uint8(7), uint8(50))
+	f.Add([]byte("x\nxy\nxyz\nxyzw\nwxyz\nzyxw\n"), uint8(3), uint8(1), uint8(30))
+	f.Fuzz(func(t *testing.T, in []byte, q8, norm8, t8 uint8) {
+		l, _, err := Read(bytes.NewReader(in), ReadOptions{})
+		if err != nil || l.Len() > 200 {
+			return
+		}
+		g := Grams{Q: 1 + int(q8%4), Norm: Norm(norm8) & allNorms}
+		th := prefix.Threshold{Num: uint64(1 + t8%100), Den: 100}
+		if th.Num > th.Den {
+			th.Num = th.Den
+		}
+		th, _ = prefix.ThresholdOf(prefix.Jaccard, th.Float())
+		want := newOverlaps(setsOf(l, g)).join(prefix.Jaccard, th)
+		defer func() { joinPath = "" }()
+		for _, path := range []string{"pair", "triple", "prefix"} {
+			joinPath = path
+			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th, Workers: 2})
+			samePairs(t, fmt.Sprintf("path=%s q=%d norm=%v t=%v", path, g.Q, g.Norm, th), got, want)
+		}
+	})
 }
