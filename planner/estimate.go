@@ -30,6 +30,7 @@ type planning struct {
 	meanSize float64
 	drawn    map[int][]*Sample // samples by records per side
 	budget   float64           // CPU seconds planning may spend on samples
+	lshRes   []float64         // results by Jaccard bin estimated from the LSH sample
 }
 
 func (pl *planning) plan(ctx context.Context) (*Plan, error) {
@@ -91,12 +92,15 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 			return nil, err
 		}
 	}
+	// The results and their similarities: from the sample with more pairs.
+	// The LSH sample sees a true pair of similarity s with probability P(s),
+	// so each pair it finds stands for 1/P(s) (Horvitz–Thompson).
 	s := &p.Sample
-	switch {
-	case len(s.ExactRecords) > 0:
-		s.Predicted = float64(s.Results) / s.ExactFraction
-	case len(s.LSHRecords) > 0:
-		s.Predicted = float64(s.LSHResults) / s.LSHFraction // what LSH finds: a lower bound
+	if len(s.LSHRecords) > 0 && s.LSHFraction > s.ExactFraction && p.LSH.Available {
+		resHist = pl.lshRes
+	}
+	for _, n := range resHist {
+		s.Predicted += n
 	}
 
 	// Exact: the postings are exact; candidates and verifications follow the
@@ -332,7 +336,11 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 	p := pl.p
 	opt := p.LSH.opt
+	opt.Verify = approx.VerifyExact // the sample's results must be true ones
 	s := &p.Sample
+	shape := opt.Shape
+	pl.lshRes = make([]float64, Bins)
+	var found []float64 // Jaccard similarity of each pair found
 	var st approx.Stats
 	if pl.s == nil {
 		c := pl.c
@@ -359,7 +367,10 @@ func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 		if err != nil {
 			return err
 		}
-		if st, err = ix.SelfJoin(ctx, func(join.Pair) bool { return true }); err != nil {
+		if st, err = ix.SelfJoin(ctx, func(pr join.Pair) bool {
+			found = append(found, jaccard(pr.Overlap, ix.Size(pr.A), ix.Size(pr.B)))
+			return true
+		}); err != nil {
 			return err
 		}
 		n := float64(len(pos))
@@ -370,7 +381,11 @@ func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 		if err != nil {
 			return err
 		}
-		if st, err = approx.RSJoin(ctx, ss[0].C, ss[1].C, opt, func(join.Pair) bool { return true }); err != nil {
+		sizeA, sizeB := sizesByID(ss[0].C), sizesByID(ss[1].C)
+		if st, err = approx.RSJoin(ctx, ss[0].C, ss[1].C, opt, func(pr join.Pair) bool {
+			found = append(found, jaccard(pr.Overlap, sizeA[pr.A], sizeB[pr.B]))
+			return true
+		}); err != nil {
 			return err
 		}
 		for _, x := range ss {
@@ -379,6 +394,11 @@ func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 		s.LSHFraction = frac
 	}
 	s.LSHCollisions, s.LSHCandidates, s.LSHResults = st.Collisions, st.Candidates, st.Results
+	for _, j := range found {
+		if pj := shape.P(j); pj > 0 {
+			pl.lshRes[bin(j)] += 1 / (pj * s.LSHFraction)
+		}
+	}
 	return nil
 }
 

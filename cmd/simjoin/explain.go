@@ -343,7 +343,7 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		line("  lsh", fmt.Sprintf("%s pairs in %s, %s candidates", group(cc.LSH.Results), seconds(cc.LSH.Seconds), group(cc.LSH.Candidates)))
 		line("  recall", interval(cc.Recall)+" "+pct)
 		line("  precision", interval(cc.Precision))
-		line("  true candidates", interval(cc.CandidatePrecision))
+		line("  candidate precision", interval(cc.CandidatePrecision))
 		line("  predicted recall", fmt.Sprintf("%.3f over these pairs (S-curve), >= %.3f at the threshold", cc.Predicted, cc.AtThreshold))
 		kv.Flush()
 		if len(cc.Bins) > 0 {
