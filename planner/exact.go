@@ -61,7 +61,10 @@ func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
 	g := groups(c)
 	ng := len(g) - 1
 	w := ExactWork{Groups: ng}
-	cnt := make([]int32, c.Dict().Len())
+	// Tokens held by one set only (ids below once, rare-first) never meet
+	// another set: they are skipped without touching a counter.
+	once := firstShared(c.Dict())
+	cnt := make([]int32, c.Dict().Len()-once)
 	tail := 0
 	for gx := 0; gx < ng; gx++ {
 		set := c.Set(int(g[gx]))
@@ -72,22 +75,22 @@ func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
 		lo, _ := b.SizeRange(n)
 		for tail < gx && c.Size(int(g[tail])) < lo {
 			ts := c.Set(int(g[tail]))
-			for _, t := range ts[:b.IndexPrefix(len(ts))] {
-				cnt[t]--
+			for _, t := range shared(ts[:b.IndexPrefix(len(ts))], once) {
+				cnt[int(t)-once]--
 			}
 			tail++
 		}
 		if lo <= n {
 			px := b.ProbePrefix(n)
 			w.ProbeTokens += int64(px)
-			for _, t := range set[:px] {
-				w.Postings += int64(cnt[t])
+			for _, t := range shared(set[:px], once) {
+				w.Postings += int64(cnt[int(t)-once])
 			}
 		}
 		ip := b.IndexPrefix(n)
 		w.IndexEntries += int64(ip)
-		for _, t := range set[:ip] {
-			cnt[t]++
+		for _, t := range shared(set[:ip], once) {
+			cnt[int(t)-once]++
 		}
 	}
 	return w
@@ -105,7 +108,8 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 	gr, gs := groups(r), groups(s)
 	nr, ns := len(gr)-1, len(gs)-1
 	w := ExactWork{Groups: nr + ns}
-	cnt := make([]int32, r.Dict().Len())
+	once := firstShared(r.Dict())
+	cnt := make([]int32, r.Dict().Len()-once)
 	for g := 0; g < ns; g++ {
 		n := s.Size(int(gs[g]))
 		w.IndexEntries += int64(b.ProbePrefix(n))
@@ -120,23 +124,48 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 		}
 		for head < ns && s.Size(int(gs[head])) <= hi {
 			hs := s.Set(int(gs[head]))
-			for _, t := range hs[:b.ProbePrefix(len(hs))] {
-				cnt[t]++
+			for _, t := range shared(hs[:b.ProbePrefix(len(hs))], once) {
+				cnt[int(t)-once]++
 			}
 			head++
 		}
 		for tail < head && s.Size(int(gs[tail])) < lo {
 			ts := s.Set(int(gs[tail]))
-			for _, t := range ts[:b.ProbePrefix(len(ts))] {
-				cnt[t]--
+			for _, t := range shared(ts[:b.ProbePrefix(len(ts))], once) {
+				cnt[int(t)-once]--
 			}
 			tail++
 		}
 		px := b.ProbePrefix(n)
 		w.ProbeTokens += int64(px)
-		for _, t := range set[:px] {
-			w.Postings += int64(cnt[t])
+		for _, t := range shared(set[:px], once) {
+			w.Postings += int64(cnt[int(t)-once])
 		}
 	}
 	return w
+}
+
+// firstShared returns the first token id whose document frequency is 2 or
+// more: ids are assigned rare-first, so every id below it is held by one
+// set of the collections the dictionary was built from. O(log Len()).
+func firstShared(d *order.Dictionary) int {
+	lo, hi := 0, d.Len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if d.DF(uint32(m)) < 2 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// shared returns the tail of the sorted prefix whose ids are at least once.
+func shared(prefix []uint32, once int) []uint32 {
+	i := 0
+	for i < len(prefix) && int(prefix[i]) < once {
+		i++
+	}
+	return prefix[i:]
 }

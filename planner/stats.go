@@ -51,31 +51,16 @@ type FreqDist struct {
 	Zipf float64 `json:"zipf"`
 }
 
-// Collect computes the statistics of c in one pass over its arena, counting
-// the document frequency of every token of c (so that for the two sides of an
-// R-S join each side gets its own frequencies).
+// Collect computes the statistics of c: the sizes from its size order, and
+// the token frequencies from its dictionary when the dictionary is c's
+// alone, or else from one pass over its arena counting the document
+// frequency of every token of c (so that for the two sides of an R-S join
+// each side gets its own frequencies).
 //
-// Cost: O(Tokens + dictionary + sets) time; 4 bytes per dictionary entry and
-// 8 per set of scratch space. Safe for concurrent use (c is only
-// read).
+// Cost: O(dictionary + sets) time, plus O(Tokens) for one side of an R-S
+// join; 8 bytes per set of scratch space, plus 4 per dictionary entry for
+// one side of an R-S join. Safe for concurrent use (c is only read).
 func Collect(c *order.Collection) Stats {
-	df := docFreq(c)
-	return collect(c, df)
-}
-
-// docFreq counts, for every token id of c's dictionary, the sets of c that
-// hold it.
-func docFreq(c *order.Collection) []uint32 {
-	df := make([]uint32, c.Dict().Len())
-	for i := 0; i < c.Len(); i++ {
-		for _, w := range c.Set(i) {
-			df[w]++
-		}
-	}
-	return df
-}
-
-func collect(c *order.Collection, df []uint32) Stats {
 	n := c.Len()
 	st := Stats{
 		Records: c.Records(),
@@ -92,13 +77,34 @@ func collect(c *order.Collection, df []uint32) Stats {
 		}
 	}
 	// byDF[f] is the number of distinct tokens held by f sets (f <= n): a
-	// counting sort of the frequencies, most frequent last.
+	// counting sort of the frequencies. The dictionary's frequencies are c's
+	// when they sum to c's tokens (it was built from c alone); otherwise c's
+	// are counted over its arena.
 	byDF := make([]int, n+1)
-	for _, f := range df {
-		if f > 0 {
+	d := c.Dict()
+	var sum int64
+	for id := 0; id < d.Len(); id++ {
+		f := d.DF(uint32(id))
+		sum += int64(f)
+		if f <= n {
 			byDF[f]++
-			st.Distinct++
 		}
+	}
+	if sum != st.Tokens {
+		clear(byDF)
+		df := make([]uint32, d.Len())
+		for i := 0; i < n; i++ {
+			for _, w := range c.Set(i) {
+				df[w]++
+			}
+		}
+		for _, f := range df {
+			byDF[f]++
+		}
+	}
+	byDF[0] = 0
+	for _, k := range byDF {
+		st.Distinct += k
 	}
 	if st.Distinct == 0 {
 		return st
