@@ -2,6 +2,7 @@ package passwords
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -44,7 +45,9 @@ type Index struct {
 	opt   Options
 	b     prefix.Bounds
 	c     *order.Collection
-	ix    *prefix.Index
+	ix    *prefix.Index // ℓ = 1: probe prefixes
+	g     *groups       // runs of identical sets of c, for keys
+	keys  *keyIndex     // ℓ = 2: token pairs of the ℓ-prefixes; nil if not worth it
 	stats Stats
 	pool  sync.Pool // *checker
 }
@@ -52,6 +55,7 @@ type Index struct {
 // checker is the scratch space of one Check.
 type checker struct {
 	keys  []uint64
+	pairs []uint64
 	ids   []uint32
 	seen  []uint32 // epoch of the last check that met each known set
 	epoch uint32
@@ -76,12 +80,44 @@ func NewIndex(known *List, opt Options) (*Index, error) {
 	t0 := time.Now()
 	ix := prefix.NewIndex(c.Len(), c.Dict().Len(), c.Set, b.ProbePrefix)
 	st.Exact.IndexEntries = ix.Len()
+	index := &Index{list: known, opt: opt, b: b, c: c, ix: ix}
+	st.Method = "prefix"
+	if queryKeys(c, b) {
+		index.g = newGroups(c)
+		index.keys, err = newKeyIndex(index.g, c.Dict().Len(), 2, func(n int) int {
+			lo, _ := b.SizeRange(n)
+			return min(n, n-b.MinOverlap(n, max(lo, 1))+2)
+		}, opt.Workers)
+		if err != nil {
+			return nil, err
+		}
+		st.Exact.IndexEntries += len(index.keys.groups)
+		st.Method = "l-prefix (l = 2)"
+	}
 	st.Exact.IndexTime = time.Since(t0)
 	st.Exact.Records = c.Records()
 	st.Exact.Skipped = c.Skipped()
 	st.Exact.MeasureName = opt.Measure.String()
 	st.Exact.ThresholdText = opt.Threshold.String()
-	return &Index{list: known, opt: opt, b: b, c: c, ix: ix, stats: st}, nil
+	index.stats = st
+	return index, nil
+}
+
+// queryKeys reports whether a query index of token pairs suits c at b: when
+// the known sets have few pairs in their ℓ-prefixes (short sets, high
+// thresholds) and the list is large enough for the prefix index's posting
+// lists to be long. Can change for testing.
+var queryKeys = func(c *order.Collection, b prefix.Bounds) bool {
+	if c.Len() < 20_000 {
+		return false
+	}
+	var keys int64
+	for i := 0; i < c.Len(); i++ {
+		n := c.Size(i)
+		lo, _ := b.SizeRange(n)
+		keys += binom(min(n, n-b.MinOverlap(n, max(lo, 1))+2), 2)
+	}
+	return keys <= maxKeys*int64(c.Len())
 }
 
 // Stats returns what building the index did: the passwords indexed and
@@ -131,8 +167,72 @@ func (ix *Index) Check(dst []Match, pw []byte) []Match {
 	}
 	b := ix.b
 	lo, hi := b.SizeRange(n)
-	first := ix.firstOfSize(lo)
 	start := len(dst)
+	if px, ok := probeLen(b, n, 2); ok && ix.keys != nil {
+		dst = ix.checkKeys(dst, ck, x, px, lo, hi)
+	} else {
+		dst = ix.checkPrefix(dst, ck, x, lo, hi)
+	}
+	slices.SortFunc(dst[start:], func(a, b Match) int {
+		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
+	return dst
+}
+
+// checkKeys finds the matches of query x (size n, probe ℓ-prefix px) through
+// the token pairs: the first two tokens x shares with a known set lie in
+// both ℓ-prefixes (see pairjoin.go), the known ones taken for partners of
+// any size.
+func (ix *Index) checkKeys(dst []Match, ck *checker, x []uint32, px, lo, hi int) []Match {
+	b := ix.b
+	n := len(x)
+	g := ix.g
+	first := uint32(g.firstOfSize(lo))
+	end := uint32(g.firstOfSize(hi + 1))
+	alpha := b.MinOverlap(n, max(lo, 1))
+	var mx uint64
+	for _, w := range x {
+		mx |= 1 << (uint64(w) * 0x9e3779b97f4a7c15 >> 58)
+	}
+	ck.pairs = appendKeys(ck.pairs[:0], x, px, 2)
+	for _, key := range ck.pairs {
+		groups, masks := ix.keys.lookup(key)
+		k := 0
+		if len(groups) > 0 && groups[0] < first {
+			k, _ = slices.BinarySearch(groups, first)
+		}
+		for ; k < len(groups); k++ {
+			gy := groups[k]
+			if gy >= end {
+				break
+			}
+			// The mask bound, as in the self-join (query grams outside
+			// the list have mask bits of their own: they only make the
+			// bound tighter, never wrong).
+			if n-bits.OnesCount64(mx&^masks[k]) < alpha || ck.seen[gy] == ck.epoch {
+				continue
+			}
+			ck.seen[gy] = ck.epoch
+			y := g.set(int(gy))
+			if o, ok := join.Check(b, x, y); ok {
+				sim := b.Similarity(o, n, len(y))
+				for pos := g.first[gy]; pos < g.first[gy+1]; pos++ {
+					dst = append(dst, Match{Index: ix.c.ID(int(pos)), Overlap: o, Sim: sim})
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// checkPrefix finds the matches of query x through the prefix index (ℓ = 1).
+func (ix *Index) checkPrefix(dst []Match, ck *checker, x []uint32, lo, hi int) []Match {
+	b := ix.b
+	n := len(x)
+	first := ix.firstOfSize(lo)
 	for _, w := range x[:b.ProbePrefix(n)] {
 		post := ix.ix.Postings(w)
 		k, _ := slices.BinarySearchFunc(post, uint32(first), func(p prefix.Posting, rec uint32) int {
@@ -153,12 +253,6 @@ func (ix *Index) Check(dst []Match, pw []byte) []Match {
 			}
 		}
 	}
-	slices.SortFunc(dst[start:], func(a, b Match) int {
-		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Index, b.Index)
-	})
 	return dst
 }
 

@@ -1,6 +1,7 @@
 package passwords
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -107,25 +109,40 @@ func TestCheckAgainstOracle(t *testing.T) {
 			th = prefix.Threshold{Num: uint64(1 + r.IntN(5)), Den: 1}
 		}
 		opt := Options{Grams: Grams{Q: 1 + int(seed%3), Norm: norms[r.IntN(len(norms))]}, Measure: m, Threshold: th}
-		ix, err := NewIndex(known, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := checkOracle(known, cands, opt)
-		found := 0
-		var got []Match
-		for k, c := range cands {
-			got = ix.Check(got[:0], c)
-			if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-				t.Fatalf("seed %d (%v >= %v, q=%d, %v): candidate %d: got %+v, want %+v",
-					seed, m, th, opt.Q, opt.Norm, k, got, want[k])
+		for _, keys := range []bool{false, true} {
+			ix := newTestIndex(t, known, opt, keys)
+			found := 0
+			var got []Match
+			for k, c := range cands {
+				got = ix.Check(got[:0], c)
+				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
+					t.Fatalf("seed %d (%v >= %v, q=%d, %v, %s): candidate %d: got %+v, want %+v",
+						seed, m, th, opt.Q, opt.Norm, ix.Stats().Method, k, got, want[k])
+				}
+				found += len(got)
 			}
-			found += len(got)
-		}
-		if found == 0 {
-			t.Fatalf("seed %d: no match at all: the test says nothing", seed)
+			if found == 0 {
+				t.Fatalf("seed %d: no match at all: the test says nothing", seed)
+			}
 		}
 	}
+}
+
+// newTestIndex builds an index with the query index of token pairs on or
+// off.
+func newTestIndex(t *testing.T, known *List, opt Options, keys bool) *Index {
+	t.Helper()
+	defer func(f func(*order.Collection, prefix.Bounds) bool) { queryKeys = f }(queryKeys)
+	queryKeys = func(*order.Collection, prefix.Bounds) bool { return keys }
+	ix, err := NewIndex(known, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[bool]string{true: "l-prefix (l = 2)", false: "prefix"}[keys]; ix.Stats().Method != want {
+		t.Fatalf("index method %q, want %q", ix.Stats().Method, want)
+	}
+	return ix
 }
 
 // TestCheckJohn checks variants of john's passwords against john's list.
@@ -137,16 +154,17 @@ func TestCheckJohn(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cands := candidates(known, 300, r)
 	for _, opt := range []Options{{}, {Grams: Grams{Norm: allNorms}, Threshold: prefix.Threshold{Num: 7, Den: 10}}} {
-		ix, err := NewIndex(known, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt = ix.Options()
-		want := checkOracle(known, cands, opt)
-		for k, c := range cands {
-			got := ix.Check(nil, c)
-			if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-				t.Fatalf("%v: candidate %d: got %+v, want %+v", opt.Norm, k, got, want[k])
+		var want [][]Match
+		for _, keys := range []bool{false, true} {
+			ix := newTestIndex(t, known, opt, keys)
+			if want == nil {
+				want = checkOracle(known, cands, ix.Options())
+			}
+			for k, c := range cands {
+				got := ix.Check(nil, c)
+				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
+					t.Fatalf("%v, %s: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Method, k, got, want[k])
+				}
 			}
 		}
 	}
@@ -156,10 +174,7 @@ func TestCheckJohn(t *testing.T) {
 // compares with sequential answers.
 func TestCheckConcurrent(t *testing.T) {
 	known := testList(2000, 8)
-	ix, err := NewIndex(known, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := newTestIndex(t, known, Options{}, true)
 	r := rand.New(rand.NewPCG(8, 8))
 	cands := candidates(known, 400, r)
 	want := make([][]Match, len(cands))
@@ -184,12 +199,44 @@ func TestCheckConcurrent(t *testing.T) {
 
 func TestCheckAllocs(t *testing.T) {
 	known := testList(2000, 9)
-	ix, _ := NewIndex(known, Options{})
 	pw := slices.Clone(known.Password(10))
 	pw = append(pw, '1')
-	dst := make([]Match, 0, 64)
-	ix.Check(dst, pw) // warm up
-	if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {
-		t.Errorf("Check allocates %v times", n)
+	for _, keys := range []bool{false, true} {
+		ix := newTestIndex(t, known, Options{}, keys)
+		dst := make([]Match, 0, 64)
+		ix.Check(dst, pw) // warm up
+		if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {
+			t.Errorf("%s: Check allocates %v times", ix.Stats().Method, n)
+		}
 	}
+}
+
+// FuzzCheck checks candidates (lines of one input) against a known list
+// (lines of the other) with both query indexes, and compares with the
+// oracle.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte("password\nmonkey\n123456\nab\n"), []byte("password1\nmonke\nb\n1234567\n"), uint8(2), uint8(80), uint8(0))
+	f.Add([]byte("caf\xe9\ncafe\nxyz\n"), []byte("caf\xe9s\nCAFE\n\n"), uint8(1), uint8(60), uint8(7))
+	f.Fuzz(func(t *testing.T, knownText, candText []byte, q8, t8, norm8 uint8) {
+		known, _, err := Read(bytes.NewReader(knownText), ReadOptions{})
+		if err != nil || known.Len() == 0 || known.Len() > 100 {
+			return
+		}
+		cands := bytes.Split(candText, []byte("\n"))
+		if len(cands) > 50 {
+			return
+		}
+		th, _ := prefix.ThresholdOf(prefix.Jaccard, float64(1+t8%100)/100)
+		opt := Options{Grams: Grams{Q: 1 + int(q8%3), Norm: Norm(norm8) & allNorms}, Threshold: th}
+		want := checkOracle(known, cands, opt)
+		for _, keys := range []bool{false, true} {
+			ix := newTestIndex(t, known, opt, keys)
+			for k, c := range cands {
+				got := ix.Check(nil, c)
+				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
+					t.Fatalf("%s: candidate %q: got %+v, want %+v", ix.Stats().Method, c, got, want[k])
+				}
+			}
+		}
+	})
 }

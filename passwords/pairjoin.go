@@ -190,15 +190,16 @@ func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
 	}
 }
 
-// newKeyIndex indexes every group under the keys of its ℓ-prefix. The
-// entries go into buckets by first token (a counting sort), then each
-// bucket is sorted by (rest of key, group) and its runs enter the table.
-func newKeyIndex(g *groups, vocab int, b prefix.Bounds, ell, workers int) (*keyIndex, error) {
+// newKeyIndex indexes every group under the keys of its first plen(n)
+// tokens (n: its size). The entries go into buckets by first token (a
+// counting sort), then each bucket is sorted by (rest of key, group) and its
+// runs enter the table.
+func newKeyIndex(g *groups, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
 	start := make([]int, vocab+2)
 	var keys []uint64
 	for gi := 0; gi < g.len(); gi++ {
 		y := g.set(gi)
-		keys = appendKeys(keys[:0], y, indexLen(b, len(y), ell), ell)
+		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
 		}
@@ -212,7 +213,7 @@ func newKeyIndex(g *groups, vocab int, b prefix.Bounds, ell, workers int) (*keyI
 	entries := make([]uint64, start[len(start)-1])
 	for gi := 0; gi < g.len(); gi++ {
 		y := g.set(gi)
-		keys = appendKeys(keys[:0], y, indexLen(b, len(y), ell), ell)
+		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
 		for _, k := range keys {
 			a := k >> 32
 			entries[start[a+1]] = k<<32 | uint64(gi)
@@ -351,7 +352,7 @@ func ellSelfJoin(ctx context.Context, c *order.Collection, g *groups, ell int, o
 			return st, err
 		}
 	}
-	ix, err := newKeyIndex(g, c.Dict().Len(), b, ell, opt.Workers)
+	ix, err := newKeyIndex(g, c.Dict().Len(), ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers)
 	if err != nil {
 		return st, err
 	}

@@ -461,6 +461,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
+	rep.Method = "exact: " + st.Method
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
