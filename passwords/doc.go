@@ -23,7 +23,7 @@
 // is common, and the prefix filter's candidates grow with the square of the
 // list. Join therefore indexes the pairs (or, for lists of millions, hashed
 // triples) of tokens in each set's ℓ-prefix (AdaptJoin's ℓ-prefix, Wang, Li
-// and Feng 2012; see pairjoin.go), which is as exact and meets ten times
+// and Feng 2012; see lprefix.go), which is as exact and meets ten times
 // fewer candidates on passwords, and keeps join.SelfJoin for long sets at
 // low thresholds. Every candidate is verified with join.Check; every answer
 // of this package is exact.

@@ -34,7 +34,7 @@ import (
 // high thresholds), the index also holds the token pairs of each known set's
 // ℓ-prefix with ℓ = 2 (|y| - MinOverlap(|y|, lo) + 2 tokens, lo its smallest
 // admissible partner, so that it serves partners of any size; see
-// pairjoin.go), and a candidate that is not tiny looks up the pairs of its
+// lprefix.go), and a candidate that is not tiny looks up the pairs of its
 // own ℓ-prefix instead: its first two grams shared with a known set lie in
 // both ℓ-prefixes. On password bigrams this meets far fewer known sets than
 // single grams do (32 times faster against a million known passwords).
@@ -195,7 +195,7 @@ func (ix *Index) Check(dst []Match, pw []byte) []Match {
 
 // checkKeys finds the matches of query x (size n, probe ℓ-prefix px) through
 // the token pairs: the first two tokens x shares with a known set lie in
-// both ℓ-prefixes (see pairjoin.go), the known ones taken for partners of
+// both ℓ-prefixes (see lprefix.go), the known ones taken for partners of
 // any size.
 func (ix *Index) checkKeys(dst []Match, ck *checker, x []uint32, px, lo, hi int) []Match {
 	b := ix.b

@@ -78,7 +78,7 @@ type Stats struct {
 	Vocabulary int // distinct q-grams
 	// Method is the exact join used: "l-prefix (l = 2)" or "l-prefix (l =
 	// 3)" (token pairs or triples as index keys, for short sets at high
-	// thresholds; see pairjoin.go) or "prefix" (join.SelfJoin).
+	// thresholds; see lprefix.go) or "prefix" (join.SelfJoin).
 	Method    string
 	Exact     join.Stats
 	GramTime  time.Duration // normalising and taking q-grams
@@ -93,7 +93,7 @@ func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.Jo
 // the threshold, each once with A < B, by an exact join: no pair is missed
 // and none is approximate. Short sets at high thresholds (passwords at the
 // defaults) go through the ℓ-prefix join, which indexes pairs or triples of
-// tokens (AdaptJoin's ℓ-prefix, see pairjoin.go) and verifies with
+// tokens (AdaptJoin's ℓ-prefix, see lprefix.go) and verifies with
 // join.Check; others through join.SelfJoin (AllPairs with PPJoin's
 // filters). Two passwords that normalise to the
 // same set pair with similarity 1. It calls yield from the calling

@@ -510,3 +510,20 @@ func FuzzJoin(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinCancelled checks that a cancelled context ends every path with its
+// error and no pair.
+func TestJoinCancelled(t *testing.T) {
+	l := testList(5000, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	defer func() { joinPath = "" }()
+	for _, path := range []string{"pair", "triple", "prefix"} {
+		joinPath = path
+		n := 0
+		_, err := Join(ctx, l, Options{}, func(Pair) bool { n++; return true })
+		if err == nil || n > 0 {
+			t.Errorf("path %s: err %v after %d pairs, want the context's error and none", path, err, n)
+		}
+	}
+}
