@@ -98,22 +98,25 @@ func BenchmarkJoin(b *testing.B) {
 						var pairs int64
 						count := func(join.Pair) bool { pairs++; return true }
 						cpu := cpuTime()
+						var st join.Stats
 						for b.Loop() {
 							pairs = 0
 							var err error
 							switch path {
 							case "pair":
-								_, err = ellSelfJoin(context.Background(), c, g, 2, &opt, count)
+								st, err = ellSelfJoin(context.Background(), c, g, 2, &opt, count)
 							case "triple":
-								_, err = ellSelfJoin(context.Background(), c, g, 3, &opt, count)
+								st, err = ellSelfJoin(context.Background(), c, g, 3, &opt, count)
 							default:
-								_, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold}, count)
+								st, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold}, count)
 							}
 							if err != nil {
 								b.Fatal(err)
 							}
 						}
 						b.ReportMetric(float64(pairs), "pairs")
+						b.ReportMetric(float64(st.Postings), "postings")
+						b.ReportMetric(float64(st.Verified), "verified")
 						b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 					})
 				}

@@ -68,10 +68,11 @@ var joinPath = ""
 // chooseEll returns the ℓ for the ℓ-prefix join of c at bounds b, or 0 for
 // join.SelfJoin: the largest ℓ in {3, 2} whose probes look up at most
 // maxKeys keys on average, 3 only from tripleGroups distinct sets on. On
-// generated lists at q = 2, t = 0.8, ℓ = 2 took 1.8 s of CPU at 1M
-// passwords and ℓ = 3 1.9 s (more lookups, each a cache miss, for runs that
-// are already short); at 10M, ℓ = 2 took 62 s and ℓ = 3 44 s (the runs of
-// common bigram pairs, digit passwords' above all, grow with the list).
+// generated lists at q = 2, t = 0.8, ℓ = 3 costs more than ℓ = 2 below a
+// million passwords (more lookups, each a cache miss, for runs that are
+// already short; 29 against 24 ms of CPU at 59k), the same at 1M (1.77 s
+// each), and 30% less at 10M (44 against 62 s: the runs of common bigram
+// pairs, digit passwords' above all, grow with the list).
 func chooseEll(c *order.Collection, b prefix.Bounds, groups int) int {
 	switch joinPath {
 	case "pair":
