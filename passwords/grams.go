@@ -70,11 +70,15 @@ func (g Grams) check() error {
 
 // Append appends the keys of pw's q-grams to dst, after normalisation, and
 // returns the extended slice. Keys come in text order and may repeat (an
-// order.Input de-duplicates them). g.Q must be in 1..MaxQ. Append allocates
-// nothing for passwords of up to 128 bytes beyond the growth of dst, and is
-// safe for concurrent use. Cost: O(len(pw)).
+// order.Input de-duplicates them). A Q outside 1..MaxQ gives no keys (Join
+// and NewIndex reject it with ErrQ). Append allocates nothing for passwords
+// of up to 128 bytes beyond the growth of dst, and is safe for concurrent
+// use. Cost: O(len(pw)).
 func (g Grams) Append(dst []uint64, pw []byte) []uint64 {
 	q := g.q()
+	if q < 1 || q > MaxQ {
+		return dst
+	}
 	isUTF8 := utf8.Valid(pw)
 	var stack [128]byte
 	text := pw

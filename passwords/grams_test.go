@@ -160,6 +160,14 @@ func TestGramsNormalised(t *testing.T) {
 	}
 }
 
+func TestGramsBadQ(t *testing.T) {
+	for _, q := range []int{-1, MaxQ + 1, 1000} {
+		if got := (Grams{Q: q}).Append(nil, []byte("password")); len(got) != 0 {
+			t.Errorf("q=%d: %d keys, want none", q, len(got))
+		}
+	}
+}
+
 func TestGramsAllocs(t *testing.T) {
 	g := Grams{Norm: StripSuffix | FoldLeet | FoldCase}
 	dst := make([]uint64, 0, 64)
