@@ -272,7 +272,10 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	// Left-aligned rows end without a tab (no trailing blanks);
+	// right-aligned ones need it.
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")) }
+	rrow := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
 	ew := p.Exact.Work
 	lshCol := func(s string) string {
 		if !p.LSH.Available {
@@ -349,9 +352,9 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		if len(cc.Bins) > 0 {
 			fmt.Fprintln(w, "  recall by jaccard similarity:")
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			row("    bin", "pairs", "found", "recall", "interval", "S-curve")
+			rrow("    bin", "pairs", "found", "recall", "interval", "S-curve")
 			for _, b := range cc.Bins {
-				row(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), group(b.Recall.N), group(b.Recall.K),
+				rrow(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), group(b.Recall.N), group(b.Recall.K),
 					fmt.Sprintf("%.3f", b.Recall.Estimate), fmt.Sprintf("[%.3f, %.3f]", b.Recall.Lo, b.Recall.Hi), fmt.Sprintf("%.3f", b.Predicted))
 			}
 			tw.Flush()
