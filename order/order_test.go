@@ -155,3 +155,34 @@ func TestAddBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSubset checks that a subset keeps the parent's sets, ids, dictionary
+// and size order.
+func TestSubset(t *testing.T) {
+	in := new(order.Input)
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := 0; i < 500; i++ {
+		var keys []uint64
+		for k := r.IntN(15); k > 0; k-- {
+			keys = append(keys, uint64(r.IntN(100)))
+		}
+		in.Add(keys)
+	}
+	c, _ := order.New(in)
+	var pos []int
+	for p := 0; p < c.Len(); p += 1 + r.IntN(4) {
+		pos = append(pos, p)
+	}
+	s := c.Subset(pos)
+	if s.Dict() != c.Dict() || s.Len() != len(pos) || s.Records() != len(pos) || s.Skipped() != 0 {
+		t.Fatalf("subset: dict shared %v, %d records of %d", s.Dict() == c.Dict(), s.Len(), len(pos))
+	}
+	for k, p := range pos {
+		if s.ID(k) != c.ID(p) || !slices.Equal(s.Set(k), c.Set(p)) {
+			t.Fatalf("subset record %d differs from parent position %d", k, p)
+		}
+		if k > 0 && s.Size(k) < s.Size(k-1) {
+			t.Fatal("subset not in size order")
+		}
+	}
+}
