@@ -101,16 +101,17 @@ func plannerOptions(cfg *joinConfig) planner.Options {
 	return planner.Options{Measure: cfg.m, Threshold: cfg.t, Method: method, LSH: opt, Workers: cfg.workers}
 }
 
-// planJoin plans a join with --method auto: it records the plan in the
-// report (section "plan"), sets the LSH options when LSH is chosen, and
-// returns the method.
+// planJoin plans a join: with --method auto it returns the planner's choice
+// (and sets the LSH options when LSH is chosen); with a method given it
+// returns that method, and the plan prices both paths for the report. The
+// plan goes into the report's section "plan".
 func planJoin(ctx context.Context, cfg *joinConfig, l *loaded) (string, error) {
 	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
 	if err != nil {
 		return "", err
 	}
 	l.rep.addSection("plan", "plan", p, planRows(p))
-	if opt, ok := p.LSHOptions(); ok && p.Method == planner.LSH {
+	if opt, ok := p.LSHOptions(); ok && p.Method == planner.LSH && cfg.method == "auto" {
 		cfg.lsh.opt = opt
 	}
 	return p.Method.String(), nil

@@ -248,6 +248,15 @@ func TestJoinAutoPlans(t *testing.T) {
 	if !strings.Contains(stderr, "plan:") || !strings.Contains(stderr, "why") {
 		t.Errorf("--stats lacks the plan section:\n%s", stderr)
 	}
+	// A method given: the report still carries the plan, marked forced.
+	code, _, stderr = runCLI(t, "join", "-t", "0.8", "--method", "lsh", "--stats-json", statsFile, "../../testdata/sets.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	method, plan = readStats()
+	if method != "lsh" || plan["method"] != "lsh" || plan["forced"] != true {
+		t.Errorf("--method lsh: method %q, plan method %v forced %v", method, plan["method"], plan["forced"])
+	}
 
 	in := frequentFile(t)
 	_, exact, _ := runCLI(t, "join", "-t", "0.5", "--method", "exact", in)

@@ -257,7 +257,7 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // writes. join and the commands built on it (dedup, plot) share it.
 func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
 	method := cfg.method
-	if method == "auto" {
+	if method == "auto" || cfg.stats || cfg.statsJSON != "" { // the report carries the plan
 		var err error
 		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
 			return err
