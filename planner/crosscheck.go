@@ -205,7 +205,7 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 	bins := make([]acc, nb)
 	var psum float64
 	for key, j := range truth {
-		b := min(int(j/opt.BinWidth), nb-1)
+		b := min(int(j/opt.BinWidth+1e-9), nb-1) // 0.6/0.05 is 11.999…
 		pj := shape.P(j)
 		bins[b].n++
 		bins[b].p += pj

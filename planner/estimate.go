@@ -488,7 +488,7 @@ func jaccard(o, x, y int) float64 {
 }
 
 // bin returns the similarity bin of j in [0, 1].
-func bin(j float64) int { return min(max(int(j*Bins), 0), Bins-1) }
+func bin(j float64) int { return min(max(int(j*Bins+1e-9), 0), Bins-1) } // 0.29·100 is 28.999…
 
 // expectedCollisions returns the expected band collisions (a pair meeting in
 // two bands counts twice): B·s^R summed over the pairs of hist, at each bin's
