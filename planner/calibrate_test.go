@@ -117,10 +117,7 @@ func TestCalibrate(t *testing.T) {
 			m := min(2000, c.Len()/4)
 			var tokens int64
 			bcpu, _ := timeRun(func() {
-				ss, err := newSamples([]*order.Collection{c}, m, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
+				ss := newSamples([]*order.Collection{c}, m, 1)
 				tokens = int64(ss[0].C.Tokens())
 			})
 			sampleNs = append(sampleNs, bcpu/float64(tokens)*1e9)

@@ -88,7 +88,7 @@ type Calibration struct {
 	LSHResult    float64 // per result pair: emitting it to the caller
 
 	// Planning itself.
-	PlanSampleToken float64 // per token of a sample: rebuilding it as a Collection
+	PlanSampleToken float64 // per token of a sample: copying it into a sub-collection
 	PlanPairToken   float64 // per token of a random pair whose similarity is measured
 }
 

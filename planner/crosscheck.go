@@ -55,7 +55,7 @@ type CheckOptions struct {
 	// the records of a side, means the whole side.
 	Records int
 	// Seed seeds the sample (not the LSH hashes: those are the plan's, so
-	// that the sample's signatures are the ones the full run computes).
+	// that the sample's signatures are the ones the whole run computes).
 	Seed uint64
 	// Confidence is the level of the intervals, in (0, 1); 0 means 0.95.
 	Confidence float64
@@ -107,9 +107,9 @@ var ErrNoLSH = errors.New("planner: no LSH path to check")
 // recall and precision with Clopper–Pearson intervals, and recall per
 // similarity bin beside the S-curve's prediction.
 //
-// Sampled records keep their token keys, so their signatures are those a run
-// over the whole input computes: the recall measured on the sample estimates
-// the recall of that run. The intervals treat the sample's true pairs as
+// The sample is a sub-collection over the input's dictionary, so its
+// signatures are those a run over the whole input computes: the recall
+// measured on the sample estimates the recall of that run. The intervals treat the sample's true pairs as
 // independent trials; pairs of a sample of records share records, so on
 // inputs where a few records carry many pairs (large clusters of
 // near-duplicates) the intervals are narrower than they should be.
@@ -144,10 +144,7 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 	}
 	if !cc.Whole {
 		m := opt.Records
-		ss, err := newSamples(sides, m, opt.Seed)
-		if err != nil {
-			return nil, err
-		}
+		ss := newSamples(sides, m, opt.Seed)
 		for k := range sides {
 			sides[k] = ss[k].C
 		}

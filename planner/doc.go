@@ -62,12 +62,9 @@
 // tokens at 0.5 (and, with long enough sets, well above) get LSH by an order
 // of magnitude.
 //
-// Departures: the records sampled for the exact join are rebuilt into a
-// Collection of their own (order has no sub-collection over a parent's
-// dictionary), which costs about 80 ns a token and orders tokens by their
-// frequency within the sample; on heavy-tailed token distributions the
-// sample's prefixes then differ from the parent's and the ratio estimates
-// can be off by a factor of about 2.
+// Samples are order.Collection.Subset of the input: the sampled records over
+// the input's own dictionary, so their prefixes and signatures are the ones
+// the whole join computes.
 //
 // # Cost and concurrency
 //

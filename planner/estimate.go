@@ -142,11 +142,11 @@ const (
 
 // sampleSize returns the records per side of a sample to join exactly
 // (exact) or with LSH, whose path costs about cost CPU seconds on the whole
-// input: at most SampleSize, a quarter of each side, few enough to rebuild
-// (when rebuild is set) in an eighth of the budget, and few enough that the
+// input: at most SampleSize, a quarter of each side, few enough to copy
+// (when copied is set) in an eighth of the budget, and few enough that the
 // sample join takes a quarter (the exact join's pairs, and so its cost,
 // shrink with the square of the sample; LSH's linearly). 0 means none.
-func (pl *planning) sampleSize(cost float64, exact, rebuild bool) int {
+func (pl *planning) sampleSize(cost float64, exact, copied bool) int {
 	m := pl.opt.SampleSize
 	if m <= 0 || pl.meanSize == 0 {
 		return 0
@@ -160,7 +160,7 @@ func (pl *planning) sampleSize(cost float64, exact, rebuild bool) int {
 	}
 	quarter := pl.budget / 4
 	tokens := float64(maxSampleTokens)
-	if rebuild {
+	if copied {
 		tokens = min(tokens, quarter/2/(pl.cal.PlanSampleToken*1e-9))
 	}
 	m = min(m, int(tokens/pl.meanSize))
@@ -272,10 +272,7 @@ func (p *Plan) parallel() int { return min(p.workers, runtime.GOMAXPROCS(0), run
 func (pl *planning) samples(m int) ([]*Sample, float64, error) {
 	ss, ok := pl.drawn[m]
 	if !ok {
-		var err error
-		if ss, err = newSamples(pl.sides, m, pl.opt.Seed); err != nil {
-			return nil, 0, err
-		}
+		ss = newSamples(pl.sides, m, pl.opt.Seed)
 		if pl.drawn == nil {
 			pl.drawn = map[int][]*Sample{}
 		}
@@ -332,7 +329,8 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 // parameters: its collisions and candidates, scaled by the share of pairs,
 // are the LSH path's. A self-join's sample goes into an approx.Index (sets
 // of the records' original keys, so their signatures are those of the whole
-// run) without rebuilding a Collection; an R-S join's is rebuilt.
+// run) without a Collection, whose approx join would hash the whole
+// dictionary; an R-S join's is a pair of sub-collections.
 func (pl *planning) sampleLSH(ctx context.Context, m int) error {
 	p := pl.p
 	opt := p.LSH.opt
@@ -470,9 +468,14 @@ func (pl *planning) pairSample(hist []float64) {
 }
 
 // sizesByID returns the set size of every record of c by original index
-// (0 for empty records).
+// (0 for empty records and indices c does not hold: a sample's indices are
+// its parent's).
 func sizesByID(c *order.Collection) []int {
-	size := make([]int, c.Records())
+	n := c.Records()
+	for i := 0; i < c.Len(); i++ {
+		n = max(n, c.ID(i)+1)
+	}
+	size := make([]int, n)
 	for i := 0; i < c.Len(); i++ {
 		size[c.ID(i)] = c.Size(i)
 	}

@@ -132,10 +132,7 @@ func TestPlanEstimates(t *testing.T) {
 				t.Errorf("%s: %s predicted %.0f, measured %d", tc.name, what, pred, got)
 			}
 		}
-		// The sample is rebuilt with its own token order, which on skewed
-		// data gives it other prefixes (see the package documentation):
-		// a factor of 2.5.
-		within("exact candidates", p.Exact.Candidates, me.Candidates, 2.5)
+		within("exact candidates", p.Exact.Candidates, me.Candidates, 1.25)
 		within("lsh candidates", p.LSH.Candidates, ml.Candidates, 2)
 		within("results", p.Sample.Predicted, me.Results, 2)
 	}

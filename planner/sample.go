@@ -7,73 +7,42 @@ import (
 	"github.com/simjoin/simjoin/order"
 )
 
-// Sample is a seeded sample of the records of a Collection, rebuilt as a
-// Collection of its own (with its own token order, as the joins require).
-// Pos lists the positions in the parent collection of the sampled records,
-// ascending; the sample's record i (its original index i, as sample.ID
-// reports it) is the parent's position Pos[i], whose original index is
-// Parent.ID(Pos[i]).
+// Sample is a seeded sample of the records of a Collection: C holds the
+// records at positions Pos (ascending) of Parent, over Parent's dictionary
+// (order.Collection.Subset), so C's token order, prefixes and signatures are
+// the parent's, and a join over C reports the parent's original record
+// indices.
 type Sample struct {
 	Parent *order.Collection
 	C      *order.Collection
 	Pos    []int
 }
 
-// OrigID returns the parent's original record index of the sample's original
-// index i (a record index as a join over s.C reports it).
-func (s *Sample) OrigID(i int) int { return s.Parent.ID(s.Pos[i]) }
-
 // NewSample draws m distinct non-empty records of c uniformly at random with
-// the given seed (all of them when m >= c.Len()) and builds a Collection of
-// them. Two calls with the same collection, m and seed give the same sample.
-// The sample's tokens keep their original keys, so every seeded hash (such as
-// a MinHash signature) of a sampled set is the one it has in c; token
-// frequencies, and so the token order, are those within the sample.
+// the given seed (all of them when m >= c.Len()) and returns them as a
+// Sample. Two calls with the same collection, m and seed give the same
+// sample.
 //
-// Cost: O(m) draws and O(sampled tokens) to rebuild; the sample's arena is
-// separate from c's. c is only read.
-func NewSample(c *order.Collection, m int, seed uint64) (*Sample, error) {
-	ss, err := newSamples([]*order.Collection{c}, m, seed)
-	if err != nil {
-		return nil, err
-	}
-	return ss[0], nil
+// Cost: O(m) draws and O(sampled tokens) to copy the sets into the
+// sample's own arena. c is only read.
+func NewSample(c *order.Collection, m int, seed uint64) *Sample {
+	return newSamples([]*order.Collection{c}, m, seed)[0]
 }
 
-// newSamples samples every collection of cs (m records each, seeds derived
-// from seed) and builds the samples with one shared token order, as an R-S
-// join requires.
-func newSamples(cs []*order.Collection, m int, seed uint64) ([]*Sample, error) {
-	ins := make([]*order.Input, len(cs))
+// newSamples samples every collection of cs, m records each, with seeds
+// derived from seed. Collections from one order.Build call share a
+// dictionary, and so do their samples, as an R-S join requires.
+func newSamples(cs []*order.Collection, m int, seed uint64) []*Sample {
 	out := make([]*Sample, len(cs))
-	var buf []uint64
 	for k, c := range cs {
 		pos := samplePositions(c.Len(), m, seed+uint64(k)*0x9e3779b97f4a7c15)
-		in := new(order.Input)
-		dict := c.Dict()
-		for _, p := range pos {
-			buf = buf[:0]
-			for _, w := range c.Set(p) {
-				buf = append(buf, dict.Key(w))
-			}
-			in.Add(buf)
-		}
-		ins[k] = in
-		out[k] = &Sample{Parent: c, Pos: pos}
+		out[k] = &Sample{Parent: c, C: c.Subset(pos), Pos: pos}
 	}
-	built, err := order.Build(ins...)
-	if err != nil {
-		return nil, err
-	}
-	for k := range out {
-		out[k].C = built[k]
-	}
-	return out, nil
+	return out
 }
 
 // samplePositions returns m distinct positions of [0, n) drawn with a
-// seeded partial Fisher–Yates shuffle (Floyd's algorithm for small m),
-// sorted ascending; all n when m >= n.
+// seeded generator (Floyd's algorithm), sorted ascending; all n when m >= n.
 func samplePositions(n, m int, seed uint64) []int {
 	if m >= n {
 		pos := make([]int, n)
