@@ -92,6 +92,9 @@ type side struct {
 	c     *order.Collection
 	start []uint32 // group g holds positions start[g]..start[g+1]-1
 	size  []uint32 // size of group g's set
+	// bySize[n] is the first group whose size is >= n, for n up to the
+	// largest size.
+	bySize []uint32
 }
 
 func groupsOf(c *order.Collection) *side {
@@ -108,6 +111,18 @@ func groupsOf(c *order.Collection) *side {
 	for g := range s.size {
 		s.size[g] = uint32(c.Size(int(s.start[g])))
 	}
+	largest := 0
+	if len(s.size) > 0 {
+		largest = int(s.size[len(s.size)-1])
+	}
+	s.bySize = make([]uint32, largest+1)
+	g := 0
+	for n := range s.bySize {
+		for g < len(s.size) && int(s.size[g]) < n {
+			g++
+		}
+		s.bySize[n] = uint32(g)
+	}
 	return s
 }
 
@@ -115,18 +130,16 @@ func (s *side) groups() int                { return len(s.size) }
 func (s *side) set(g int) []uint32         { return s.c.Set(int(s.start[g])) }
 func (s *side) members(g int) (lo, hi int) { return int(s.start[g]), int(s.start[g+1]) }
 
-// firstOfSize returns the first group whose size is >= n.
+// firstOfSize returns the first group whose size is >= n, in O(1) from a
+// table by size.
 func (s *side) firstOfSize(n int) int {
-	lo, hi := 0, len(s.size)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if int(s.size[m]) < n {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	if n <= 0 {
+		return 0
 	}
-	return lo
+	if n >= len(s.bySize) {
+		return len(s.size)
+	}
+	return int(s.bySize[n])
 }
 
 // SelfJoin reports every pair of records of c whose similarity reaches the

@@ -213,6 +213,7 @@ type prober struct {
 	*joiner
 	cand   []candidate // by indexed group
 	live   []uint64    // bitset of the groups in list
+	cursor []uint32    // by token: postings before it are below every later probe's size range
 	list   []uint32    // groups that passed the filters for the current probe
 	alpha  []int32     // least overlap by candidate size - lo
 	stats  *Stats
@@ -221,7 +222,7 @@ type prober struct {
 
 func newProber(j *joiner) *prober {
 	p := &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b,
-		live: make([]uint64, (j.build.groups()+63)/64)}
+		live: make([]uint64, (j.build.groups()+63)/64), cursor: make([]uint32, j.ix.Tokens())}
 	for g := range p.cand {
 		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
 	}
@@ -272,7 +273,14 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	newEnd := end
 	for i := 0; i < px; i++ {
 		post := p.ix.Postings(x[i])
-		k := skipTo(post, first)
+		// The size filter's start only moves forward as a worker's probes
+		// grow, so each token keeps a cursor past the postings of sets
+		// that are too small for every later probe too.
+		k := int(p.cursor[x[i]])
+		if k < len(post) && post[k].Rec < first {
+			k += skipTo(post[k:], first)
+			p.cursor[x[i]] = uint32(k)
+		}
 		p.stats.SizePruned += int64(k)
 		restX := int32(n - i - 1)
 		if sMax >= lo && 1+restX < alpha[sMax-lo] {

@@ -59,5 +59,8 @@ func (ix *Index) Postings(w uint32) []Posting {
 	return ix.post[ix.start[w]:ix.start[w+1]]
 }
 
+// Tokens returns the number of token ids the index covers.
+func (ix *Index) Tokens() int { return max(len(ix.start)-1, 0) }
+
 // Len returns the number of postings.
 func (ix *Index) Len() int { return len(ix.post) }
