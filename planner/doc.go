@@ -15,9 +15,10 @@
 //
 // # The cost model
 //
-// Each path's wall time is predicted as a sum of counts times calibrated
-// unit costs (Calibration; Default was fitted on this project's 2-core
-// machines by TestCalibrate, see calibration.go). The counts:
+// Each path's CPU time is predicted as a sum of counts times calibrated unit
+// costs (Calibration; Default was fitted on this project's 2-core machines by
+// TestCalibrate, see calibration.go), and its wall time from that: serial
+// terms whole, the others spread over the cores. The counts:
 //
 // Exact. The prefixes the threshold implies (prefix.Bounds: probe prefix
 // |x| - α(x, lo) + 1, index prefix |x| - α(x, x) + 1) and the postings they
@@ -39,7 +40,7 @@
 // probing 1/(1-e^(-S/K)) bins); the classic scheme instead evaluates K hash
 // functions per token. Banding: one key per set and band. Candidates: the
 // S-curve P(s) = 1-(1-s^R)^B over the similarity distribution of all pairs,
-// estimated from random pairs below the threshold and the exact sample's
+// estimated from random pairs below the threshold and the sample's
 // results above it (LSHEstimate.CurveCandidates); and, because densified
 // signature values of small sets and heavy-headed token distributions make
 // band matches depend on each other (which the S-curve, assuming independent
@@ -51,10 +52,14 @@
 // candidates; the S-curve's below that). Each candidate costs an exact
 // check through join.Check.
 //
+// Results and their similarities come from whichever sample holds more
+// pairs: the exact one's results scaled by its share of the pairs, or the
+// LSH one's, each weighted by 1/P(s) (Horvitz–Thompson), since LSH finds a
+// pair of similarity s with probability P(s).
+//
 // The choice: exact when its predicted CPU time is at most Prefer (1.25)
 // times LSH's, since it loses nothing; LSH otherwise, with the recall
-// predicted as the mean of P(s) over the similarities of the sample's result
-// pairs. CPU time, not wall time, so that the choice (and with it the
+// predicted as the mean of P(s) over the similarities of the results. CPU time, not wall time, so that the choice (and with it the
 // answer) does not depend on the number of cores. The choice follows the
 // counts, not the set sizes: long documents of rare shingles have nearly
 // empty posting lists, so exact costs little more than reading its prefixes
@@ -71,8 +76,8 @@
 // New is linear in the tokens and prefixes, plus the samples, which spend at
 // most a budget of CPU time: a share (Options.Budget, a quarter) of the
 // cheaper path's least cost (exact's upper bound, LSH's signing and
-// banding), at least 10 ms: an eighth to build each of the two samples, a
+// banding), at least 10 ms: an eighth to copy each of the two samples, a
 // quarter for each sample join, a quarter to measure random pairs. Every
-// function is safe for concurrent use; collections are only read. The package does no I/O;
-// cmd/simjoin prints plans (simjoin explain).
+// function is safe for concurrent use; collections are only read. The
+// package does no I/O; cmd/simjoin prints plans (simjoin explain).
 package planner
