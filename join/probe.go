@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -29,10 +30,16 @@ type joiner struct {
 	// lastPre is the last prefix token of each indexed group, kept apart
 	// from the arena so that the verification bound touches no set.
 	lastPre []uint32
+	// unique: token ids below it occur in one set only (ids are in
+	// document-frequency order), so their postings can meet no partner and
+	// probes skip them without a lookup.
+	unique uint32
 }
 
 // prepare computes what every worker shares besides the index.
 func (j *joiner) prepare() {
+	d := j.build.c.Dict()
+	j.unique = uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
 	tokens, sets := 0, 0
 	for _, s := range []*side{j.probe, j.build} {
 		for g := 0; g < s.groups(); g++ {
@@ -271,7 +278,11 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	// their candidate state.
 	sMax := hi
 	newEnd := end
-	for i := 0; i < px; i++ {
+	i0 := 0
+	for i0 < px && x[i0] < p.unique {
+		i0++
+	}
+	for i := i0; i < px; i++ {
 		post := p.ix.Postings(x[i])
 		// The size filter's start only moves forward as a worker's probes
 		// grow, so each token keeps a cursor past the postings of sets
