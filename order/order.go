@@ -82,7 +82,15 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 		in.offs = append(in.offs, 0)
 	}
 	base := len(in.ids)
-	in.ids = append(in.ids, make([]uint32, offs[len(offs)-1])...)
+	need := base + offs[len(offs)-1]
+	if need > cap(in.ids) {
+		// Double, rather than append's 1.25x for large slices: fewer copies
+		// of the arena and fewer fresh pages touched.
+		grown := make([]uint32, base, max(need, 2*cap(in.ids), 1<<16))
+		copy(grown, in.ids)
+		in.ids = grown
+	}
+	in.ids = in.ids[:need]
 	in.voc.addBatch(keys[:offs[len(offs)-1]], in.ids[base:])
 	for _, o := range offs[1:] {
 		in.offs = append(in.offs, base+o)

@@ -118,11 +118,14 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 	work := make(chan *batch, 2*workers)
 	var readErr error
 	var read int64
+	lastText := 1 << 16
 	go func() {
 		defer close(inOrder)
 		defer close(work)
 		for {
-			b := &batch{first: lr.line + 1, done: make(chan struct{})}
+			// Size the batch like the last one, so that it rarely grows.
+			b := &batch{first: lr.line + 1, done: make(chan struct{}),
+				text: make([]byte, 0, lastText+lastText/8), ends: make([]int, 0, lineBatch)}
 			for len(b.ends) < lineBatch {
 				line, err := lr.next()
 				if err == io.EOF {
@@ -139,6 +142,7 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 			if len(b.ends) == 0 {
 				return
 			}
+			lastText = len(b.text)
 			b.read = read
 			inOrder <- b
 			work <- b
@@ -188,7 +192,10 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 
 // tokenize fills b.keys and b.offs with each line's sorted distinct keys.
 func tokenize(b *batch, spec shingle.Spec) {
-	b.offs = append(b.offs[:0], 0)
+	b.offs = append(make([]int, 0, len(b.ends)+1), 0)
+	// About one key for every four bytes of text is typical of token sets;
+	// q-grams and shingles have more, and append grows the rest.
+	b.keys = make([]uint64, 0, len(b.text)/4+16)
 	text := string(b.text) // one conversion per batch, sliced per line
 	start := 0
 	for k, end := range b.ends {
