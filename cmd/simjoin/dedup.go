@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -152,20 +150,11 @@ func (s *clusterSection) rows() [][2]string {
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	ctx, out, l, done, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}
-	defer out.abort()
-	l, err := load(e, cfg, cfg.docs.args[0])
-	if err != nil {
-		return err
-	}
+	defer done()
 	rep := l.rep
 	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
 	tm := rep.phase("join+cluster")

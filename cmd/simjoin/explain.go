@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -161,20 +159,11 @@ type predicted struct {
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
 func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	ctx, out, l, done, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
-	l, err := load(e, cfg, input)
-	if err != nil {
-		return err
-	}
+	defer done()
 	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
 	if err != nil {
 		return err

@@ -353,28 +353,11 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		}
 	}
 	tm.done("read+tokenize")
-	tm = rep.phase("order")
-	l := &loaded{rep: rep, prog: prog, names: rnames, snames: snames}
-	if sin == nil {
-		l.r, err = order.New(rin)
-	} else {
-		var cs []*order.Collection
-		cs, err = order.Build(rin, sin)
-		if err == nil {
-			l.r, l.s = cs[0], cs[1]
-		}
-	}
+	l, err := buildLoaded(rep, prog, rin, sin)
 	if err != nil {
 		return nil, err
 	}
-	tm.done("order")
-	rep.Records, rep.Skipped, rep.SetTokens = l.r.Records(), l.r.Skipped(), l.r.Tokens()
-	if l.s != nil {
-		rep.Records += l.s.Records()
-		rep.Skipped += l.s.Skipped()
-		rep.SetTokens += l.s.Tokens()
-	}
-	rep.Vocabulary = l.r.Dict().Len()
+	l.names, l.snames = rnames, snames
 	rows := [][2]string{
 		{"listed", group(int64(st.Listed))},
 		{"selected", group(int64(st.Selected))},

@@ -192,8 +192,15 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		}
 	}
 	tm.done("read")
-	tm = rep.phase("order")
+	return buildLoaded(rep, prog, rin, sin)
+}
+
+// buildLoaded orders the inputs read (sin is nil for a self-join) into the
+// collections of a join, timing the phase and filling the report's counts.
+func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, error) {
+	tm := rep.phase("order")
 	l := &loaded{rep: rep, prog: prog}
+	var err error
 	if sin == nil {
 		l.r, err = order.New(rin)
 	} else {
@@ -217,22 +224,34 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 	return l, nil
 }
 
-// runJoin runs the join command: load, join, write, report.
-func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
+// start begins a command that joins INPUT: it makes ctx end on an
+// interrupt, creates the output (a temporary file until committed), and
+// loads the input. done releases what start took and removes an output not
+// committed; it must be deferred once err is nil.
+func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outputFile, l *loaded, done func(), err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	if out, err = createOutput(cfg.output, e.stdout); err != nil {
+		stop()
+		return nil, nil, nil, nil, err
+	}
+	if l, err = load(e, cfg, input); err != nil {
+		out.abort()
+		stop()
+		return nil, nil, nil, nil, err
+	}
+	return ctx, out, l, func() { out.abort(); stop() }, nil
+}
+
+// runJoin runs the join command: load, join, write, report.
+func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
+	ctx, out, l, done, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
-	l, err := load(e, cfg, input)
-	if err != nil {
-		return err
-	}
+	defer done()
 	rep := l.rep
 	pw := newPairWriter(out.w, cfg.outFmt, cfg.m == prefix.Overlap)
 	sink := newPairSink(pw, cfg, l)

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -158,21 +156,11 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	ctx, out, l, done, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}
-	defer out.abort()
-
-	l, err := load(e, cfg, cfg.docs.args[0])
-	if err != nil {
-		return err
-	}
+	defer done()
 	rep := l.rep
 	rep.Method = cfg.method
 	c := l.r
