@@ -215,7 +215,7 @@ func (ix *Index) verify(q []uint64, row []byte, w int) (Match, bool) {
 	if alpha > min(len(q), len(y)) {
 		return Match{}, false
 	}
-	o := overlap64(q, y, alpha)
+	o := join.OverlapAtLeast(q, y, alpha)
 	if o < alpha {
 		return Match{}, false
 	}
@@ -253,7 +253,7 @@ func (ix *Index) TopK(dst []Match, keys []uint64, k, refineK int) []Match {
 	cand := s.cand[:min(refineK, len(s.cand))]
 	for i := range cand {
 		y := ix.Set(cand[i].ID)
-		o := overlap64(q, y, 0)
+		o := join.OverlapAtLeast(q, y, 0)
 		cand[i] = Match{ID: cand[i].ID, Overlap: o, Sim: ix.b.Similarity(o, len(q), len(y))}
 	}
 	slices.SortFunc(cand, byRank)
@@ -348,26 +348,4 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 		}, ix.opt.Progress)
 	st.JoinTime = time.Since(t0)
 	return st, err
-}
-
-// overlap64 returns |a ∩ b| for sorted distinct keys, or a value below need
-// as soon as need can no longer be reached.
-func overlap64(a, b []uint64, need int) int {
-	o, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if o+min(len(a)-i, len(b)-j) < need {
-			return o
-		}
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			o++
-			i++
-			j++
-		}
-	}
-	return o
 }

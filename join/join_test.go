@@ -54,27 +54,7 @@ func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold
 
 func diff(t *testing.T, what string, got, want []jointest.Pair) {
 	t.Helper()
-	jointest.Sort(got)
-	if slices.Equal(got, want) {
-		return
-	}
-	gs := map[jointest.Pair]bool{}
-	for _, p := range got {
-		gs[p] = true
-	}
-	ws := map[jointest.Pair]bool{}
-	for _, p := range want {
-		ws[p] = true
-		if !gs[p] {
-			t.Errorf("%s: lost %+v", what, p)
-		}
-	}
-	for _, p := range got {
-		if !ws[p] {
-			t.Errorf("%s: extra or duplicate %+v", what, p)
-		}
-	}
-	t.FailNow()
+	jointest.Diff(t, what, got, want)
 }
 
 // TestAgainstOracle runs every fixture, measure and threshold through the

@@ -1,6 +1,7 @@
 package join
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -429,9 +430,14 @@ func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) 
 	return o + intersectAtLeast(xs, ys, alpha-o)
 }
 
-// intersectAtLeast returns |a ∩ b| for sorted a and b, or a value below need
-// as soon as need can no longer be reached.
-func intersectAtLeast(a, b []uint32, need int) int {
+// intersectAtLeast is OverlapAtLeast on token ids.
+func intersectAtLeast(a, b []uint32, need int) int { return OverlapAtLeast(a, b, need) }
+
+// OverlapAtLeast returns |a ∩ b| for a and b sorted ascending with distinct
+// elements, or a value below need as soon as need can no longer be reached
+// (the merge with early termination of PPJoin's verification). Cost: at most
+// len(a) + len(b) steps; it allocates nothing.
+func OverlapAtLeast[T cmp.Ordered](a, b []T, need int) int {
 	o := 0
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {

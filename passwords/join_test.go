@@ -151,26 +151,7 @@ func joinPairs(t *testing.T, l *List, opt Options) ([]jointest.Pair, Stats) {
 
 func samePairs(t *testing.T, what string, got, want []jointest.Pair) {
 	t.Helper()
-	if slices.Equal(got, want) {
-		return
-	}
-	w := map[jointest.Pair]bool{}
-	for _, p := range want {
-		w[p] = true
-	}
-	g := map[jointest.Pair]bool{}
-	for _, p := range got {
-		g[p] = true
-		if !w[p] {
-			t.Errorf("%s: extra or duplicate pair %+v", what, p)
-		}
-	}
-	for _, p := range want {
-		if !g[p] {
-			t.Errorf("%s: lost pair %+v", what, p)
-		}
-	}
-	t.FailNow()
+	jointest.Diff(t, what, got, want)
 }
 
 // TestJoinAgainstOracle joins generated lists at every q from 1 to 4, every

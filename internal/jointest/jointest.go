@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"testing"
 
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/order"
@@ -123,6 +124,33 @@ func Sort(p []Pair) {
 		}
 		return cmp.Compare(a.B, b.B)
 	})
+}
+
+// Diff fails t, naming every lost and every extra or duplicate pair, unless
+// got (sorted by Sort first) equals want.
+func Diff(t testing.TB, what string, got, want []Pair) {
+	t.Helper()
+	Sort(got)
+	if slices.Equal(got, want) {
+		return
+	}
+	g := map[Pair]int{}
+	for _, p := range got {
+		g[p]++
+	}
+	w := map[Pair]bool{}
+	for _, p := range want {
+		w[p] = true
+		if g[p] == 0 {
+			t.Errorf("%s: lost %+v", what, p)
+		}
+	}
+	for p, n := range g {
+		if !w[p] || n > 1 {
+			t.Errorf("%s: extra or duplicate %+v", what, p)
+		}
+	}
+	t.FailNow()
 }
 
 // Input returns the sets as an order.Input (tokens widened to keys).
