@@ -97,6 +97,19 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 	}
 }
 
+// Grow sizes an empty Input's vocabulary for about distinct keys, so that
+// its tables need not grow step by step (each step rehashes every key into
+// fresh memory). A hint too large costs 21 bytes a key of it at most; on an
+// Input that already holds keys it does nothing.
+func (in *Input) Grow(distinct int) {
+	if in.voc.len() > 0 || distinct <= 0 {
+		return
+	}
+	for sh := range in.voc.tabs {
+		in.voc.tabs[sh].init(distinct/shards + 1)
+	}
+}
+
 // Len returns the number of records added.
 func (in *Input) Len() int {
 	if len(in.offs) == 0 {
@@ -287,13 +300,25 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 			d.keys[id] = t.keys[local]
 			d.df[id] = f
 		}
-		for i, s := range t.slots {
-			if s.id != 0 {
-				t.slots[i].id = final[sh][s.id-1] + 1
-			}
-		}
-		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
 	}
+	// Point every slot at its final id, the shards on all cores.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for sh := range v.tabs {
+		t := &v.tabs[sh]
+		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
+		f := final[sh]
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			for i, s := range t.slots {
+				if s.id != 0 {
+					t.slots[i].id = f[s.id-1] + 1
+				}
+			}
+		})
+	}
+	wg.Wait()
 	*v = vocab{}
 	return d, &final
 }
@@ -367,8 +392,10 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 // parallel splits [0, n) into blocks and runs f on them on all cores.
 func parallel(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	const block = 4096
-	if workers <= 1 || n <= block {
+	// Blocks small enough that a few thousand long records (documents)
+	// still spread over the cores, large enough to amortise the lock.
+	block := min(4096, max(16, n/(8*workers)))
+	if workers <= 1 || n <= 16 {
 		f(0, n)
 		return
 	}
@@ -380,7 +407,7 @@ func parallel(n int, f func(lo, hi int)) {
 			for {
 				mu.Lock()
 				lo := int(next)
-				next += block
+				next += int64(block)
 				mu.Unlock()
 				if lo >= n {
 					return

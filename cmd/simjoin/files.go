@@ -99,8 +99,9 @@ func (d *docFlags) checkArgs(args []string) error {
 // docFile is one selected file: its id (the path as given, or joined to the
 // directory given) and its path relative to that directory.
 type docFile struct {
-	id  string
-	rel string
+	id   string
+	rel  string
+	size int64 // from the listing; 0 when unknown
 }
 
 // fileStats is the "files" section of the report.
@@ -169,7 +170,11 @@ func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error
 			}
 			rel = filepath.ToSlash(rel)
 			if filter.keep(rel) {
-				out = append(out, docFile{id: path, rel: rel})
+				f := docFile{id: path, rel: rel}
+				if info, err := d.Info(); err == nil {
+					f.size = info.Size()
+				}
+				out = append(out, f)
 			}
 			return nil
 		})
@@ -247,6 +252,13 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		})
 	}
 	in := new(order.Input)
+	// Size the vocabulary from the bytes to read: about one distinct shingle
+	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	in.Grow(int(total / 17))
 	// Accepted files' keys are entered in batches, which order.Input spreads
 	// over all cores.
 	var pending []uint64
