@@ -23,7 +23,7 @@ func FuzzJoin(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, fx := range jointest.Fixtures(1) {
 		data := encodeSets(fx.Sets)
-		for mi, m := range propMeasures {
+		for mi, m := range measures {
 			ths := jointest.Thresholds(m, fx.Sets, r)
 			// Two thresholds per fixture and measure keep the seed corpus
 			// quick: a fixed one and one that a pair sits on exactly.

@@ -52,11 +52,6 @@ func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold
 	return got
 }
 
-func diff(t *testing.T, what string, got, want []jointest.Pair) {
-	t.Helper()
-	jointest.Diff(t, what, got, want)
-}
-
 // TestAgainstOracle runs every fixture, measure and threshold through the
 // self-join and the R-S join and compares with the nested-loop oracle.
 func TestAgainstOracle(t *testing.T) {
@@ -72,11 +67,11 @@ func TestAgainstOracle(t *testing.T) {
 					name := fmt.Sprintf("seed=%d/%s/%s/t=%s", seed, fx.Name, m, th)
 					want := jointest.SelfJoin(fx.Sets, m, th)
 					got, _ := selfJoin(t, fx.Sets, m, th, 1+int(seed%3))
-					diff(t, name+"/self", got, want)
+					jointest.Diff(t, name+"/self", got, want)
 
 					half := len(fx.Sets) / 2
 					rs, ss := fx.Sets[:half], fx.Sets[half:]
-					diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), jointest.RSJoin(rs, ss, m, th))
+					jointest.Diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), jointest.RSJoin(rs, ss, m, th))
 				}
 			}
 		}
@@ -135,7 +130,7 @@ func TestExactBoundary(t *testing.T) {
 			t.Fatalf("t=%s: oracle finds %d of %d planted pairs", ts, exact, planted)
 		}
 		got, _ := selfJoin(t, sets, prefix.Jaccard, th, 2)
-		diff(t, "boundary t="+ts, got, want)
+		jointest.Diff(t, "boundary t="+ts, got, want)
 	}
 }
 

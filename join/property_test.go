@@ -2,15 +2,12 @@ package join_test
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/join"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -19,42 +16,11 @@ import (
 // the fixture's thresholds. The oracle tests check the answers; these check
 // that the answers relate to each other as they must.
 
-var propMeasures = []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap}
-
 // propSelf runs the self-join and returns the pairs in output order.
 func propSelf(t *testing.T, sets [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) []jointest.Pair {
 	t.Helper()
-	c, err := order.New(jointest.Input(sets))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []jointest.Pair
-	_, err = join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
-		out = append(out, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// propRS runs the R-S join and returns the pairs in output order.
-func propRS(t *testing.T, r, s [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) []jointest.Pair {
-	t.Helper()
-	cs, err := order.Build(jointest.Input(r), jointest.Input(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []jointest.Pair
-	_, err = join.RSJoin(context.Background(), cs[0], cs[1], join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
-		out = append(out, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	pairs, _ := selfJoin(t, sets, m, th, workers)
+	return pairs
 }
 
 func sortedPairs(p []jointest.Pair) []jointest.Pair {
@@ -101,7 +67,7 @@ func checkSymmetry(t *testing.T, c propCase, _ *rand.Rand) {
 		}
 	}
 	jointest.Sort(want)
-	got := sortedPairs(propRS(t, c.sets, c.sets, c.m, c.th, 2))
+	got := sortedPairs(rsJoin(t, c.sets, c.sets, c.m, c.th, 2))
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s: R-S join of C with C has %d pairs, self-join both ways plus diagonal %d\n%s", c, len(got), len(want), pairDiff(got, want))
 	}
@@ -137,9 +103,9 @@ func checkInputOrder(t *testing.T, c propCase, r *rand.Rand) {
 	for i, p := range ps {
 		ss2[i] = ss[p]
 	}
-	want = sortedPairs(propRS(t, rs, ss, c.m, c.th, 1))
+	want = sortedPairs(rsJoin(t, rs, ss, c.m, c.th, 1))
 	back = back[:0]
-	for _, p := range propRS(t, rs2, ss2, c.m, c.th, 1) {
+	for _, p := range rsJoin(t, rs2, ss2, c.m, c.th, 1) {
 		back = append(back, jointest.Pair{A: pr[p.A], B: ps[p.B], Overlap: p.Overlap})
 	}
 	jointest.Sort(back)
@@ -153,12 +119,12 @@ func checkInputOrder(t *testing.T, c propCase, r *rand.Rand) {
 func checkWorkers(t *testing.T, c propCase, _ *rand.Rand) {
 	half := len(c.sets) / 2
 	refSelf := propSelf(t, c.sets, c.m, c.th, 1)
-	refRS := propRS(t, c.sets[:half], c.sets[half:], c.m, c.th, 1)
+	refRS := rsJoin(t, c.sets[:half], c.sets[half:], c.m, c.th, 1)
 	for _, w := range []int{2, 3, 7} {
 		if got := propSelf(t, c.sets, c.m, c.th, w); !slices.Equal(got, refSelf) {
 			t.Fatalf("%s: self-join with %d workers differs from 1 worker (%d vs %d pairs)", c, w, len(got), len(refSelf))
 		}
-		if got := propRS(t, c.sets[:half], c.sets[half:], c.m, c.th, w); !slices.Equal(got, refRS) {
+		if got := rsJoin(t, c.sets[:half], c.sets[half:], c.m, c.th, w); !slices.Equal(got, refRS) {
 			t.Fatalf("%s: R-S join with %d workers differs from 1 worker (%d vs %d pairs)", c, w, len(got), len(refRS))
 		}
 	}
@@ -179,7 +145,7 @@ func checkMonotone(t *testing.T, sets [][]uint32, m prefix.Measure, ths []prefix
 	var prevRS []jointest.Pair
 	for k, th := range ths {
 		cur := sortedPairs(propSelf(t, sets, m, th, 2))
-		curRS := sortedPairs(propRS(t, sets[:half], sets[half:], m, th, 2))
+		curRS := sortedPairs(rsJoin(t, sets[:half], sets[half:], m, th, 2))
 		if k > 0 {
 			if p, ok := notSubset(cur, prev); !ok {
 				t.Fatalf("%s: self-join pair %+v at t=%s is missing at lower t=%s", m, p, th, prevT)
@@ -240,13 +206,13 @@ func TestProperties(t *testing.T) {
 		for _, fx := range jointest.Fixtures(seed) {
 			r := rand.New(rand.NewPCG(seed, 17))
 			byMeasure := map[prefix.Measure][]prefix.Threshold{}
-			for _, m := range propMeasures {
+			for _, m := range measures {
 				byMeasure[m] = jointest.Thresholds(m, fx.Sets, r)
 			}
 			for _, prop := range properties {
 				t.Run(fmt.Sprintf("seed=%d/%s/%s", seed, fx.Name, prop.name), func(t *testing.T) {
 					pr := rand.New(rand.NewPCG(seed, 23))
-					for _, m := range propMeasures {
+					for _, m := range measures {
 						if prop.check == nil {
 							checkMonotone(t, fx.Sets, m, byMeasure[m])
 							continue

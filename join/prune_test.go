@@ -232,7 +232,7 @@ func TestCostFallsWithThreshold(t *testing.T) {
 // measure and threshold, in both joins.
 func TestAccountingOnFixtures(t *testing.T) {
 	for _, fx := range jointest.Fixtures(5) {
-		for _, m := range propMeasures {
+		for _, m := range measures {
 			ths := []string{"0.5", "0.8", "1"}
 			if m == prefix.Overlap {
 				ths = []string{"1", "3"}

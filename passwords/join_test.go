@@ -149,11 +149,6 @@ func joinPairs(t *testing.T, l *List, opt Options) ([]jointest.Pair, Stats) {
 	return got, st
 }
 
-func samePairs(t *testing.T, what string, got, want []jointest.Pair) {
-	t.Helper()
-	jointest.Diff(t, what, got, want)
-}
-
 // TestJoinAgainstOracle joins generated lists at every q from 1 to 4, every
 // normalisation, every measure and many thresholds (fixed ones and ones that
 // some pair sits on exactly), and compares with the brute-force oracle.
@@ -171,7 +166,7 @@ func TestJoinAgainstOracle(t *testing.T) {
 		sets := setsOf(l, g)
 		ov := newOverlaps(sets)
 		// The overlap shortcut agrees with the oracle's own nested loop.
-		samePairs(t, fmt.Sprintf("seed=%d oracle", seed), ov.join(prefix.Jaccard, DefaultThreshold), jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold))
+		jointest.Diff(t, fmt.Sprintf("seed=%d oracle", seed), ov.join(prefix.Jaccard, DefaultThreshold), jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold))
 		for _, m := range allMeasures {
 			for _, th := range jointest.Thresholds(m, sets, r) {
 				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
@@ -182,7 +177,7 @@ func TestJoinAgainstOracle(t *testing.T) {
 					var got []jointest.Pair
 					got, st = joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
 					joinPath = ""
-					samePairs(t, name+"/path="+path, got, want)
+					jointest.Diff(t, name+"/path="+path, got, want)
 				}
 				short := 0
 				for _, s := range sets {
@@ -203,7 +198,7 @@ func TestJoinDefaults(t *testing.T) {
 	l := testList(400, 99)
 	got, _ := joinPairs(t, l, Options{})
 	want := jointest.SelfJoin(setsOf(l, Grams{Q: 2}), prefix.Jaccard, prefix.Threshold{Num: 4, Den: 5})
-	samePairs(t, "defaults", got, want)
+	jointest.Diff(t, "defaults", got, want)
 	if len(want) == 0 {
 		t.Fatal("no pair at the defaults: the test says nothing")
 	}
@@ -235,12 +230,12 @@ func TestJoinJohn(t *testing.T) {
 	sets := setsOf(l, Grams{Q: 2})
 	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
 	got, st := joinPairs(t, l, Options{})
-	samePairs(t, "john q=2 t=0.8", got, want)
+	jointest.Diff(t, "john q=2 t=0.8", got, want)
 	for _, path := range []string{"pair", "triple", "prefix"} {
 		joinPath = path
 		other, _ := joinPairs(t, l, Options{})
 		joinPath = ""
-		samePairs(t, "john q=2 t=0.8 path="+path, other, want)
+		jointest.Diff(t, "john q=2 t=0.8 path="+path, other, want)
 	}
 	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
 	if len(want) == 0 {
@@ -267,7 +262,7 @@ func TestJoinJohn(t *testing.T) {
 			name := fmt.Sprintf("john q=%d norm=%v t=%s", tc.q, tc.norm, ts)
 			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th})
 			want := ov.join(prefix.Jaccard, th)
-			samePairs(t, name, got, want)
+			jointest.Diff(t, name, got, want)
 			t.Logf("%s: %d pairs", name, len(got))
 		}
 	}
@@ -487,7 +482,7 @@ func FuzzJoin(f *testing.F) {
 		for _, path := range []string{"pair", "triple", "prefix"} {
 			joinPath = path
 			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th, Workers: 2})
-			samePairs(t, fmt.Sprintf("path=%s q=%d norm=%v t=%v", path, g.Q, g.Norm, th), got, want)
+			jointest.Diff(t, fmt.Sprintf("path=%s q=%d norm=%v t=%v", path, g.Q, g.Norm, th), got, want)
 		}
 	})
 }
