@@ -42,19 +42,7 @@ func truth(d synth.Docs) map[[2]int]bool {
 
 // jaccard returns the exact Jaccard similarity of two sorted key sets.
 func jaccard(a, b []uint64) float64 {
-	o, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			o++
-			i++
-			j++
-		}
-	}
+	o := join.OverlapAtLeast(a, b, 0)
 	return float64(o) / float64(len(a)+len(b)-o)
 }
 
