@@ -62,6 +62,16 @@ func bandKey(b []byte, j int) uint64 {
 	return h
 }
 
+// BandKey returns the key of band j of a packed signature row (Row of
+// Signatures with values of w bits) cut in bands of r rows: the key the band
+// tables group units by, so that a distributed banding (one key per band and
+// set, grouped by key) forms the same buckets. Equal bands get equal keys.
+// Cost: O(r·w/64).
+func BandKey(row []byte, j, r, w int) uint64 {
+	n := r * w / 8
+	return bandKey(row[j*n:(j+1)*n], j)
+}
+
 // buildTables bands the units of sigs for which keep returns true (all when
 // keep is nil), one band per goroutine, and marks the buckets over maxBucket
 // units (maxBucket < 0: no cap).
