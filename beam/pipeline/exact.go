@@ -291,7 +291,7 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 			return
 		}
 		a, b := x, y
-		if self && b.ID < a.ID {
+		if f.J.SFrom == 0 && b.ID < a.ID {
 			a, b = b, a
 		}
 		emit(Pair{A: a.ID, B: b.ID, Overlap: uint32(p.Overlap), SA: uint32(len(a.Keys)), SB: uint32(len(b.Keys))})

@@ -39,6 +39,7 @@ type config struct {
 	perm, bits              int
 	recall                  float64
 	maxBucket, minSize      int
+	logLevel                string
 
 	spec shingle.Spec
 	join pipeline.Join
@@ -70,6 +71,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.seed, "seed", "0", "lsh: seed of the MinHash functions, in [0, 2^64)")
 	fs.StringVar(&c.minhash, "minhash", "oneperm", "lsh: oneperm or classic")
 	fs.IntVar(&c.maxBucket, "max-bucket", approx.DefaultMaxBucket, "lsh: a band bucket of more units pairs none (0: no cap)")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "level of the runner's and SDK's logs: debug, info, warn or error")
 	fs.IntVar(&c.minSize, "min-size", 0, "lsh: drop sets of fewer tokens before banding")
 }
 

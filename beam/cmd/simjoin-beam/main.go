@@ -15,13 +15,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths
+	blog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
@@ -65,8 +65,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return 2
 	}
-	// Prism and the SDK harness log every job step at level INFO.
-	slog.SetLogLoggerLevel(slog.LevelWarn)
+	// Prism and the SDK harness log every job step at level info.
+	blog.SetupLogging(c.logLevel, "text")
 	beam.Init()
 	if cmd == "" {
 		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup")
