@@ -149,8 +149,8 @@ type analysis struct {
 
 type predicted struct {
 	Phases     []planner.Phase `json:"phases"`
-	Seconds    float64         `json:"seconds"`
-	CPU        float64         `json:"cpu_seconds"`
+	Seconds    float64         `json:"wall_s"`
+	CPU        float64         `json:"cpu_s"`
 	Collisions float64         `json:"collisions,omitempty"`
 	Candidates float64         `json:"candidates"`
 	Results    float64         `json:"results"`

@@ -95,7 +95,7 @@ type plotShape struct {
 	RecallMin           float64   `json:"recall_min"`
 	RecallMax           float64   `json:"recall_max"`
 	PredictedRecall     float64   `json:"predicted_recall"`
-	Seconds             float64   `json:"seconds"` // LSH time of one run, mean over seeds
+	Seconds             float64   `json:"lsh_s"` // LSH time of one run, mean over seeds
 	Bins                []plotBin `json:"bins"`
 
 	shape approx.Shape

@@ -29,7 +29,7 @@ type report struct {
 	Skipped    int             `json:"skipped_empty"`
 	SetTokens  int             `json:"set_tokens"`
 	Vocabulary int             `json:"vocabulary"`
-	Exact      *join.Stats     `json:"exact,omitempty"`
+	Exact      *join.Stats     `json:"-"` // written as exactJSON
 	Sections   map[string]any  `json:"sections,omitempty"`
 	Results    int64           `json:"results"`
 	Histogram  []histogramBin  `json:"similarity_histogram,omitempty"`
@@ -40,7 +40,7 @@ type report struct {
 
 type phase struct {
 	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"wall_s"`
 }
 
 type histogramBin struct {
