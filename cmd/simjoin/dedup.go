@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -135,14 +134,14 @@ func (s *clusterSection) rows() [][2]string {
 		if b.To > b.From {
 			k += "-" + strconv.Itoa(b.To)
 		}
-		rows = append(rows, [2]string{k, fmt.Sprintf("%s clusters, %s records", group(int64(b.Clusters)), group(int64(b.Records)))})
+		rows = append(rows, [2]string{k, plural(int64(b.Clusters), "cluster", "clusters") + ", " + plural(int64(b.Records), "record", "records")})
 	}
 	for k, c := range s.Top {
 		key := ""
 		if k == 0 {
 			key = "largest clusters"
 		}
-		rows = append(rows, [2]string{key, fmt.Sprintf("%s records, first %s", group(int64(c.Size)), c.First)})
+		rows = append(rows, [2]string{key, plural(int64(c.Size), "record", "records") + ", first " + c.First})
 	}
 	return rows
 }
