@@ -122,7 +122,7 @@ var (
 	// ErrClosed is returned by every method of a closed index.
 	ErrClosed = errors.New("index: closed")
 	// ErrConfig is returned (wrapped) by Create for an invalid Config.
-	ErrConfig = errors.New("index: bad config")
+	ErrConfig   = errors.New("index: bad config")
 	errNotBuilt = errors.New("index: not built yet")
 )
 
