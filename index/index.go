@@ -690,7 +690,9 @@ func appendU64(b []byte, v uint64) []byte {
 	return appendU32(appendU32(b, uint32(v)), uint32(v>>32))
 }
 
-func putU32(b []byte, v uint32) { b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24) }
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
