@@ -59,7 +59,7 @@ func (m *mutable) sig(r, rb int) []byte  { return m.sigs[r*rb : (r+1)*rb] }
 func (m *mutable) snapshot() *mutable {
 	c := *m
 	c.tree = m.tree.Clone()
-	c.offs = m.offs[: m.n+1 : m.n+1]
+	c.offs = m.offs[:len(m.offs):len(m.offs)]
 	c.sets = m.sets[:len(m.sets):len(m.sets)]
 	c.keys = m.keys[:len(m.keys):len(m.keys)]
 	c.sigs = m.sigs[:len(m.sigs):len(m.sigs)]
