@@ -138,48 +138,55 @@ func (sc *scratch) seen(row uint32) bool {
 }
 
 // probeExact calls hit for every live record, allowed by f, whose similarity
-// to q reaches b: the prefix filter (q's probe prefix at b against the stored
-// probe prefixes at MinThreshold), the size filter, then join.Check.
+// to q reaches b. It follows join's probe (AllPairs with PPJoin's positional
+// filter): q's probe prefix at b meets the stored prefixes (the probe prefix
+// at MinThreshold of every set, which covers any partner size); a record
+// outside q's size range is skipped; at a record's first shared token, at
+// position i of q and j of the record, every shared token before lies before
+// both positions and was therefore met already (both prefixes hold it), so
+// 1 + min(|q|-i-1, |x|-j-1) bounds the overlap and prunes the record when it
+// is below the least overlap; a record that survives is verified by merging
+// only the suffixes past the shared token (join.OverlapAtLeast), once.
 func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id ID, sim float64)) {
 	if len(q) == 0 {
 		return
 	}
 	p := min(b.ProbePrefix(len(q)), len(q))
 	lo, hi := b.SizeRange(len(q))
-	for i, s := range st.segs {
-		tomb := st.tombs[i]
+	// try decides a record met first at positions i of q and j of x.
+	try := func(id ID, x []uint32, i, j int) {
+		alpha := b.MinOverlap(len(q), len(x))
+		if alpha > len(q) || alpha > len(x) || 1+min(len(q)-i-1, len(x)-j-1) < alpha {
+			return
+		}
+		if !f.keep(id) {
+			return
+		}
+		o := 1 + join.OverlapAtLeast(q[i+1:], x[j+1:], alpha-1)
+		if o >= alpha {
+			hit(id, b.Similarity(o, len(q), len(x)))
+		}
+	}
+	for k, s := range st.segs {
+		tomb := st.tombs[k]
 		sc.begin(s.rows())
-		for _, w := range q[:p] {
+		for i, w := range q[:p] {
 			for _, ps := range s.postings(w) {
 				if int(ps.Size) < lo || int(ps.Size) > hi || sc.seen(ps.Rec) || tomb.Contains(ps.Rec) {
 					continue
 				}
-				id := ID(s.ids[ps.Rec])
-				if !f.keep(id) {
-					continue
-				}
-				x := s.set(int(ps.Rec))
-				if o, ok := join.Check(b, q, x); ok {
-					hit(id, b.Similarity(o, len(q), len(x)))
-				}
+				try(ID(s.ids[ps.Rec]), s.set(int(ps.Rec)), i, int(ps.Pos))
 			}
 		}
 	}
 	m := st.mut
 	sc.begin(m.n)
-	for _, w := range q[:p] {
-		m.postings(w, func(row, _, size uint32) {
+	for i, w := range q[:p] {
+		m.postings(w, func(row, pos, size uint32) {
 			if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
 				return
 			}
-			id := m.base + ID(row)
-			if !f.keep(id) {
-				return
-			}
-			x := m.set(int(row))
-			if o, ok := join.Check(b, q, x); ok {
-				hit(id, b.Similarity(o, len(q), len(x)))
-			}
+			try(m.base+ID(row), m.set(int(row)), i, int(pos))
 		})
 	}
 }
