@@ -60,38 +60,3 @@ func checkStatsJSON(t *testing.T, data []byte) {
 	}
 }
 
-// TestStatsJSONSchema writes the report of every command and path and
-// validates each against docs/stats.schema.json (runChecked does).
-func TestStatsJSONSchema(t *testing.T) {
-	dir := t.TempDir()
-	sets := "../../testdata/sets.txt"
-	pw := "../../testdata/passwords.txt"
-	for _, c := range []struct {
-		name  string
-		stdin string
-		args  []string
-	}{
-		{"join-exact", "", []string{"join", "-t", "0.8", sets}},
-		{"join-auto-rs", "", []string{"join", "-t", "0.8", "--against", sets, sets}},
-		{"join-lsh", "", []string{"join", "-t", "0.5", "--method", "lsh", "--check-recall", sets}},
-		{"join-lsh-estimate", "", []string{"join", "-t", "0.5", "--method", "lsh", "--verify", "estimate", sets}},
-		{"join-files", "", []string{"join", "--files", "--tokens", "shingle:3", "-t", "0.5", docsDir}},
-		{"dedup", "", []string{"dedup", "-t", "0.6", sets}},
-		{"plot", "", []string{"plot", "-t", "0.5", "--shapes", "12x4", sets}},
-		{"passwords", "", []string{"passwords", pw}},
-		{"families", "", []string{"passwords", "--families", pw}},
-		{"check", "password1\n", []string{"passwords", "check", "--against", pw}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			path := dir + "/" + c.name + ".json"
-			args := append(c.args[:len(c.args):len(c.args)], "--stats-json", path)
-			var out, errb strings.Builder
-			if code := runChecked(t, args, strings.NewReader(c.stdin), &out, &errb); code != 0 && code != exitTooClose {
-				t.Fatalf("exit %d: %s", code, errb.String())
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
