@@ -45,12 +45,13 @@ func (lx *goLexer) init(src []byte) bool {
 	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0 && !bytes.Contains(src[lx.off:], bomBytes)
 }
 
-// next returns the next token and its byte range [start, end) in the source.
-// An inserted semicolon has start == end; an explicit one is the byte ";".
+// next returns the next token, its byte range [start, end) in the source and
+// its key (see key). An inserted semicolon has start == end; an explicit one
+// is the byte ";".
 // At the end it returns token.EOF; for source that go/scanner rejects,
 // token.ILLEGAL; for a comment that may be a line directive, token.COMMENT.
 // After any of the three the lexer must not be called again.
-func (lx *goLexer) next() (tok token.Token, start, end int) {
+func (lx *goLexer) next() (tok token.Token, start, end int, key uint64) {
 	src := lx.src
 	i := lx.off
 again:
@@ -60,7 +61,7 @@ again:
 			if lx.insertSemi {
 				lx.insertSemi = false
 				lx.off = i + 1
-				return token.SEMICOLON, i, i
+				return token.SEMICOLON, i, i, opKeys[token.SEMICOLON]
 			}
 			continue
 		}
@@ -72,31 +73,38 @@ again:
 		lx.off = i
 		if lx.insertSemi {
 			lx.insertSemi = false
-			return token.SEMICOLON, i, i
+			return token.SEMICOLON, i, i, opKeys[token.SEMICOLON]
 		}
-		return token.EOF, i, i
+		return token.EOF, i, i, 0
 	}
 	start = i
 	c := src[i]
 	semi := false // the token ends a statement
 	switch {
-	case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_':
-		i++
-		for i < len(src) && isWordByte(src[i]) {
-			i++
+	case wordByte[c] && c > '9':
+		// An identifier or keyword, its key hashed as it is read.
+		h := (hashInit ^ uint64(c)) * hashPrime
+		for i++; i < len(src) && wordByte[src[i]]; i++ {
+			h = (h ^ uint64(src[i])) * hashPrime
 		}
 		if i < len(src) && src[i] >= utf8.RuneSelf {
-			i = identTail(src, i)
+			j := identTail(src, i)
+			h = hashFrom(h, src[i:j])
+			i = j
 		}
+		key = finish(h)
 		tok = keyword(src[start:i])
 		switch tok {
 		case token.IDENT, token.BREAK, token.CONTINUE, token.FALLTHROUGH, token.RETURN:
 			semi = true
 		}
+		lx.insertSemi = semi
+		lx.off = i
+		return tok, start, i, key
 	case c >= utf8.RuneSelf:
 		r, w := utf8.DecodeRune(src[i:])
 		if !unicode.IsLetter(r) {
-			return token.ILLEGAL, i, i
+			return token.ILLEGAL, i, i, 0
 		}
 		i = identTail(src, i+w)
 		tok, semi = token.IDENT, true
@@ -105,24 +113,24 @@ again:
 		semi = true
 	case c == '"':
 		if i = scanQuoted(src, i+1, '"'); i < 0 {
-			return token.ILLEGAL, start, start
+			return token.ILLEGAL, start, start, 0
 		}
 		tok, semi = token.STRING, true
 	case c == '\'':
 		if i = scanRuneLit(src, i+1); i < 0 {
-			return token.ILLEGAL, start, start
+			return token.ILLEGAL, start, start, 0
 		}
 		tok, semi = token.CHAR, true
 	case c == '`':
 		j := bytes.IndexByte(src[i+1:], '`')
 		if j < 0 {
-			return token.ILLEGAL, start, start
+			return token.ILLEGAL, start, start, 0
 		}
 		i += j + 2
 		tok, semi = token.STRING, true
 	case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
 		if bytes.HasPrefix(src[i+2:], lineDirective) {
-			return token.COMMENT, start, start
+			return token.COMMENT, start, start, 0
 		}
 		if src[i+1] == '/' {
 			// Up to the newline, which is not part of the comment.
@@ -135,7 +143,7 @@ again:
 		}
 		j := bytes.Index(src[i+2:], commentEnd)
 		if j < 0 {
-			return token.ILLEGAL, start, start
+			return token.ILLEGAL, start, start, 0
 		}
 		body := src[i+2 : i+2+j]
 		i += j + 4
@@ -144,7 +152,7 @@ again:
 		if lx.insertSemi && bytes.IndexByte(body, '\n') >= 0 {
 			lx.insertSemi = false
 			lx.off = i
-			return token.SEMICOLON, i, i
+			return token.SEMICOLON, i, i, opKeys[token.SEMICOLON]
 		}
 		goto again
 	default:
@@ -230,15 +238,18 @@ again:
 			}
 		}
 		if tok == token.ILLEGAL {
-			return tok, start, start
+			return tok, start, start, 0
 		}
+		lx.insertSemi = semi
+		lx.off = i
+		return tok, start, i, opKeys[tok]
 	}
 	if tok == token.ILLEGAL {
-		return tok, start, start
+		return tok, start, start, 0
 	}
 	lx.insertSemi = semi
 	lx.off = i
-	return tok, start, i
+	return tok, start, i, literalKey(src[start:i])
 }
 
 var (
@@ -254,9 +265,20 @@ func with(src []byte, i int, c byte, short, long token.Token) (token.Token, int)
 	return short, i
 }
 
-// isWordByte reports whether c continues an ASCII identifier.
-func isWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+// wordByte holds the bytes of ASCII identifiers: letters, digits and '_'.
+var wordByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+	}
+	return t
+}()
+
+// hashFrom feeds text into the running token hash h.
+func hashFrom(h uint64, text []byte) uint64 {
+	for _, c := range text {
+		h = (h ^ uint64(c)) * hashPrime
+	}
+	return h
 }
 
 // identTail returns the end of the identifier that continues at i: letters
@@ -265,7 +287,7 @@ func identTail(src []byte, i int) int {
 	for i < len(src) {
 		c := src[i]
 		if c < utf8.RuneSelf {
-			if !isWordByte(c) {
+			if !wordByte[c] {
 				return i
 			}
 			i++
@@ -373,6 +395,15 @@ func digitsAt(src []byte, i, base int) (end int, has, sep, tooLarge bool) {
 // 'p' exponent, or a '_' that does not separate two digits.
 func scanNumber(src []byte, i int) (token.Token, int) {
 	start := i
+	// Most literals are decimal integers: digits, then a byte that cannot
+	// continue a number.
+	j := i
+	for j < len(src) && isDecimal(src[j]) {
+		j++
+	}
+	if j > i && (j == len(src) || !wordByte[src[j]] && src[j] != '.') && (src[i] != '0' || octal(src[i:j])) {
+		return token.INT, j
+	}
 	at := func(j int) byte {
 		if j < len(src) {
 			return src[j]
@@ -436,6 +467,16 @@ func scanNumber(src []byte, i int) (token.Token, int) {
 		return token.ILLEGAL, i
 	}
 	return tok, i
+}
+
+// octal reports whether every digit of the decimal digits x is below 8.
+func octal(x []byte) bool {
+	for _, c := range x {
+		if c > '7' {
+			return false
+		}
+	}
+	return true
 }
 
 // separatorsValid reports whether every '_' of the number literal x stands
@@ -570,15 +611,12 @@ func scanEscape(src []byte, i int, quote byte) int {
 	return i
 }
 
-// key returns the key of the token tok at src[start:end], the same as
-// HashString of its text as go/scanner gives it: the literal of identifiers,
-// keywords and literals (a raw string without its carriage returns, which
-// go/scanner strips), the spelling of operators, ";" for every semicolon.
-func (lx *goLexer) key(tok token.Token, start, end int) uint64 {
-	if tok.IsOperator() {
-		return opKeys[tok]
-	}
-	text := lx.src[start:end]
+// literalKey returns the key of a literal as go/scanner gives its text, the
+// same as HashString of that text: a raw string without its carriage returns,
+// which go/scanner strips. The key of an identifier or keyword is HashString
+// of its text too, of an operator or delimiter HashString of its spelling,
+// and of every semicolon, explicit or inserted, HashString(";") (opKeys).
+func literalKey(text []byte) uint64 {
 	if text[0] == '`' && bytes.IndexByte(text, '\r') >= 0 {
 		h := uint64(hashInit)
 		for _, c := range text {

@@ -66,7 +66,7 @@ func lexerTokens(t *testing.T, src []byte) ([]lexed, lexerOutcome) {
 	}
 	var out []lexed
 	for {
-		tok, from, to := lx.next()
+		tok, from, to, key := lx.next()
 		switch tok {
 		case token.EOF:
 			return out, lexedAll
@@ -86,8 +86,8 @@ func lexerTokens(t *testing.T, src []byte) ([]lexed, lexerOutcome) {
 		case tok.IsOperator() && lit != tok.String():
 			t.Fatalf("operator %v spelled %q at %d", tok, lit, from)
 		}
-		if k := lx.key(tok, from, to); k != HashString(text) {
-			t.Fatalf("%v %q: key %#x, want HashString %#x", tok, text, k, HashString(text))
+		if key != HashString(text) {
+			t.Fatalf("%v %q: key %#x, want HashString %#x", tok, text, key, HashString(text))
 		}
 		out = append(out, lexed{tok, lit})
 	}

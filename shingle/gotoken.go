@@ -105,7 +105,7 @@ func appendGo(dst []uint64, src []byte, n int, dropSemis bool) ([]uint64, error)
 	var lx goLexer
 	if lx.init(src) {
 		for {
-			tok, from, to := lx.next()
+			tok, from, to, key := lx.next()
 			switch {
 			case tok == token.EOF:
 				return dst, nil
@@ -113,7 +113,7 @@ func appendGo(dst []uint64, src []byte, n int, dropSemis bool) ([]uint64, error)
 			case tok == token.SEMICOLON && from == to && dropSemis:
 				continue
 			default:
-				if w.push(lx.key(tok, from, to)) {
+				if w.push(key) {
 					dst = append(dst, w.key())
 				}
 				continue

@@ -85,7 +85,7 @@ func shinglesOf(texts []string, n int) []uint64 {
 		for j := range keys {
 			keys[j] = HashString(texts[i+j])
 		}
-		out = append(out, combine(keys, 0))
+		out = append(out, combine(keys))
 	}
 	return out
 }
