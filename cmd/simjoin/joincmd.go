@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -62,7 +62,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
@@ -97,9 +97,7 @@ func (c *joinConfig) parse() error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	return c.lsh.parse(c)
 }
 

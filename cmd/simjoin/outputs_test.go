@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -235,6 +236,26 @@ func TestSignalsCleanUp(t *testing.T) {
 		}
 		if names := dirNames(t, dir); len(names) != 0 {
 			t.Errorf("%v: left %v", tc.sig, names)
+		}
+	}
+}
+
+// TestWorkersFlagClamped: -j far beyond the machine runs with 4 workers a
+// core (it used to take minutes and gigabytes, or die).
+func TestWorkersFlagClamped(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
+	want := 4 * runtime.GOMAXPROCS(0)
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "-j", "1099511627776", in},
+		{"passwords", "-j", "1000000", in},
+	} {
+		out := filepath.Join(dir, "stats.json")
+		cliOK(t, "", append(args, "--stats-json", out)...)
+		var rep struct{ Workers int }
+		b, _ := os.ReadFile(out)
+		if err := json.Unmarshal(b, &rep); err != nil || rep.Workers != want {
+			t.Errorf("%v: workers %d (%v), want %d", args, rep.Workers, err, want)
 		}
 	}
 }

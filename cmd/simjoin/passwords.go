@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -119,7 +119,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 }
 
 // parse checks the flags before any work starts.
@@ -141,9 +141,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
