@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -154,20 +153,15 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		return loadFiles(e, cfg, rep, prog)
 	}
 	read := func(name string) (*order.Input, error) {
-		f, shown, err := openInput(name, e.stdin)
+		f, err := openInput(name, e.stdin)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		size := int64(-1)
-		if osf, ok := f.(*os.File); ok {
-			if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-				size = st.Size()
-			}
-		}
-		bar := prog.bytes(size, "reading "+shown)
+		rep.noteCompressed(f)
+		bar := prog.bytes(f.size, "reading "+f.name)
 		defer bar.finish()
-		return readRecords(f, shown, cfg.spec, bar.set)
+		return readRecords(f, f.name, cfg.spec, bar.set)
 	}
 	tm := rep.phase("read")
 	rin, err := read(input)
@@ -220,6 +214,9 @@ func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, e
 func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if input == "-" && cfg.against == "-" {
+		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	e.outs.Protect(input, cfg.against)
 	e.outs.Protect(cfg.docs.args...)

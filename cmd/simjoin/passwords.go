@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -220,19 +219,15 @@ func newCheckCmd(e *env) *cobra.Command {
 }
 
 // readList reads a password list with a progress bar.
-func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
-	f, shown, err := openInput(name, e.stdin)
+func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if osf, ok := f.(*os.File); ok {
-		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	bar := prog.bytes(size, "reading "+shown)
+	shown := f.name
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+shown)
 	defer bar.finish()
 	opt := cfg.read
 	opt.Progress = bar.set
@@ -358,7 +353,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	l, rs, err := readList(e, cfg, prog, input)
+	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
@@ -463,7 +458,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	known, rs, err := readList(e, cfg, prog, cfg.against)
+	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
