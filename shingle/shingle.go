@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // Kind names a way of turning a record into a token set.
@@ -327,7 +329,7 @@ func combine(ring []uint64, start int) uint64 {
 	for _, k := range ring[:start] {
 		h = (h ^ k) * combinePrime
 	}
-	return Mix64(h)
+	return mix.Mix64(h)
 }
 
 // AppendQGrams appends the distinct-or-not q-grams of the code points of s
