@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // Kind names a way of turning a record into a token set.
@@ -335,7 +337,7 @@ func combine(keys []uint64) uint64 {
 	for _, k := range keys {
 		h = (h ^ k) * combinePrime
 	}
-	return Mix64(h)
+	return mix.Mix64(h)
 }
 
 // AppendQGrams appends the distinct-or-not q-grams of the code points of s
