@@ -22,11 +22,14 @@
 # pairs, or the script says so.
 #
 # Measured per process: wall time and CPU (user + system) from /usr/bin/time,
-# peak RSS; "join" is simjoin's join phase on ready sets (index and join time
-# from --stats-json: no reading, ordering or planning) and, for the C++
-# programs, the time they print themselves, which includes reading their
-# binary input (already ordered: they do no tokenizing or ordering). Data and
-# work files go to ${DATA:-/tmp/simjoin-cpp}; RUNS defaults to 3.
+# peak RSS. "join" is, for simjoin, its join phase on ready sets (wall: the
+# index and join time of --stats-json; CPU: the join phase's cpu_seconds, no
+# reading, ordering or planning) and, for the C++ programs, which are
+# single-threaded, their whole process: the time they print themselves and
+# their CPU, which include reading their binary input (already ordered: they
+# do no tokenizing or ordering). On a machine shared with other work, compare
+# CPU: wall times stretch with the load. Data and work files go to
+# ${DATA:-/tmp/simjoin-cpp}; RUNS defaults to 3.
 set -euo pipefail
 if [ $# -ne 1 ]; then
   echo "usage: $0 TSINGHUA_CHECKOUT" >&2
@@ -58,7 +61,8 @@ echo "Tsinghua checkout: $(git -C "$ts" rev-parse HEAD 2>/dev/null || echo 'not 
 echo "simjoin: $(git rev-parse --short HEAD)" >&2
 
 # timed WORKLOAD T PROGRAM CMD...: runs CMD under /usr/bin/time and appends
-# one line to $results: workload, t, program, wall, cpu, rss KiB, pairs, join s.
+# one line to $results: workload, t, program, wall, cpu, rss KiB, pairs,
+# join wall s, join CPU s.
 timed() {
   local w=$1 t=$2 prog=$3
   shift 3
@@ -67,24 +71,26 @@ timed() {
     cat "$data/err" >&2
     exit 1
   }
-  local wall user sys rss pairs join
+  local wall user sys rss pairs join joincpu cpu
   read -r wall user sys rss < "$data/time"
+  cpu=$(awk "BEGIN { print $user + $sys }")
   case $prog in
   simjoin*)
-    read -r pairs join < <(python3 -c '
+    read -r pairs join joincpu < <(python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
 e = s["exact"]
-print(s["results"], (e["IndexTime"] + e["JoinTime"]) / 1e9)' "$data/stats.json")
+cpu = {p["name"]: p.get("cpu_seconds", float("nan")) for p in s["phases"]}
+print(s["results"], (e["IndexTime"] + e["JoinTime"]) / 1e9, cpu.get("join", float("nan")))' "$data/stats.json")
     ;;
   *)
     # Their programs print pairs, candidates, seconds since start, peak RSS (GB).
     pairs=$(sed -n 1p "$data/out")
     join=$(sed -n 3p "$data/out")
+    joincpu=$cpu
     ;;
   esac
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$prog" "$wall" \
-    "$(awk "BEGIN { print $user + $sys }")" "$rss" "$pairs" "$join" >> "$results"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$prog" "$wall" "$cpu" "$rss" "$pairs" "$join" "$joincpu" >> "$results"
 }
 
 # one WORKLOAD T TEXT BIN SIMJOIN_ARGS...: every program once, in turn.
@@ -117,30 +123,35 @@ for r in $(seq "$runs"); do
 done
 
 python3 - "$results" <<'PY'
-import statistics, sys
+import math, statistics, sys
 from collections import defaultdict
 rows = defaultdict(list)
 order = []
 for line in open(sys.argv[1]):
-    w, t, prog, wall, cpu, rss, pairs, join = line.rstrip("\n").split("\t")
+    w, t, prog, wall, cpu, rss, pairs, join, joincpu = line.rstrip("\n").split("\t")
     key = (w, t, prog)
     if key not in rows:
         order.append(key)
-    rows[key].append((float(wall), float(cpu), int(rss), int(pairs), float(join)))
-med = lambda xs: statistics.median(xs)
-print("| workload | t | program | runs | pairs | join s | wall s | CPU s | peak RSS MiB | join / best C++ join | CPU / best C++ CPU |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rows[key].append(dict(wall=float(wall), cpu=float(cpu), rss=int(rss), pairs=int(pairs),
+                          join=float(join), joincpu=float(joincpu)))
+def med(key, f):
+    return statistics.median(r[f] for r in rows[key])
+def fmt(x, spec):
+    return "-" if math.isnan(x) else format(x, spec)
+print("| workload | t | program | runs | pairs | join wall s | join CPU s | whole wall s | whole CPU s | peak RSS MiB "
+      "| join CPU / best C++ | join wall / best C++ | whole CPU / best C++ |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for w, t in dict.fromkeys((k[0], k[1]) for k in order):
     progs = [k for k in order if k[:2] == (w, t)]
     cpp = [k for k in progs if not k[2].startswith("simjoin")]
-    best_join = min(med([r[4] for r in rows[k]]) for k in cpp)
-    best_cpu = min(med([r[1] for r in rows[k]]) for k in cpp)
-    pairs = {r[3] for k in progs for r in rows[k]}
+    best_cpu = min(med(k, "cpu") for k in cpp)
+    best_wall = min(med(k, "join") for k in cpp)
+    pairs = {r["pairs"] for k in progs for r in rows[k]}
     for k in progs:
-        rs = rows[k]
-        j, c = med([r[4] for r in rs]), med([r[1] for r in rs])
-        print(f"| {w} | {t} | {k[2]} | {len(rs)} | {rs[0][3]:,} | {j:.3f} | {med([r[0] for r in rs]):.2f} | "
-              f"{c:.2f} | {med([r[2] for r in rs]) / 1024:.0f} | {j / best_join:.2f}x | {c / best_cpu:.2f}x |")
+        jc, jw, c = med(k, "joincpu"), med(k, "join"), med(k, "cpu")
+        print(f"| {w} | {t} | {k[2]} | {len(rows[k])} | {rows[k][0]['pairs']:,} | {jw:.3f} | {fmt(jc, '.3f')} | "
+              f"{med(k, 'wall'):.2f} | {c:.2f} | {med(k, 'rss') / 1024:.0f} | {fmt(jc / best_cpu, '.2f')}x | "
+              f"{jw / best_wall:.2f}x | {c / best_cpu:.2f}x |")
     if len(pairs) != 1:
         print(f"\n**{w} t={t}: the programs disagree on the number of pairs: {sorted(pairs)}**\n")
 PY
