@@ -1,0 +1,328 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/kelindar/bitmap"
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// state is one consistent view of the index: its segments with their
+// tombstones, the mutable part, the token order and the next id. The writer
+// owns one live state and changes it in place; readers get snapshots (copies
+// whose mutable part and dictionary are clones), published after every
+// durable batch, so a search never sees a record that is not durable nor
+// half of a batch.
+type state struct {
+	cfg   *Config
+	segs  []*segment
+	tombs []bitmap.Bitmap // tombs[i] marks the deleted rows of segs[i]; copy-on-write
+	mut   *mutable
+	dict  dict // Exact only
+	next  ID   // the id the next inserted record gets
+
+	// readers counts the searches using this snapshot; retired is set when
+	// a newer one is published. Both are guarded by Index.snapMu. The
+	// segments are released when a retired snapshot has no readers left.
+	readers int
+	retired bool
+}
+
+// snapshot returns a copy of the live state for readers; it holds a
+// reference on every segment.
+func (st *state) snapshot() *state {
+	c := &state{cfg: st.cfg, next: st.next}
+	c.segs = slices.Clone(st.segs)
+	for _, s := range c.segs {
+		s.ref()
+	}
+	c.tombs = slices.Clone(st.tombs)
+	c.mut = st.mut.snapshot()
+	if st.cfg.Method == Exact {
+		c.dict = st.dict.snapshot()
+		c.dict.file.ref()
+	}
+	return c
+}
+
+// release drops the snapshot's segment references.
+func (st *state) release() {
+	for _, s := range st.segs {
+		s.unref()
+	}
+	st.dict.file.unref()
+}
+
+// query is one prepared record: its token keys and, by method, its set of
+// token ids or its signature.
+type query struct {
+	keys []uint64 // sorted, distinct
+	set  []uint32 // Exact: ids in the state's order (unknown tokens after all known)
+	row  []byte   // LSH: packed signature
+}
+
+// filter is a search's Only/Exclude restriction as bitmaps over ids.
+type filter struct {
+	only, excl       bitmap.Bitmap
+	hasOnly, hasExcl bool
+}
+
+func newFilter(only, excl []ID, next ID) *filter {
+	if only == nil && excl == nil {
+		return nil
+	}
+	f := &filter{hasOnly: only != nil, hasExcl: excl != nil}
+	for _, id := range only {
+		if id < next {
+			f.only.Set(uint32(id))
+		}
+	}
+	for _, id := range excl {
+		if id < next {
+			f.excl.Set(uint32(id))
+		}
+	}
+	return f
+}
+
+func (f *filter) keep(id ID) bool {
+	if f == nil {
+		return true
+	}
+	if f.hasOnly && !f.only.Contains(uint32(id)) {
+		return false
+	}
+	return !f.hasExcl || !f.excl.Contains(uint32(id))
+}
+
+// scratch is one searcher's reusable memory.
+type scratch struct {
+	stamp []uint32 // stamp[row] == gen: row already seen in this part
+	gen   uint32
+	hits  []Hit
+	q     query
+	sig   []uint64
+	cands []cand
+}
+
+type cand struct {
+	id   ID
+	est  float64
+	part int // -1: mutable
+	row  uint32
+}
+
+// begin readies the seen-marks for a part of n rows.
+func (sc *scratch) begin(n int) {
+	if len(sc.stamp) < n {
+		sc.stamp = make([]uint32, max(n, 2*len(sc.stamp)))
+		sc.gen = 0
+	}
+	sc.gen++
+	if sc.gen == 0 {
+		clear(sc.stamp)
+		sc.gen = 1
+	}
+}
+
+// seen marks row and reports whether it was marked already.
+func (sc *scratch) seen(row uint32) bool {
+	if sc.stamp[row] == sc.gen {
+		return true
+	}
+	sc.stamp[row] = sc.gen
+	return false
+}
+
+// probeExact calls hit for every live record, allowed by f, whose similarity
+// to q reaches b: the prefix filter (q's probe prefix at b against the stored
+// probe prefixes at MinThreshold), the size filter, then join.Check.
+func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id ID, sim float64)) {
+	if len(q) == 0 {
+		return
+	}
+	p := min(b.ProbePrefix(len(q)), len(q))
+	lo, hi := b.SizeRange(len(q))
+	for i, s := range st.segs {
+		tomb := st.tombs[i]
+		sc.begin(s.rows())
+		for _, w := range q[:p] {
+			for _, ps := range s.postings(w) {
+				if int(ps.Size) < lo || int(ps.Size) > hi || sc.seen(ps.Rec) || tomb.Contains(ps.Rec) {
+					continue
+				}
+				id := ID(s.ids[ps.Rec])
+				if !f.keep(id) {
+					continue
+				}
+				x := s.set(int(ps.Rec))
+				if o, ok := join.Check(b, q, x); ok {
+					hit(id, b.Similarity(o, len(q), len(x)))
+				}
+			}
+		}
+	}
+	m := st.mut
+	sc.begin(m.n)
+	for _, w := range q[:p] {
+		m.postings(w, func(row, _, size uint32) {
+			if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
+				return
+			}
+			id := m.base + ID(row)
+			if !f.keep(id) {
+				return
+			}
+			x := m.set(int(row))
+			if o, ok := join.Check(b, q, x); ok {
+				hit(id, b.Similarity(o, len(q), len(x)))
+			}
+		})
+	}
+}
+
+// candidatesLSH appends to sc.cands every live record allowed by f that
+// shares a whole band with q, with its estimated similarity.
+func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
+	cfg := st.cfg
+	rb := cfg.Perm * cfg.Bits / 8
+	bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
+	var keys [approx.MaxK]uint64
+	for j := 0; j < cfg.Bands; j++ {
+		keys[j] = approx.BandKey(q.row[j*bb:(j+1)*bb], j)
+	}
+	add := func(part int, row uint32, id ID, sig []byte) {
+		m := approx.MatchRows(q.row, sig, cfg.Bits)
+		sc.cands = append(sc.cands, cand{id: id, est: approx.EstimateJaccard(m, cfg.Perm, cfg.Bits), part: part, row: row})
+	}
+	for i, s := range st.segs {
+		tomb := st.tombs[i]
+		sc.begin(s.rows())
+		for j := 0; j < cfg.Bands; j++ {
+			for _, e := range s.bucket(j, keys[j]) {
+				if sc.seen(e.row) || tomb.Contains(e.row) {
+					continue
+				}
+				id := ID(s.ids[e.row])
+				if f.keep(id) {
+					add(i, e.row, id, s.sig(int(e.row)))
+				}
+			}
+		}
+	}
+	m := st.mut
+	sc.begin(m.n)
+	for j := 0; j < cfg.Bands; j++ {
+		m.bucket(j, keys[j], func(row uint32) {
+			if sc.seen(row) || m.tomb.Contains(row) {
+				return
+			}
+			id := m.base + ID(row)
+			if f.keep(id) {
+				add(-1, row, id, m.sig(int(row), rb))
+			}
+		})
+	}
+}
+
+// keysOf returns the raw token keys of a candidate (LSH with raw sets).
+func (st *state) keysOf(c cand) []uint64 {
+	if c.part < 0 {
+		return st.mut.keySet(int(c.row))
+	}
+	return st.segs[c.part].keySet(int(c.row))
+}
+
+// exactLSH verifies a candidate against q exactly (raw sets kept).
+func (st *state) exactLSH(q []uint64, c cand, b prefix.Bounds) (float64, bool) {
+	x := st.keysOf(c)
+	need := b.MinOverlap(len(q), len(x))
+	if need > min(len(q), len(x)) || need <= 0 && len(q) == 0 {
+		return 0, false
+	}
+	o := join.OverlapAtLeast(q, x, need)
+	if !b.Passes(o, len(q), len(x)) {
+		return 0, false
+	}
+	return b.Similarity(o, len(q), len(x)), true
+}
+
+// search appends to sc.hits the answer to one prepared query, best first,
+// ties by id ascending.
+func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []Hit {
+	sc.hits = sc.hits[:0]
+	cfg := st.cfg
+	thr := opt.Threshold
+	if opt.TopK > 0 && thr.Den == 0 {
+		thr = cfg.MinThreshold
+	}
+	switch cfg.Method {
+	case Exact:
+		if thr.Den == 0 {
+			return nil
+		}
+		b := prefix.NewBounds(cfg.Measure, thr)
+		st.probeExact(sc, q.set, b, f, func(id ID, sim float64) {
+			sc.hits = append(sc.hits, Hit{ID: id, Sim: sim})
+		})
+		sortHits(sc.hits)
+	case LSH:
+		if len(q.keys) == 0 {
+			return nil
+		}
+		sc.cands = sc.cands[:0]
+		st.candidatesLSH(sc, q, f)
+		if opt.TopK > 0 && opt.Threshold.Den == 0 {
+			slices.SortFunc(sc.cands, func(a, b cand) int {
+				if c := cmp.Compare(b.est, a.est); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.id, b.id)
+			})
+			refine := max(opt.RefineK, opt.TopK)
+			if len(sc.cands) > refine {
+				sc.cands = sc.cands[:refine]
+			}
+			for _, c := range sc.cands {
+				if cfg.RawSets {
+					x := st.keysOf(c)
+					o := join.OverlapAtLeast(q.keys, x, 0)
+					sim := prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 1}).Similarity(o, len(q.keys), len(x))
+					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: sim})
+				} else {
+					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: c.est, Estimated: true})
+				}
+			}
+			sortHits(sc.hits)
+		} else {
+			b := prefix.NewBounds(prefix.Jaccard, thr)
+			tf := thr.Float()
+			for _, c := range sc.cands {
+				if cfg.RawSets {
+					if sim, ok := st.exactLSH(q.keys, c, b); ok {
+						sc.hits = append(sc.hits, Hit{ID: c.id, Sim: sim})
+					}
+				} else if c.est >= tf {
+					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: c.est, Estimated: true})
+				}
+			}
+			sortHits(sc.hits)
+		}
+	}
+	if opt.TopK > 0 && len(sc.hits) > opt.TopK {
+		sc.hits = sc.hits[:opt.TopK]
+	}
+	return sc.hits
+}
+
+func sortHits(h []Hit) {
+	slices.SortFunc(h, func(a, b Hit) int {
+		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
