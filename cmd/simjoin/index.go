@@ -83,7 +83,7 @@ func closeIndex(ix *index.Index, err *error) {
 // indexError maps an error of an index operation: a threshold below the
 // index's minimum is the user's (exit status 2).
 func indexError(err error, flag string) error {
-	if errors.Is(err, index.ErrThresholdBelowMin) {
+	if errors.Is(err, index.ErrThresholdBelowMin) || errors.Is(err, index.ErrOptions) {
 		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	return err
@@ -376,10 +376,11 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 	return flush()
 }
 
-// checkMin rejects a threshold below the index's minimum before any work.
+// checkMin rejects a threshold below an Exact index's minimum before any
+// work.
 func checkMin(cfg index.Config, t prefix.Threshold, flag string) error {
 	m := cfg.MinThreshold
-	if t.Den != 0 && m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
+	if cfg.Method == index.Exact && t.Den != 0 && m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
 		return usagef("%s %s is below the index's minimum threshold %s (fixed at index create)", flag, t, m)
 	}
 	return nil

@@ -27,9 +27,9 @@
 // Record text never appears in an error or a log line (records may be
 // passwords).
 //
-// Concurrency: searches run concurrently with each other and with writes
-// (each sees a consistent snapshot of the index); inserts and deletes are
-// serialised, one batch at a time, as the index requires.
+// Concurrency: each request runs on its own goroutine; searches run
+// concurrently with each other and with writes, each on a consistent snapshot
+// of the index, and the index serialises inserts and deletes.
 package httpapi
 
 import (
@@ -43,7 +43,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/simjoin/simjoin/index"
@@ -94,17 +93,18 @@ func (o Options) withDefaults() Options {
 type Server struct {
 	ix      *index.Index
 	measure prefix.Measure
-	min     prefix.Threshold // the index's MinThreshold: thresholds below it are refused
+	min     prefix.Threshold // an Exact index's MinThreshold: thresholds below it are refused
 	opt     Options
 	mux     *http.ServeMux
-
-	wmu sync.Mutex // serialises Insert and Delete: the index takes one writer at a time
 }
 
 // New returns the handler of ix. Cost: O(1); safe for concurrent use.
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
-	s := &Server{ix: ix, measure: cfg.Measure, min: cfg.MinThreshold, opt: opt.withDefaults(), mux: http.NewServeMux()}
+	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux()}
+	if cfg.Method == index.Exact {
+		s.min = cfg.MinThreshold
+	}
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
 	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
@@ -205,7 +205,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &he):
 		writeError(w, he.status, he.msg)
-	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, shingle.ErrUTF8), errors.As(err, &se):
+	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions),
+		errors.Is(err, shingle.ErrUTF8), errors.As(err, &se):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client went away; no one reads the answer.
@@ -332,9 +333,7 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.wmu.Lock()
 	outs, err := s.ix.Insert(r.Context(), recs, t)
-	s.wmu.Unlock()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -467,9 +466,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("record id %q: want an integer >= 0", text))
 		return
 	}
-	s.wmu.Lock()
 	n, err := s.ix.Delete([]index.ID{index.ID(id)})
-	s.wmu.Unlock()
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -45,9 +45,6 @@ func startServer(t testing.TB, cfg index.Config, opt httpapi.Options) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ix")
 	ix, err := index.Create(dir, cfg)
-	if err != nil && strings.Contains(err.Error(), "not built yet") {
-		t.Skip("package index is not built yet")
-	}
 	if err != nil {
 		t.Fatalf("index.Create: %v", err)
 	}
