@@ -8,12 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -87,15 +84,6 @@ func indexError(err error, flag string) error {
 		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	return err
-}
-
-// interruptible returns ctx cancelled on SIGINT or SIGTERM: the command
-// finishes the batch under way (synced, its lines written) and stops.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // --- create -----------------------------------------------------------------
@@ -279,8 +267,9 @@ sequential greedy dedup; for LSH, up to the banding's recall.
 
 Records go in batches of --batch lines; a batch's lines are printed only once
 the batch is durable (synced to the write-ahead log), so whatever was printed
-before a crash is in the index after it. On SIGINT or SIGTERM the batch under
-way is abandoned (nothing of it is held) and the command exits with status 1.`,
+before a crash is in the index after it. On SIGINT, SIGTERM or SIGHUP the
+command stops before the next batch (a batch is held whole or not at all) and
+exits with status 128 plus the signal's number.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseFormat(formatName)
@@ -309,8 +298,9 @@ way is abandoned (nothing of it is held) and the command exits with status 1.`,
 }
 
 func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) (err error) {
-	ctx, stop := interruptible(ctx)
-	defer stop()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	ix, err := openIndex(dir, workers)
 	if err != nil {
 		return err
@@ -575,8 +565,14 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible(ctx)
-	defer stop()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e.outs.Protect(queries)
+	out, err := e.create(f.output)
+	if err != nil {
+		return err
+	}
 	ix, err := openIndex(dir, f.workers)
 	if err != nil {
 		return err
@@ -592,15 +588,12 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return err
 	}
 	defer in.Close()
-	out, err := createOutput(f.output, e.stdout)
-	if err != nil {
-		return err
-	}
-	defer out.abort()
-	pw := newPairWriter(out.w, outFmt, cfg.Measure == prefix.Overlap)
+	pw := newPairWriter(out, outFmt, cfg.Measure == prefix.Overlap)
+	simCol := "similarity"
 	if cfg.Method == index.LSH && !cfg.RawSets {
-		estimateHeader(pw, out.w)
+		pw.simKey, simCol = "est", "estimate"
 	}
+	csvHeader(pw, out, "query", "id", simCol)
 	lr := newLineReader(in)
 	var qs [][]byte
 	first := 1
@@ -646,22 +639,16 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err := flush(); err != nil {
 		return err
 	}
-	if err := pw.flush(); err != nil {
-		return err
-	}
-	return out.commit()
+	return pw.flush()
 }
 
-// estimateHeader makes pw write estimates: JSONL key "est", CSV header
-// "estimate", as join --verify estimate does. The JSONL and TSV lines of
-// `index search` are those of join's pairs with the query line and record id
-// as the two ids; the CSV header names them.
-func estimateHeader(pw *pairWriter, w io.Writer) {
-	pw.simKey = "est"
+// csvHeader replaces the CSV header pw has buffered (join's id_a, id_b,
+// similarity) with cols; other formats have none.
+func csvHeader(pw *pairWriter, w io.Writer, cols ...string) {
 	if pw.format == formatCSV {
 		pw.w.Reset(w)
 		pw.csv = csv.NewWriter(pw.w)
-		pw.csv.Write([]string{"id_a", "id_b", "estimate"})
+		pw.csv.Write(cols)
 	}
 }
 
@@ -731,8 +718,10 @@ costs speed until compaction). Searches give the same answers before and
 after. Prints the statistics before and after.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
 			ix, err := openIndex(args[0], workers)
 			if err != nil {
 				return err

@@ -28,8 +28,13 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
 		}
 	}
-	ctx, stop := interruptible(ctx)
-	defer stop()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out, err := cfg.createOutputs(e, cfg.index, !cfg.silent)
+	if err != nil {
+		return err
+	}
 	ix, err := openIndex(cfg.index, cfg.workers)
 	if err != nil {
 		return err
@@ -43,11 +48,6 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err := checkMin(icfg, t, "-t"); err != nil {
 		return err
 	}
-	out, err := createOutput(cfg.output, e.stdout)
-	if err != nil {
-		return err
-	}
-	defer out.abort()
 	rep := &report{
 		Command:   "passwords check",
 		Input:     []string{"--index", cfg.index},
@@ -57,18 +57,16 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		Method:    "index: " + icfg.Method.String(),
 		Workers:   cfg.workers,
 	}
-	var sink io.Writer = out.w
-	if cfg.silent {
-		sink = io.Discard
+	var sink io.Writer = io.Discard
+	if out != nil {
+		sink = out
 	}
 	pw := newPairWriter(sink, cfg.outFmt, icfg.Measure == prefix.Overlap)
-	if pw.csv != nil {
-		pw.w.Reset(sink) // drop the pair header: write the check's own
-		pw.csv.Write([]string{"candidate", "id", "similarity"})
-	}
+	simCol := "similarity"
 	if icfg.Method == index.LSH && !icfg.RawSets {
-		estimateHeader(pw, sink)
+		pw.simKey, simCol = "est", "estimate"
 	}
+	csvHeader(pw, sink, "candidate", "id", simCol)
 	tm := rep.phase("check")
 	var cs checkStats
 	var hist histogram
@@ -134,9 +132,6 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		return err
 	}
 	if err := pw.flush(); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
 		return err
 	}
 	tm.done("check")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net"
@@ -27,9 +28,11 @@ answered once it is durable. Bad requests get a 4xx status and
 --max-records records or queries get 413.
 
 The address is host:port; port 0 picks a free one. The command prints
-"listening on ADDR" on stderr once it accepts connections. On SIGINT or
-SIGTERM it stops accepting, finishes the requests under way (an insert
-acknowledged is durable), closes the index and exits with status 0.`
+"listening on ADDR" on stderr once it accepts connections. On SIGINT, SIGTERM
+or SIGHUP it stops accepting, answers the requests under way, closes the index
+and exits with status 128 plus the signal's number (143 for SIGTERM), as every
+simjoin command does. Every insert acknowledged is durable before it is
+answered, so nothing acknowledged is lost even when the process is killed.`
 
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
@@ -47,8 +50,10 @@ func newServeCmd(e *env) *cobra.Command {
 			if maxRecords < 1 || maxBody < 1 {
 				return usagef("--max-records and --max-body must be >= 1")
 			}
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
 			ix, err := openIndex(args[0], workers)
 			if err != nil {
 				return err

@@ -18,12 +18,14 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/prefix"
 )
 
 // helperArgsEnv, when set, makes TestHelperSimjoin run the command line it
-// holds (a JSON list of arguments) and exit: the tests below start a real
-// simjoin process as a child of the test binary.
+// holds (a JSON list of arguments) as main does, signals caught, and exit:
+// the tests below start a real simjoin process as a child of the test
+// binary.
 const helperArgsEnv = "SIMJOIN_HELPER_ARGS"
 
 // TestHelperSimjoin is the child process's main, not a test of its own: it
@@ -37,7 +39,12 @@ func TestHelperSimjoin(t *testing.T) {
 	if err := json.Unmarshal([]byte(args), &argv); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(run(argv, os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := outfile.Catch(context.Background(), signalGrace, os.Exit)
+	code := runContext(ctx, argv, os.Stdin, os.Stdout, os.Stderr)
+	if sig := stop(); sig != nil {
+		code = outfile.ExitCode(sig)
+	}
+	os.Exit(code)
 }
 
 // startSimjoin starts `simjoin args...` as a child process.
@@ -64,8 +71,9 @@ func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 
 // TestServeSIGTERM runs `simjoin serve` as a child process, drives it with
 // concurrent clients inserting with dedup, sends it SIGTERM in the middle of
-// the load, and checks that it exits 0 and that every insert it
-// acknowledged is in the index when the index is opened again.
+// the load, and checks that it shuts down (exit status 143, 128 + SIGTERM,
+// as every simjoin command) and that every insert it acknowledged is in the
+// index when the index is opened again.
 func TestServeSIGTERM(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
 	cliOK(t, "", "index", "create", dir, "--tokens", "words", "--min-threshold", "0.5")
@@ -140,11 +148,11 @@ func TestServeSIGTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	<-copied // the child's stderr is read to its end before Wait closes it
 	err := cmd.Wait()
-	<-copied
 	wg.Wait()
-	if err != nil {
-		t.Fatalf("simjoin serve after SIGTERM: %v; stderr:\n%s", err, rest.String())
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Fatalf("simjoin serve after SIGTERM: %v, want exit status 143; stderr:\n%s", err, rest.String())
 	}
 	if !strings.Contains(rest.String(), "shut down") {
 		t.Errorf("stderr after SIGTERM: %q", rest.String())
