@@ -13,7 +13,8 @@
 //
 // Records and queries are tokenized by the index's own tokenizer, as on the
 // command line. A threshold is a JSON number (0.8) or a string holding a
-// decimal or a fraction ("4/5"), read exactly as `-t` is. A search may add
+// decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
+// answered rounded to six decimals, as the command line writes them. A search may add
 // "only" or "exclude", lists of ids it is restricted to or skips. Similarities
 // that are MinHash estimates (LSH without raw sets) carry "estimated": true.
 //
@@ -40,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -346,10 +348,15 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 			res.Status = "inserted"
 			continue
 		}
-		res.Status, res.Sim, res.Estimated = "duplicate", o.Sim, o.Estimated
+		res.Status, res.Sim, res.Estimated = "duplicate", round6(o.Sim), o.Estimated
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
+
+// round6 rounds a similarity to six decimals, as the command line writes
+// it (0.777778): the decisions were made exactly, in integers; the value is
+// for reading.
+func round6(sim float64) float64 { return math.Round(sim*1e6) / 1e6 }
 
 // searchRequest is the body of POST /v1/search.
 type searchRequest struct {
@@ -452,7 +459,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	for i, hs := range res {
 		out := make([]Hit, len(hs)) // never null in JSON
 		for j, h := range hs {
-			out[j] = Hit{ID: uint64(h.ID), Sim: h.Sim, Estimated: h.Estimated}
+			out[j] = Hit{ID: uint64(h.ID), Sim: round6(h.Sim), Estimated: h.Estimated}
 		}
 		resp.Results[i] = out
 	}

@@ -206,7 +206,9 @@ func (o *oracle) search(x []uint32, t prefix.Threshold) []httpapi.Hit {
 	return hits
 }
 
-func sameSim(a, b float64) bool { return a == b || (a-b < 1e-9 && b-a < 1e-9) }
+// sameSim compares an answered similarity, rounded to six decimals, with
+// the oracle's.
+func sameSim(a, b float64) bool { return a-b <= 5e-7 && b-a <= 5e-7 }
 
 func sameHits(a, b []httpapi.Hit) bool {
 	return slices.EqualFunc(a, b, func(x, y httpapi.Hit) bool { return x.ID == y.ID && sameSim(x.Sim, y.Sim) })
