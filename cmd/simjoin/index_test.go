@@ -236,3 +236,44 @@ func TestIndexVerifyCorrupt(t *testing.T) {
 		t.Errorf("verify after restoring every file: exit %d %s", code, errs)
 	}
 }
+
+// TestIndexLSH creates LSH indexes with and without raw sets and checks what
+// the command line says of them: the banding chosen or given, exact
+// similarities with raw sets, estimates (JSONL key "est", CSV header
+// "estimate") without.
+func TestIndexLSH(t *testing.T) {
+	dir := t.TempDir()
+	news := cliWrite(t, dir, "news.txt", newsTxt)
+	raw := filepath.Join(dir, "raw")
+	out, _ := cliOK(t, "", "index", "create", raw, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--lsh", "16x4", "--raw-sets", "--seed", "7")
+	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, raw sets (exact similarities)\n"; out != want {
+		t.Errorf("create --raw-sets: %q, want %q", out, want)
+	}
+	est := filepath.Join(dir, "est")
+	out, _ = cliOK(t, "", "index", "create", est, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--bits", "16")
+	if !strings.Contains(out, "16-bit signatures") || !strings.Contains(out, "estimated similarities") {
+		t.Errorf("create without raw sets: %q", out)
+	}
+	// Identical records are found at 1 by both; near copies at their exact
+	// similarity with raw sets.
+	for _, ix := range []string{raw, est} {
+		cliOK(t, "", "index", "add", ix, news)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", raw, "-t", "0.7", "-")
+	// Seed 7 finds the near copy (P(0.78) = 0.9994 under 16x4).
+	if want := "1\t0\t1\n1\t4\t1\n1\t1\t0.777778\n"; out != want {
+		t.Errorf("raw sets search: %q, want %q", out, want)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "-t", "0.9", "--format", "jsonl", "-")
+	if !strings.HasPrefix(out, `{"a":1,"b":0,"est":1}`+"\n") {
+		t.Errorf("estimates in JSONL: %q", out)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "--top-k", "1", "--format", "csv", "-")
+	if !strings.HasPrefix(out, "query,id,estimate\n1,0,1\n") {
+		t.Errorf("estimates in CSV: %q", out)
+	}
+	out, _ = cliOK(t, "", "index", "add", est, "--dedup", "-t", "0.9", "--format", "jsonl", news)
+	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
+		t.Errorf("add --dedup on estimates: %q", out)
+	}
+}
