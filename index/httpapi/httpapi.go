@@ -20,6 +20,9 @@
 //
 // An insert is answered only once its batch is durable (the index's
 // write-ahead log is synced), so an acknowledged record survives a crash.
+// Inserts that arrive while one is being written are merged into the next
+// batch (group commit: one log sync for all of them); each record's outcome
+// is the one it would get had the requests come one after the other.
 // Bad input gets a 4xx status and {"error": "..."}: 400 for malformed JSON,
 // unknown fields, a missing or out-of-range threshold, an id that is not a
 // number, text the tokenizer rejects; 404 for an unknown path or id; 405 for
@@ -98,12 +101,13 @@ type Server struct {
 	min     prefix.Threshold // an Exact index's MinThreshold: thresholds below it are refused
 	opt     Options
 	mux     *http.ServeMux
+	commit  committer // merges concurrent inserts into one synced batch
 }
 
 // New returns the handler of ix. Cost: O(1); safe for concurrent use.
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
-	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux()}
+	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux(), commit: committer{ix: ix}}
 	if cfg.Method == index.Exact {
 		s.min = cfg.MinThreshold
 	}
@@ -335,7 +339,7 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	outs, err := s.ix.Insert(r.Context(), recs, t)
+	outs, err := s.commit.insert(r.Context(), recs, t)
 	if err != nil {
 		s.fail(w, r, err)
 		return

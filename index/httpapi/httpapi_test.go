@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -382,7 +383,7 @@ func TestBadRequests(t *testing.T) {
 }
 
 // TestTokenizerError checks that a record the index's tokenizer rejects is
-// a 400 naming no text.
+// a 400 naming no text, also when its request is merged with good ones.
 func TestTokenizerError(t *testing.T) {
 	cfg := exactCfg
 	cfg.Tokens = shingle.Spec{Kind: shingle.Go, N: 2}
@@ -391,11 +392,44 @@ func TestTokenizerError(t *testing.T) {
 	if code != http.StatusBadRequest || bytes.Contains(body, []byte("secret")) {
 		t.Errorf("unterminated Go string: %d %s, want 400 without the text", code, body)
 	}
+	// Concurrent requests, every fifth with a bad record: only those fail.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	good := 0
+	for i := range 40 {
+		wg.Go(func() {
+			rec := fmt.Sprintf("x%d := y + %d", i, i)
+			if i%5 == 0 {
+				rec = "x := \"secret"
+			}
+			b, _ := json.Marshal(map[string]any{"records": []string{rec}})
+			r, err := http.Post(s.url+"/v1/records", "application/json", bytes.NewReader(b))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			r.Body.Close()
+			if want := map[bool]int{true: 400, false: 200}[i%5 == 0]; r.StatusCode != want {
+				t.Errorf("request %d: %d, want %d", i, r.StatusCode, want)
+			}
+			if r.StatusCode == 200 {
+				mu.Lock()
+				good++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if st := s.ix.Stats(); st.Records != uint64(good) {
+		t.Errorf("%d records held, %d inserts answered 200", st.Records, good)
+	}
 }
 
 // TestConcurrentClients runs inserting and searching clients at once (run
-// it under -race) and checks afterwards that every acknowledged record is
-// found by a search for its own text at similarity 1, under its id.
+// it under -race), their inserts merged by group commit, and checks
+// afterwards that every acknowledged record is found by a search for its
+// own text at similarity 1, under its id, and that the records inserted are
+// a greedy dedup in id order.
 func TestConcurrentClients(t *testing.T) {
 	s := startServer(t, exactCfg, httpapi.Options{})
 	res := runLoad(t, s.url, loadConfig{Clients: 4, Requests: 80, Batch: 5, SearchEvery: 2, Seed: 3})
@@ -403,6 +437,36 @@ func TestConcurrentClients(t *testing.T) {
 		t.Errorf("load: %d requests, %d failed, %d duplicates; want 80, 0, some", res.requests, res.failures, res.dups)
 	}
 	checkAcked(t, s.url, res.acked)
+	checkGreedy(t, res.acked, prefix.Threshold{Num: 4, Den: 5})
+}
+
+// checkGreedy checks the invariant of search-before-insert however the
+// requests interleaved: taken in id order, no inserted record reaches t
+// with an earlier one.
+func checkGreedy(t *testing.T, acked []ackedRecord, th prefix.Threshold) {
+	t.Helper()
+	ids := map[string]uint32{}
+	sets := make(map[uint64][]uint32, len(acked))
+	for _, a := range acked {
+		var set []uint32
+		for _, w := range strings.Fields(a.text) {
+			if _, ok := ids[w]; !ok {
+				ids[w] = uint32(len(ids))
+			}
+			set = append(set, ids[w])
+		}
+		slices.Sort(set)
+		sets[a.id] = slices.Compact(set)
+	}
+	order := slices.Sorted(maps.Keys(sets))
+	for i, a := range order {
+		for _, b := range order[:i] {
+			x, y := sets[a], sets[b]
+			if jointest.Reaches(prefix.Jaccard, th, jointest.Overlap(x, y), len(x), len(y)) {
+				t.Errorf("records %d and %d were both inserted but reach %s", b, a, th)
+			}
+		}
+	}
 }
 
 // TestGracefulShutdown stops the server while clients insert and checks

@@ -157,27 +157,35 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // from concurrent clients, three inserts (10 records each, dedup at 0.8) for
 // every search (10 queries at 0.8), on an exact index of word sets that
 // starts empty. It reports throughput and the p50 and p99 latency of each
-// kind of request; it stops after b.N requests or a minute.
+// kind of request; it stops after b.N requests or a minute. commit=group
+// merges concurrent inserts into one synced batch (the server's way);
+// commit=serial inserts each request on its own, for comparison.
 func BenchmarkServerLoad(b *testing.B) {
 	for _, clients := range []int{1, 4, 16} {
-		b.Run(fmt.Sprintf("clients=%d/batch=10/search=1in4", clients), func(b *testing.B) {
-			b.ReportAllocs()
-			cfg := index.Config{
-				Tokens:       shingle.Spec{Kind: shingle.Set},
-				Method:       index.Exact,
-				Measure:      prefix.Jaccard,
-				MinThreshold: prefix.Threshold{Num: 4, Den: 5},
-			}
-			s := startServer(b, cfg, httpapi.Options{})
-			b.ResetTimer()
-			res := runLoad(b, s.url, loadConfig{Clients: clients, Requests: b.N, Batch: 10, SearchEvery: 4, Seed: 1})
-			b.StopTimer()
-			b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
-			b.ReportMetric(float64(res.records)/res.wall.Seconds(), "records/s")
-			b.ReportMetric(ms(percentile(res.inserts, 0.5)), "insert-p50-ms")
-			b.ReportMetric(ms(percentile(res.inserts, 0.99)), "insert-p99-ms")
-			b.ReportMetric(ms(percentile(res.searches, 0.5)), "search-p50-ms")
-			b.ReportMetric(ms(percentile(res.searches, 0.99)), "search-p99-ms")
-		})
+		for _, group := range []bool{true, false} {
+			name := fmt.Sprintf("clients=%d/batch=10/search=1in4/commit=%s", clients, map[bool]string{true: "group", false: "serial"}[group])
+			b.Run(name, func(b *testing.B) { benchLoad(b, clients, group) })
+		}
 	}
+}
+
+func benchLoad(b *testing.B, clients int, group bool) {
+	defer httpapi.SetGroupCommit(httpapi.SetGroupCommit(group))
+	b.ReportAllocs()
+	cfg := index.Config{
+		Tokens:       shingle.Spec{Kind: shingle.Set},
+		Method:       index.Exact,
+		Measure:      prefix.Jaccard,
+		MinThreshold: prefix.Threshold{Num: 4, Den: 5},
+	}
+	s := startServer(b, cfg, httpapi.Options{})
+	b.ResetTimer()
+	res := runLoad(b, s.url, loadConfig{Clients: clients, Requests: b.N, Batch: 10, SearchEvery: 4, Seed: 1})
+	b.StopTimer()
+	b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
+	b.ReportMetric(float64(res.records)/res.wall.Seconds(), "records/s")
+	b.ReportMetric(ms(percentile(res.inserts, 0.5)), "insert-p50-ms")
+	b.ReportMetric(ms(percentile(res.inserts, 0.99)), "insert-p99-ms")
+	b.ReportMetric(ms(percentile(res.searches, 0.5)), "search-p50-ms")
+	b.ReportMetric(ms(percentile(res.searches, 0.99)), "search-p99-ms")
 }
