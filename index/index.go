@@ -547,7 +547,7 @@ func (st *state) appendRecord(q *query) {
 		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
 		p := min(minB.ProbePrefix(len(q.set)), len(q.set))
 		for i, w := range q.set[:p] {
-			m.tree.ReplaceOrInsert(mitem{key: uint64(w), row: row, pos: uint32(i), size: uint32(len(q.set))})
+			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: uint32(len(q.set))})
 		}
 	case LSH:
 		m.sigs = append(m.sigs, q.row...)
@@ -558,7 +558,7 @@ func (st *state) appendRecord(q *query) {
 		bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
 		if len(q.keys) > 0 || !cfg.RawSets && !emptyRow(q.row) {
 			for j := 0; j < cfg.Bands; j++ {
-				m.tree.ReplaceOrInsert(mitem{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j), row: row})
+				m.add(pkey{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j)}, mpost{row: row})
 			}
 		}
 	}

@@ -122,8 +122,11 @@ func TestDedupOracle(t *testing.T) {
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 2))
 	ctx := context.Background()
-	for _, fx := range jointest.Fixtures(seed) {
+	for k, fx := range jointest.Fixtures(seed) {
 		for _, m := range []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap} {
+			if m != prefix.Jaccard && strings.HasPrefix(fx.Name, "random-") && k%2 == int(m)%2 {
+				continue // half the random collections for the other measures: the package's tests stay fast
+			}
 			thrs := jointest.Thresholds(m, fx.Sets, r)
 			thr := thrs[r.IntN(len(thrs))]
 			if testing.Short() && m != prefix.Jaccard {
