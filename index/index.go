@@ -310,6 +310,10 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	}
 	st := &state{cfg: &ix.cfg, next: m.NextID, mut: newMutable(m.NextID)}
 	st.dict.added = newAdded()
+	if cfg.Method == Exact {
+		st.minB = prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
+		st.pairMax = largestPairSize(st.minB)
+	}
 	ix.live = st
 	fail := func(err error) (*Index, error) {
 		st.release()
@@ -544,10 +548,16 @@ func (st *state) appendRecord(q *query) {
 		st.dict.add(q.keys)
 		m.sets = append(m.sets, q.set...)
 		m.offs = append(m.offs, uint32(len(m.sets)))
-		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
-		p := min(minB.ProbePrefix(len(q.set)), len(q.set))
-		for i, w := range q.set[:p] {
-			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: uint32(len(q.set))})
+		minB := st.minB
+		size := uint32(len(q.set))
+		for i, w := range q.set[:singlePrefix(minB, len(q.set))] {
+			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
+		}
+		l := pairPrefix(minB, len(q.set))
+		for i := 0; i+1 < l; i++ {
+			for j := i + 1; j < l; j++ {
+				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, size: size})
+			}
 		}
 	case LSH:
 		m.sigs = append(m.sigs, q.row...)

@@ -132,8 +132,11 @@ func TestDedupOracle(t *testing.T) {
 			if testing.Short() && m != prefix.Jaccard {
 				continue
 			}
-			name := fmt.Sprintf("%s/%v/t=%s", fx.Name, m, thr)
+			pairKeys := []int{0, 3, 36, 1 << 20}[r.IntN(4)] // no pair index, some sizes, the default, every size with α >= 2
+			name := fmt.Sprintf("%s/%v/t=%s/pairs=%d", fx.Name, m, thr, pairKeys)
 			t.Run(name, func(t *testing.T) {
+				defer func(old int) { maxPairKeys = old }(maxPairKeys)
+				maxPairKeys = pairKeys
 				ix, dir := mustCreate(t, exactConfig(m, thr))
 				o := newModel(m)
 				sets := make([][]uint32, len(fx.Sets))
