@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/kelindar/bitmap"
@@ -143,6 +144,9 @@ var (
 	ErrConfig = errors.New("index: bad config")
 	// ErrOptions is returned (wrapped) for invalid search options.
 	ErrOptions = errors.New("index: bad search options")
+	// ErrLocked is returned by Open when another Index (in this process or
+	// another) has the directory open.
+	ErrLocked = errors.New("index: the directory is open elsewhere")
 	// ErrFailed is returned (wrapped) by every write after a write to disk
 	// failed: the index must be reopened, which recovers what was durable.
 	ErrFailed = errors.New("index: a write failed; reopen the index")
@@ -175,7 +179,8 @@ type Index struct {
 	tombDirty []bool   // per segment of live: tombstones changed since written
 	failed    error
 	wscratch  scratch
-	cut       int64 // WAL bytes cut off as a torn tail at Open
+	cut       int64    // WAL bytes cut off as a torn tail at Open
+	lock      *os.File // LOCK, flocked while open
 
 	snapMu sync.Mutex // guards cur, closed and every state's readers/retired
 	cur    *state
@@ -298,13 +303,18 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock}
 	if ix.workers <= 0 {
 		ix.workers = runtime.GOMAXPROCS(0)
 	}
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
+			lock.Close()
 			return nil, corrupt(filepath.Join(dir, manifestName), "%v", err)
 		}
 	}
@@ -317,6 +327,7 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	ix.live = st
 	fail := func(err error) (*Index, error) {
 		st.release()
+		lock.Close()
 		return nil, err
 	}
 	if m.Dict != "" {
@@ -469,7 +480,26 @@ func (ix *Index) Close() error {
 	ix.snapMu.Unlock()
 	ix.retire(cur)
 	ix.live.release()
-	return ix.wal.close()
+	err := ix.wal.close()
+	ix.lock.Close()
+	return err
+}
+
+// lockDir takes an exclusive flock on dir/LOCK (released by Close, or by
+// the kernel when the process dies).
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrLocked
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // Config returns the index's configuration (with the LSH defaults filled in).
