@@ -67,6 +67,9 @@ func openIndex(dir string, workers int) (*index.Index, error) {
 	if errors.Is(err, index.ErrNotIndex) {
 		return nil, fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
 	}
+	if errors.Is(err, index.ErrLocked) {
+		return nil, fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	}
 	return ix, err
 }
 
