@@ -301,9 +301,6 @@ exits with status 128 plus the signal's number.`,
 }
 
 func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) (err error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ix, err := openIndex(dir, workers)
 	if err != nil {
 		return err
@@ -325,14 +322,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 	}
 	defer in.Close()
 	w := newOutcomeWriter(e.stdout, f, cfg)
-	lr := newLineReader(in)
-	var recs [][]byte
-	size := 0 // bytes of recs
-	first := 1
-	flush := func() error {
-		if len(recs) == 0 {
-			return nil
-		}
+	return lineBatches(in, name, batch, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, t)
 		if err != nil {
 			return recordError(err, cfg, recs, name, first, "-t")
@@ -341,12 +331,17 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 			w.outcome(first+k, o)
 		}
 		// The batch is durable: its lines go out now.
-		if err := w.flush(); err != nil {
-			return err
-		}
-		recs, size = recs[:0], 0
-		return nil
-	}
+		return w.flush()
+	})
+}
+
+// lineBatches reads the lines of r and calls f with each batch of up to
+// maxRecs lines (and about indexBatchBytes of text), numbered from first
+// (1-based). The lines are copies that f may keep.
+func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines [][]byte) error) error {
+	lr := newLineReader(r)
+	var lines [][]byte
+	size, first := 0, 1
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -355,18 +350,22 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		if err != nil {
 			return &inputError{file: name, err: err}
 		}
-		if len(recs) == 0 {
+		if len(lines) == 0 {
 			first = lr.line
 		}
-		recs = append(recs, slices.Clone(line))
+		lines = append(lines, slices.Clone(line))
 		size += len(line)
-		if len(recs) >= batch || size >= indexBatchBytes {
-			if err := flush(); err != nil {
+		if len(lines) >= maxRecs || size >= indexBatchBytes {
+			if err := f(first, lines); err != nil {
 				return err
 			}
+			lines, size = lines[:0], 0
 		}
 	}
-	return flush()
+	if len(lines) == 0 {
+		return nil
+	}
+	return f(first, lines)
 }
 
 // checkMin rejects a threshold below an Exact index's minimum before any
@@ -568,9 +567,6 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	e.outs.Protect(queries)
 	out, err := e.create(f.output)
 	if err != nil {
@@ -597,14 +593,8 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		pw.simKey, simCol = "est", "estimate"
 	}
 	csvHeader(pw, out, "query", "id", simCol)
-	lr := newLineReader(in)
-	var qs [][]byte
-	first := 1
 	var abuf, bbuf []byte
-	flush := func() error {
-		if len(qs) == 0 {
-			return nil
-		}
+	err = lineBatches(in, name, indexBatch, func(first int, qs [][]byte) error {
 		res, err := ix.Search(ctx, qs, opt)
 		if err != nil {
 			return recordError(err, cfg, qs, name, first, "-t")
@@ -618,28 +608,9 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 				}
 			}
 		}
-		qs = qs[:0]
 		return nil
-	}
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &inputError{file: name, err: err}
-		}
-		if len(qs) == 0 {
-			first = lr.line
-		}
-		qs = append(qs, slices.Clone(line))
-		if len(qs) == indexBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return pw.flush()
@@ -721,17 +692,13 @@ costs speed until compaction). Searches give the same answers before and
 after. simjoin index stats shows the segments, tokens and bytes on disk.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			ix, err := openIndex(args[0], workers)
 			if err != nil {
 				return err
 			}
 			defer closeIndex(ix, &err)
 			before := ix.Stats()
-			if err := ix.Compact(ctx); err != nil {
+			if err := ix.Compact(cmd.Context()); err != nil {
 				return err
 			}
 			after := ix.Stats()

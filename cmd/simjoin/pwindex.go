@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -27,9 +26,6 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		if fs.Changed(name) {
 			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
 		}
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	out, err := cfg.createOutputs(e, cfg.index, !cfg.silent)
 	if err != nil {
@@ -70,13 +66,8 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	tm := rep.phase("check")
 	var cs checkStats
 	var hist histogram
-	var batch [][]byte
-	first := 1
 	var abuf, bbuf []byte
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
+	check := func(first int, batch [][]byte) error {
 		res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 		if err != nil {
 			// The index's message numbers the record in the batch; it
@@ -102,33 +93,18 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 				}
 			}
 		}
-		first += len(batch)
-		batch = batch[:0]
 		return nil
 	}
 	if len(args) > 0 {
-		for _, a := range args {
-			batch = append(batch, []byte(a))
+		batch := make([][]byte, len(args))
+		for i, a := range args {
+			batch[i] = []byte(a)
 		}
+		err = check(1, batch)
 	} else {
-		lr := newLineReader(e.stdin)
-		for {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return &inputError{file: "<stdin>", err: err}
-			}
-			batch = append(batch, slices.Clone(line))
-			if len(batch) == checkBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
+		err = lineBatches(e.stdin, "<stdin>", checkBatch, check)
 	}
-	if err := flush(); err != nil {
+	if err != nil {
 		return err
 	}
 	if err := pw.flush(); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"net"
@@ -50,10 +49,6 @@ func newServeCmd(e *env) *cobra.Command {
 			if maxRecords < 1 || maxBody < 1 {
 				return usagef("--max-records and --max-body must be >= 1")
 			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			ix, err := openIndex(args[0], workers)
 			if err != nil {
 				return err
@@ -69,7 +64,7 @@ func newServeCmd(e *env) *cobra.Command {
 				ErrorLog:     log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
 			})
 			fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
-			if err := srv.Serve(ctx, ln); err != nil {
+			if err := srv.Serve(cmd.Context(), ln); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
