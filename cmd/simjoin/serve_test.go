@@ -47,12 +47,24 @@ func TestHelperSimjoin(t *testing.T) {
 	os.Exit(code)
 }
 
+// helperCommand is the test binary, which runs simjoin with helperEnv.
+func helperCommand() string { return os.Args[0] }
+
+// helperEnv is the environment that makes the test binary run simjoin with
+// args (run it with -test.run=^TestHelperSimjoin$).
+func helperEnv(t *testing.T, args []string) []string {
+	argv, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), helperArgsEnv+"="+string(argv))
+}
+
 // startSimjoin starts `simjoin args...` as a child process.
 func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSimjoin$")
-	argv, _ := json.Marshal(args)
-	cmd.Env = append(os.Environ(), helperArgsEnv+"="+string(argv))
+	cmd := exec.Command(helperCommand(), "-test.run=^TestHelperSimjoin$")
+	cmd.Env = helperEnv(t, args)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
