@@ -23,7 +23,8 @@ const (
 	QGram
 	// Shingle takes N consecutive words, normalised as for Words.
 	Shingle
-	// Go takes N consecutive Go tokens from go/scanner, comments dropped.
+	// Go takes N consecutive Go tokens from go/scanner, comments dropped and
+	// the semicolons it inserts at line ends kept (see Spec.DropSemicolons).
 	Go
 )
 
@@ -52,10 +53,16 @@ type Spec struct {
 	// Norm is the word normalisation of Words and Shingle; ignored otherwise.
 	// The zero value folds case and drops punctuation.
 	Norm Norm
+	// DropSemicolons, for Go only, skips the semicolons go/scanner inserts
+	// at line ends and at the end of the source (explicit ones stay), so that
+	// a line break never changes a shingle. The zero value keeps them: the
+	// article's tokens, and what a Go parser sees.
+	DropSemicolons bool
 }
 
 // String returns the command-line form of s, such as "qgram:2" or, with a
-// normalisation other than the default, "shingle:3 --case keep".
+// normalisation other than the default, "shingle:3 --case keep" or
+// "go:5 --go-semicolons drop".
 func (s Spec) String() string {
 	var out string
 	switch s.Kind {
@@ -66,6 +73,9 @@ func (s Spec) String() string {
 	}
 	if (s.Kind == Words || s.Kind == Shingle) && s.Norm != 0 {
 		out += " " + s.Norm.String()
+	}
+	if s.Kind == Go && s.DropSemicolons {
+		out += " --go-semicolons drop"
 	}
 	return out
 }
@@ -175,7 +185,7 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 		}
 		return appendShingles(dst, record, s.N, s.Norm), nil
 	case Go:
-		return AppendGo(dst, bytesOf(record), s.N)
+		return appendGo(dst, bytesOf(record), s.N, s.DropSemicolons)
 	}
 	return dst, fmt.Errorf("%w: kind %d", ErrSpec, s.Kind)
 }
@@ -184,7 +194,7 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 // file, without copying it. b is only read and not retained.
 func (s Spec) AppendBytes(dst []uint64, b []byte) ([]uint64, error) {
 	if s.Kind == Go {
-		return AppendGo(dst, b, s.N)
+		return appendGo(dst, b, s.N, s.DropSemicolons)
 	}
 	return s.Append(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }

@@ -29,6 +29,7 @@ type docFlags struct {
 	keepGoing bool
 	caseMode  string
 	punct     string
+	semis     string // --go-semicolons; "" when not given
 
 	args   []string // the INPUT arguments, set by the command
 	filter *globFilter
@@ -42,9 +43,11 @@ func (d *docFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.keepGoing, "keep-going", false, "with --files: report an unreadable or unparsable file and skip it instead of stopping")
 	fs.StringVar(&d.caseMode, "case", "fold", "words and shingle:N: fold letters to lower case (fold) or keep them (keep)")
 	fs.StringVar(&d.punct, "punct", "drop", "words and shingle:N: punctuation separates words (drop) or is a token of its own (keep)")
+	fs.StringVar(&d.semis, "go-semicolons", "", "go:N: the semicolons go/scanner inserts at line ends are tokens (keep, the default) or are left out (drop)")
 }
 
-// parse checks the document flags and sets the normalisation of spec.
+// parse checks the document flags and sets the normalisation of spec, whose
+// Kind is already set.
 func (d *docFlags) parse(spec *shingle.Spec) error {
 	switch d.caseMode {
 	case "fold":
@@ -59,6 +62,16 @@ func (d *docFlags) parse(spec *shingle.Spec) error {
 		spec.Norm |= shingle.KeepPunct
 	default:
 		return usagef("unknown --punct %q: want drop or keep", d.punct)
+	}
+	switch d.semis {
+	case "", "keep":
+	case "drop":
+		spec.DropSemicolons = true
+	default:
+		return usagef("unknown --go-semicolons %q: want keep or drop", d.semis)
+	}
+	if d.semis != "" && spec.Kind != shingle.Go {
+		return usagef("--go-semicolons applies to --tokens go:N only")
 	}
 	if d.minTokens < 0 {
 		return usagef("--min-tokens must be >= 0")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -38,9 +38,9 @@ type joinConfig struct {
 	sort      bool
 	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 
-	// statsOut is --stats-json's file, created by load before any work so
-	// that an unwritable path fails early, and committed by finishReport.
-	statsOut *outputFile
+	// statsOut is --stats-json's file, created by start before any work so
+	// that an unwritable path fails early; written by finishReport.
+	statsOut *outfile.File
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
@@ -148,14 +148,6 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
 	}
-	if cfg.statsJSON != "" && cfg.statsOut == nil {
-		o, err := createOutput(cfg.statsJSON, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--stats-json: %w", err)
-		}
-		cfg.statsOut = o
-		e.pending = append(e.pending, o)
-	}
 	prog := newProgress(e.stderr)
 	if cfg.docs.files {
 		if cfg.docs.args == nil {
@@ -224,47 +216,45 @@ func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, e
 	return l, nil
 }
 
-// start begins a command that joins INPUT: it makes ctx end on an
-// interrupt, creates the output (a temporary file until committed), and
-// loads the input. done releases what start took and removes an output not
-// committed; it must be deferred once err is nil.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outputFile, l *loaded, done func(), err error) {
+// start begins a command that joins INPUT: it creates the outputs (-o and
+// --stats-json, refusing to overwrite an input) and loads the input. The
+// run commits the outputs when the command succeeds.
+func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	if out, err = createOutput(cfg.output, e.stdout); err != nil {
-		stop()
-		return nil, nil, nil, nil, err
+	e.outs.Protect(input, cfg.against)
+	e.outs.Protect(cfg.docs.args...)
+	if out, err = e.create(cfg.output); err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.statsJSON != "" {
+		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
+			return nil, nil, nil, fmt.Errorf("--stats-json: %w", err)
+		}
 	}
 	if l, err = load(e, cfg, input); err != nil {
-		out.abort()
-		stop()
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ctx, out, l, func() { out.abort(); stop() }, nil
+	return ctx, out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
-	ctx, out, l, done, err := start(ctx, e, cfg, input)
+	ctx, out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	defer done()
 	rep := l.rep
-	pw := newPairWriter(out.w, cfg.outFmt, cfg.m == prefix.Overlap)
+	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
 	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	if err := runMethod(ctx, e, cfg, l, sink, out.w); err != nil {
+	if err := runMethod(ctx, e, cfg, l, sink, out); err != nil {
 		return err
 	}
 	tm.done("join")
 	tm = rep.phase("write")
 	if err := sink.close(); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
 		return err
 	}
 	tm.done("write")
@@ -321,15 +311,10 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.stats {
 		rep.writeText(e.stderr)
 	}
-	var err error
-	switch {
-	case cfg.statsOut != nil:
-		err = rep.writeJSONTo(cfg.statsOut)
-	case cfg.statsJSON != "":
-		err = rep.writeJSON(cfg.statsJSON)
-	}
-	if err != nil {
-		return fmt.Errorf("--stats-json: %w", err)
+	if cfg.statsOut != nil {
+		if err := rep.writeJSON(cfg.statsOut); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
+		}
 	}
 	return nil
 }

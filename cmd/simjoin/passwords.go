@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -45,6 +45,7 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
 	families bool
@@ -310,12 +311,32 @@ func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
 	if cfg.stats {
 		rep.writeText(e.stderr)
 	}
-	if cfg.statsJSON != "" {
-		if err := rep.writeJSON(cfg.statsJSON); err != nil {
+	if cfg.statsOut != nil {
+		if err := rep.writeJSON(cfg.statsOut); err != nil {
 			return fmt.Errorf("--stats-json: %w", err)
 		}
 	}
 	return nil
+}
+
+// createOutputs creates -o (unless out is false) and --stats-json before any
+// work, refusing to overwrite the input.
+func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
+	e.outs.Protect(input)
+	var f *outfile.File
+	if out {
+		var err error
+		if f, err = e.create(cfg.output); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.statsJSON != "" {
+		var err error
+		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
+			return nil, fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return f, nil
 }
 
 func addStatsPhases(rep *report, st *passwords.Stats) {
@@ -332,13 +353,10 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	out, err := cfg.createOutputs(e, input, true)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
@@ -348,7 +366,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	tm.done("read")
 
-	w := newPWWriter(out.w, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	w := newPWWriter(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	bar := prog.count("joining")
 	opt := cfg.opt
 	opt.Progress = bar.setOf
@@ -423,9 +441,6 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if err := out.commit(); err != nil {
-		return err
-	}
 	tm.done("write")
 	rep.Results = results
 	if cfg.opt.Measure == prefix.Overlap {
@@ -443,11 +458,10 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := createOutput(cfg.output, e.stdout)
+	out, err := cfg.createOutputs(e, cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
@@ -469,9 +483,9 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep.addSection("known", "known passwords", sec, rows)
 
 	tm = rep.phase("check")
-	var sink io.Writer = out.w
-	if cfg.silent {
-		sink = io.Discard
+	var sink io.Writer = io.Discard
+	if out != nil {
+		sink = out
 	}
 	w := newPWWriter(sink, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	var cs checkStats
@@ -535,9 +549,6 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		}
 	}
 	if err := w.flush(); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
 		return err
 	}
 	tm.done("check")

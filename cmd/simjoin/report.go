@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -218,22 +217,9 @@ func (r *report) writeText(w io.Writer) {
 	line("peak memory", bytesText(r.PeakRSS))
 }
 
-// writeJSON writes the report as JSON to path, atomically.
-func (r *report) writeJSON(path string) error {
-	out, err := createOutput(path, os.Stdout)
-	if err != nil {
-		return err
-	}
-	return r.writeJSONTo(out)
-}
-
-// writeJSONTo writes the report as JSON to out and commits it.
-func (r *report) writeJSONTo(out *outputFile) error {
-	enc := json.NewEncoder(out.w)
+// writeJSON writes the report as JSON to w.
+func (r *report) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		out.abort()
-		return err
-	}
-	return out.commit()
+	return enc.Encode(r)
 }
