@@ -586,7 +586,7 @@ func (st *state) appendRecord(q *query) {
 		l := pairPrefix(minB, len(q.set))
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
-				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, size: size})
+				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size})
 			}
 		}
 	case LSH:

@@ -121,11 +121,11 @@ func (m *mutable) bucket(j int, key uint64, fn func(row uint32)) {
 }
 
 // pairPostings calls fn for every posting of the pair (a, b) among the first n rows.
-func (m *mutable) pairPostings(a, b uint32, fn func(row, size uint32)) {
+func (m *mutable) pairPostings(a, b uint32, fn func(row, pos, size uint32)) {
 	m.post.mu.RLock()
 	for _, p := range m.post.m[pairKey(a, b)] {
 		if int(p.row) < m.n {
-			fn(p.row, p.size)
+			fn(p.row, p.pos, p.size)
 		}
 	}
 	m.post.mu.RUnlock()

@@ -23,12 +23,18 @@ import (
 // the first two of which lie in both prefixes. A record must then share two
 // tokens with the query, not one, to become a candidate.
 //
+// Looking the query's pairs up in order (first token ascending, then second)
+// meets a record first at the first two tokens it shares with the query, at
+// positions i < j of q and at position p of the record for the second: an
+// earlier shared token would make an earlier pair. So 2 + min(|q|-j-1,
+// |x|-p-1) bounds the overlap (PPJoin's positional filter, one token later),
+// and a record that survives is verified by merging the suffixes past j and p.
+//
 // Records for which α < 2 (the shortest sets), or whose pairs would number
 // more than maxPairKeys (long sets at low thresholds, where pairs outnumber
 // the postings they save), keep the single-token prefix; the mode depends on
 // the set's size alone. Every query probes both: its probe prefix against the
-// single-token postings, its pairs against the pair index. Candidates from
-// the pair index are verified in full (join.Check).
+// single-token postings, its pairs against the pair index.
 
 // maxPairKeys is the most pairs a record is indexed under; 0 disables the
 // pair index. Can change for testing.
@@ -76,9 +82,10 @@ func singlePrefix(minB prefix.Bounds, x int) int {
 }
 
 // pentry is one entry of a segment's pair index: under first token a (the
-// CSR row), second token B of record Row, whose set has Size tokens.
+// CSR row), second token B, at position Pos of the set of record Row, which
+// has Size tokens.
 type pentry struct {
-	B, Row, Size uint32
+	B, Row, Size, Pos uint32
 }
 
 // buildPairs returns the pair index of n records in CSR form over vocab
@@ -101,7 +108,7 @@ func buildPairs(n, vocab int, set func(r int) []uint32, minB prefix.Bounds) (ppo
 		l := pairPrefix(minB, len(x))
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
-				pent[ppoff[x[i]+1]] = pentry{B: x[j], Row: uint32(r), Size: uint32(len(x))}
+				pent[ppoff[x[i]+1]] = pentry{B: x[j], Row: uint32(r), Size: uint32(len(x)), Pos: uint32(j)}
 				ppoff[x[i]+1]++
 			}
 		}

@@ -256,10 +256,10 @@ func (s *segment) load(cfg *Config) error {
 		if s.ppoff, err = u32("ppoff", len(s.poff)); err != nil {
 			return err
 		}
-		if b, err = bf.need("pent", 12); err != nil {
+		if b, err = bf.need("pent", 16); err != nil {
 			return err
 		}
-		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/12 {
+		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/16 {
 			return corrupt(bf.path, "pair index and its offsets disagree")
 		}
 		if len(b) > 0 {

@@ -152,8 +152,10 @@ func (sc *scratch) seen(row uint32) bool {
 // bounds the overlap and prunes the record when it is below the least
 // overlap; a record that survives is verified by merging only the suffixes
 // past the shared token (join.OverlapAtLeast), once. Records of the pair
-// index (pairs.go) are met through the pairs of q's pair prefix and verified
-// in full with join.Check.
+// index (pairs.go) are met through the pairs of q's pair prefix, filtered and
+// verified the same way one token later; when q has too many pairs to look
+// up (maxQueryPairs) they are met by walking runs and verified in full with
+// join.Check.
 func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id ID, sim float64)) {
 	if len(q) == 0 {
 		return
@@ -189,6 +191,21 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 			return
 		}
 		if o, ok := join.Check(b, q, x); ok {
+			hit(id, b.Similarity(o, len(q), len(x)))
+		}
+	}
+	// tryPair decides a record met first through the pair at positions i < j
+	// of q, the second token at position p of x (pairs.go).
+	tryPair := func(id ID, x []uint32, j, p int) {
+		alpha := b.MinOverlap(len(q), len(x))
+		if alpha > len(q) || alpha > len(x) || 2+min(len(q)-j-1, len(x)-p-1) < alpha {
+			return
+		}
+		if !f.keep(id) {
+			return
+		}
+		o := 2 + join.OverlapAtLeast(q[j+1:], x[p+1:], alpha-2)
+		if o >= alpha {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
 	}
@@ -228,7 +245,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					if int(e.Size) < lo || int(e.Size) > hi || sc.seen(e.Row) || tomb.Contains(e.Row) {
 						continue
 					}
-					check(ID(s.ids[e.Row]), s.set(int(e.Row)))
+					tryPair(ID(s.ids[e.Row]), s.set(int(e.Row)), j, int(e.Pos))
 				}
 			}
 		}
@@ -256,11 +273,11 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 	}
 	for i := 0; i+1 < lp; i++ {
 		for j := i + 1; j < lp; j++ {
-			m.pairPostings(q[i], q[j], func(row, size uint32) {
+			m.pairPostings(q[i], q[j], func(row, pos, size uint32) {
 				if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
 					return
 				}
-				check(m.base+ID(row), m.set(int(row)))
+				tryPair(m.base+ID(row), m.set(int(row)), j, int(pos))
 			})
 		}
 	}
