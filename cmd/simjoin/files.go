@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
@@ -124,7 +125,9 @@ type fileStats struct {
 	Unreadable  int     `json:"unreadable"`              // skipped with --keep-going
 	TooFew      int     `json:"below_min"`               // dropped by --min-tokens
 	Records     int     `json:"records"`                 // files that became records
-	Bytes       int64   `json:"bytes"`                   // bytes read
+	Bytes       int64   `json:"bytes"`                   // bytes read (decompressed)
+	Gzip        int     `json:"gzip"`                    // files read decompressed from gzip
+	Zstd        int     `json:"zstd"`                    // files read decompressed from zstd
 	Shingles    int64   `json:"tokens"`                  // distinct tokens summed over records
 	ListSeconds float64 `json:"list_seconds"`            // walking the directories
 	ReadCPU     float64 `json:"read_worker_seconds"`     // summed over workers, wall time
@@ -208,8 +211,9 @@ func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error
 // fileResult is one file read and tokenized: its sorted distinct keys, or the
 // error that stopped it.
 type fileResult struct {
-	keys []uint64
-	err  error
+	keys   []uint64
+	format decompress.Format // the compression the file was read from
+	err    error
 }
 
 // readFiles reads and tokenizes files on workers goroutines and returns the
@@ -244,6 +248,9 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 				}
 				t0 := time.Now()
 				data, err := os.ReadFile(files[i].id)
+				if err == nil {
+					data, results[i].format, err = decompress.Bytes(data)
+				}
 				t1 := time.Now()
 				readNS.Add(int64(t1.Sub(t0)))
 				if err == nil {
@@ -295,6 +302,12 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		case len(r.keys) < minTokens:
 			st.TooFew++
 		default:
+			switch r.format {
+			case decompress.Gzip:
+				st.Gzip++
+			case decompress.Zstd:
+				st.Zstd++
+			}
 			pending = append(pending, r.keys...)
 			pendingOffs = append(pendingOffs, len(pending))
 			if len(pending) >= 1<<17 {
@@ -396,6 +409,11 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 	rows = append(rows,
 		[2]string{"records", group(int64(st.Records))},
 		[2]string{"bytes read", bytesText(st.Bytes)},
+	)
+	if st.Gzip+st.Zstd > 0 {
+		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", group(int64(st.Gzip)), group(int64(st.Zstd)))})
+	}
+	rows = append(rows,
 		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},
 		[2]string{"reading", fmt.Sprintf("%.3f s (summed over workers)", st.ReadCPU)},
 		[2]string{"tokenizing", fmt.Sprintf("%.3f s (summed over workers)", st.TokenCPU)},

@@ -316,11 +316,12 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 			return err
 		}
 	}
-	in, name, err := openInput(input, e.stdin)
+	in, err := openInput(input, e.stdin)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	name := in.name
 	w := newOutcomeWriter(e.stdout, f, cfg)
 	return lineBatches(in, name, batch, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, t)
@@ -582,11 +583,12 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	in, name, err := openInput(queries, e.stdin)
+	in, err := openInput(queries, e.stdin)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	name := in.name
 	pw := newPairWriter(out, outFmt, cfg.Measure == prefix.Overlap)
 	simCol := "similarity"
 	if cfg.Method == index.LSH && !cfg.RawSets {

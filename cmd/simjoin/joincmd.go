@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -62,7 +61,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
@@ -97,9 +96,7 @@ func (c *joinConfig) parse() error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	return c.lsh.parse(c)
 }
 
@@ -156,20 +153,15 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		return loadFiles(e, cfg, rep, prog)
 	}
 	read := func(name string) (*order.Input, error) {
-		f, shown, err := openInput(name, e.stdin)
+		f, err := openInput(name, e.stdin)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		size := int64(-1)
-		if osf, ok := f.(*os.File); ok {
-			if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-				size = st.Size()
-			}
-		}
-		bar := prog.bytes(size, "reading "+shown)
+		rep.noteCompressed(f)
+		bar := prog.bytes(f.size, "reading "+f.name)
 		defer bar.finish()
-		return readRecords(f, shown, cfg.spec, bar.set)
+		return readRecords(f, f.name, cfg.spec, bar.set)
 	}
 	tm := rep.phase("read")
 	rin, err := read(input)
@@ -222,6 +214,9 @@ func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, e
 func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if input == "-" && cfg.against == "-" {
+		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	e.outs.Protect(input, cfg.against)
 	e.outs.Protect(cfg.docs.args...)

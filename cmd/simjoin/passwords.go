@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -20,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -120,7 +119,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 }
 
 // parse checks the flags before any work starts.
@@ -142,9 +141,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -233,19 +230,15 @@ func newCheckCmd(e *env) *cobra.Command {
 }
 
 // readList reads a password list with a progress bar.
-func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
-	f, shown, err := openInput(name, e.stdin)
+func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if osf, ok := f.(*os.File); ok {
-		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	bar := prog.bytes(size, "reading "+shown)
+	shown := f.name
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+shown)
 	defer bar.finish()
 	opt := cfg.read
 	opt.Progress = bar.set
@@ -371,7 +364,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	l, rs, err := readList(e, cfg, prog, input)
+	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
@@ -476,7 +469,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	known, rs, err := readList(e, cfg, prog, cfg.against)
+	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -19,6 +20,7 @@ import (
 type report struct {
 	Command    string          `json:"command"`
 	Input      []string        `json:"input"`
+	Compressed []string        `json:"compressed,omitempty"` // "NAME: gzip" for each input decompressed
 	Tokens     string          `json:"tokens"`
 	Measure    string          `json:"measure"`
 	Threshold  string          `json:"threshold"`
@@ -52,6 +54,13 @@ type histogramBin struct {
 type reportSection struct {
 	title string
 	rows  [][2]string
+}
+
+// noteCompressed records that in was read decompressed, if it was.
+func (r *report) noteCompressed(in *input) {
+	if in.format != decompress.None {
+		r.Compressed = append(r.Compressed, in.name+": "+string(in.format))
+	}
 }
 
 // addSection adds a section: v goes into the JSON under key, rows into the text.
@@ -146,6 +155,11 @@ func (r *report) writeText(w io.Writer) {
 	rows := [][2]string{
 		{"command", r.Command},
 		{"input", strings.Join(r.Input, " ")},
+	}
+	if len(r.Compressed) > 0 {
+		rows = append(rows, [2]string{"decompressed", strings.Join(r.Compressed, ", ")})
+	}
+	rows = append(rows, [][2]string{
 		{"tokens", r.Tokens},
 		{"measure", r.Measure + " >= " + r.Threshold},
 		{"method", r.Method},
@@ -154,7 +168,7 @@ func (r *report) writeText(w io.Writer) {
 		{"skipped (empty)", group(int64(r.Skipped))},
 		{"set tokens", group(int64(r.SetTokens))},
 		{"vocabulary", group(int64(r.Vocabulary))},
-	}
+	}...)
 	if s := r.Exact; s != nil {
 		rows = append(rows,
 			[2]string{"distinct sets", group(int64(s.Groups))},
