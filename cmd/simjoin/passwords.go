@@ -51,6 +51,7 @@ type pwConfig struct {
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -200,8 +201,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -214,6 +224,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
