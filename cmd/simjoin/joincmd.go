@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -62,7 +61,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
@@ -97,9 +96,7 @@ func (c *joinConfig) parse() error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	return c.lsh.parse(c)
 }
 
@@ -156,20 +153,15 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		return loadFiles(e, cfg, rep, prog)
 	}
 	read := func(name string) (*order.Input, error) {
-		f, shown, err := openInput(name, e.stdin)
+		f, err := openInput(name, e.stdin)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		size := int64(-1)
-		if osf, ok := f.(*os.File); ok {
-			if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-				size = st.Size()
-			}
-		}
-		bar := prog.bytes(size, "reading "+shown)
+		rep.noteCompressed(f)
+		bar := prog.bytes(f.size, "reading "+f.name)
 		defer bar.finish()
-		return readRecords(f, shown, cfg.spec, bar.set)
+		return readRecords(f, f.name, cfg.spec, bar.set)
 	}
 	tm := rep.phase("read")
 	rin, err := read(input)
@@ -223,6 +215,9 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if input == "-" && cfg.against == "-" {
+		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+	}
 	e.outs.Protect(input, cfg.against)
 	e.outs.Protect(cfg.docs.args...)
 	if out, err = e.create(cfg.output); err != nil {
@@ -266,11 +261,18 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // writes. join and the commands built on it (dedup, plot) share it.
 func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
 	method := cfg.method
-	if method == "auto" || cfg.stats || cfg.statsJSON != "" { // the report carries the plan
+	switch {
+	case method == "auto":
 		var err error
 		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
 			return err
 		}
+	case cfg.stats || cfg.statsJSON != "":
+		// A method given is not planned: planning would cost as much as a
+		// fast join. The report says so; explain prices both paths.
+		why := "given by --method, not planned (simjoin explain prices both paths)"
+		l.rep.addSection("plan", "plan", givenPlan{Method: method, Forced: true, Reason: why},
+			[][2]string{{"method", method}, {"why", why}})
 	}
 	l.rep.Method = method
 	switch method {
@@ -280,6 +282,14 @@ func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pa
 		return runLSH(ctx, e, cfg, l, sink, out)
 	}
 	return usagef("--method %s is not available in this build", method)
+}
+
+// givenPlan is the report's plan section when --method names the method: the
+// fields of planner.Plan that apply without planning.
+type givenPlan struct {
+	Method string `json:"method"`
+	Forced bool   `json:"forced"`
+	Reason string `json:"reason"`
 }
 
 // runExact runs the exact join and records its statistics.

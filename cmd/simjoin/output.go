@@ -40,6 +40,7 @@ type pairWriter struct {
 	integer bool   // similarities are integers (the overlap measure)
 	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates)
 	started bool   // the CSV header is written (before the first pair, or at flush)
+	header  string // the CSV header line without its newline; "" for id_a,id_b,similarity (or estimate)
 	buf     []byte
 }
 
@@ -55,7 +56,9 @@ func (pw *pairWriter) start() {
 	}
 	pw.started = true
 	if pw.format == formatCSV {
-		if pw.simKey == "est" {
+		if pw.header != "" {
+			pw.w.WriteString(pw.header + "\n")
+		} else if pw.simKey == "est" {
 			pw.w.WriteString("id_a,id_b,estimate\n")
 		} else {
 			pw.w.WriteString("id_a,id_b,similarity\n")

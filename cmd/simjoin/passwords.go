@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -51,6 +50,7 @@ type pwConfig struct {
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -118,7 +118,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 }
 
 // parse checks the flags before any work starts.
@@ -140,9 +140,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -202,8 +200,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -216,24 +223,21 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
 
 // readList reads a password list with a progress bar.
-func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
-	f, shown, err := openInput(name, e.stdin)
+func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if osf, ok := f.(*os.File); ok {
-		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	bar := prog.bytes(size, "reading "+shown)
+	shown := f.name
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+shown)
 	defer bar.finish()
 	opt := cfg.read
 	opt.Progress = bar.set
@@ -340,8 +344,8 @@ func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.Fil
 
 func addStatsPhases(rep *report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{"grams", st.GramTime.Seconds()},
-		phase{"order", st.OrderTime.Seconds()},
+		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -359,7 +363,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	l, rs, err := readList(e, cfg, prog, input)
+	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
@@ -395,7 +399,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + st.Method
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
@@ -464,7 +468,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	known, rs, err := readList(e, cfg, prog, cfg.against)
+	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
@@ -476,7 +480,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + st.Method
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
