@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -101,7 +103,8 @@ none is, so that the command serves in a password policy script:
   printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
 
 Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. The q-grams, normalisations, measure and threshold are
+users of the machine. On a terminal, stdin is one password, typed after a
+prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
 those of simjoin passwords.`
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
@@ -515,6 +518,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		if err := flush(); err != nil {
 			return err
 		}
+	} else if fd, ok := terminal(e.stdin); ok {
+		// Typed at a terminal: one candidate, read without echo.
+		fmt.Fprint(e.stderr, "password to check: ")
+		pw, err := term.ReadPassword(fd)
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return &inputError{file: "<stdin>", err: err}
+		}
+		batch = append(batch, pw)
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
 	} else {
 		lr := newLineReader(e.stdin)
 		first = 1
@@ -566,6 +582,15 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return exitError{code: exitTooClose}
 	}
 	return nil
+}
+
+// terminal returns r's descriptor if r is a terminal.
+func terminal(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
 }
 
 type checkStats struct {
