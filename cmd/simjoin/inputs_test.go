@@ -162,3 +162,24 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 		t.Errorf("a FIFO named with --keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPasswordsMaxLine: a list line longer than --max-line is an error that
+// names the line, never the password.
+func TestPasswordsMaxLine(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("Tr0ub4dor&3", 400) // 4,400 bytes
+	list := cliWrite(t, dir, "list", "password1\n"+long+"\npassword2\n")
+	code, out, stderr := cliRun(t, "", "passwords", list)
+	if code != exitRuntime || out != "" || !strings.Contains(stderr, list+":2:") || !strings.Contains(stderr, "--max-line") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	if strings.Contains(stderr, "Tr0ub") {
+		t.Errorf("the error shows the password: %q", stderr)
+	}
+	cliOK(t, "", "passwords", "--max-line", "0", list)
+	cliOK(t, "", "passwords", "--max-line", "5000", list)
+	code, _, stderr = cliRun(t, "", "passwords", "check", "--against", list, "x")
+	if code != exitRuntime || !strings.Contains(stderr, ":2:") {
+		t.Errorf("check: exit %d, %q", code, stderr)
+	}
+}

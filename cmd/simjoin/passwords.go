@@ -46,6 +46,7 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	maxLine     int
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -122,6 +123,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
 }
 
 // parse checks the flags before any work starts.
@@ -166,6 +168,14 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	switch {
+	case c.maxLine < 0:
+		return usagef("--max-line must be >= 0")
+	case c.maxLine == 0:
+		c.read.MaxLine = -1
+	default:
+		c.read.MaxLine = c.maxLine
+	}
 	if c.outFmt, err = parseFormat(c.format); err != nil {
 		return err
 	}
