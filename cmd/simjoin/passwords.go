@@ -54,6 +54,7 @@ type pwConfig struct {
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -213,8 +214,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -227,6 +237,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
@@ -347,8 +358,8 @@ func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.Fil
 
 func addStatsPhases(rep *report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{"grams", st.GramTime.Seconds()},
-		phase{"order", st.OrderTime.Seconds()},
+		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -402,7 +413,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + st.Method
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
@@ -483,7 +494,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + st.Method
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
