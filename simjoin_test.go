@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -69,6 +70,9 @@ func head(p []jointest.Pair) []jointest.Pair { return p[:min(len(p), 8)] }
 func TestSetsAgainstOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, fx := range jointest.Fixtures(3) {
+		half := len(fx.Sets) / 2
+		r, s := fx.Sets[:half], fx.Sets[half:]
+		self, cross := jointest.SelfOverlaps(fx.Sets), jointest.RSOverlaps(r, s)
 		for _, m := range allMeasures {
 			for _, tf := range floatThresholds(m) {
 				th, err := prefix.ThresholdOf(m, tf)
@@ -84,16 +88,14 @@ func TestSetsAgainstOracle(t *testing.T) {
 				if st.Results != int64(len(pairs)) || st.Records != len(fx.Sets) {
 					t.Errorf("%s: stats %+v for %d pairs of %d records", name, st, len(pairs), len(fx.Sets))
 				}
-				want := jointest.SelfJoin(fx.Sets, m, th)
+				want := self.Join(m, th)
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(fx.Sets), sizeOf(fx.Sets)), want)
 
-				half := len(fx.Sets) / 2
-				r, s := fx.Sets[:half], fx.Sets[half:]
 				pairs, _, err = simjoin.JoinSets(ctx, r, s, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(r), sizeOf(s)), jointest.RSJoin(r, s, m, th))
+				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(r), sizeOf(s)), cross.Join(m, th))
 
 				var streamed []jointest.Pair
 				_, err = simjoin.JoinSetsFunc(ctx, r, s, opts, func(p simjoin.Pair) bool {
@@ -104,7 +106,7 @@ func TestSetsAgainstOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				jointest.Sort(streamed)
-				sameAs(t, name+"/rs-streamed", streamed, jointest.RSJoin(r, s, m, th))
+				sameAs(t, name+"/rs-streamed", streamed, cross.Join(m, th))
 			}
 		}
 	}
@@ -172,6 +174,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 	for _, q := range qs {
 		ids := map[string]uint32{}
 		sets, osets := qgramSets(records, q, ids), qgramSets(other, q, ids)
+		self, cross := jointest.SelfOverlaps(sets), jointest.RSOverlaps(sets, osets)
 		for _, m := range allMeasures {
 			for _, tf := range floatThresholds(m) {
 				th, _ := prefix.ThresholdOf(m, tf)
@@ -181,12 +184,12 @@ func TestStringsAgainstOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(sets)), jointest.SelfJoin(sets, m, th))
+				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(sets)), self.Join(m, th))
 				pairs, _, err = simjoin.Join(ctx, records, other, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(osets)), jointest.RSJoin(sets, osets, m, th))
+				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(osets)), cross.Join(m, th))
 			}
 		}
 	}
@@ -426,5 +429,25 @@ func TestTokensNorm(t *testing.T) {
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("norm %s: %v, %v; want %d pairs", c.norm, pairs, err, c.want)
 		}
+	}
+}
+
+// TestWorkersClamped: a worker count far beyond the machine is lowered to
+// 4·GOMAXPROCS (it used to exhaust memory), and the pairs do not change.
+func TestWorkersClamped(t *testing.T) {
+	records := []string{"a b c", "a b c d", "x y", "x y z"}
+	want, _, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Workers = %d, want 4·GOMAXPROCS = %d", st.Workers, 4*runtime.GOMAXPROCS(0))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs %v, want %v", got, want)
 	}
 }

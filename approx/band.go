@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // entry is one unit in one band table: the band's key and the unit.
@@ -51,25 +51,15 @@ func (t *tables) bandOf(row []byte, j int) []byte {
 func bandKey(b []byte, j int) uint64 {
 	h := uint64(j+1) * gamma
 	for len(b) >= 8 {
-		h = shingle.Mix64(h ^ binary.LittleEndian.Uint64(b))
+		h = mix.Mix64(h ^ binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
 	if len(b) > 0 {
 		var w [8]byte
 		copy(w[:], b)
-		h = shingle.Mix64(h ^ binary.LittleEndian.Uint64(w[:]) ^ uint64(len(b))<<56)
+		h = mix.Mix64(h ^ binary.LittleEndian.Uint64(w[:]) ^ uint64(len(b))<<56)
 	}
 	return h
-}
-
-// BandKey returns the key of band j of a packed signature row (Row of
-// Signatures with values of w bits) cut in bands of r rows: the key the band
-// tables group units by, so that a distributed banding (one key per band and
-// set, grouped by key) forms the same buckets. Equal bands get equal keys.
-// Cost: O(r·w/64).
-func BandKey(row []byte, j, r, w int) uint64 {
-	n := r * w / 8
-	return bandKey(row[j*n:(j+1)*n], j)
 }
 
 // buildTables bands the units of sigs for which keep returns true (all when

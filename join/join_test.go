@@ -53,25 +53,21 @@ func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold
 }
 
 // TestAgainstOracle runs every fixture, measure and threshold through the
-// self-join and the R-S join and compares with the nested-loop oracle.
+// self-join and the R-S join and compares with the nested-loop oracle, for a
+// few fixture seeds (all 60 with -long).
 func TestAgainstOracle(t *testing.T) {
-	seeds := 60
-	if testing.Short() {
-		seeds = 8
-	}
-	for seed := uint64(0); seed < uint64(seeds); seed++ {
+	for _, seed := range jointest.Seeds(60, 6) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		for _, fx := range jointest.Fixtures(seed) {
+			half := len(fx.Sets) / 2
+			rs, ss := fx.Sets[:half], fx.Sets[half:]
+			self, cross := jointest.SelfOverlaps(fx.Sets), jointest.RSOverlaps(rs, ss)
 			for _, m := range measures {
 				for _, th := range jointest.Thresholds(m, fx.Sets, r) {
 					name := fmt.Sprintf("seed=%d/%s/%s/t=%s", seed, fx.Name, m, th)
-					want := jointest.SelfJoin(fx.Sets, m, th)
 					got, _ := selfJoin(t, fx.Sets, m, th, 1+int(seed%3))
-					jointest.Diff(t, name+"/self", got, want)
-
-					half := len(fx.Sets) / 2
-					rs, ss := fx.Sets[:half], fx.Sets[half:]
-					jointest.Diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), jointest.RSJoin(rs, ss, m, th))
+					jointest.Diff(t, name+"/self", got, self.Join(m, th))
+					jointest.Diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), cross.Join(m, th))
 				}
 			}
 		}

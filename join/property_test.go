@@ -195,10 +195,10 @@ func pairDiff(got, want []jointest.Pair) string {
 	return out
 }
 
-// TestProperties runs the matrix for a few fixture seeds (one under -short).
+// TestProperties runs the matrix for one fixture seed (three with -long).
 func TestProperties(t *testing.T) {
 	seeds := []uint64{11, 12, 13}
-	if testing.Short() {
+	if !jointest.Long() {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
@@ -64,72 +63,6 @@ func setsOf(l *List, g Grams) [][]uint32 {
 	return sets
 }
 
-// overlaps holds the oracle's overlap of every pair of sets that shares a
-// token, computed once (in parallel) for many thresholds. A pair that shares
-// no token reaches no threshold; the pairs that do are found through an
-// inverted index, and their overlaps are the oracle's (jointest.Overlap).
-type overlaps struct {
-	sets  [][]uint32
-	pairs []jointest.Pair // A < B, Overlap > 0
-}
-
-func newOverlaps(sets [][]uint32) *overlaps {
-	ds := make([][]uint32, len(sets))
-	post := map[uint32][]int{}
-	for i, s := range sets {
-		ds[i] = slices.Compact(slices.Sorted(slices.Values(s)))
-		for _, w := range ds[i] {
-			post[w] = append(post[w], i)
-		}
-	}
-	workers := runtime.GOMAXPROCS(0)
-	parts := make([][]jointest.Pair, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			shared := make([]int, len(ds))
-			var met []int
-			for i := w; i < len(ds); i += workers {
-				for _, tok := range ds[i] {
-					for _, j := range post[tok] {
-						if j > i {
-							if shared[j] == 0 {
-								met = append(met, j)
-							}
-							shared[j]++
-						}
-					}
-				}
-				slices.Sort(met)
-				for _, j := range met {
-					o := jointest.Overlap(ds[i], ds[j])
-					if o != shared[j] {
-						panic(fmt.Sprintf("sets %d and %d: oracle overlap %d, index counts %d", i, j, o, shared[j]))
-					}
-					parts[w] = append(parts[w], jointest.Pair{A: i, B: j, Overlap: o})
-					shared[j] = 0
-				}
-				met = met[:0]
-			}
-		})
-	}
-	wg.Wait()
-	ov := &overlaps{sets: ds, pairs: slices.Concat(parts...)}
-	jointest.Sort(ov.pairs)
-	return ov
-}
-
-// join returns the oracle's pairs at m >= th, sorted.
-func (ov *overlaps) join(m prefix.Measure, th prefix.Threshold) []jointest.Pair {
-	var out []jointest.Pair
-	for _, p := range ov.pairs {
-		if jointest.Reaches(m, th, p.Overlap, len(ov.sets[p.A]), len(ov.sets[p.B])) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // joinPairs runs Join and returns its pairs sorted, checking each pair's
 // order and similarity on the way.
 func joinPairs(t *testing.T, l *List, opt Options) ([]jointest.Pair, Stats) {
@@ -153,24 +86,18 @@ func joinPairs(t *testing.T, l *List, opt Options) ([]jointest.Pair, Stats) {
 // normalisation, every measure and many thresholds (fixed ones and ones that
 // some pair sits on exactly), and compares with the brute-force oracle.
 func TestJoinAgainstOracle(t *testing.T) {
-	seeds := 16
-	if testing.Short() {
-		seeds = 4
-	}
-	for seed := uint64(0); seed < uint64(seeds); seed++ {
+	for _, seed := range jointest.Seeds(16, 6) {
 		r := rand.New(rand.NewPCG(seed, 42))
 		l := testList(150+r.IntN(300), seed)
 		q := 1 + int(seed%4)
 		norm := norms[int(seed)%len(norms)]
 		g := Grams{Q: q, Norm: norm}
 		sets := setsOf(l, g)
-		ov := newOverlaps(sets)
-		// The overlap shortcut agrees with the oracle's own nested loop.
-		jointest.Diff(t, fmt.Sprintf("seed=%d oracle", seed), ov.join(prefix.Jaccard, DefaultThreshold), jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold))
+		ov := jointest.SelfOverlaps(sets)
 		for _, m := range allMeasures {
 			for _, th := range jointest.Thresholds(m, sets, r) {
 				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
-				want := ov.join(m, th)
+				want := ov.Join(m, th)
 				var st Stats
 				for _, path := range []string{"pair", "triple", "prefix", ""} {
 					joinPath = path
@@ -256,12 +183,12 @@ func TestJoinJohn(t *testing.T) {
 		{3, 0, []string{"0.8", "0.6"}},
 	} {
 		g := Grams{Q: tc.q, Norm: tc.norm}
-		ov := newOverlaps(setsOf(l, g))
+		ov := jointest.SelfOverlaps(setsOf(l, g))
 		for _, ts := range tc.ts {
 			th, _ := prefix.ParseThreshold(prefix.Jaccard, ts)
 			name := fmt.Sprintf("john q=%d norm=%v t=%s", tc.q, tc.norm, ts)
 			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th})
-			want := ov.join(prefix.Jaccard, th)
+			want := ov.Join(prefix.Jaccard, th)
 			jointest.Diff(t, name, got, want)
 			t.Logf("%s: %d pairs", name, len(got))
 		}
@@ -300,7 +227,7 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 		l := testList(800, seed)
 		g := Grams{Norm: norms[int(seed)%len(norms)]}
 		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
-		pairs := newOverlaps(setsOf(l, g)).join(prefix.Jaccard, th)
+		pairs := jointest.SelfOverlaps(setsOf(l, g)).Join(prefix.Jaccard, th)
 		adj := make([][]int, l.Len())
 		for _, p := range pairs {
 			adj[p.A] = append(adj[p.A], p.B)
@@ -477,7 +404,7 @@ func FuzzJoin(f *testing.F) {
 			th.Num = th.Den
 		}
 		th, _ = prefix.ThresholdOf(prefix.Jaccard, th.Float())
-		want := newOverlaps(setsOf(l, g)).join(prefix.Jaccard, th)
+		want := jointest.SelfOverlaps(setsOf(l, g)).Join(prefix.Jaccard, th)
 		defer func() { joinPath = "" }()
 		for _, path := range []string{"pair", "triple", "prefix"} {
 			joinPath = path
@@ -501,5 +428,20 @@ func TestJoinCancelled(t *testing.T) {
 		if err == nil || n > 0 {
 			t.Errorf("path %s: err %v after %d pairs, want the context's error and none", path, err, n)
 		}
+	}
+}
+
+// TestWorkersClamped: Workers far beyond the machine is lowered to
+// 4·GOMAXPROCS instead of exhausting memory; the pairs do not change.
+func TestWorkersClamped(t *testing.T) {
+	l := testList(300, 5)
+	want, _ := joinPairs(t, l, Options{Workers: 1})
+	got, st := joinPairs(t, l, Options{Workers: 1 << 40})
+	if st.Exact.Workers > 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Exact.Workers = %d, want at most %d", st.Exact.Workers, 4*runtime.GOMAXPROCS(0))
+	}
+	jointest.Diff(t, "Workers 1<<40", got, want)
+	if _, err := NewIndex(l, Options{Workers: 1 << 40}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -35,23 +32,38 @@ func parseFormat(s string) (format, error) {
 }
 
 // pairWriter writes pairs: id_a, id_b and the similarity, one a line.
-// Ids are strings (line numbers or paths) given by the caller.
+// Ids are strings (line numbers or paths) given by the caller, encoded by
+// package fieldenc.
 type pairWriter struct {
 	w       *bufio.Writer
-	csv     *csv.Writer
 	format  format
 	integer bool   // similarities are integers (the overlap measure)
 	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates)
+	started bool   // the CSV header is written (before the first pair, or at flush)
+	header  string // the CSV header line without its newline; "" for id_a,id_b,similarity (or estimate)
 	buf     []byte
 }
 
 func newPairWriter(w io.Writer, f format, integer bool) *pairWriter {
-	pw := &pairWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, integer: integer, simKey: "sim"}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-		pw.csv.Write([]string{"id_a", "id_b", "similarity"})
+	return &pairWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, integer: integer, simKey: "sim"}
+}
+
+// start writes the CSV header once: "similarity", or "estimate" when the
+// similarities are estimates.
+func (pw *pairWriter) start() {
+	if pw.started {
+		return
 	}
-	return pw
+	pw.started = true
+	if pw.format == formatCSV {
+		if pw.header != "" {
+			pw.w.WriteString(pw.header + "\n")
+		} else if pw.simKey == "est" {
+			pw.w.WriteString("id_a,id_b,estimate\n")
+		} else {
+			pw.w.WriteString("id_a,id_b,similarity\n")
+		}
+	}
 }
 
 // appendSim formats a similarity: integers as they are, fractions with up to
@@ -65,106 +77,65 @@ func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
 
 // write writes one pair; numeric ids are written bare in JSONL.
 func (pw *pairWriter) write(a, b []byte, numeric bool, sim float64) error {
+	pw.start()
+	var buf []byte
 	switch pw.format {
 	case formatCSV:
-		return pw.csv.Write([]string{string(a), string(b), string(pw.appendSim(pw.buf[:0], sim))})
+		buf = fieldenc.AppendCSV(pw.buf[:0], a)
+		buf = append(buf, ',')
+		buf = fieldenc.AppendCSV(buf, b)
+		buf = append(buf, ',')
+		buf = pw.appendSim(buf, sim)
+		buf = append(buf, '\n')
 	case formatJSONL:
-		buf := append(pw.buf[:0], `{"a":`...)
-		buf = appendJSONID(buf, a, numeric)
-		buf = append(buf, `,"b":`...)
-		buf = appendJSONID(buf, b, numeric)
+		buf = append(pw.buf[:0], '{')
+		buf = appendJSONID(buf, "a", a, numeric)
+		buf = append(buf, ',')
+		buf = appendJSONID(buf, "b", b, numeric)
 		buf = append(buf, `,"`...)
 		buf = append(buf, pw.simKey...)
 		buf = append(buf, `":`...)
 		buf = pw.appendSim(buf, sim)
 		buf = append(buf, "}\n"...)
-		pw.buf = buf
-		_, err := pw.w.Write(buf)
-		return err
 	default:
-		buf := append(pw.buf[:0], a...)
+		buf = fieldenc.AppendTSV(pw.buf[:0], a)
 		buf = append(buf, '\t')
-		buf = append(buf, b...)
+		buf = fieldenc.AppendTSV(buf, b)
 		buf = append(buf, '\t')
 		buf = pw.appendSim(buf, sim)
 		buf = append(buf, '\n')
-		pw.buf = buf
-		_, err := pw.w.Write(buf)
-		return err
 	}
+	pw.buf = buf
+	_, err := pw.w.Write(buf)
+	return err
 }
 
-func appendJSONID(b []byte, id []byte, numeric bool) []byte {
+// appendJSONID appends `"key":id`: a numeric id bare, any other as
+// fieldenc.AppendJSONField writes it (key_base64 when it is not UTF-8).
+func appendJSONID(b []byte, key string, id []byte, numeric bool) []byte {
 	if numeric {
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, `":`...)
 		return append(b, id...)
 	}
-	return strconv.AppendQuote(b, string(id))
+	return fieldenc.AppendJSONField(b, key, id)
 }
 
 func (pw *pairWriter) flush() error {
-	if pw.csv != nil {
-		pw.csv.Flush()
-		if err := pw.csv.Error(); err != nil {
-			return err
-		}
-	}
+	pw.start()
 	return pw.w.Flush()
 }
 
-// outputFile is where results go: standard output, or a file written under a
-// temporary name and renamed into place only when the run succeeds, so that a
-// failed run never leaves a partial file that looks complete.
-type outputFile struct {
-	w    io.Writer
-	f    *os.File
-	path string
-}
-
-func createOutput(path string, stdout io.Writer) (*outputFile, error) {
-	if path == "" || path == "-" {
-		return &outputFile{w: stdout}, nil
+// create opens path as an output of the run (see internal/outfile: "-" and
+// "" are standard output, a regular file is replaced only when the run
+// succeeds, devices and pipes are written straight). The run commits every
+// output together when the command succeeds and removes them otherwise.
+// Asking for standard output twice, or for an input, is a usage error.
+func (e *env) create(path string) (*outfile.File, error) {
+	f, err := e.outs.Create(path)
+	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrDuplicate) {
+		return nil, usageError{err}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
-	if err != nil {
-		// Name the file the user asked for, not the temporary one.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = &os.PathError{Op: "create", Path: path, Err: pe.Err}
-		}
-		return nil, err
-	}
-	// CreateTemp makes the file private; give it the mode os.Create would
-	// (before the umask, which chmod does not apply: 0644 is its usual result).
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &outputFile{w: f, f: f, path: path}, nil
-}
-
-// commit renames the temporary file into place.
-func (o *outputFile) commit() error {
-	if o.f == nil {
-		return nil
-	}
-	if err := o.f.Close(); err != nil {
-		os.Remove(o.f.Name())
-		return err
-	}
-	if err := os.Rename(o.f.Name(), o.path); err != nil {
-		os.Remove(o.f.Name())
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	o.f = nil
-	return nil
-}
-
-// abort removes the temporary file; it is a no-op after commit.
-func (o *outputFile) abort() {
-	if o.f != nil {
-		o.f.Close()
-		os.Remove(o.f.Name())
-		o.f = nil
-	}
+	return f, err
 }

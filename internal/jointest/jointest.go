@@ -1,13 +1,16 @@
 // Package jointest holds the brute-force oracle and the fixture table that
 // every join test runs against: the nested-loop join over raw sets, deciding
-// "similarity >= t" with exact rational arithmetic (math/big), independent of
-// the bounds the fast joins use.
+// "similarity >= t" with exact integer arithmetic (128-bit products),
+// independent of the bounds the fast joins use. The overlaps of a collection
+// are computed once (Overlaps) and serve every measure and threshold.
 package jointest
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -17,6 +20,30 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
+var long = flag.Bool("long", false, "run the long seed sweeps of the join tests")
+
+// Long reports whether the test binary runs with -long: the seed sweeps then
+// cover every seed they list, not a few. Continuous integration runs them
+// (.ci/run).
+func Long() bool { return *long }
+
+// Seeds returns the seeds a sweep runs: the first few (short of them under
+// -short), or all n with -long.
+func Seeds(n, few int) []uint64 {
+	switch {
+	case *long:
+	case testing.Short():
+		n = min(n, max(few/2, 1))
+	default:
+		n = min(n, few)
+	}
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	return s
+}
+
 // Pair is an oracle result: record indices (A < B in a self-join; A in R and B
 // in S in an R-S join) and the exact overlap.
 type Pair struct {
@@ -25,11 +52,10 @@ type Pair struct {
 }
 
 // Overlap returns |a ∩ b| for sets given in any order with distinct elements.
-func Overlap(a, b []uint32) int {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	x, y = slices.Compact(x), slices.Compact(y)
+func Overlap(a, b []uint32) int { return overlapSorted(dedup(a), dedup(b)) }
+
+// overlapSorted returns |x ∩ y| for sorted sets without repeats, by a merge.
+func overlapSorted(x, y []uint32) int {
 	o, i, j := 0, 0, 0
 	for i < len(x) && j < len(y) {
 		switch {
@@ -47,11 +73,41 @@ func Overlap(a, b []uint32) int {
 }
 
 // Reaches reports whether sets of sizes x and y with overlap o reach t under
-// m, in exact arithmetic. Empty sets never do.
+// m, in exact integer arithmetic: every product is formed in 128 bits
+// (math/bits), which holds them whenever t's numerator and denominator and
+// the sizes are below 2^32 (ParseThreshold's denominators are at most 10^9);
+// larger values are decided with math/big. Empty sets never reach t.
 func Reaches(m prefix.Measure, t prefix.Threshold, o, x, y int) bool {
 	if x == 0 || y == 0 {
 		return false
 	}
+	const lim = 1 << 32
+	if t.Num >= lim || t.Den >= lim || o < 0 || x >= lim || y >= lim || o > x+y {
+		return reachesBig(m, t, o, x, y)
+	}
+	p, q := t.Num, t.Den
+	uo, ux, uy := uint64(o), uint64(x), uint64(y)
+	switch m {
+	case prefix.Jaccard: // o/(x+y-o) >= p/q  <=>  o·q >= (x+y-o)·p
+		return geq128(uo, q, ux+uy-uo, p)
+	case prefix.Cosine: // o/sqrt(xy) >= p/q  <=>  (o·q)² >= (p·x)·(p·y)
+		return geq128(uo*q, uo*q, p*ux, p*uy)
+	case prefix.Dice: // 2o/(x+y) >= p/q  <=>  2o·q >= (x+y)·p
+		return geq128(2*uo, q, ux+uy, p)
+	default:
+		return uo >= p
+	}
+}
+
+// geq128 reports a·b >= c·d for 64-bit factors, comparing 128-bit products.
+func geq128(a, b, c, d uint64) bool {
+	lh, ll := bits.Mul64(a, b)
+	rh, rl := bits.Mul64(c, d)
+	return lh > rh || (lh == rh && ll >= rl)
+}
+
+// reachesBig is Reaches in math/big, for values too large for geq128.
+func reachesBig(m prefix.Measure, t prefix.Threshold, o, x, y int) bool {
 	bi := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
 	p, q := bi(t.Num), bi(t.Den)
 	bo, bx, by := big.NewInt(int64(o)), big.NewInt(int64(x)), big.NewInt(int64(y))
@@ -63,12 +119,12 @@ func Reaches(m prefix.Measure, t prefix.Threshold, o, x, y int) bool {
 		return r
 	}
 	switch m {
-	case prefix.Jaccard: // o/(x+y-o) >= p/q
+	case prefix.Jaccard:
 		union := new(big.Int).Sub(new(big.Int).Add(bx, by), bo)
 		return mul(bo, q).Cmp(mul(union, p)) >= 0
-	case prefix.Cosine: // o/sqrt(xy) >= p/q
+	case prefix.Cosine:
 		return mul(bo, bo, q, q).Cmp(mul(p, p, bx, by)) >= 0
-	case prefix.Dice: // 2o/(x+y) >= p/q
+	case prefix.Dice:
 		return mul(big.NewInt(2), bo, q).Cmp(mul(new(big.Int).Add(bx, by), p)) >= 0
 	default:
 		return bo.Cmp(p) >= 0
@@ -81,39 +137,109 @@ func dedup(s []uint32) []uint32 {
 	return slices.Compact(s)
 }
 
-// SelfJoin is the nested-loop self-join: every pair i < j of non-empty sets
-// that reaches t, sorted by (A, B).
-func SelfJoin(sets [][]uint32, m prefix.Measure, t prefix.Threshold) []Pair {
+// Overlaps is what the oracle needs of a join's input, computed once: the
+// distinct size of every set and the overlap of every pair of sets that
+// share a token. Each (measure, threshold) is then decided by one pass over
+// those pairs (Join), instead of an O(n²) nested loop of merges per
+// threshold. A pair sharing no token reaches no threshold (every threshold
+// is positive), so leaving it out loses nothing.
+type Overlaps struct {
+	sizeA, sizeB []int  // distinct sizes of the A side and the B side
+	pairs        []Pair // every pair with Overlap > 0, sorted by (A, B)
+}
+
+// SelfOverlaps computes the overlaps of every pair i < j of sets. The pairs
+// that share a token are found through lists of the sets holding each token
+// (a pair sharing none has overlap 0); each overlap is then the merge of the
+// two sets, checked against the number of lists that met the pair.
+// Cost: the merges of the pairs met, O(Σ list²) steps to meet them.
+func SelfOverlaps(sets [][]uint32) *Overlaps {
 	ds := make([][]uint32, len(sets))
+	sizes := make([]int, len(sets))
+	holders := map[uint32][]int{}
 	for i, s := range sets {
 		ds[i] = dedup(s)
+		sizes[i] = len(ds[i])
+		for _, w := range ds[i] {
+			holders[w] = append(holders[w], i)
+		}
+	}
+	ov := &Overlaps{sizeA: sizes, sizeB: sizes}
+	shared := make([]int, len(ds))
+	var met []int
+	for i := range ds {
+		for _, w := range ds[i] {
+			for _, j := range holders[w] {
+				if j > i {
+					if shared[j] == 0 {
+						met = append(met, j)
+					}
+					shared[j]++
+				}
+			}
+		}
+		slices.Sort(met)
+		for _, j := range met {
+			o := overlapSorted(ds[i], ds[j])
+			if o != shared[j] {
+				panic(fmt.Sprintf("jointest: sets %d and %d: merge finds %d shared tokens, token lists %d", i, j, o, shared[j]))
+			}
+			ov.pairs = append(ov.pairs, Pair{i, j, o})
+			shared[j] = 0
+		}
+		met = met[:0]
+	}
+	return ov
+}
+
+// RSOverlaps computes the overlaps of every pair (i, j), i in r and j in s.
+// Cost: |r|·|s| merges.
+func RSOverlaps(r, s [][]uint32) *Overlaps {
+	dr, ds := make([][]uint32, len(r)), make([][]uint32, len(s))
+	ov := &Overlaps{sizeA: make([]int, len(r)), sizeB: make([]int, len(s))}
+	for i := range r {
+		dr[i] = dedup(r[i])
+		ov.sizeA[i] = len(dr[i])
+	}
+	for j := range s {
+		ds[j] = dedup(s[j])
+		ov.sizeB[j] = len(ds[j])
+	}
+	for i := range dr {
+		for j := range ds {
+			if o := overlapSorted(dr[i], ds[j]); o > 0 {
+				ov.pairs = append(ov.pairs, Pair{i, j, o})
+			}
+		}
+	}
+	return ov
+}
+
+// Join returns the pairs that reach t under m, sorted by (A, B). t must be
+// positive (as every threshold from ParseThreshold is).
+func (ov *Overlaps) Join(m prefix.Measure, t prefix.Threshold) []Pair {
+	if t.Num == 0 || t.Den == 0 {
+		panic("jointest: threshold must be positive")
 	}
 	var out []Pair
-	for i := range ds {
-		for j := i + 1; j < len(ds); j++ {
-			o := Overlap(ds[i], ds[j])
-			if Reaches(m, t, o, len(ds[i]), len(ds[j])) {
-				out = append(out, Pair{i, j, o})
-			}
+	for _, p := range ov.pairs {
+		if Reaches(m, t, p.Overlap, ov.sizeA[p.A], ov.sizeB[p.B]) {
+			out = append(out, p)
 		}
 	}
 	return out
 }
 
+// SelfJoin is the nested-loop self-join: every pair i < j of non-empty sets
+// that reaches t, sorted by (A, B). To test one collection at several
+// thresholds, compute SelfOverlaps once and call its Join.
+func SelfJoin(sets [][]uint32, m prefix.Measure, t prefix.Threshold) []Pair {
+	return SelfOverlaps(sets).Join(m, t)
+}
+
 // RSJoin is the nested-loop R-S join, sorted by (A, B).
 func RSJoin(r, s [][]uint32, m prefix.Measure, t prefix.Threshold) []Pair {
-	var out []Pair
-	for i := range r {
-		a := dedup(r[i])
-		for j := range s {
-			b := dedup(s[j])
-			o := Overlap(a, b)
-			if Reaches(m, t, o, len(a), len(b)) {
-				out = append(out, Pair{i, j, o})
-			}
-		}
-	}
-	return out
+	return RSOverlaps(r, s).Join(m, t)
 }
 
 // Sort orders pairs by (A, B).
