@@ -331,12 +331,12 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 		return nil, err
 	}
 	if m.Dict != "" {
-		if st.dict, err = openDict(filepath.Join(dir, m.Dict)); err != nil {
+		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
 			return fail(err)
 		}
 	}
 	for _, ref := range m.Segments {
-		s, err := openSegment(dir, ref.File, &ix.cfg)
+		s, err := openSegment(dir, ref.File, &ix.cfg, true)
 		if err != nil {
 			return fail(err)
 		}
@@ -964,7 +964,7 @@ func (ix *Index) Verify() error {
 		return err
 	}
 	check := func(name string, kind uint32) error {
-		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind)
+		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, false)
 		if err != nil {
 			return err
 		}
