@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/pflag"
 
@@ -309,9 +310,17 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 				readNS.Add(int64(t1.Sub(t0)))
 				if err == nil {
 					nbytes.Add(int64(len(data)))
-					scratch, err = spec.AppendBytes(scratch[:0], data)
-					if err == nil {
-						results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
+					if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
+						// A long file: memory bounded by its distinct keys.
+						scratch, err = spec.AppendSet(scratch[:0], unsafe.String(unsafe.SliceData(data), len(data)))
+						if err == nil {
+							results[i].keys = slices.Clone(scratch)
+						}
+					} else {
+						scratch, err = spec.AppendBytes(scratch[:0], data)
+						if err == nil {
+							results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
+						}
 					}
 					tokNS.Add(int64(time.Since(t1)))
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -43,6 +45,7 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	maxLine     int
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -101,7 +104,8 @@ none is, so that the command serves in a password policy script:
   printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
 
 Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. The q-grams, normalisations, measure and threshold are
+users of the machine. On a terminal, stdin is one password, typed after a
+prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
 those of simjoin passwords.`
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
@@ -119,6 +123,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
 }
 
 // parse checks the flags before any work starts.
@@ -163,6 +168,14 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	switch {
+	case c.maxLine < 0:
+		return usagef("--max-line must be >= 0")
+	case c.maxLine == 0:
+		c.read.MaxLine = -1
+	default:
+		c.read.MaxLine = c.maxLine
+	}
 	if c.outFmt, err = parseFormat(c.format); err != nil {
 		return err
 	}
@@ -525,6 +538,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		if err := flush(); err != nil {
 			return err
 		}
+	} else if fd, ok := terminal(e.stdin); ok {
+		// Typed at a terminal: one candidate, read without echo.
+		fmt.Fprint(e.stderr, "password to check: ")
+		pw, err := term.ReadPassword(fd)
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return &inputError{file: "<stdin>", err: err}
+		}
+		batch = append(batch, pw)
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
 	} else {
 		lr := newLineReader(e.stdin)
 		first = 1
@@ -576,6 +602,15 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return exitError{code: exitTooClose}
 	}
 	return nil
+}
+
+// terminal returns r's descriptor if r is a terminal.
+func terminal(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
 }
 
 type checkStats struct {
