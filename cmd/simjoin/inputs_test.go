@@ -217,3 +217,26 @@ func TestLongLineMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryLimit: a join that will not fit stops before its large
+// allocations with one line and exit status 1; --memory-limit sets the bound.
+func TestMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", strings.Repeat("a b c d e f g h\n", 1000))
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--memory-limit", "64K", in},
+		{"dedup", "-t", "0.5", "--memory-limit", "64K", in},
+		{"join", "--files", "-t", "0.5", "--memory-limit", "100", in},
+	} {
+		code, out, stderr := cliRun(t, "", args...)
+		if code != exitRuntime || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "needs about") || !strings.Contains(stderr, "--memory-limit") {
+			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
+	if code, _, _ := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "lots", in); code != exitUsage {
+		t.Errorf("--memory-limit lots: exit %d", code)
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -35,6 +38,8 @@ type joinConfig struct {
 	statsJSON string
 	workers   int
 	sort      bool
+	memLimit  string // --memory-limit, parsed into mem by parse
+	mem       memlimit.Limit
 	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 
 	// statsOut is --stats-json's file, created by start before any work so
@@ -63,6 +68,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
+	addMemoryFlag(fs, &c.memLimit)
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
 }
@@ -97,6 +103,9 @@ func (c *joinConfig) parse() error {
 		return usagef("-j/--workers must be >= 0")
 	}
 	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
+	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
+		return err
+	}
 	return c.lsh.parse(c)
 }
 
@@ -176,6 +185,9 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		}
 	}
 	tm.done("read")
+	if err := checkMemory(cfg.mem, rin, sin); err != nil {
+		return nil, err
+	}
 	return buildLoaded(rep, prog, rin, sin)
 }
 
@@ -406,4 +418,45 @@ func (s *pairSink) close() error {
 		s.held = nil
 	}
 	return s.pw.flush()
+}
+
+// addMemoryFlag registers --memory-limit.
+func addMemoryFlag(fs *pflag.FlagSet, v *string) {
+	fs.StringVar(v, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
+}
+
+// parseMemoryLimit reads --memory-limit, or finds the system's bound, and
+// sets the runtime's soft memory limit to it (unless GOMEMLIMIT is set), so
+// that the collector works harder before the process runs out.
+func parseMemoryLimit(s string) (memlimit.Limit, error) {
+	var l memlimit.Limit
+	if s == "" {
+		l = memlimit.Detect()
+	} else {
+		n, err := memlimit.ParseSize(s)
+		if err != nil {
+			return l, usagef("--memory-limit: %v", err)
+		}
+		l = memlimit.Limit{Bytes: n, Source: "--memory-limit"}
+	}
+	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(l.Bytes)
+	}
+	return l, nil
+}
+
+// checkMemory stops a join whose input, read, would not fit in l once
+// ordered, indexed and joined (join.EstimateMemory), before those large
+// allocations.
+func checkMemory(l memlimit.Limit, ins ...*order.Input) error {
+	var records, tokens, vocab int
+	for _, in := range ins {
+		if in != nil {
+			records += in.Len()
+			tokens += in.Tokens()
+			vocab += in.Vocabulary()
+		}
+	}
+	return memlimit.Check(join.EstimateMemory(records, tokens, vocab), l,
+		fmt.Sprintf("joining %s records of %s tokens", group(int64(records)), group(int64(tokens))))
 }
