@@ -40,7 +40,8 @@ type joinConfig struct {
 	sort      bool
 	memLimit  string // --memory-limit, parsed into mem by parse
 	mem       memlimit.Limit
-	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	lsh       lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	fs        *pflag.FlagSet // the command's flags, for what was given
 
 	// statsOut is --stats-json's file, created by start before any work so
 	// that an unwritable path fails early; written by finishReport.
@@ -57,6 +58,7 @@ type joinConfig struct {
 
 // addFlags registers the shared flags on fs.
 func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
+	c.fs = fs
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
@@ -82,6 +84,13 @@ func (c *joinConfig) parse() error {
 	if err := c.docs.parse(&c.spec); err != nil {
 		return err
 	}
+	if c.spec.Kind != shingle.Words && c.spec.Kind != shingle.Shingle {
+		for _, name := range []string{"case", "punct"} {
+			if c.fs != nil && c.fs.Changed(name) {
+				return usagef("--%s applies to --tokens words and shingle:N, not %s", name, c.spec)
+			}
+		}
+	}
 	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
 		return usageError{err}
 	}
@@ -101,6 +110,11 @@ func (c *joinConfig) parse() error {
 	}
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
+	}
+	if c.method == "exact" && c.command != "explain" && c.command != "plot" && c.fs != nil {
+		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
+			return err
+		}
 	}
 	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
@@ -287,6 +301,11 @@ func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pa
 			[][2]string{{"method", method}, {"why", why}})
 	}
 	l.rep.Method = method
+	if cfg.command != "explain" && cfg.command != "plot" {
+		if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
+			return err
+		}
+	}
 	switch method {
 	case "exact":
 		return runExact(ctx, cfg, l, sink)
