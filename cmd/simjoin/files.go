@@ -123,18 +123,18 @@ type docFile struct {
 
 // fileStats is the "files" section of the report.
 type fileStats struct {
-	Listed      int     `json:"listed"`                  // regular files found under INPUT
-	Selected    int     `json:"selected"`                // kept by --include and --exclude
-	Unreadable  int     `json:"unreadable"`              // skipped with --keep-going
-	TooFew      int     `json:"below_min"`               // dropped by --min-tokens
-	Records     int     `json:"records"`                 // files that became records
-	Bytes       int64   `json:"bytes"`                   // bytes read (decompressed)
-	Gzip        int     `json:"gzip"`                    // files read decompressed from gzip
-	Zstd        int     `json:"zstd"`                    // files read decompressed from zstd
-	Shingles    int64   `json:"tokens"`                  // distinct tokens summed over records
-	ListSeconds float64 `json:"list_seconds"`            // walking the directories
-	ReadCPU     float64 `json:"read_worker_seconds"`     // summed over workers, wall time
-	TokenCPU    float64 `json:"tokenize_worker_seconds"` // summed over workers, wall time
+	Listed      int     `json:"listed"`            // regular files found under INPUT
+	Selected    int     `json:"selected"`          // kept by --include and --exclude
+	Unreadable  int     `json:"unreadable"`        // skipped with --keep-going
+	TooFew      int     `json:"below_min"`         // dropped by --min-tokens
+	Records     int     `json:"records"`           // files that became records
+	Bytes       int64   `json:"bytes"`             // bytes read (decompressed)
+	Gzip        int     `json:"gzip"`              // files read decompressed from gzip
+	Zstd        int     `json:"zstd"`              // files read decompressed from zstd
+	Shingles    int64   `json:"tokens"`            // distinct tokens summed over records
+	ListSeconds float64 `json:"list_s"`            // walking the directories
+	ReadCPU     float64 `json:"read_worker_s"`     // summed over workers, wall time
+	TokenCPU    float64 `json:"tokenize_worker_s"` // summed over workers, wall time
 	MinTokens   int     `json:"min_tokens"`
 	// Files that cannot be records, skipped: FIFOs, devices and sockets;
 	// symbolic links to nothing; symbolic link loops.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -410,10 +409,7 @@ func newOutcomeWriter(w io.Writer, f format, cfg index.Config) *outcomeWriter {
 	if ow.est {
 		pw.simKey = "est"
 	}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-		ow.err = pw.csv.Write([]string{"line", "status", "id", pw.simKey})
-	}
+	pw.header = "line,status,id," + pw.simKey
 	return ow
 }
 
@@ -422,18 +418,21 @@ func (ow *outcomeWriter) outcome(line int, o index.Outcome) {
 		return
 	}
 	pw := ow.pw
+	pw.start()
 	status := "inserted"
 	if !o.Inserted {
 		status = "duplicate"
 	}
 	switch pw.format {
 	case formatCSV:
-		rec := []string{strconv.Itoa(line), status, strconv.FormatUint(uint64(o.ID), 10), ""}
+		b := strconv.AppendInt(pw.buf[:0], int64(line), 10)
+		b = append(append(b, ','), status...)
+		b = strconv.AppendUint(append(b, ','), uint64(o.ID), 10)
+		b = append(b, ',')
 		if !o.Inserted {
-			rec[3] = string(pw.appendSim(nil, o.Sim))
+			b = pw.appendSim(b, o.Sim)
 		}
-		ow.err = pw.csv.Write(rec)
-		return
+		pw.buf = append(b, '\n')
 	case formatJSONL:
 		b := strconv.AppendInt(append(pw.buf[:0], `{"line":`...), int64(line), 10)
 		b = append(b, `,"status":"`...)
@@ -594,7 +593,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if cfg.Method == index.LSH && !cfg.RawSets {
 		pw.simKey, simCol = "est", "estimate"
 	}
-	csvHeader(pw, out, "query", "id", simCol)
+	pw.header = "query,id," + simCol
 	var abuf, bbuf []byte
 	err = lineBatches(in, name, indexBatch, func(first int, qs [][]byte) error {
 		res, err := ix.Search(ctx, qs, opt)
@@ -616,16 +615,6 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return err
 	}
 	return pw.flush()
-}
-
-// csvHeader replaces the CSV header pw has buffered (join's id_a, id_b,
-// similarity) with cols; other formats have none.
-func csvHeader(pw *pairWriter, w io.Writer, cols ...string) {
-	if pw.format == formatCSV {
-		pw.w.Reset(w)
-		pw.csv = csv.NewWriter(pw.w)
-		pw.csv.Write(cols)
-	}
 }
 
 // --- delete, compact, stats, verify ----------------------------------------
