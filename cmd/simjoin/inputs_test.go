@@ -56,7 +56,7 @@ func TestCompressedInput(t *testing.T) {
 	zst := writeBytes(t, dir, "sets.txt.zst", zstdText(t, text))
 	want := "1\t2\t0.75\n"
 	for _, args := range [][]string{
-		{"join", "-t", "0.5", "--stats", gz},
+		{"join", "-t", "0.5", "--stats", "--stats-json", filepath.Join(dir, "stats.json"), gz},
 		{"join", "-t", "0.5", "--stats", zst},
 		{"join", "-t", "0.5", "--stats", "-"},
 	} {
@@ -145,7 +145,7 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	if r.code != exitRuntime || !strings.Contains(r.stderr, "c.fifo: not a regular file") {
 		t.Errorf("without --keep-going: exit %d, %q", r.code, r.stderr)
 	}
-	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", dir)
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", "--stats-json", filepath.Join(t.TempDir(), "stats.json"), dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
 		t.Errorf("--keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
