@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
@@ -42,6 +43,10 @@ type server struct {
 
 // startServer creates an index in a temporary directory with cfg and serves
 // it on 127.0.0.1:0.
+func startServerOpts(t testing.TB, opt httpapi.Options) *server {
+	return startServer(t, exactCfg, opt)
+}
+
 func startServer(t testing.TB, cfg index.Config, opt httpapi.Options) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ix")
@@ -563,4 +568,39 @@ func checkAcked(t *testing.T, url string, acked []ackedRecord) {
 		}
 	}
 	t.Logf("%d acknowledged records all found", len(acked))
+}
+
+// TestShutdownSlowClient checks that a client that never finishes its
+// request does not hold up Serve beyond ShutdownTimeout, while an insert
+// answered before the shutdown stays acknowledged.
+func TestShutdownSlowClient(t *testing.T) {
+	s := startServerOpts(t, httpapi.Options{ShutdownTimeout: 50 * time.Millisecond})
+	var ins httpapi.InsertResponse
+	s.post("/v1/records", map[string]any{"records": []string{"a b c"}}, &ins)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and half a body: the handler waits for the rest.
+	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rec")
+	time.Sleep(20 * time.Millisecond) // let the handler start reading
+	done := make(chan error, 1)
+	go func() { done <- s.stop() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	case <-time.After(30 * time.Second): // the request's own timeout is a minute
+		t.Fatal("Serve waited for the slow client past ShutdownTimeout")
+	}
+	ix, err := index.Open(s.dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if st := ix.Stats(); st.Records != 1 {
+		t.Errorf("%d records after the shutdown, want the 1 acknowledged", st.Records)
+	}
 }
