@@ -604,3 +604,34 @@ func TestShutdownSlowClient(t *testing.T) {
 		t.Errorf("%d records after the shutdown, want the 1 acknowledged", st.Records)
 	}
 }
+
+// TestLSHEstimates serves an LSH index without raw sets: similarities are
+// estimates and say so, dedup and top-k work on them, and the index's
+// minimum threshold does not bind (it only chose the banding).
+func TestLSHEstimates(t *testing.T) {
+	cfg := index.Config{
+		Tokens:       shingle.Spec{Kind: shingle.Set},
+		Method:       index.LSH,
+		Measure:      prefix.Jaccard,
+		MinThreshold: prefix.Threshold{Num: 1, Den: 2},
+		Perm:         64, Bands: 16, Bits: 32, Seed: 1,
+	}
+	s := startServer(t, cfg, httpapi.Options{})
+	var ins httpapi.InsertResponse
+	s.post("/v1/records", map[string]any{"records": []string{"a b c d e f g h", "a b c d e f g h", "p q r s t u v w"}, "dedup_threshold": 0.9}, &ins)
+	want := []httpapi.RecordResult{{Status: "inserted", ID: 0}, {Status: "duplicate", ID: 0, Sim: 1, Estimated: true}, {Status: "inserted", ID: 1}}
+	if !slices.Equal(ins.Results, want) {
+		t.Fatalf("insert: %+v, want %+v", ins.Results, want)
+	}
+	var resp httpapi.SearchResponse
+	s.post("/v1/search", map[string]any{"queries": []string{"a b c d e f g h", "p q r s t u v w"}, "top_k": 1, "refine_k": 5}, &resp)
+	for q, id := range []uint64{0, 1} {
+		if len(resp.Results[q]) != 1 || resp.Results[q][0] != (httpapi.Hit{ID: id, Sim: 1, Estimated: true}) {
+			t.Errorf("top_k 1, query %d: %+v, want id %d at an estimated 1", q, resp.Results[q], id)
+		}
+	}
+	// Below the minimum threshold is allowed for LSH.
+	if code, body := s.do(http.MethodPost, "/v1/search", `{"queries": ["a b c"], "threshold": 0.3}`); code != http.StatusOK {
+		t.Errorf("LSH search at 0.3: %d %s", code, body)
+	}
+}
