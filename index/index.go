@@ -753,26 +753,35 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 	if opt.TopK < 0 || opt.RefineK < 0 {
 		return nil, fmt.Errorf("%w: negative top-k or refine-k", ErrOptions)
 	}
-	qs, err := ix.prepare(queries)
-	if err != nil {
-		return nil, err
-	}
 	snap, err := ix.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer ix.releaseSnap(snap)
 	f := newFilter(opt.Only, opt.Exclude, snap.next)
+	qs := queries
 	out := make([][]Hit, len(qs))
+	var errMu sync.Mutex
+	firstBad := len(qs) // the first query that does not tokenize
+	var badErr error
 	do := func(lo, hi int) {
 		sc, _ := ix.pool.Get().(*scratch)
 		if sc == nil {
 			sc = new(scratch)
 		}
 		for i := lo; i < hi && ctx.Err() == nil; i++ {
-			q := &qs[i]
+			q, err := ix.tokenize(sc, qs[i])
+			if err != nil {
+				errMu.Lock()
+				if i < firstBad {
+					firstBad, badErr = i, err
+				}
+				errMu.Unlock()
+				continue
+			}
 			if ix.cfg.Method == Exact {
-				q.set = snap.dict.mapSet(q.set[:0], q.keys)
+				sc.set = snap.dict.mapSet(sc.set[:0], q.keys)
+				q.set = sc.set
 			}
 			out[i] = slices.Clone(snap.search(sc, q, &opt, f))
 			if out[i] == nil {
@@ -803,7 +812,37 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if badErr != nil {
+		return nil, fmt.Errorf("index: query %d: %w", firstBad+1, badErr)
+	}
 	return out, nil
+}
+
+// tokenize prepares one record in sc's buffers (valid until the next call
+// with sc): its sorted distinct keys and, for LSH, its signature.
+func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
+	s := ""
+	if len(rec) > 0 {
+		s = unsafe.String(&rec[0], len(rec))
+	}
+	var err error
+	sc.keys, err = ix.cfg.Tokens.Append(sc.keys[:0], s)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(sc.keys)
+	sc.keys = slices.Compact(sc.keys)
+	q := &sc.q
+	q.keys, q.set, q.row = sc.keys, nil, nil
+	if ix.cfg.Method == LSH {
+		sc.sig = ix.hasher.Sign(sc.sig[:0], q.keys)
+		if rb := ix.cfg.Perm * ix.cfg.Bits / 8; len(sc.row) != rb {
+			sc.row = make([]byte, rb)
+		}
+		approx.PackRow(sc.row, sc.sig, ix.cfg.Perm, ix.cfg.Bits)
+		q.row = sc.row
+	}
+	return q, nil
 }
 
 // Delete tombstones ids. It is durable on return; unknown or already deleted

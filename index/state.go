@@ -104,13 +104,19 @@ func (f *filter) keep(id ID) bool {
 
 // scratch is one searcher's reusable memory.
 type scratch struct {
-	stamp []uint32 // stamp[row] == gen: row already seen in this part
+	slots []seenSlot // rows seen in the current part: slots stamped gen
 	gen   uint32
+	used  int
 	hits  []Hit
 	q     query
+	keys  []uint64 // tokenize's buffers
+	set   []uint32
+	row   []byte
 	sig   []uint64
 	cands []cand
 }
+
+type seenSlot struct{ row, gen uint32 }
 
 type cand struct {
 	id   ID
@@ -119,26 +125,56 @@ type cand struct {
 	row  uint32
 }
 
-// begin readies the seen-marks for a part of n rows.
-func (sc *scratch) begin(n int) {
-	if len(sc.stamp) < n {
-		sc.stamp = make([]uint32, max(n, 2*len(sc.stamp)))
-		sc.gen = 0
+// begin readies the seen-marks for a part (of any number of rows).
+func (sc *scratch) begin(int) {
+	if sc.slots == nil {
+		sc.slots = make([]seenSlot, 64)
 	}
 	sc.gen++
+	sc.used = 0
 	if sc.gen == 0 {
-		clear(sc.stamp)
+		clear(sc.slots)
 		sc.gen = 1
 	}
 }
 
-// seen marks row and reports whether it was marked already.
+// seen marks row and reports whether it was marked already. The marks are a
+// small open-addressing table stamped with a generation, so a query's few
+// candidates stay in cache whatever the size of the part (a mark per row
+// would be a cache miss per candidate on a large segment).
 func (sc *scratch) seen(row uint32) bool {
-	if sc.stamp[row] == sc.gen {
-		return true
+	mask := uint32(len(sc.slots) - 1)
+	for i := (row * 0x9e3779b1) >> 7 & mask; ; i = (i + 1) & mask {
+		sl := &sc.slots[i]
+		if sl.gen != sc.gen {
+			sl.gen, sl.row = sc.gen, row
+			sc.used++
+			if 2*sc.used > len(sc.slots) {
+				sc.grow()
+			}
+			return false
+		}
+		if sl.row == row {
+			return true
+		}
 	}
-	sc.stamp[row] = sc.gen
-	return false
+}
+
+// grow doubles the marks table, keeping the current generation's marks.
+func (sc *scratch) grow() {
+	old := sc.slots
+	sc.slots = make([]seenSlot, 2*len(old))
+	mask := uint32(len(sc.slots) - 1)
+	for _, sl := range old {
+		if sl.gen != sc.gen {
+			continue
+		}
+		i := (sl.row * 0x9e3779b1) >> 7 & mask
+		for sc.slots[i].gen == sc.gen {
+			i = (i + 1) & mask
+		}
+		sc.slots[i] = sl
+	}
 }
 
 // probeExact calls hit for every live record, allowed by f, whose similarity
