@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -102,5 +104,61 @@ func TestAgainstBothStdin(t *testing.T) {
 	code, out, stderr := cliRun(t, "a b\na b\n", "join", "-t", "0.5", "--against", "-", "-")
 	if code != exitUsage || out != "" || !strings.Contains(stderr, "standard input") {
 		t.Errorf("--against - -: exit %d, out %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestFilesSkipsWhatIsNotAFile: FIFOs, links to nothing and link loops are
+// errors, or with --keep-going counted and skipped; a FIFO never blocks.
+func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	cliWrite(t, dir, "a.txt", "alpha beta gamma delta")
+	cliWrite(t, dir, "b.txt", "alpha beta gamma delta")
+	fifo := filepath.Join(dir, "c.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink("nowhere", filepath.Join(dir, "d.dangling"))
+	os.Symlink("e.loop2", filepath.Join(dir, "e.loop1"))
+	os.Symlink("e.loop1", filepath.Join(dir, "e.loop2"))
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	runBounded := func(args ...string) result {
+		ch := make(chan result, 1)
+		go func() {
+			code, out, errs := cliRun(t, "", args...)
+			ch <- result{code, out, errs}
+		}()
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v blocked", args)
+			return result{}
+		}
+	}
+	r := runBounded("join", "--files", "--tokens", "words", "-t", "1", dir)
+	if r.code != exitRuntime || !strings.Contains(r.stderr, "c.fifo: not a regular file") {
+		t.Errorf("without --keep-going: exit %d, %q", r.code, r.stderr)
+	}
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
+		t.Errorf("--keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range []string{"c.fifo: not a regular file", "d.dangling: symbolic link to nothing", "e.loop1: symbolic link loop",
+		"4 (FIFO, device or socket: 1; link to nothing: 1; link loop: 2)"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("--keep-going: stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	// Named explicitly.
+	r = runBounded("join", "--files", "--tokens", "words", "-t", "1", fifo, filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"))
+	if r.code != exitRuntime || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("a FIFO named: exit %d, %q", r.code, r.stderr)
+	}
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", fifo, filepath.Join(dir, "e.loop1"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"))
+	if r.code != 0 || r.stdout == "" {
+		t.Errorf("a FIFO named with --keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }

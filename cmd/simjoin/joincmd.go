@@ -261,11 +261,18 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // writes. join and the commands built on it (dedup, plot) share it.
 func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
 	method := cfg.method
-	if method == "auto" || cfg.stats || cfg.statsJSON != "" { // the report carries the plan
+	switch {
+	case method == "auto":
 		var err error
 		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
 			return err
 		}
+	case cfg.stats || cfg.statsJSON != "":
+		// A method given is not planned: planning would cost as much as a
+		// fast join. The report says so; explain prices both paths.
+		why := "given by --method, not planned (simjoin explain prices both paths)"
+		l.rep.addSection("plan", "plan", givenPlan{Method: method, Forced: true, Reason: why},
+			[][2]string{{"method", method}, {"why", why}})
 	}
 	l.rep.Method = method
 	switch method {
@@ -275,6 +282,14 @@ func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pa
 		return runLSH(ctx, e, cfg, l, sink, out)
 	}
 	return usagef("--method %s is not available in this build", method)
+}
+
+// givenPlan is the report's plan section when --method names the method: the
+// fields of planner.Plan that apply without planning.
+type givenPlan struct {
+	Method string `json:"method"`
+	Forced bool   `json:"forced"`
+	Reason string `json:"reason"`
 }
 
 // runExact runs the exact join and records its statistics.

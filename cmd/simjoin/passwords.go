@@ -345,8 +345,8 @@ func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.Fil
 
 func addStatsPhases(rep *report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{"grams", st.GramTime.Seconds()},
-		phase{"order", st.OrderTime.Seconds()},
+		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -400,7 +400,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + st.Method
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
@@ -481,7 +481,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + st.Method
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
