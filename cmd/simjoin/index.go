@@ -17,13 +17,16 @@ import (
 
 func init() { register(newIndexCmd) }
 
-// indexBatch is the number of records `index add` inserts, and the number
-// of queries `index search` answers, at a time: each batch is synced (add)
-// and its lines written before the next is read, so output streams.
-const indexBatch = 1024
-
-// indexBatchBytes caps the text of one batch, so long records stream too.
-const indexBatchBytes = 4 << 20
+// Batches of records (`index add`) and queries (`index search`,
+// `passwords check --index`): a batch is inserted and synced, or answered,
+// and its lines written before the next is read. A batch ends at its cap or
+// as soon as the input has nothing more ready (see lineBatches), so a file
+// goes in large batches and a slow stream line by line.
+const (
+	addBatch        = 1 << 16 // records of one insert batch at most (--batch)
+	searchBatch     = 1024    // queries of one search batch at most
+	indexBatchBytes = 4 << 20 // text of one batch at most, so long records stream too
+)
 
 const indexLong = `A living index: a directory that holds a growing collection of records,
 created once with its tokenizer and method, then taking inserts, deletes and

@@ -36,9 +36,10 @@ record it matches best (ID) at similarity SIM. T must be at least the index's
 minimum threshold. For an exact index the records kept are exactly those of a
 sequential greedy dedup; for LSH, up to the banding's recall.
 
-Records go in batches of --batch lines; a batch's lines are printed only once
-the batch is durable (synced to the write-ahead log), so whatever was printed
-before a crash is in the index after it. On SIGINT, SIGTERM or SIGHUP the
+Records go in batches of at most --batch lines, fewer when the input has no
+more lines ready (a batch never waits for input that has not arrived); a
+batch's lines are printed only once it is durable (synced to the write-ahead
+log), so whatever was printed before a crash is in the index after it. On SIGINT, SIGTERM or SIGHUP the
 command stops before the next batch (a batch is held whole or not at all) and
 exits with status 128 plus the signal's number.`,
 		Args: cobra.ExactArgs(2),
@@ -63,7 +64,7 @@ exits with status 128 plus the signal's number.`,
 	fs.BoolVar(&dedup, "dedup", false, "search before insert: skip records that reach -t against a held record")
 	fs.StringVarP(&threshold, "threshold", "t", "", "--dedup threshold, at least the index's minimum, such as 0.8 or 4/5")
 	fs.StringVar(&formatName, "format", "tsv", "output format: tsv, csv or jsonl")
-	fs.IntVar(&batch, "batch", indexBatch, "records inserted, synced and printed at a time")
+	fs.IntVar(&batch, "batch", addBatch, "most records inserted, synced and printed at a time")
 	fs.IntVarP(&workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
 	return cmd
 }
@@ -106,7 +107,11 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 
 // lineBatches reads the lines of r and calls f with each batch of up to
 // maxRecs lines (and about indexBatchBytes of text), numbered from first
-// (1-based). The lines are copies that f may keep.
+// (1-based). A batch also ends when the reader has no more bytes buffered,
+// that is when the next line may have to wait for the input: a file goes
+// in batches of about the reader's buffer (1 MiB), a pipe in what its
+// writer has written, and an interactive stream line by line, each answered
+// before the next arrives. The lines are copies that f may keep.
 func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines [][]byte) error) error {
 	lr := newLineReader(r)
 	var lines [][]byte
@@ -124,7 +129,7 @@ func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines 
 		}
 		lines = append(lines, slices.Clone(line))
 		size += len(line)
-		if len(lines) >= maxRecs || size >= indexBatchBytes {
+		if len(lines) >= maxRecs || size >= indexBatchBytes || lr.r.Buffered() == 0 {
 			if err := f(first, lines); err != nil {
 				return err
 			}

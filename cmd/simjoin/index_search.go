@@ -143,7 +143,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	}
 	csvHeader(pw, out, "query", "id", simCol)
 	var abuf, bbuf []byte
-	err = lineBatches(in, name, indexBatch, func(first int, qs [][]byte) error {
+	err = lineBatches(in, name, searchBatch, func(first int, qs [][]byte) error {
 		res, err := ix.Search(ctx, qs, opt)
 		if err != nil {
 			return recordError(err, cfg, qs, name, first, "-t")
