@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"io"
 	"slices"
@@ -184,10 +183,7 @@ func newOutcomeWriter(w io.Writer, f format, cfg index.Config) *outcomeWriter {
 	if ow.est {
 		pw.simKey = "est"
 	}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-		ow.err = pw.csv.Write([]string{"line", "status", "id", pw.simKey})
-	}
+	pw.header = "line,status,id," + pw.simKey
 	return ow
 }
 
@@ -196,18 +192,21 @@ func (ow *outcomeWriter) outcome(line int, o index.Outcome) {
 		return
 	}
 	pw := ow.pw
+	pw.start()
 	status := "inserted"
 	if !o.Inserted {
 		status = "duplicate"
 	}
 	switch pw.format {
 	case formatCSV:
-		rec := []string{strconv.Itoa(line), status, strconv.FormatUint(uint64(o.ID), 10), ""}
+		b := strconv.AppendInt(pw.buf[:0], int64(line), 10)
+		b = append(append(b, ','), status...)
+		b = strconv.AppendUint(append(b, ','), uint64(o.ID), 10)
+		b = append(b, ',')
 		if !o.Inserted {
-			rec[3] = string(pw.appendSim(nil, o.Sim))
+			b = pw.appendSim(b, o.Sim)
 		}
-		ow.err = pw.csv.Write(rec)
-		return
+		pw.buf = append(b, '\n')
 	case formatJSONL:
 		b := strconv.AppendInt(append(pw.buf[:0], `{"line":`...), int64(line), 10)
 		b = append(b, `,"status":"`...)

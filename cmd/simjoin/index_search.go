@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"io"
 	"strconv"
 	"strings"
 
@@ -141,7 +139,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if cfg.Method == index.LSH && !cfg.RawSets {
 		pw.simKey, simCol = "est", "estimate"
 	}
-	csvHeader(pw, out, "query", "id", simCol)
+	pw.header = "query,id," + simCol
 	var abuf, bbuf []byte
 	err = lineBatches(in, name, searchBatch, func(first int, qs [][]byte) error {
 		res, err := ix.Search(ctx, qs, opt)
@@ -163,14 +161,4 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return err
 	}
 	return pw.flush()
-}
-
-// csvHeader replaces the CSV header pw has buffered (join's id_a, id_b,
-// similarity) with cols; other formats have none.
-func csvHeader(pw *pairWriter, w io.Writer, cols ...string) {
-	if pw.format == formatCSV {
-		pw.w.Reset(w)
-		pw.csv = csv.NewWriter(pw.w)
-		pw.csv.Write(cols)
-	}
 }

@@ -62,7 +62,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if icfg.Method == index.LSH && !icfg.RawSets {
 		pw.simKey, simCol = "est", "estimate"
 	}
-	csvHeader(pw, sink, "candidate", "id", simCol)
+	pw.header = "candidate,id," + simCol
 	tm := rep.phase("check")
 	var cs checkStats
 	var hist histogram
