@@ -140,7 +140,7 @@ func (ix *Index) commit(m *manifest, all bool) error {
 	// Committed: from here on a failure leaves a consistent directory that
 	// Open recovers; the in-memory switch below only opens what was written.
 	st := ix.live
-	next := &state{cfg: st.cfg, next: st.next, mut: newMutable(st.next)}
+	next := &state{cfg: st.cfg, next: st.next, mut: newMutable(st.next), minB: st.minB, pairMax: st.pairMax}
 	next.dict.added = newAdded()
 	keep := len(st.segs)
 	if all {

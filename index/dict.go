@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/google/btree"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // dict is the token order of an Exact index: token keys (from package
@@ -17,10 +18,14 @@ import (
 // A dict value is a snapshot when its added tree is a clone: the writer's
 // later additions never show through it.
 type dict struct {
-	file       *blockFile
-	keysByID   []uint64 // base: key of id i (mapped)
-	sortedKeys []uint64 // base keys ascending (mapped) ...
-	sortedIDs  []uint32 // ... and their ids
+	file     *blockFile
+	keysByID []uint64 // base: key of id i (mapped)
+	// The base's hash table (mapped): open addressing with linear probing,
+	// a power of two of slots at most 3/4 full; slot i holds key hkey[i]
+	// with id hid[i]-1, or is empty when hid[i] is 0. The slot of a key is
+	// Mix64(key) masked.
+	hkey []uint64
+	hid  []uint32
 	// added holds the tokens appended since the base; addedKeys[i] is the key
 	// of id len(keysByID)+i. Both only grow between checkpoints.
 	added     *btree.BTreeG[tokenID]
@@ -39,11 +44,21 @@ func newAdded() *btree.BTreeG[tokenID] { return btree.NewG(32, lessToken) }
 // len returns the number of token ids assigned.
 func (d *dict) len() int { return len(d.keysByID) + len(d.addedKeys) }
 
-// lookup returns the id of key. Cost: a binary search of the base and a
-// B-tree search of the tokens added since.
+// lookup returns the id of key. Cost: a hash-table probe of the base (a
+// cache miss or two) and, when it misses and tokens were added, a B-tree
+// search.
 func (d *dict) lookup(key uint64) (uint32, bool) {
-	if i, ok := slices.BinarySearch(d.sortedKeys, key); ok {
-		return d.sortedIDs[i], true
+	if len(d.hid) > 0 {
+		mask := uint64(len(d.hid) - 1)
+		for i := mix.Mix64(key) & mask; ; i = (i + 1) & mask {
+			id := d.hid[i]
+			if id == 0 {
+				break
+			}
+			if d.hkey[i] == key {
+				return id - 1, true
+			}
+		}
 	}
 	if len(d.addedKeys) == 0 {
 		return 0, false
@@ -112,31 +127,27 @@ func writeDict(path string, d *dict) error {
 
 // writeDictKeys writes a dict file for the keys of ids 0..len(byID)-1.
 func writeDictKeys(path string, byID []uint64) error {
-	ids := make([]uint32, len(byID))
-	for i := range ids {
-		ids[i] = uint32(i)
+	slots := 1
+	for slots*3 < len(byID)*4+4 {
+		slots *= 2
 	}
-	slices.SortFunc(ids, func(a, b uint32) int {
-		x, y := byID[a], byID[b]
-		if x < y {
-			return -1
+	hkey := make([]uint64, slots)
+	hid := make([]uint32, slots)
+	mask := uint64(slots - 1)
+	for id, k := range byID {
+		i := mix.Mix64(k) & mask
+		for hid[i] != 0 {
+			i = (i + 1) & mask
 		}
-		if x > y {
-			return 1
-		}
-		return 0
-	})
-	sorted := make([]uint64, len(ids))
-	for i, id := range ids {
-		sorted[i] = byID[id]
+		hkey[i], hid[i] = k, uint32(id)+1
 	}
 	bw, err := createBlockFile(path, kindDict)
 	if err != nil {
 		return err
 	}
 	bw.block("kbid", bytesOf(byID))
-	bw.block("skey", bytesOf(sorted))
-	bw.block("sids", bytesOf(ids))
+	bw.block("hkey", bytesOf(hkey))
+	bw.block("hid", bytesOf(hid))
 	return bw.close()
 }
 
@@ -148,9 +159,9 @@ func openDict(path string) (dict, error) {
 	}
 	d := dict{file: bf, added: newAdded()}
 	var blocks [3][]byte
-	for i, tag := range []string{"kbid", "skey", "sids"} {
+	for i, tag := range []string{"kbid", "hkey", "hid"} {
 		elem := 8
-		if tag == "sids" {
+		if tag == "hid" {
 			elem = 4
 		}
 		if blocks[i], err = bf.need(tag, elem); err != nil {
@@ -158,10 +169,11 @@ func openDict(path string) (dict, error) {
 			return dict{}, err
 		}
 	}
-	d.keysByID, d.sortedKeys, d.sortedIDs = asU64(blocks[0]), asU64(blocks[1]), asU32(blocks[2])
-	if len(d.sortedKeys) != len(d.keysByID) || len(d.sortedIDs) != len(d.keysByID) {
+	d.keysByID, d.hkey, d.hid = asU64(blocks[0]), asU64(blocks[1]), asU32(blocks[2])
+	n := len(d.hid)
+	if len(d.hkey) != n || n&(n-1) != 0 || n*3 < len(d.keysByID)*4 {
 		bf.close()
-		return dict{}, corrupt(path, "block lengths disagree")
+		return dict{}, corrupt(path, "bad hash table: %d slots for %d tokens", n, len(d.keysByID))
 	}
 	return d, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // crashStream is the record stream of the crash test: batch b of it, the
@@ -93,33 +94,7 @@ func TestCrash(t *testing.T) {
 	o := newModel(prefix.Jaccard)
 	done := 0 // batches applied to the oracle
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "SIMJOIN_INDEX_CRASH_DIR="+dir,
-			"SIMJOIN_INDEX_CRASH_SEED="+strconv.FormatUint(seed, 10),
-			"SIMJOIN_INDEX_CRASH_START="+strconv.Itoa(next))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		acked := next - 1
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				if b, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
-					acked, _ = strconv.Atoi(b)
-				} else if !strings.HasPrefix(sc.Text(), "=== RUN") {
-					t.Errorf("child: %s", sc.Text())
-				}
-			}
-		})
-		time.Sleep(time.Duration(20+r.IntN(120)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		wg.Wait()
-		cmd.Wait()
+		acked := killChild(t, dir, seed, next, r)
 		// The oracle: the batches up to acked, plus possibly the one in flight.
 		ix, err := Open(dir, OpenOptions{})
 		if err != nil {
@@ -170,6 +145,123 @@ func TestCrash(t *testing.T) {
 	}
 }
 
+// killChild runs TestCrashChild on dir from batch next, kills it (SIGKILL)
+// after a random time and returns the last batch it acknowledged.
+func killChild(t *testing.T, dir string, seed uint64, next int, r *rand.Rand) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SIMJOIN_INDEX_CRASH_DIR="+dir,
+		"SIMJOIN_INDEX_CRASH_SEED="+strconv.FormatUint(seed, 10),
+		"SIMJOIN_INDEX_CRASH_START="+strconv.Itoa(next))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := next - 1
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if b, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
+				acked, _ = strconv.Atoi(b)
+			} else if !strings.HasPrefix(sc.Text(), "=== RUN") {
+				t.Errorf("child: %s", sc.Text())
+			}
+		}
+	})
+	time.Sleep(time.Duration(20+r.IntN(120)) * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	wg.Wait()
+	cmd.Wait()
+	return acked
+}
+
+// TestCrashLSH is TestCrash for an LSH index without raw sets (its WAL holds
+// signatures): the oracle is a second index that never crashes, fed the
+// same batches and deletes; after every kill the two hold the same records
+// and answer every search alike.
+func TestCrashLSH(t *testing.T) {
+	if os.Getenv("SIMJOIN_INDEX_CRASH_DIR") != "" {
+		t.Skip("in the child")
+	}
+	smallCheckpoints(t)
+	seed := uint64(rand.Int64())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 10))
+	cfg := Config{Tokens: shingle.Spec{Kind: shingle.Set}, Method: LSH, Measure: prefix.Jaccard,
+		Perm: 32, Bands: 8, Bits: 16, Seed: seed}
+	dir := t.TempDir()
+	ix, err := Create(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	ref, _ := mustCreate(t, cfg)
+	defer ref.Close()
+	thr, _ := prefix.ParseThreshold(prefix.Jaccard, crashThreshold)
+	ctx := context.Background()
+	feed := func(b int) {
+		var texts [][]byte
+		for _, s := range crashStream(seed, b) {
+			texts = append(texts, textOf(s))
+		}
+		if _, err := ref.Insert(ctx, texts, thr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, done := 0, 0
+	for round := 0; round < 8; round++ {
+		acked := killChild(t, dir, seed, next, r)
+		ix, err := Open(dir, OpenOptions{})
+		if err != nil {
+			t.Fatalf("round %d: reopen: %v", round, err)
+		}
+		for ; done <= acked; done++ {
+			feed(done)
+		}
+		if ix.Stats().Records != ref.Stats().Records {
+			feed(done)
+			done++
+			acked++
+		}
+		if a, b := ix.Stats(), ref.Stats(); a.Records != b.Records || a.Live != b.Live {
+			t.Fatalf("round %d: crashed index %+v, reference %+v", round, a, b)
+		}
+		del := []ID{ID(r.IntN(int(ref.Stats().Records) + 1))}
+		for _, x := range []*Index{ix, ref} {
+			if _, err := x.Delete(del); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var queries [][]byte
+		for b := max(0, done-10); b < done+1; b++ {
+			for _, s := range crashStream(seed, b) {
+				queries = append(queries, textOf(s))
+			}
+		}
+		for _, opt := range []SearchOptions{{Threshold: thr}, {TopK: 3}} {
+			got, err1 := ix.Search(ctx, queries, opt)
+			want, err2 := ref.Search(ctx, queries, opt)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			for i := range got {
+				if !slices.Equal(got[i], want[i]) {
+					t.Fatalf("round %d query %d: %v, reference %v", round, i, got[i], want[i])
+				}
+			}
+		}
+		if err := ix.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		next = acked + 1
+	}
+}
+
 // TestCorruption truncates and flips bytes in every kind of file of an index
 // (manifest, dictionary, segment, tombstones, write-ahead log): Open or
 // Verify reports a *CorruptError naming that file, never an answer.
@@ -179,6 +271,7 @@ func TestCorruption(t *testing.T) {
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 5))
 	build := func(t *testing.T) string {
+		t.Helper()
 		ix, dir := mustCreate(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
 		for b := 0; b < 12; b++ {
 			var texts [][]byte
@@ -208,11 +301,16 @@ func TestCorruption(t *testing.T) {
 		ix.Close()
 		return dir
 	}
+	orig := build(t)
 	for _, kind := range []string{"MANIFEST", "dict-", "seg-", "tomb-", "wal-"} {
 		for _, damage := range []string{"flip", "truncate"} {
-			t.Run(kind+"/"+damage, func(t *testing.T) {
-				dir := build(t)
-				ents, _ := os.ReadDir(dir)
+			for try := 0; try < 12; try++ {
+				dir := t.TempDir()
+				ents, _ := os.ReadDir(orig)
+				for _, e := range ents {
+					data, _ := os.ReadFile(filepath.Join(orig, e.Name()))
+					os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644)
+				}
 				var name string
 				for _, e := range ents {
 					if strings.HasPrefix(e.Name(), kind) {
@@ -250,7 +348,7 @@ func TestCorruption(t *testing.T) {
 				if ce.File != path {
 					t.Fatalf("%s %s: the error names %s", damage, name, ce.File)
 				}
-			})
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -17,8 +19,10 @@ import (
 // The block file is the one container every immutable file of an index uses
 // (segments, dictionaries, tombstones); docs/index-format.md specifies it:
 //
-//	header  32 bytes: magic "SJIXBLK\x00", version u32, kind u32, 16 zero bytes
+//	header  32 bytes: magic "SJIXBLK\x00", version u32, kind u32, 12 zero
+//	        bytes, CRC-32C of the 28 bytes before u32
 //	blocks  each starting at a multiple of 8, zero padding between them
+//	        (checked to be zero)
 //	dir     one 32-byte entry per block: tag [8]byte, offset u64, length u64,
 //	        CRC-32C of the block u32, 4 zero bytes
 //	tail    16 bytes: block count u32, CRC-32C of dir and count u32,
@@ -83,6 +87,7 @@ func createBlockFile(path string, kind uint32) (*blockWriter, error) {
 	copy(h[:], blockMagic[:])
 	binary.LittleEndian.PutUint32(h[8:], formatVersion)
 	binary.LittleEndian.PutUint32(h[12:], kind)
+	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
 	bw.write(h[:])
 	return bw, bw.err
 }
@@ -182,7 +187,8 @@ func openBlockFile(path string, kind uint32) (*blockFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBlocks(f, path, dir); err != nil {
+	dirOff := size - tailSize - int64(len(dir))*dirEntrySize
+	if err := checkBlocks(f, path, dir, dirOff); err != nil {
 		return nil, err
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
@@ -225,6 +231,9 @@ func readDir(f *os.File, path string, kind uint32) ([]dirEntry, int64, error) {
 	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
 		return nil, 0, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
 	}
+	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
+		return nil, 0, corrupt(path, "header checksum mismatch")
+	}
 	if k := binary.LittleEndian.Uint32(h[12:]); k != kind {
 		return nil, 0, corrupt(path, "file kind %d, want %d", k, kind)
 	}
@@ -262,8 +271,37 @@ func readDir(f *os.File, path string, kind uint32) ([]dirEntry, int64, error) {
 	return dir, size, nil
 }
 
-func checkBlocks(f *os.File, path string, dir []dirEntry) error {
+// checkBlocks checks every block's checksum and that the bytes between the
+// blocks (up to dirOff) are zero padding.
+func checkBlocks(f *os.File, path string, dir []dirEntry, dirOff int64) error {
 	buf := make([]byte, 1<<18)
+	sorted := slices.Clone(dir)
+	slices.SortFunc(sorted, func(a, b dirEntry) int { return cmp.Compare(a.off, b.off) })
+	end := uint64(headerSize)
+	gap := func(lo, hi uint64) error {
+		if hi < lo || hi-lo >= 8 {
+			return corrupt(path, "blocks overlap or leave a gap of %d bytes", int64(hi)-int64(lo))
+		}
+		var z [8]byte
+		if _, err := f.ReadAt(z[:hi-lo], int64(lo)); err != nil {
+			return err
+		}
+		for _, c := range z[:hi-lo] {
+			if c != 0 {
+				return corrupt(path, "padding at offset %d is not zero", lo)
+			}
+		}
+		return nil
+	}
+	for _, e := range sorted {
+		if err := gap(end, e.off); err != nil {
+			return err
+		}
+		end = e.off + e.len
+	}
+	if err := gap(end, uint64(dirOff)); err != nil {
+		return err
+	}
 	for _, e := range dir {
 		crc := uint32(0)
 		r := io.NewSectionReader(f, int64(e.off), int64(e.len))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/kelindar/bitmap"
@@ -145,6 +146,9 @@ var (
 	ErrConfig = errors.New("index: bad config")
 	// ErrOptions is returned (wrapped) for invalid search options.
 	ErrOptions = errors.New("index: bad search options")
+	// ErrLocked is returned by Open when another Index (in this process or
+	// another) has the directory open.
+	ErrLocked = errors.New("index: the directory is open elsewhere")
 	// ErrFailed is returned (wrapped) by every write after a write to disk
 	// failed: the index must be reopened, which recovers what was durable.
 	ErrFailed = errors.New("index: a write failed; reopen the index")
@@ -177,7 +181,8 @@ type Index struct {
 	tombDirty []bool   // per segment of live: tombstones changed since written
 	failed    error
 	wscratch  scratch
-	cut       int64 // WAL bytes cut off as a torn tail at Open
+	cut       int64    // WAL bytes cut off as a torn tail at Open
+	lock      *os.File // LOCK, flocked while open
 
 	snapMu sync.Mutex // guards cur, closed and every state's readers/retired
 	cur    *state
@@ -300,19 +305,29 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock}
 	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
+			lock.Close()
 			return nil, corrupt(filepath.Join(dir, manifestName), "%v", err)
 		}
 	}
 	st := &state{cfg: &ix.cfg, next: m.NextID, mut: newMutable(m.NextID)}
 	st.dict.added = newAdded()
+	if cfg.Method == Exact {
+		st.minB = prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
+		st.pairMax = largestPairSize(st.minB)
+	}
 	ix.live = st
 	fail := func(err error) (*Index, error) {
 		st.release()
+		lock.Close()
 		return nil, err
 	}
 	if m.Dict != "" {
@@ -465,7 +480,26 @@ func (ix *Index) Close() error {
 	ix.snapMu.Unlock()
 	ix.retire(cur)
 	ix.live.release()
-	return ix.wal.close()
+	err := ix.wal.close()
+	ix.lock.Close()
+	return err
+}
+
+// lockDir takes an exclusive flock on dir/LOCK (released by Close, or by
+// the kernel when the process dies).
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrLocked
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // Config returns the index's configuration (with the LSH defaults filled in).
@@ -544,10 +578,16 @@ func (st *state) appendRecord(q *query) {
 		st.dict.add(q.keys)
 		m.sets = append(m.sets, q.set...)
 		m.offs = append(m.offs, uint32(len(m.sets)))
-		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
-		p := min(minB.ProbePrefix(len(q.set)), len(q.set))
-		for i, w := range q.set[:p] {
-			m.tree.ReplaceOrInsert(mitem{key: uint64(w), row: row, pos: uint32(i), size: uint32(len(q.set))})
+		minB := st.minB
+		size := uint32(len(q.set))
+		for i, w := range q.set[:singlePrefix(minB, len(q.set))] {
+			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
+		}
+		l := pairPrefix(minB, len(q.set))
+		for i := 0; i+1 < l; i++ {
+			for j := i + 1; j < l; j++ {
+				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size})
+			}
 		}
 	case LSH:
 		m.sigs = append(m.sigs, q.row...)
@@ -558,7 +598,7 @@ func (st *state) appendRecord(q *query) {
 		bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
 		if len(q.keys) > 0 || !cfg.RawSets && !emptyRow(q.row) {
 			for j := 0; j < cfg.Bands; j++ {
-				m.tree.ReplaceOrInsert(mitem{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j), row: row})
+				m.add(pkey{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j)}, mpost{row: row})
 			}
 		}
 	}
@@ -713,26 +753,35 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 	if opt.TopK < 0 || opt.RefineK < 0 {
 		return nil, fmt.Errorf("%w: negative top-k or refine-k", ErrOptions)
 	}
-	qs, err := ix.prepare(queries)
-	if err != nil {
-		return nil, err
-	}
 	snap, err := ix.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer ix.releaseSnap(snap)
 	f := newFilter(opt.Only, opt.Exclude, snap.next)
+	qs := queries
 	out := make([][]Hit, len(qs))
+	var errMu sync.Mutex
+	firstBad := len(qs) // the first query that does not tokenize
+	var badErr error
 	do := func(lo, hi int) {
 		sc, _ := ix.pool.Get().(*scratch)
 		if sc == nil {
 			sc = new(scratch)
 		}
 		for i := lo; i < hi && ctx.Err() == nil; i++ {
-			q := &qs[i]
+			q, err := ix.tokenize(sc, qs[i])
+			if err != nil {
+				errMu.Lock()
+				if i < firstBad {
+					firstBad, badErr = i, err
+				}
+				errMu.Unlock()
+				continue
+			}
 			if ix.cfg.Method == Exact {
-				q.set = snap.dict.mapSet(q.set[:0], q.keys)
+				sc.set = snap.dict.mapSet(sc.set[:0], q.keys)
+				q.set = sc.set
 			}
 			out[i] = slices.Clone(snap.search(sc, q, &opt, f))
 			if out[i] == nil {
@@ -763,7 +812,37 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if badErr != nil {
+		return nil, fmt.Errorf("index: query %d: %w", firstBad+1, badErr)
+	}
 	return out, nil
+}
+
+// tokenize prepares one record in sc's buffers (valid until the next call
+// with sc): its sorted distinct keys and, for LSH, its signature.
+func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
+	s := ""
+	if len(rec) > 0 {
+		s = unsafe.String(&rec[0], len(rec))
+	}
+	var err error
+	sc.keys, err = ix.cfg.Tokens.Append(sc.keys[:0], s)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(sc.keys)
+	sc.keys = slices.Compact(sc.keys)
+	q := &sc.q
+	q.keys, q.set, q.row = sc.keys, nil, nil
+	if ix.cfg.Method == LSH {
+		sc.sig = ix.hasher.Sign(sc.sig[:0], q.keys)
+		if rb := ix.cfg.Perm * ix.cfg.Bits / 8; len(sc.row) != rb {
+			sc.row = make([]byte, rb)
+		}
+		approx.PackRow(sc.row, sc.sig, ix.cfg.Perm, ix.cfg.Bits)
+		q.row = sc.row
+	}
+	return q, nil
 }
 
 // Delete tombstones ids. It is durable on return; unknown or already deleted

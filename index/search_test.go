@@ -177,6 +177,9 @@ func TestBadInput(t *testing.T) {
 	if st := ix.Stats(); st.Records != 0 || st.WALBytes != walHeaderSize {
 		t.Fatalf("after a failed batch: %+v", st)
 	}
+	if _, err := Open(dir, OpenOptions{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: %v", err)
+	}
 	ix.Close()
 	if _, err := Create(dir, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2})); !errors.Is(err, ErrExists) {
 		t.Fatalf("Create over an index: %v", err)

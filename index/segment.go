@@ -32,6 +32,10 @@ type segment struct {
 	sets []uint32
 	poff []uint32
 	post []prefix.Posting
+	// The pair index (pairs.go): entries under first token a are
+	// pent[ppoff[a]:ppoff[a+1]].
+	ppoff []uint32
+	pent  []pentry
 
 	rowBytes int
 	sigs     []byte
@@ -125,7 +129,7 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 		bw.block("offs", bytesOf(offs))
 		bw.block("sets", parts...)
 		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
-		pix := prefix.NewIndex(n, vocab, recs.set, minB.ProbePrefix)
+		pix := prefix.NewIndex(n, vocab, recs.set, func(x int) int { return singlePrefix(minB, x) })
 		poff := make([]uint32, vocab+1)
 		post := make([]prefix.Posting, 0, pix.Len())
 		for w := 0; w < vocab; w++ {
@@ -134,6 +138,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 		}
 		bw.block("poff", bytesOf(poff))
 		bw.block("post", bytesOf(post))
+		ppoff, pent := buildPairs(n, vocab, recs.set, minB)
+		bw.block("ppoff", bytesOf(ppoff))
+		bw.block("pent", bytesOf(pent))
 	case LSH:
 		rb := cfg.Perm * cfg.Bits / 8
 		parts := make([][]byte, 0, n)
@@ -245,6 +252,18 @@ func (s *segment) load(cfg *Config) error {
 		}
 		if len(b) > 0 {
 			s.post = unsafeSlice[prefix.Posting](b)
+		}
+		if s.ppoff, err = u32("ppoff", len(s.poff)); err != nil {
+			return err
+		}
+		if b, err = bf.need("pent", 16); err != nil {
+			return err
+		}
+		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/16 {
+			return corrupt(bf.path, "pair index and its offsets disagree")
+		}
+		if len(b) > 0 {
+			s.pent = unsafeSlice[pentry](b)
 		}
 	case LSH:
 		s.rowBytes = cfg.Perm * cfg.Bits / 8

@@ -23,6 +23,10 @@ type state struct {
 	mut   *mutable
 	dict  dict // Exact only
 	next  ID   // the id the next inserted record gets
+	// minB is the bounds at MinThreshold (Exact); pairMax the largest set
+	// size whose records are in the pair index (0: none).
+	minB    prefix.Bounds
+	pairMax int
 
 	// readers counts the searches using this snapshot; retired is set when
 	// a newer one is published. Both are guarded by Index.snapMu. The
@@ -34,7 +38,7 @@ type state struct {
 // snapshot returns a copy of the live state for readers; it holds a
 // reference on every segment.
 func (st *state) snapshot() *state {
-	c := &state{cfg: st.cfg, next: st.next}
+	c := &state{cfg: st.cfg, next: st.next, minB: st.minB, pairMax: st.pairMax}
 	c.segs = slices.Clone(st.segs)
 	for _, s := range c.segs {
 		s.ref()
@@ -100,13 +104,19 @@ func (f *filter) keep(id ID) bool {
 
 // scratch is one searcher's reusable memory.
 type scratch struct {
-	stamp []uint32 // stamp[row] == gen: row already seen in this part
+	slots []seenSlot // rows seen in the current part: slots stamped gen
 	gen   uint32
+	used  int
 	hits  []Hit
 	q     query
+	keys  []uint64 // tokenize's buffers
+	set   []uint32
+	row   []byte
 	sig   []uint64
 	cands []cand
 }
+
+type seenSlot struct{ row, gen uint32 }
 
 type cand struct {
 	id   ID
@@ -115,44 +125,88 @@ type cand struct {
 	row  uint32
 }
 
-// begin readies the seen-marks for a part of n rows.
-func (sc *scratch) begin(n int) {
-	if len(sc.stamp) < n {
-		sc.stamp = make([]uint32, max(n, 2*len(sc.stamp)))
-		sc.gen = 0
+// begin readies the seen-marks for a part (of any number of rows).
+func (sc *scratch) begin(int) {
+	if sc.slots == nil {
+		sc.slots = make([]seenSlot, 64)
 	}
 	sc.gen++
+	sc.used = 0
 	if sc.gen == 0 {
-		clear(sc.stamp)
+		clear(sc.slots)
 		sc.gen = 1
 	}
 }
 
-// seen marks row and reports whether it was marked already.
+// seen marks row and reports whether it was marked already. The marks are a
+// small open-addressing table stamped with a generation, so a query's few
+// candidates stay in cache whatever the size of the part (a mark per row
+// would be a cache miss per candidate on a large segment).
 func (sc *scratch) seen(row uint32) bool {
-	if sc.stamp[row] == sc.gen {
-		return true
+	mask := uint32(len(sc.slots) - 1)
+	for i := (row * 0x9e3779b1) >> 7 & mask; ; i = (i + 1) & mask {
+		sl := &sc.slots[i]
+		if sl.gen != sc.gen {
+			sl.gen, sl.row = sc.gen, row
+			sc.used++
+			if 2*sc.used > len(sc.slots) {
+				sc.grow()
+			}
+			return false
+		}
+		if sl.row == row {
+			return true
+		}
 	}
-	sc.stamp[row] = sc.gen
-	return false
+}
+
+// grow doubles the marks table, keeping the current generation's marks.
+func (sc *scratch) grow() {
+	old := sc.slots
+	sc.slots = make([]seenSlot, 2*len(old))
+	mask := uint32(len(sc.slots) - 1)
+	for _, sl := range old {
+		if sl.gen != sc.gen {
+			continue
+		}
+		i := (sl.row * 0x9e3779b1) >> 7 & mask
+		for sc.slots[i].gen == sc.gen {
+			i = (i + 1) & mask
+		}
+		sc.slots[i] = sl
+	}
 }
 
 // probeExact calls hit for every live record, allowed by f, whose similarity
-// to q reaches b. It follows join's probe (AllPairs with PPJoin's positional
-// filter): q's probe prefix at b meets the stored prefixes (the probe prefix
-// at MinThreshold of every set, which covers any partner size); a record
-// outside q's size range is skipped; at a record's first shared token, at
-// position i of q and j of the record, every shared token before lies before
-// both positions and was therefore met already (both prefixes hold it), so
-// 1 + min(|q|-i-1, |x|-j-1) bounds the overlap and prunes the record when it
-// is below the least overlap; a record that survives is verified by merging
-// only the suffixes past the shared token (join.OverlapAtLeast), once.
+// to q reaches b. Records with a single-token prefix are found as join
+// probes them (AllPairs with PPJoin's positional filter): q's probe prefix at
+// b meets the stored prefixes (the probe prefix at MinThreshold of every set,
+// which covers any partner size); a record outside q's size range is
+// skipped; at a record's first shared token, at position i of q and j of the
+// record, every shared token before lies before both positions and was
+// therefore met already (both prefixes hold it), so 1 + min(|q|-i-1, |x|-j-1)
+// bounds the overlap and prunes the record when it is below the least
+// overlap; a record that survives is verified by merging only the suffixes
+// past the shared token (join.OverlapAtLeast), once. Records of the pair
+// index (pairs.go) are met through the pairs of q's pair prefix, filtered and
+// verified the same way one token later; when q has too many pairs to look
+// up (maxQueryPairs) they are met by walking runs and verified in full with
+// join.Check.
 func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id ID, sim float64)) {
 	if len(q) == 0 {
 		return
 	}
 	p := min(b.ProbePrefix(len(q)), len(q))
+	lp := min(p+1, len(q)) // the pair prefix
+	vocab := uint32(st.dict.len())
+	for lp > 0 && q[lp-1] >= vocab {
+		lp-- // tokens no record holds pair with nothing
+	}
 	lo, hi := b.SizeRange(len(q))
+	if lo > st.pairMax {
+		lp = 0 // no record of an admissible size is in the pair index
+	}
+	walk := lp*(lp-1)/2 > maxQueryPairs
 	// try decides a record met first at positions i of q and j of x.
 	try := func(id ID, x []uint32, i, j int) {
 		alpha := b.MinOverlap(len(q), len(x))
@@ -163,6 +217,30 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 			return
 		}
 		o := 1 + join.OverlapAtLeast(q[i+1:], x[j+1:], alpha-1)
+		if o >= alpha {
+			hit(id, b.Similarity(o, len(q), len(x)))
+		}
+	}
+	// check verifies a record met through a pair.
+	check := func(id ID, x []uint32) {
+		if !f.keep(id) {
+			return
+		}
+		if o, ok := join.Check(b, q, x); ok {
+			hit(id, b.Similarity(o, len(q), len(x)))
+		}
+	}
+	// tryPair decides a record met first through the pair at positions i < j
+	// of q, the second token at position p of x (pairs.go).
+	tryPair := func(id ID, x []uint32, j, p int) {
+		alpha := b.MinOverlap(len(q), len(x))
+		if alpha > len(q) || alpha > len(x) || 2+min(len(q)-j-1, len(x)-p-1) < alpha {
+			return
+		}
+		if !f.keep(id) {
+			return
+		}
+		o := 2 + join.OverlapAtLeast(q[j+1:], x[p+1:], alpha-2)
 		if o >= alpha {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
@@ -178,6 +256,35 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 				try(ID(s.ids[ps.Rec]), s.set(int(ps.Rec)), i, int(ps.Pos))
 			}
 		}
+		if walk {
+			// Many pairs: walk the runs of q's pair-prefix tokens instead,
+			// keeping the entries whose second token is in that prefix.
+			for i := 0; i+1 < lp; i++ {
+				if int(q[i])+1 >= len(s.ppoff) {
+					continue
+				}
+				for _, e := range s.pent[s.ppoff[q[i]]:s.ppoff[q[i]+1]] {
+					if int(e.Size) < lo || int(e.Size) > hi {
+						continue
+					}
+					if _, ok := slices.BinarySearch(q[i+1:lp], e.B); !ok || sc.seen(e.Row) || tomb.Contains(e.Row) {
+						continue
+					}
+					check(ID(s.ids[e.Row]), s.set(int(e.Row)))
+				}
+			}
+			continue
+		}
+		for i := 0; i+1 < lp; i++ {
+			for j := i + 1; j < lp; j++ {
+				for _, e := range s.pairs(q[i], q[j]) {
+					if int(e.Size) < lo || int(e.Size) > hi || sc.seen(e.Row) || tomb.Contains(e.Row) {
+						continue
+					}
+					tryPair(ID(s.ids[e.Row]), s.set(int(e.Row)), j, int(e.Pos))
+				}
+			}
+		}
 	}
 	m := st.mut
 	sc.begin(m.n)
@@ -188,6 +295,27 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 			}
 			try(m.base+ID(row), m.set(int(row)), i, int(pos))
 		})
+	}
+	if walk {
+		// Many pairs: scan the mutable part's records of pair-index sizes.
+		for row := 0; row < m.n; row++ {
+			x := m.set(row)
+			if len(x) < lo || len(x) > hi || pairPrefix(st.minB, len(x)) == 0 || sc.seen(uint32(row)) || m.tomb.Contains(uint32(row)) {
+				continue
+			}
+			check(m.base+ID(row), x)
+		}
+		return
+	}
+	for i := 0; i+1 < lp; i++ {
+		for j := i + 1; j < lp; j++ {
+			m.pairPostings(q[i], q[j], func(row, pos, size uint32) {
+				if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
+					return
+				}
+				tryPair(m.base+ID(row), m.set(int(row)), j, int(pos))
+			})
+		}
 	}
 }
 

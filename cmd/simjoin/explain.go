@@ -127,7 +127,7 @@ func planRows(p *planner.Plan) [][2]string {
 			seconds(p.LSH.Cost.Seconds), seconds(p.LSH.Cost.CPU), count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
 	}
 	rows = append(rows,
-		[2]string{"predicted recall", strconv.FormatFloat(p.Recall, 'f', -1, 64)},
+		[2]string{"predicted recall", ratio(p.Recall)},
 		[2]string{"planning", seconds(p.Seconds)},
 	)
 	return rows
@@ -149,8 +149,8 @@ type analysis struct {
 
 type predicted struct {
 	Phases     []planner.Phase `json:"phases"`
-	Seconds    float64         `json:"seconds"`
-	CPU        float64         `json:"cpu_seconds"`
+	Seconds    float64         `json:"wall_s"`
+	CPU        float64         `json:"cpu_s"`
 	Collisions float64         `json:"collisions,omitempty"`
 	Candidates float64         `json:"candidates"`
 	Results    float64         `json:"results"`
@@ -363,7 +363,7 @@ func costTable(w io.Writer, title string, c planner.Cost) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3g\t%s\t\n", t.Name, t.Phase, count(t.Count), t.Nanos, seconds(t.CPU))
 	}
 	fmt.Fprintf(tw, "  total\t\t\t\t%s\t\n", seconds(c.CPU))
-	fmt.Fprintf(tw, "  on %d cores\t\t\t\t%s\t\n", c.Parallel, seconds(c.Seconds))
+	fmt.Fprintf(tw, "  on %s\t\t\t\t%s\t\n", plural(int64(c.Parallel), "core", "cores"), seconds(c.Seconds))
 	tw.Flush()
 }
 

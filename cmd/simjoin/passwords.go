@@ -4,19 +4,20 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
@@ -44,6 +45,7 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	maxLine     int
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -51,6 +53,7 @@ type pwConfig struct {
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -101,7 +104,8 @@ none is, so that the command serves in a password policy script:
   printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
 
 Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. The q-grams, normalisations, measure and threshold are
+users of the machine. On a terminal, stdin is one password, typed after a
+prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
 those of simjoin passwords.`
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
@@ -119,6 +123,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
 }
 
 // parse checks the flags before any work starts.
@@ -163,6 +168,14 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	switch {
+	case c.maxLine < 0:
+		return usagef("--max-line must be >= 0")
+	case c.maxLine == 0:
+		c.read.MaxLine = -1
+	default:
+		c.read.MaxLine = c.maxLine
+	}
 	if c.outFmt, err = parseFormat(c.format); err != nil {
 		return err
 	}
@@ -200,8 +213,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -214,6 +236,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
@@ -515,6 +538,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		if err := flush(); err != nil {
 			return err
 		}
+	} else if fd, ok := terminal(e.stdin); ok {
+		// Typed at a terminal: one candidate, read without echo.
+		fmt.Fprint(e.stderr, "password to check: ")
+		pw, err := term.ReadPassword(fd)
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return &inputError{file: "<stdin>", err: err}
+		}
+		batch = append(batch, pw)
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
 	} else {
 		lr := newLineReader(e.stdin)
 		first = 1
@@ -568,6 +604,15 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	return nil
 }
 
+// terminal returns r's descriptor if r is a terminal.
+func terminal(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
 type checkStats struct {
 	candidates, empty, tooClose int
 	matches                     int64
@@ -598,7 +643,6 @@ func checkAll(ix *passwords.Index, cands [][]byte, workers int) [][]passwords.Ma
 // pwWriter writes pairs, families and matches in the chosen format.
 type pwWriter struct {
 	w      *bufio.Writer
-	csv    *csv.Writer
 	format format
 	sim    *pairWriter // formats similarities as simjoin join does
 	header bool
@@ -608,11 +652,7 @@ type pwWriter struct {
 }
 
 func newPWWriter(w io.Writer, f format, integer bool) *pwWriter {
-	pw := &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-	}
-	return pw
+	return &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
 }
 
 func (pw *pwWriter) line(b []byte) error {
@@ -628,12 +668,19 @@ func (pw *pwWriter) csvRow(header []string, row ...string) error {
 	}
 	if !pw.header {
 		pw.header = true
-		if pw.err = pw.csv.Write(header); pw.err != nil {
-			return pw.err
+		if err := pw.line([]byte(strings.Join(header, ",") + "\n")); err != nil {
+			return err
 		}
 	}
-	pw.err = pw.csv.Write(row)
-	return pw.err
+	buf := pw.buf[:0]
+	for k, f := range row {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = fieldenc.AppendCSV(buf, []byte(f))
+	}
+	pw.buf = append(buf, '\n')
+	return pw.line(pw.buf)
 }
 
 // pair writes one similar pair of l.
@@ -662,9 +709,9 @@ func (pw *pwWriter) pair(l *passwords.List, p passwords.Pair) error {
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, p.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, a)
+		buf = fieldenc.AppendTSV(buf, a)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, b)
+		buf = fieldenc.AppendTSV(buf, b)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -710,10 +757,10 @@ func (pw *pwWriter) family(l *passwords.List, f passwords.Family) error {
 		buf = append(buf, '\t')
 		buf = append(buf, count...)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, l.Password(f.Members[0]))
+		buf = fieldenc.AppendTSV(buf, l.Password(f.Members[0]))
 		for _, m := range f.Members {
 			buf = append(buf, '\t')
-			buf = appendTSVPassword(buf, l.Password(m))
+			buf = fieldenc.AppendTSV(buf, l.Password(m))
 		}
 		buf = append(buf, '\n')
 		pw.buf = buf
@@ -746,7 +793,7 @@ func (pw *pwWriter) match(cand int, known *passwords.List, m passwords.Match) er
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, m.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, k)
+		buf = fieldenc.AppendTSV(buf, k)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -757,61 +804,11 @@ func (pw *pwWriter) flush() error {
 	if pw.err != nil {
 		return pw.err
 	}
-	if pw.csv != nil {
-		pw.csv.Flush()
-		if err := pw.csv.Error(); err != nil {
-			return err
-		}
-	}
 	return pw.w.Flush()
 }
 
-// appendTSVPassword appends p byte for byte, except that backslash, tab, CR,
-// LF and the other control bytes are escaped (\\, \t, \r, \n, \xHH), so that
-// a field never holds a separator and the escaping can be undone.
-func appendTSVPassword(b, p []byte) []byte {
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// appendJSONPassword appends `,"key":"p"` for a password that is valid UTF-8
-// and `,"key_base64":"..."` for one that is not (JSON strings hold text, not
-// bytes).
+// appendJSONPassword appends `,"key":"p"`, or `,"key_base64":"..."` for a
+// password that is not UTF-8.
 func appendJSONPassword(b []byte, key string, p []byte) []byte {
-	b = append(b, `,"`...)
-	b = append(b, key...)
-	if !utf8.Valid(p) {
-		b = append(b, `_base64":"`...)
-		b = base64.StdEncoding.AppendEncode(b, p)
-		return append(b, '"')
-	}
-	b = append(b, `":"`...)
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
+	return fieldenc.AppendJSONField(append(b, ','), key, p)
 }

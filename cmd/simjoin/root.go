@@ -87,6 +87,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
+	root.Version = versionText() // --version, as the version command prints it
+	root.SetVersionTemplate("simjoin {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
