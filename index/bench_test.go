@@ -260,6 +260,7 @@ func BenchmarkReopen(b *testing.B) {
 				b.Fatal(err)
 			}
 			open := time.Since(start)
+			opened := rssKinds()
 			if _, err := ix.Search(context.Background(), [][]byte{[]byte("password123")}, SearchOptions{Threshold: prefix.Threshold{Num: 4, Den: 5}}); err != nil {
 				b.Fatal(err)
 			}
@@ -268,6 +269,8 @@ func BenchmarkReopen(b *testing.B) {
 			b.ReportMetric(float64(after-before)/(1<<20), "rss-gain-MiB")
 			b.ReportMetric(float64(afterKinds[0]-beforeKinds[0])/(1<<20), "anon-gain-MiB")
 			b.ReportMetric(float64(afterKinds[1]-beforeKinds[1])/(1<<20), "file-gain-MiB")
+			b.ReportMetric(float64(afterKinds[1]-opened[1])/(1<<20), "search-file-MiB")
+			b.ReportMetric(float64(ix.Stats().Segments), "segments")
 			b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
 			ix.Close()
 		}
