@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // entry is one unit in one band table: the band's key and the unit.
@@ -51,13 +51,13 @@ func (t *tables) bandOf(row []byte, j int) []byte {
 func bandKey(b []byte, j int) uint64 {
 	h := uint64(j+1) * gamma
 	for len(b) >= 8 {
-		h = shingle.Mix64(h ^ binary.LittleEndian.Uint64(b))
+		h = mix.Mix64(h ^ binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
 	if len(b) > 0 {
 		var w [8]byte
 		copy(w[:], b)
-		h = shingle.Mix64(h ^ binary.LittleEndian.Uint64(w[:]) ^ uint64(len(b))<<56)
+		h = mix.Mix64(h ^ binary.LittleEndian.Uint64(w[:]) ^ uint64(len(b))<<56)
 	}
 	return h
 }

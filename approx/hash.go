@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // Scheme is a way of computing MinHash signatures.
@@ -59,7 +59,7 @@ const gamma = 0x9e3779b97f4a7c15
 // SeedWord returns the i-th word of the splitmix64 sequence started at seed:
 // Mix64(seed + (i+1)·γ) with γ = 0x9e3779b97f4a7c15. Every seeded hash of the
 // package derives from these words (see Hasher).
-func SeedWord(seed uint64, i int) uint64 { return shingle.Mix64(seed + uint64(i+1)*gamma) }
+func SeedWord(seed uint64, i int) uint64 { return mix.Mix64(seed + uint64(i+1)*gamma) }
 
 // Fold32 folds a 64-bit token key to 32 bits: the CRC-32 (IEEE polynomial,
 // hash/crc32.ChecksumIEEE) of the key's 8 little-endian bytes. The classic
@@ -84,7 +84,7 @@ func Fold32(key uint64) uint32 {
 //	         the value of bin j_a(i) = ⌊Mix64(σ_1 ^ (i·2³² + a))·K / 2⁶⁴⌋ for the
 //	         first a = 1, 2, … whose bin is not empty.
 //
-// where Mix64 is shingle.Mix64, the splitmix64 finaliser. In both schemes the
+// where Mix64 is mix.Mix64, the splitmix64 finaliser. In both schemes the
 // i-th values of two sets A and B are equal with probability J(A, B) (up to
 // collisions of the 32-bit folds in the classic scheme, about m²/2³³ for m
 // distinct tokens). In the one-permutation scheme a value belongs to exactly
@@ -137,7 +137,7 @@ func (h *Hasher) TokenHash(key uint64) uint64 {
 	if h.scheme == Classic {
 		return uint64(Fold32(key))
 	}
-	return shingle.Mix64(key ^ h.sigma[0])
+	return mix.Mix64(key ^ h.sigma[0])
 }
 
 // Sign writes the signature of the set of keys into dst[:K] and returns it.
@@ -155,7 +155,7 @@ func (h *Hasher) Sign(dst []uint64, keys []uint64) []uint64 {
 		return dst
 	}
 	for _, k := range keys {
-		h.binWord(dst, shingle.Mix64(k^h.sigma[0]))
+		h.binWord(dst, mix.Mix64(k^h.sigma[0]))
 	}
 	h.densify(dst)
 	return dst
@@ -235,7 +235,7 @@ func (h *Hasher) densify(dst []uint64) {
 			continue
 		}
 		for a := uint64(1); ; a++ {
-			j, _ := bits.Mul64(shingle.Mix64(h.sigma[1]^(uint64(i)<<32|a)), k)
+			j, _ := bits.Mul64(mix.Mix64(h.sigma[1]^(uint64(i)<<32|a)), k)
 			if empty[j>>6]&(1<<(j&63)) == 0 {
 				dst[i] = dst[j]
 				break

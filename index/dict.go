@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/google/btree"
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // dict is the token order of an Exact index: token keys (from package
@@ -50,7 +50,7 @@ func (d *dict) len() int { return len(d.keysByID) + len(d.addedKeys) }
 func (d *dict) lookup(key uint64) (uint32, bool) {
 	if len(d.hid) > 0 {
 		mask := uint64(len(d.hid) - 1)
-		for i := shingle.Mix64(key) & mask; ; i = (i + 1) & mask {
+		for i := mix.Mix64(key) & mask; ; i = (i + 1) & mask {
 			id := d.hid[i]
 			if id == 0 {
 				break
@@ -135,7 +135,7 @@ func writeDictKeys(path string, byID []uint64) error {
 	hid := make([]uint32, slots)
 	mask := uint64(slots - 1)
 	for id, k := range byID {
-		i := shingle.Mix64(k) & mask
+		i := mix.Mix64(k) & mask
 		for hid[i] != 0 {
 			i = (i + 1) & mask
 		}

@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +14,9 @@ import (
 	"unsafe"
 
 	"github.com/kelindar/bitmap"
+
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -76,7 +77,8 @@ type ID uint64
 
 // OpenOptions are the options of Open. The zero value is the default.
 type OpenOptions struct {
-	// Workers bounds the goroutines of a batch search or insert; 0 = GOMAXPROCS.
+	// Workers bounds the goroutines of a batch search or insert; 0 =
+	// GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
 }
 
@@ -309,9 +311,7 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 	}
 	cfg := m.Config
 	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock}
-	if ix.workers <= 0 {
-		ix.workers = runtime.GOMAXPROCS(0)
-	}
+	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
 			lock.Close()

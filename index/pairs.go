@@ -4,8 +4,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // The pair index (ℓ = 2 of AdaptJoin's ℓ-prefix: Wang, Li and Feng, "Can we
@@ -185,7 +185,7 @@ func buildPairHash(ppoff []uint32, pent []pentry) []pairSlot {
 				j++
 			}
 			key := uint64(a)<<32 | uint64(pent[i].B)
-			h := shingle.Mix64(key) & mask
+			h := mix.Mix64(key) & mask
 			for tab[h].Count != 0 {
 				h = (h + 1) & mask
 			}
@@ -205,7 +205,7 @@ func (s *segment) pairs(a, b uint32) []pentry {
 	}
 	key := uint64(a)<<32 | uint64(b)
 	mask := uint64(len(s.phash) - 1)
-	for h := shingle.Mix64(key) & mask; ; h = (h + 1) & mask {
+	for h := mix.Mix64(key) & mask; ; h = (h + 1) & mask {
 		sl := &s.phash[h]
 		if sl.Count == 0 {
 			return nil

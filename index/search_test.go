@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -197,5 +198,32 @@ func TestBadInput(t *testing.T) {
 		if _, err := Create(t.TempDir(), cfg); !errors.Is(err, ErrConfig) {
 			t.Fatalf("Create(%+v): %v", cfg, err)
 		}
+	}
+}
+
+// TestWorkersClamped: OpenOptions.Workers far beyond the machine is lowered
+// to 4·GOMAXPROCS (a batch search must not start 1<<40 goroutines).
+func TestWorkersClamped(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Create(dir, passwordConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Insert(context.Background(), [][]byte{[]byte("password"), []byte("passw0rd")}, prefix.Threshold{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(dir, OpenOptions{Workers: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("workers = %d, want %d", ix.workers, 4*runtime.GOMAXPROCS(0))
+	}
+	if _, err := ix.Search(context.Background(), [][]byte{[]byte("password")}, SearchOptions{Threshold: prefix.Threshold{Num: 4, Den: 5}}); err != nil {
+		t.Fatal(err)
 	}
 }

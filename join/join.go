@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -27,8 +27,9 @@ type Pair struct {
 type Options struct {
 	Measure   prefix.Measure
 	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
-	// Workers is the number of goroutines probing; 0 means GOMAXPROCS. The
-	// output is the same for every value.
+	// Workers is the number of goroutines probing; 0 means GOMAXPROCS, and
+	// more than 4·GOMAXPROCS means 4·GOMAXPROCS. The output is the same for
+	// every value.
 	Workers int
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of probe groups done and the total, at most once per chunk.
@@ -45,9 +46,7 @@ func (o *Options) check() error {
 	if o.Measure > prefix.Overlap {
 		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o.Workers = parallel.Workers(o.Workers)
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -245,7 +245,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			t := &in.voc.tabs[sh]
 			remap[sh] = make([]uint32, len(t.keys))
 			for local, key := range t.keys {
-				h := shingle.Mix64(key)
+				h := mix.Mix64(key)
 				remap[sh][local] = base.tabs[sh].add(key, h, t.df[local])<<shardBits | uint32(sh)
 			}
 		}
@@ -354,7 +354,7 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 		for k := lo; k < hi; k++ {
 			h := uint64(0x9e3779b97f4a7c15)
 			for _, w := range ids[offs[recs[k].idx]:offs[recs[k].idx+1]] {
-				h = shingle.Mix64(h ^ uint64(w))
+				h = mix.Mix64(h ^ uint64(w))
 			}
 			recs[k].hash = h
 		}

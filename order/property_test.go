@@ -7,11 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/order"
-	"github.com/simjoin/simjoin/shingle"
 )
 
-// unmix inverts shingle.Mix64 (the splitmix64 finaliser is a bijection), so
+// unmix inverts mix.Mix64 (the splitmix64 finaliser is a bijection), so
 // that a test can choose where keys land in a hash table.
 func unmix(z uint64) uint64 {
 	unxorshift := func(x uint64, s uint) uint64 {
@@ -41,7 +41,7 @@ func unmix(z uint64) uint64 {
 // document frequency against a direct count.
 func TestAdversarialKeys(t *testing.T) {
 	for _, k := range []uint64{0, 1, 12345, math.MaxUint64} {
-		if shingle.Mix64(unmix(k)) != k {
+		if mix.Mix64(unmix(k)) != k {
 			t.Fatalf("unmix(%d) does not invert Mix64", k)
 		}
 	}

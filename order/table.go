@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // table maps 64-bit token keys to local ids (in order of first appearance)
@@ -90,7 +90,7 @@ func (t *table) grow() {
 		if s.id == 0 {
 			continue
 		}
-		i := shingle.Mix64(s.key) & t.mask
+		i := mix.Mix64(s.key) & t.mask
 		for t.slots[i].id != 0 {
 			i = (i + 1) & t.mask
 		}
@@ -118,7 +118,7 @@ func shardOf(h uint64) uint32 { return uint32(h >> (64 - shardBits)) }
 // add returns the provisional id of key, adding it if new, and counts one
 // occurrence.
 func (v *vocab) add(key uint64) uint32 {
-	h := shingle.Mix64(key)
+	h := mix.Mix64(key)
 	s := shardOf(h)
 	return v.tabs[s].add(key, h, 1)<<shardBits | s
 }
@@ -126,7 +126,7 @@ func (v *vocab) add(key uint64) uint32 {
 // lookup returns the id stored for key (provisional, or final once the
 // dictionary is built).
 func (v *vocab) lookup(key uint64) (uint32, bool) {
-	h := shingle.Mix64(key)
+	h := mix.Mix64(key)
 	return v.tabs[shardOf(h)].lookup(key, h)
 }
 
@@ -158,7 +158,7 @@ func (v *vocab) addBatch(keys []uint64, ids []uint32) {
 	for g := range workers {
 		wg.Go(func() {
 			for j, k := range keys {
-				h := shingle.Mix64(k)
+				h := mix.Mix64(k)
 				s := shardOf(h)
 				if int(s)%workers == g {
 					ids[j] = v.tabs[s].add(k, h, 1)<<shardBits | s

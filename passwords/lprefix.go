@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // The ℓ-prefix self-join.
@@ -153,7 +153,7 @@ func appendKeys(dst []uint64, t []uint32, p, ell int) []uint64 {
 }
 
 func mix32(a, b uint32) uint32 {
-	return uint32(shingle.Mix64(uint64(a)<<32|uint64(b)) >> 32)
+	return uint32(mix.Mix64(uint64(a)<<32|uint64(b)) >> 32)
 }
 
 // keyIndex maps a key to the groups whose index prefix has it, in group

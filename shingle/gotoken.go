@@ -83,21 +83,52 @@ func scanGo(src []byte, dropSemis bool, f func(text string, key uint64)) error {
 // character, an unterminated literal) returns dst unchanged and a *ScanError
 // with its first position.
 //
-// Cost: one pass of go/scanner, which allocates a string for every
-// identifier and literal; O(n) per shingle to combine keys. src is only read
-// and not retained. Safe for concurrent use.
+// Cost: one pass over src that allocates nothing (a lexer of its own that
+// reads exactly go/scanner's tokens; go/scanner itself, which allocates a
+// string a token, only for a source that does not scan or holds a //line
+// directive); O(n) per shingle to combine keys. src is only read and not
+// retained. Safe for concurrent use.
 func AppendGo(dst []uint64, src []byte, n int) ([]uint64, error) {
 	return appendGo(dst, src, n, false)
 }
 
-// appendGo is AppendGo, skipping the inserted semicolons if dropSemis.
+// appendGo is AppendGo, skipping the inserted semicolons if dropSemis. It
+// reads src with goLexer and, for a source that goLexer leaves to go/scanner
+// (one that does not scan, or holds a line directive), with go/scanner.
 func appendGo(dst []uint64, src []byte, n int, dropSemis bool) ([]uint64, error) {
 	if n < 1 || n > MaxN {
 		return dst, fmt.Errorf("%w: go:%d", ErrSpec, n)
 	}
 	start := len(dst)
-	var w window
-	w.n = n
+	var lx goLexer
+	if lx.init(src) {
+		// The token keys go into dst first; then each is overwritten, in
+		// place and in order, by the key of the shingle it starts (shingle
+		// i reads tokens i..i+n-1, none of them overwritten yet).
+		for {
+			tok, from, to, key := lx.next()
+			switch {
+			case tok == token.EOF:
+				toks := dst[start:]
+				if len(toks) < n {
+					return dst[:start], nil
+				}
+				for i := range len(toks) - n + 1 {
+					toks[i] = combine(toks[i : i+n])
+				}
+				return dst[:len(dst)-n+1], nil
+			case tok == token.ILLEGAL || tok == token.COMMENT:
+			case tok == token.SEMICOLON && from == to && dropSemis:
+				continue
+			default:
+				dst = append(dst, key)
+				continue
+			}
+			break
+		}
+	}
+	dst = dst[:start]
+	w := window{n: n}
 	err := scanGo(src, dropSemis, func(_ string, k uint64) {
 		if w.push(k) {
 			dst = append(dst, w.key())

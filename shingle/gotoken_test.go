@@ -85,7 +85,7 @@ func shinglesOf(texts []string, n int) []uint64 {
 		for j := range keys {
 			keys[j] = HashString(texts[i+j])
 		}
-		out = append(out, combine(keys, 0))
+		out = append(out, combine(keys))
 	}
 	return out
 }
@@ -358,16 +358,79 @@ func FuzzAppendGo(f *testing.F) {
 	})
 }
 
+// BenchmarkAppendGo shingles Go source with the lexer of this package
+// (impl=lexer, what AppendGo runs) and with go/scanner (impl=goscanner, the
+// fallback and the reference). file=gotree reads every non-test .go file of
+// GOROOT/src outside testdata (set SIMJOIN_GOROOT_BENCH=1).
 func BenchmarkAppendGo(b *testing.B) {
-	src := readFixture(b, "go/reader.go")
-	for _, n := range []int{1, 5} {
-		b.Run("file=reader.go/n="+strconv.Itoa(n), func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			b.ReportAllocs()
-			var dst []uint64
-			for b.Loop() {
-				dst, _ = AppendGo(dst[:0], src, n)
-			}
-		})
+	files := map[string][][]byte{"reader.go": {readFixture(b, "go/reader.go")}}
+	if os.Getenv("SIMJOIN_GOROOT_BENCH") != "" {
+		files["gotree"] = goTreeSources(b)
 	}
+	impls := []struct {
+		name string
+		run  func(dst []uint64, src []byte, n int) []uint64
+	}{
+		{"lexer", func(dst []uint64, src []byte, n int) []uint64 {
+			dst, _ = appendGo(dst, src, n, false)
+			return dst
+		}},
+		{"goscanner", func(dst []uint64, src []byte, n int) []uint64 {
+			w := window{n: n}
+			_ = scanGo(src, false, func(_ string, k uint64) {
+				if w.push(k) {
+					dst = append(dst, w.key())
+				}
+			})
+			return dst
+		}},
+	}
+	for _, file := range []string{"reader.go", "gotree"} {
+		srcs, ok := files[file]
+		if !ok {
+			continue
+		}
+		var size int64
+		for _, src := range srcs {
+			size += int64(len(src))
+		}
+		for _, n := range []int{1, 5} {
+			for _, impl := range impls {
+				b.Run("file="+file+"/n="+strconv.Itoa(n)+"/impl="+impl.name, func(b *testing.B) {
+					b.SetBytes(size)
+					b.ReportAllocs()
+					var dst []uint64
+					for b.Loop() {
+						for _, src := range srcs {
+							dst = impl.run(dst[:0], src, n)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// goTreeSources returns every non-test .go file of GOROOT/src outside
+// testdata, or skips b.
+func goTreeSources(b *testing.B) [][]byte {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var out [][]byte
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == "testdata":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		out = append(out, src)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		b.Skipf("no Go tree at %s: %v", root, err)
+	}
+	return out
 }

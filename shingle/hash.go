@@ -1,5 +1,7 @@
 package shingle
 
+import "github.com/simjoin/simjoin/internal/mix"
+
 // The token hash is FNV-1a over the bytes followed by the splitmix64
 // finaliser. It is fixed: keys are the same on every machine and run, so that
 // signatures and orders built from them are reproducible. Collisions between
@@ -65,12 +67,4 @@ func encodeRune(p *[4]byte, r rune) int {
 	}
 }
 
-func finish(h uint64) uint64 { return Mix64(h) }
-
-// Mix64 is the splitmix64 finaliser (Steele, Lea and Flood 2014): a bijection
-// on 64-bit words with good avalanche.
-func Mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+func finish(h uint64) uint64 { return mix.Mix64(h) }

@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // Kind names a way of turning a record into a token set.
@@ -296,17 +298,19 @@ func appendShingles(dst []uint64, record string, n int, norm Norm) []uint64 {
 	return dst
 }
 
-// window holds the last n token keys of a shingle, n <= MaxN, as a ring.
+// window holds the last n token keys of a shingle, n <= MaxN, as a ring
+// kept twice over, so that the n keys from the oldest on are one slice.
 type window struct {
-	ring  [MaxN]uint64
-	n     int // shingle length
-	next  int // where the next key goes; the oldest key once full
-	count int // keys pushed, up to n
+	ring  [2 * MaxN]uint64 // ring[i] == ring[i+n] for i < n
+	n     int              // shingle length
+	next  int              // where the next key goes; the oldest key once full
+	count int              // keys pushed, up to n
 }
 
 // push adds a key and reports whether the window holds n keys.
 func (w *window) push(k uint64) bool {
 	w.ring[w.next] = k
+	w.ring[w.next+w.n] = k
 	if w.next++; w.next == w.n {
 		w.next = 0
 	}
@@ -317,27 +321,23 @@ func (w *window) push(k uint64) bool {
 }
 
 // key returns the key of the shingle in the window, oldest key first.
-func (w *window) key() uint64 { return combine(w.ring[:w.n], w.next) }
+func (w *window) key() uint64 { return combine(w.ring[w.next : w.next+w.n]) }
 
 // combinePrime multiplies the running state of combine: odd, so that each
 // step is a bijection of the state for a fixed key and of the key for a
 // fixed state.
 const combinePrime = 0x9e3779b97f4a7c15
 
-// combine returns the key of a shingle: the keys of ring from start round to
-// start-1, folded in order into h = (h ^ k)·combinePrime from hashInit, then
-// the splitmix64 finaliser. Token keys are already well mixed, so one
-// multiplication a token suffices; two shingles that differ only in their
-// last token never collide.
-func combine(ring []uint64, start int) uint64 {
+// combine returns the key of a shingle: its token keys folded in order into
+// h = (h ^ k)·combinePrime from hashInit, then the splitmix64 finaliser.
+// Token keys are already well mixed, so one multiplication a token suffices;
+// two shingles that differ only in their last token never collide.
+func combine(keys []uint64) uint64 {
 	h := uint64(hashInit)
-	for _, k := range ring[start:] {
+	for _, k := range keys {
 		h = (h ^ k) * combinePrime
 	}
-	for _, k := range ring[:start] {
-		h = (h ^ k) * combinePrime
-	}
-	return Mix64(h)
+	return mix.Mix64(h)
 }
 
 // AppendQGrams appends the distinct-or-not q-grams of the code points of s

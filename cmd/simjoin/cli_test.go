@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const cliData = "testdata/cli"
 func cliRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
+	code = runChecked(t, args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -239,18 +240,34 @@ type cliReport struct {
 	Vocab     int      `json:"vocabulary"`
 	Results   int64    `json:"results"`
 	Exact     *struct {
-		Records, Skipped, Groups, IndexEntries                 int
-		Candidates, Positional, BoundPruned, Verified, Results int64
+		Records      int   `json:"records"`
+		Skipped      int   `json:"skipped_empty"`
+		Groups       int   `json:"distinct_sets"`
+		IndexEntries int   `json:"index_entries"`
+		Candidates   int64 `json:"candidates"`
+		Positional   int64 `json:"positional_pruned"`
+		BoundPruned  int64 `json:"count_bound_pruned"`
+		Verified     int64 `json:"verified"`
+		Results      int64 `json:"results"`
 	} `json:"exact"`
 	Histogram []struct {
-		From, To float64
-		Count    int64
+		From  float64 `json:"from"`
+		To    float64 `json:"to"`
+		Count int64   `json:"count"`
 	} `json:"similarity_histogram"`
 	Phases []struct {
-		Name    string
-		Seconds float64
+		Name    string   `json:"name"`
+		Seconds float64  `json:"wall_s"`
+		CPU     *float64 `json:"cpu_s"`
 	} `json:"phases"`
 	PeakRSS int64 `json:"peak_rss_bytes"`
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func cliStatsJSON(t *testing.T, path string) cliReport {
@@ -319,11 +336,25 @@ func TestCLIStats(t *testing.T) {
 		t.Errorf("histogram counts %d pairs, want 5", n)
 	}
 	var phases []string
+	var cpu float64
 	for _, p := range rep.Phases {
 		phases = append(phases, p.Name)
 		if p.Seconds < 0 {
 			t.Errorf("phase %s: %v s", p.Name, p.Seconds)
 		}
+		if p.CPU != nil && *p.CPU < 0 {
+			t.Errorf("phase %s: %v s of CPU", p.Name, *p.CPU)
+		}
+		cpu += deref(p.CPU)
+	}
+	// The process's CPU over its phases: no more than the
+	// phases' wall time on every core the runtime may use.
+	var wall float64
+	for _, p := range rep.Phases {
+		wall += p.Seconds
+	}
+	if cpu < 0 || cpu > wall*float64(runtime.GOMAXPROCS(0))+0.05 {
+		t.Errorf("phases' CPU %v s over %v s of wall time", cpu, wall)
 	}
 	for _, want := range []string{"read", "order", "join", "write"} {
 		if !slices.Contains(phases, want) {

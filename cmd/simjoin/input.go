@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -33,20 +35,45 @@ func (e *inputError) Error() string {
 
 func (e *inputError) Unwrap() error { return e.err }
 
-// openInput opens a file argument; "-" is standard input.
-func openInput(name string, stdin io.Reader) (io.ReadCloser, string, error) {
+// input is an opened file argument, decompressed if it is gzip or zstd.
+type input struct {
+	io.Reader
+	name   string            // as shown in messages: the path, or <stdin>
+	size   int64             // of a regular file (compressed), or -1
+	format decompress.Format // the compression found, if any
+	close  func()
+}
+
+func (in *input) Close() error { in.close(); return nil }
+
+// openInput opens a file argument; "-" is standard input. Gzip and zstd
+// input is recognised by its magic bytes and decompressed on the fly.
+func openInput(name string, stdin io.Reader) (*input, error) {
+	in := &input{name: name, size: -1, close: func() {}}
+	var r io.Reader = stdin
 	if name == "-" {
-		return io.NopCloser(stdin), "<stdin>", nil
+		in.name = "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s is a directory (use --files to take each file as a record)", name)
+		} else if err == nil && st.Mode().IsRegular() {
+			in.size = st.Size()
+		}
+		r, in.close = f, func() { f.Close() }
 	}
-	f, err := os.Open(name)
+	dr, format, done, err := decompress.Reader(r)
 	if err != nil {
-		return nil, name, err
+		in.close()
+		return nil, &inputError{file: in.name, err: err}
 	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, name, fmt.Errorf("%s is a directory (use --files to take each file as a record)", name)
-	}
-	return f, name, nil
+	closeFile := in.close
+	in.Reader, in.format, in.close = dr, format, func() { done(); closeFile() }
+	return in, nil
 }
 
 // lineReader yields the lines of r without their line ending ("\n" or
@@ -67,6 +94,11 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
+		if len(chunk) > cap(lr.buf)-len(lr.buf) {
+			// Double a long line's buffer (append grows large slices by
+			// a quarter, copying a long line many times over).
+			lr.buf = slices.Grow(lr.buf, max(len(chunk), len(lr.buf)))
+		}
 		lr.buf = append(lr.buf, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
@@ -194,22 +226,20 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 func tokenize(b *batch, spec shingle.Spec) {
 	b.offs = append(make([]int, 0, len(b.ends)+1), 0)
 	// About one key for every four bytes of text is typical of token sets;
-	// q-grams and shingles have more, and append grows the rest.
-	b.keys = make([]uint64, 0, len(b.text)/4+16)
-	text := string(b.text) // one conversion per batch, sliced per line
+	// q-grams and shingles have more, and append grows the rest. (A batch
+	// of one long line holds its distinct keys only: see AppendSet.)
+	b.keys = make([]uint64, 0, min(len(b.text)/4+16, 1<<20))
+	// The text is not changed while the keys are made, and no key refers to
+	// it: a string view, sliced per line, saves a copy of the batch.
+	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
 	start := 0
 	for k, end := range b.ends {
-		from := len(b.keys)
 		var err error
-		b.keys, err = spec.Append(b.keys, text[start:end])
+		b.keys, err = spec.AppendSet(b.keys, text[start:end])
 		if err != nil {
 			b.err = &inputError{line: b.first + k, err: err}
 			return
 		}
-		rec := b.keys[from:]
-		slices.Sort(rec)
-		rec = slices.Compact(rec)
-		b.keys = b.keys[:from+len(rec)]
 		b.offs = append(b.offs, len(b.keys))
 		start = end
 	}

@@ -4,22 +4,22 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/base64"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -45,6 +45,7 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	maxLine     int
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -52,6 +53,7 @@ type pwConfig struct {
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -102,7 +104,8 @@ none is, so that the command serves in a password policy script:
   printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
 
 Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. The q-grams, normalisations, measure and threshold are
+users of the machine. On a terminal, stdin is one password, typed after a
+prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
 those of simjoin passwords.`
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
@@ -119,7 +122,8 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
 }
 
 // parse checks the flags before any work starts.
@@ -141,9 +145,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -166,6 +168,14 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	switch {
+	case c.maxLine < 0:
+		return usagef("--max-line must be >= 0")
+	case c.maxLine == 0:
+		c.read.MaxLine = -1
+	default:
+		c.read.MaxLine = c.maxLine
+	}
 	if c.outFmt, err = parseFormat(c.format); err != nil {
 		return err
 	}
@@ -203,8 +213,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -217,24 +236,21 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
 
 // readList reads a password list with a progress bar.
-func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
-	f, shown, err := openInput(name, e.stdin)
+func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if osf, ok := f.(*os.File); ok {
-		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	bar := prog.bytes(size, "reading "+shown)
+	shown := f.name
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+shown)
 	defer bar.finish()
 	opt := cfg.read
 	opt.Progress = bar.set
@@ -341,8 +357,8 @@ func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.Fil
 
 func addStatsPhases(rep *report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{"grams", st.GramTime.Seconds()},
-		phase{"order", st.OrderTime.Seconds()},
+		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -360,7 +376,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	l, rs, err := readList(e, cfg, prog, input)
+	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
@@ -396,7 +412,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + st.Method
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
@@ -465,7 +481,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	known, rs, err := readList(e, cfg, prog, cfg.against)
+	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
@@ -477,7 +493,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + st.Method
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
@@ -518,6 +534,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		for _, a := range args {
 			batch = append(batch, []byte(a))
 		}
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
+	} else if fd, ok := terminal(e.stdin); ok {
+		// Typed at a terminal: one candidate, read without echo.
+		fmt.Fprint(e.stderr, "password to check: ")
+		pw, err := term.ReadPassword(fd)
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return &inputError{file: "<stdin>", err: err}
+		}
+		batch = append(batch, pw)
 		first = 1
 		if err := flush(); err != nil {
 			return err
@@ -575,6 +604,15 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	return nil
 }
 
+// terminal returns r's descriptor if r is a terminal.
+func terminal(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
 type checkStats struct {
 	candidates, empty, tooClose int
 	matches                     int64
@@ -605,7 +643,6 @@ func checkAll(ix *passwords.Index, cands [][]byte, workers int) [][]passwords.Ma
 // pwWriter writes pairs, families and matches in the chosen format.
 type pwWriter struct {
 	w      *bufio.Writer
-	csv    *csv.Writer
 	format format
 	sim    *pairWriter // formats similarities as simjoin join does
 	header bool
@@ -615,11 +652,7 @@ type pwWriter struct {
 }
 
 func newPWWriter(w io.Writer, f format, integer bool) *pwWriter {
-	pw := &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-	}
-	return pw
+	return &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
 }
 
 func (pw *pwWriter) line(b []byte) error {
@@ -635,12 +668,19 @@ func (pw *pwWriter) csvRow(header []string, row ...string) error {
 	}
 	if !pw.header {
 		pw.header = true
-		if pw.err = pw.csv.Write(header); pw.err != nil {
-			return pw.err
+		if err := pw.line([]byte(strings.Join(header, ",") + "\n")); err != nil {
+			return err
 		}
 	}
-	pw.err = pw.csv.Write(row)
-	return pw.err
+	buf := pw.buf[:0]
+	for k, f := range row {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = fieldenc.AppendCSV(buf, []byte(f))
+	}
+	pw.buf = append(buf, '\n')
+	return pw.line(pw.buf)
 }
 
 // pair writes one similar pair of l.
@@ -669,9 +709,9 @@ func (pw *pwWriter) pair(l *passwords.List, p passwords.Pair) error {
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, p.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, a)
+		buf = fieldenc.AppendTSV(buf, a)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, b)
+		buf = fieldenc.AppendTSV(buf, b)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -717,10 +757,10 @@ func (pw *pwWriter) family(l *passwords.List, f passwords.Family) error {
 		buf = append(buf, '\t')
 		buf = append(buf, count...)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, l.Password(f.Members[0]))
+		buf = fieldenc.AppendTSV(buf, l.Password(f.Members[0]))
 		for _, m := range f.Members {
 			buf = append(buf, '\t')
-			buf = appendTSVPassword(buf, l.Password(m))
+			buf = fieldenc.AppendTSV(buf, l.Password(m))
 		}
 		buf = append(buf, '\n')
 		pw.buf = buf
@@ -753,7 +793,7 @@ func (pw *pwWriter) match(cand int, known *passwords.List, m passwords.Match) er
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, m.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, k)
+		buf = fieldenc.AppendTSV(buf, k)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -764,61 +804,11 @@ func (pw *pwWriter) flush() error {
 	if pw.err != nil {
 		return pw.err
 	}
-	if pw.csv != nil {
-		pw.csv.Flush()
-		if err := pw.csv.Error(); err != nil {
-			return err
-		}
-	}
 	return pw.w.Flush()
 }
 
-// appendTSVPassword appends p byte for byte, except that backslash, tab, CR,
-// LF and the other control bytes are escaped (\\, \t, \r, \n, \xHH), so that
-// a field never holds a separator and the escaping can be undone.
-func appendTSVPassword(b, p []byte) []byte {
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// appendJSONPassword appends `,"key":"p"` for a password that is valid UTF-8
-// and `,"key_base64":"..."` for one that is not (JSON strings hold text, not
-// bytes).
+// appendJSONPassword appends `,"key":"p"`, or `,"key_base64":"..."` for a
+// password that is not UTF-8.
 func appendJSONPassword(b []byte, key string, p []byte) []byte {
-	b = append(b, `,"`...)
-	b = append(b, key...)
-	if !utf8.Valid(p) {
-		b = append(b, `_base64":"`...)
-		b = base64.StdEncoding.AppendEncode(b, p)
-		return append(b, '"')
-	}
-	b = append(b, `":"`...)
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
+	return fieldenc.AppendJSONField(append(b, ','), key, p)
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -19,6 +20,7 @@ import (
 type report struct {
 	Command    string          `json:"command"`
 	Input      []string        `json:"input"`
+	Compressed []string        `json:"compressed,omitempty"` // "NAME: gzip" for each input decompressed
 	Tokens     string          `json:"tokens"`
 	Measure    string          `json:"measure"`
 	Threshold  string          `json:"threshold"`
@@ -28,7 +30,7 @@ type report struct {
 	Skipped    int             `json:"skipped_empty"`
 	SetTokens  int             `json:"set_tokens"`
 	Vocabulary int             `json:"vocabulary"`
-	Exact      *join.Stats     `json:"exact,omitempty"`
+	Exact      *join.Stats     `json:"-"` // written as exactJSON
 	Sections   map[string]any  `json:"sections,omitempty"`
 	Results    int64           `json:"results"`
 	Histogram  []histogramBin  `json:"similarity_histogram,omitempty"`
@@ -39,7 +41,13 @@ type report struct {
 
 type phase struct {
 	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"wall_s"`
+	// CPU is the process's CPU time (user and system, all threads, the
+	// runtime's included) during the phase: what a loaded machine disturbs
+	// least, and what one worker's phase compares with a single-threaded
+	// program's. Absent for phases timed inside the library (passwords'
+	// grams and order).
+	CPU float64 `json:"cpu_s,omitempty"`
 }
 
 type histogramBin struct {
@@ -52,6 +60,13 @@ type histogramBin struct {
 type reportSection struct {
 	title string
 	rows  [][2]string
+}
+
+// noteCompressed records that in was read decompressed, if it was.
+func (r *report) noteCompressed(in *input) {
+	if in.format != decompress.None {
+		r.Compressed = append(r.Compressed, in.name+": "+string(in.format))
+	}
 }
 
 // addSection adds a section: v goes into the JSON under key, rows into the text.
@@ -67,12 +82,25 @@ func (r *report) addSection(key, title string, v any, rows [][2]string) {
 type timer struct {
 	r     *report
 	start time.Time
+	cpu   time.Duration
 }
 
-func (r *report) phase(name string) *timer { return &timer{r: r, start: time.Now()} }
+func (r *report) phase(name string) *timer {
+	return &timer{r: r, start: time.Now(), cpu: processCPU()}
+}
 
 func (t *timer) done(name string) {
-	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds()})
+	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
+}
+
+// processCPU returns the CPU time the process has used, user and system, or
+// 0 if the system does not say.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // histogram counts similarities in bins of 0.05 over [0, 1].
@@ -123,6 +151,33 @@ func group(n int64) string {
 	return b.String()
 }
 
+// plural formats n with thousands separators and its noun, singular for one:
+// "1 core", "2 cores".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(n) + " " + many
+}
+
+// binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
+// bin, which holds similarity 1.
+func binLabel(from, to float64) string {
+	if to >= 1 {
+		return fmt.Sprintf("[%.2f, 1.00]", from)
+	}
+	return fmt.Sprintf("[%.2f, %.2f)", from, to)
+}
+
+// ratio formats a recall or a probability: 1 and 0 as they are, others with
+// three decimals.
+func ratio(x float64) string {
+	if x == 1 || x == 0 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
 func bytesText(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -146,6 +201,11 @@ func (r *report) writeText(w io.Writer) {
 	rows := [][2]string{
 		{"command", r.Command},
 		{"input", strings.Join(r.Input, " ")},
+	}
+	if len(r.Compressed) > 0 {
+		rows = append(rows, [2]string{"decompressed", strings.Join(r.Compressed, ", ")})
+	}
+	rows = append(rows, [][2]string{
 		{"tokens", r.Tokens},
 		{"measure", r.Measure + " >= " + r.Threshold},
 		{"method", r.Method},
@@ -154,7 +214,7 @@ func (r *report) writeText(w io.Writer) {
 		{"skipped (empty)", group(int64(r.Skipped))},
 		{"set tokens", group(int64(r.SetTokens))},
 		{"vocabulary", group(int64(r.Vocabulary))},
-	}
+	}...)
 	if s := r.Exact; s != nil {
 		rows = append(rows,
 			[2]string{"distinct sets", group(int64(s.Groups))},
@@ -200,11 +260,7 @@ func (r *report) writeText(w io.Writer) {
 		}
 		for _, b := range r.Histogram {
 			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			closing := ")"
-			if b.To == 1 {
-				closing = "]" // the last bin holds similarity 1
-			}
-			fmt.Fprintf(w, "  [%.2f, %.2f%s  %*s  %s\n", b.From, b.To, closing, 12, group(b.Count), bar)
+			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, group(b.Count), bar)
 		}
 	}
 	fmt.Fprintln(w, "phases:")

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 func reference(keys []uint64) []uint64 {
@@ -27,11 +27,11 @@ func TestSortDistinct(t *testing.T) {
 			for i := range keys {
 				switch kind {
 				case "hashed":
-					keys[i] = shingle.Mix64(r.Uint64())
+					keys[i] = mix.Mix64(r.Uint64())
 				case "small":
 					keys[i] = r.Uint64N(1 << 21) // packed q-grams: top bits zero
 				case "dups":
-					keys[i] = shingle.Mix64(r.Uint64N(uint64(n/3 + 1)))
+					keys[i] = mix.Mix64(r.Uint64N(uint64(n/3 + 1)))
 				case "sorted", "reversed":
 					keys[i] = uint64(i) << 40
 				case "one-bucket":
@@ -59,7 +59,7 @@ func FuzzSortDistinct(f *testing.F) {
 		for i := range keys {
 			keys[i] = binary.LittleEndian.Uint64(data[8*i:])
 			if i%3 == 0 {
-				keys[i] = shingle.Mix64(keys[i])
+				keys[i] = mix.Mix64(keys[i])
 			}
 		}
 		want := reference(keys)
@@ -74,7 +74,7 @@ func BenchmarkSortDistinct(b *testing.B) {
 	for _, n := range []int{100, 2400, 50000} {
 		keys := make([]uint64, n)
 		for i := range keys {
-			keys[i] = shingle.Mix64(r.Uint64N(uint64(n)))
+			keys[i] = mix.Mix64(r.Uint64N(uint64(n)))
 		}
 		work := make([]uint64, n)
 		b.Run("sort=keysort/n="+strconv.Itoa(n), func(b *testing.B) {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+func init() { register(newIndexCmd) }
+
+// Batches of records (`index add`) and queries (`index search`,
+// `passwords check --index`): a batch is inserted and synced, or answered,
+// and its lines written before the next is read. A batch ends at its cap or
+// as soon as the input has nothing more ready (see lineBatches), so a file
+// goes in large batches and a slow stream line by line.
+const (
+	addBatch        = 1 << 16 // records of one insert batch at most (--batch)
+	searchBatch     = 1024    // queries of one search batch at most
+	indexBatchBytes = 4 << 20 // text of one batch at most, so long records stream too
+)
+
+const indexLong = `A living index: a directory that holds a growing collection of records,
+created once with its tokenizer and method, then taking inserts, deletes and
+searches; it survives restarts and crashes, and simjoin serve serves it over
+HTTP. Record ids are assigned by the index: 0, 1, 2, ... in insertion order,
+never reused.
+
+  simjoin index create DIR --tokens words --method exact --min-threshold 0.5
+  simjoin index add DIR [--dedup -t T] INPUT
+  simjoin index search DIR (-t T | --top-k K [--refine-k R]) QUERIES
+  simjoin index delete DIR ID...
+  simjoin index compact DIR
+  simjoin index stats DIR
+  simjoin index verify DIR
+
+Exit status: 0 success, 1 runtime error (not an index, a corrupt file, which
+the message names), 2 usage error.`
+
+func newIndexCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Create, fill, search and maintain a persistent similarity index",
+		Long:  indexLong,
+	}
+	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
+		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e))
+	return cmd
+}
+
+// openIndex opens the index in dir, mapping the library's errors to the
+// command line's: not an index or corrupt, exit status 1 with the file named.
+func openIndex(dir string, workers int) (*index.Index, error) {
+	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
+	if errors.Is(err, index.ErrNotIndex) {
+		return nil, fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
+	}
+	if errors.Is(err, index.ErrLocked) {
+		return nil, fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	}
+	return ix, err
+}
+
+// closeIndex closes ix, keeping the first error.
+func closeIndex(ix *index.Index, err *error) {
+	if cerr := ix.Close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
+}
+
+// indexError maps an error of an index operation: a threshold below the
+// index's minimum is the user's (exit status 2).
+func indexError(err error, flag string) error {
+	if errors.Is(err, index.ErrThresholdBelowMin) || errors.Is(err, index.ErrOptions) {
+		return usageError{fmt.Errorf("%s: %w", flag, err)}
+	}
+	return err
+}
+
+type indexCreateFlags struct {
+	tokens, measure, method, minThreshold string
+	lsh                                   string
+	perm, bands, bits                     int
+	recall                                float64
+	seed                                  string
+	rawSets                               bool
+}
+
+func newIndexCreateCmd(e *env) *cobra.Command {
+	var f indexCreateFlags
+	cmd := &cobra.Command{
+		Use:   "create DIR --min-threshold T [flags]",
+		Short: "Create an empty index in DIR",
+		Long: `Create an empty index in DIR (made if missing; an index already there is an
+error). The tokenizer, the measure, the method and the minimum threshold are
+fixed here: every record and query is tokenized with --tokens, and every
+search and dedup threshold must be at least --min-threshold.
+
+--method exact indexes the prefixes of the records' sets for that minimum
+threshold and answers exactly. --method lsh keeps MinHash signatures of --perm
+values of --bits bits in --lsh BxR bands (or --bands B of perm/B rows; by
+default the cheapest banding whose probability of finding a pair at the
+minimum threshold reaches --recall); with --raw-sets it also keeps the sets and
+verifies candidates exactly, without them similarities are estimates and the
+index is smaller. LSH estimates Jaccard similarity.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			ix, err := index.Create(args[0], cfg)
+			if errors.Is(err, index.ErrExists) {
+				return fmt.Errorf("%s already holds an index: %w", args[0], err)
+			}
+			if err != nil {
+				return err
+			}
+			if err := ix.Close(); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(e.stdout, "created %s: %s\n", args[0], describeConfig(cfg))
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVar(&f.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap (lsh: jaccard)")
+	fs.StringVar(&f.method, "method", "exact", "exact (prefix index) or lsh (MinHash bands)")
+	fs.StringVar(&f.minThreshold, "min-threshold", "", "the smallest threshold a search or dedup may ask, such as 0.5 or 1/2 (required)")
+	fs.StringVar(&f.lsh, "lsh", "", "lsh: banding `BxR`, B bands of R rows (sets --perm to B·R)")
+	fs.IntVar(&f.bands, "bands", 0, "lsh: `B` bands of perm/B rows")
+	fs.IntVar(&f.perm, "perm", approx.DefaultK, "lsh: MinHash signature length `K`, 1.."+strconv.Itoa(approx.MaxK))
+	fs.IntVar(&f.bits, "bits", approx.DefaultBits, "lsh: bits stored of each MinHash value: 8, 16, 32 or 64")
+	fs.Float64Var(&f.recall, "recall", approx.DefaultRecall, "lsh: the banding's least chance of finding a pair at --min-threshold, when --lsh and --bands are not given")
+	fs.StringVar(&f.seed, "seed", "0", "lsh: seed of the MinHash functions, an integer in [0, 2^64)")
+	fs.BoolVar(&f.rawSets, "raw-sets", false, "lsh: keep the token sets and verify candidates exactly (similarities exact, index larger)")
+	return cmd
+}
+
+// config checks the flags of create and returns the index's configuration.
+func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
+	var cfg index.Config
+	var err error
+	if cfg.Tokens, err = shingle.Parse(f.tokens); err != nil {
+		return cfg, usageError{err}
+	}
+	if cfg.Measure, err = prefix.ParseMeasure(f.measure); err != nil {
+		return cfg, usageError{err}
+	}
+	if f.minThreshold == "" {
+		return cfg, usagef("missing --min-threshold")
+	}
+	if cfg.MinThreshold, err = prefix.ParseThreshold(cfg.Measure, f.minThreshold); err != nil {
+		return cfg, usagef("--min-threshold: %v", err)
+	}
+	lshOnly := []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}
+	switch f.method {
+	case "exact":
+		cfg.Method = index.Exact
+		for _, name := range lshOnly {
+			if fs.Changed(name) {
+				return cfg, usagef("--%s applies to --method lsh", name)
+			}
+		}
+		return cfg, nil
+	case "lsh":
+		cfg.Method = index.LSH
+	default:
+		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
+	}
+	if cfg.Measure != prefix.Jaccard {
+		return cfg, usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
+	}
+	if !approx.ValidBits(f.bits) {
+		return cfg, usagef("--bits %d: want 8, 16, 32 or 64", f.bits)
+	}
+	if f.perm < 1 || f.perm > approx.MaxK {
+		return cfg, usagef("--perm %d: want a signature length in 1..%d", f.perm, approx.MaxK)
+	}
+	if cfg.Seed, err = strconv.ParseUint(f.seed, 10, 64); err != nil {
+		return cfg, usagef("--seed %q: want an integer in [0, 2^64)", f.seed)
+	}
+	cfg.Bits, cfg.RawSets = f.bits, f.rawSets
+	switch {
+	case f.lsh != "" && fs.Changed("bands"):
+		return cfg, usagef("give --lsh BxR or --bands B, not both")
+	case f.lsh != "":
+		sh, err := approx.ParseShape(f.lsh)
+		if err != nil {
+			return cfg, usagef("--lsh: %v", err)
+		}
+		if fs.Changed("perm") && sh.B*sh.R != f.perm {
+			return cfg, usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+		}
+		if sh.B*sh.R > approx.MaxK {
+			return cfg, usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
+		}
+		cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
+	case fs.Changed("bands"):
+		if f.bands < 1 || f.bands > f.perm {
+			return cfg, usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
+		}
+		cfg.Perm, cfg.Bands = f.perm, f.bands
+	default:
+		o, err := approx.Options{Measure: cfg.Measure, Threshold: cfg.MinThreshold, K: f.perm, Bits: f.bits, Recall: f.recall}.Resolve()
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		cfg.Perm, cfg.Bands = o.Shape.B*o.Shape.R, o.Shape.B
+	}
+	return cfg, nil
+}
+
+// describeConfig is the one-line description of an index's configuration.
+func describeConfig(c index.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens %s, %s >= %s, ", c.Tokens, c.Measure, c.MinThreshold)
+	switch c.Method {
+	case index.Exact:
+		b.WriteString("exact")
+	case index.LSH:
+		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Perm/max(c.Bands, 1), c.Bits, c.Perm, c.Seed)
+		if c.RawSets {
+			b.WriteString(", raw sets (exact similarities)")
+		} else {
+			b.WriteString(", no raw sets (estimated similarities)")
+		}
+	default:
+		fmt.Fprintf(&b, "method %d", c.Method)
+	}
+	return b.String()
+}
