@@ -354,6 +354,9 @@ func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
 // work, refusing to overwrite the input.
 func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
 	e.outs.Protect(input)
+	if input == "-" {
+		e.outs.ProtectReader(e.stdin)
+	}
 	var f *outfile.File
 	if out {
 		var err error
