@@ -57,16 +57,10 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if out != nil {
 		sink = out
 	}
-	pw := newPairWriter(sink, cfg.outFmt, icfg.Measure == prefix.Overlap)
-	simCol := "similarity"
-	if icfg.Method == index.LSH && !icfg.RawSets {
-		pw.simKey, simCol = "est", "estimate"
-	}
-	pw.header = "candidate,id," + simCol
+	hw := newHitWriter(sink, cfg.outFmt, icfg, "candidate")
 	tm := rep.phase("check")
 	var cs checkStats
 	var hist histogram
-	var abuf, bbuf []byte
 	check := func(first int, batch [][]byte) error {
 		res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 		if err != nil {
@@ -83,17 +77,13 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			if len(hits) > 0 {
 				cs.tooClose++
 			}
-			abuf = strconv.AppendInt(abuf[:0], int64(first+k), 10)
 			for _, h := range hits {
 				cs.matches++
 				hist.add(h.Sim)
-				bbuf = strconv.AppendUint(bbuf[:0], uint64(h.ID), 10)
-				if err := pw.write(abuf, bbuf, true, h.Sim); err != nil {
-					return err
-				}
+				hw.hit(first+k, h)
 			}
 		}
-		return nil
+		return hw.err
 	}
 	if len(args) > 0 {
 		batch := make([][]byte, len(args))
@@ -107,7 +97,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	if err := pw.flush(); err != nil {
+	if err := hw.flush(); err != nil {
 		return err
 	}
 	tm.done("check")
