@@ -191,9 +191,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 }
 
 // openSegment maps the segment file at dir/name and checks its structure.
-func openSegment(dir, name string, cfg *Config) (*segment, error) {
+func openSegment(dir, name string, cfg *Config, cold bool) (*segment, error) {
 	path := dir + "/" + name
-	bf, err := openBlockFile(path, kindSegment)
+	bf, err := openBlockFile(path, kindSegment, cold)
 	if err != nil {
 		return nil, err
 	}
@@ -258,10 +258,10 @@ func (s *segment) load(cfg *Config) error {
 		if s.ppoff, err = u32("ppoff", len(s.poff)); err != nil {
 			return err
 		}
-		if b, err = bf.need("pent", 16); err != nil {
+		if b, err = bf.need("pent", 24); err != nil {
 			return err
 		}
-		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/16 {
+		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/24 {
 			return corrupt(bf.path, "pair index and its offsets disagree")
 		}
 		if len(b) > 0 {

@@ -207,6 +207,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		lp = 0 // no record of an admissible size is in the pair index
 	}
 	walk := lp*(lp-1)/2 > maxQueryPairs
+	qmask := tokenMask(q)
 	// pass applies the size-dependent bounds to a record of size x met first
 	// through its k-th shared token (k = 1: single-token prefix; k = 2: pair),
 	// at position i of q and j of x, before anything of the record is read:
@@ -272,7 +273,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					if int(e.Size) < lo || int(e.Size) > hi || sc.seen(e.Row) || tomb.Contains(e.Row) {
 						continue
 					}
-					if alpha, ok := pass(2, j, int(e.Size), int(e.Pos)); ok {
+					if alpha, ok := pass(2, j, int(e.Size), int(e.Pos)); ok && maskBound(len(q), qmask, int(e.Size), e.Mask) >= alpha {
 						verify(ID(s.ids[e.Row]), s.set(int(e.Row)), 2, j, int(e.Pos), alpha)
 					}
 				}
@@ -304,11 +305,11 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 	}
 	for i := 0; i+1 < lp; i++ {
 		for j := i + 1; j < lp; j++ {
-			m.pairPostings(q[i], q[j], func(row, pos, size uint32) {
+			m.pairPostings(q[i], q[j], func(row, pos, size uint32, mask uint64) {
 				if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
 					return
 				}
-				if alpha, ok := pass(2, j, int(size), int(pos)); ok {
+				if alpha, ok := pass(2, j, int(size), int(pos)); ok && maskBound(len(q), qmask, int(size), mask) >= alpha {
 					verify(m.base+ID(row), m.set(int(row)), 2, j, int(pos), alpha)
 				}
 			})
