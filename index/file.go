@@ -195,6 +195,8 @@ func openBlockFile(path string, kind uint32) (*blockFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: map %s: %w", path, err)
 	}
+	// Searches touch a few scattered pages: no readahead around them.
+	syscall.Madvise(data, syscall.MADV_RANDOM)
 	bf := &blockFile{path: path, data: data, blocks: make(map[string][]byte, len(dir))}
 	bf.refs.Store(1)
 	for _, e := range dir {

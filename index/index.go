@@ -584,9 +584,10 @@ func (st *state) appendRecord(q *query) {
 			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
 		}
 		l := pairPrefix(minB, len(q.set))
+		mask := tokenMask(q.set)
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
-				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size})
+				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size, mask: mask})
 			}
 		}
 	case LSH:

@@ -47,6 +47,7 @@ are clusters of one; files dropped by --min-tokens are not records.
 		},
 	}
 	cfg.addFlags(cmd.Flags())
+	dropFlags(cmd, "dedup clusters one collection and writes ids in input order", "against", "sort")
 	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
 	return cmd
 }

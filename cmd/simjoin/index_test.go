@@ -47,6 +47,14 @@ func TestIndexWorkflow(t *testing.T) {
 	if out != "" {
 		t.Errorf("search of no queries: %q", out)
 	}
+	// -o writes the file whole; CSV has the search's own header.
+	res := filepath.Join(dir, "res.csv")
+	if out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.8", "--format", "csv", "-o", res, news); out != "" {
+		t.Errorf("search -o: stdout %q", out)
+	}
+	if data, err := os.ReadFile(res); err != nil || string(data) != "query,id,similarity\n1,0,1\n3,1,1\n4,2,1\n5,0,1\n6,2,0.833333\n" {
+		t.Errorf("search -o %s: %q, %v", res, data, err)
+	}
 	out, _ = cliOK(t, "lorem ipsum dolor\n", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
 	if want := `{"a":1,"b":2,"sim":0.6}` + "\n"; out != want {
 		t.Errorf("search --top-k 1 --format jsonl: %q, want %q", out, want)

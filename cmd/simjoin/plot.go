@@ -73,6 +73,7 @@ exact pairs at -t otherwise.`,
 		},
 	}
 	cfg.addFlags(cmd.Flags())
+	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
 	fs.StringVar(&pf.circle, "circle", "", "draw the circle of records and pairs found to `FILE` (.svg)")

@@ -69,6 +69,11 @@ func TestCheckIndex(t *testing.T) {
 			t.Errorf("-t %s: same matches in another order", th)
 		}
 	}
+	// The statistics report follows the published schema (cliRun checks it).
+	rep := filepath.Join(dir, "check.json")
+	if code, _, errs := cliRun(t, stdin, "passwords", "check", "--index", ix, "--silent", "--stats-json", rep); code != 3 {
+		t.Errorf("check --index --stats-json: exit %d, %s", code, errs)
+	}
 	// A candidate far from every known password: exit 0, no output.
 	if code, out, _ := cliRun(t, "", "passwords", "check", "--index", ix, "zq#9Xv!k2"); code != 0 || out != "" {
 		t.Errorf("unrelated candidate: exit %d, %q", code, out)

@@ -48,6 +48,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/simjoin/simjoin/index"
@@ -60,6 +61,8 @@ const (
 	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
 	DefaultMaxRecords   = 10_000
 	DefaultMaxTopK      = 10_000
+
+	DefaultShutdownTimeout = 10 * time.Second
 )
 
 // Options bounds what one request may ask. The zero value uses the defaults.
@@ -72,6 +75,10 @@ type Options struct {
 	MaxRecords int
 	// MaxTopK caps top_k and refine_k; more get 400. 0 means DefaultMaxTopK.
 	MaxTopK int
+	// ShutdownTimeout is how long Serve lets the requests under way finish
+	// after its context ends before it closes their connections. 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
 	// ErrorLog receives one line per failure of the index (5xx) and of the
 	// HTTP server; nil discards them. Lines never hold record text.
 	ErrorLog *log.Logger
@@ -86,6 +93,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTopK <= 0 {
 		o.MaxTopK = DefaultMaxTopK
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.New(io.Discard, "", 0)
@@ -102,6 +112,8 @@ type Server struct {
 	opt     Options
 	mux     *http.ServeMux
 	commit  committer // merges concurrent inserts into one synced batch
+
+	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
 }
 
 // New returns the handler of ix. Cost: O(1); safe for concurrent use.
@@ -143,15 +155,20 @@ func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
 }
 
 // ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	s.mux.ServeHTTP(w, r)
+}
 
 // Serve answers requests on ln until ctx is done, then shuts down
 // gracefully: it stops accepting connections, lets every request in flight
 // finish (an insert under way completes, is synced and is answered) and
-// returns nil. It returns early with the error if the listener fails. The
-// caller closes the index after Serve returns. Each request is bounded in
-// time (headers 10 s, whole request 1 min, answer 5 min), so the wait is
-// bounded too.
+// returns nil; it returns early with the error if the listener fails. A
+// request still unanswered Options.ShutdownTimeout after ctx ended (a client
+// sending its body slowly, say) has its connection closed; Serve still
+// waits for every handler to leave the index before it returns, so the
+// caller may close the index then.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s,
@@ -169,12 +186,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Shutdown waits for the handlers under way; their time is bounded by
-	// the server's timeouts above.
-	err := srv.Shutdown(context.Background())
+	sctx, cancel := context.WithTimeout(context.Background(), s.opt.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.opt.ErrorLog.Printf("shutdown: requests still unanswered after %v: connections closed", s.opt.ShutdownTimeout)
+		err = srv.Close()
+	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	s.inflight.Wait()
 	return err
 }
 
