@@ -52,7 +52,8 @@ func (ix *Index) maybeCheckpoint() error {
 	for _, s := range st.segs {
 		held += s.rows()
 	}
-	if st.mut.n < min(max(held, flushMin), flushMax) {
+	m := st.mut
+	if st.mut.n < min(max(held, flushMin), flushMax) && 4*len(m.sets)+8*len(m.keys)+len(m.sigs) < flushBytes {
 		return nil
 	}
 	live := ix.liveCount()
