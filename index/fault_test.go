@@ -106,6 +106,9 @@ func TestCrash(t *testing.T) {
 			}
 		}
 		st := ix.Stats()
+		if st.WALTruncated > 0 {
+			t.Logf("round %d: %d bytes of a torn batch cut", round, st.WALTruncated)
+		}
 		if uint64(o.next) != st.Records {
 			for _, s := range crashStream(seed, done) {
 				o.insert(s, thr)
@@ -420,5 +423,48 @@ func TestConcurrentSearch(t *testing.T) {
 	wg.Wait()
 	if st := ix.Stats(); st.Records != 2*batches || !slices.Contains([]int{0, 1, 2, 3, 4}, st.Segments) && st.Segments > 20 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestTornTail appends a torn batch to the log (an incomplete block, then a
+// complete one with a bad checksum): Open cuts it off, reports the bytes cut,
+// and keeps every acknowledged batch.
+func TestTornTail(t *testing.T) {
+	thr := prefix.Threshold{Num: 1, Den: 2}
+	for _, tail := range [][]byte{
+		{40, 0, 0, 0, 1, 2, 3, 4, 5},                  // header promises 40 bytes, 5 follow
+		{3, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3}, // complete, wrong checksum
+		{1, 0}, // half a header
+	} {
+		ix, dir := mustCreate(t, exactConfig(prefix.Jaccard, thr))
+		for b := 0; b < 3; b++ {
+			var texts [][]byte
+			for _, s := range crashStream(7, b) {
+				texts = append(texts, textOf(s))
+			}
+			if _, err := ix.Insert(context.Background(), texts, prefix.Threshold{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := ix.Stats()
+		ix.Close()
+		f, err := os.OpenFile(filepath.Join(dir, "wal-1.log"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(tail)
+		f.Close()
+		ix, err = Open(dir, OpenOptions{})
+		if err != nil {
+			t.Fatalf("tail %v: %v", tail, err)
+		}
+		got := ix.Stats()
+		if got.Records != want.Records || got.WALTruncated != int64(len(tail)) || got.WALBytes != want.WALBytes {
+			t.Fatalf("tail %v: stats %+v, before %+v", tail, got, want)
+		}
+		if err := ix.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
 	}
 }

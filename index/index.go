@@ -125,6 +125,9 @@ type Stats struct {
 	Appended    int    // Exact: tokens appended after the last re-ordering
 	BytesOnDisk int64  // total size of the index's files
 	WALBytes    int64  // size of the write-ahead log
+	// WALTruncated is the number of bytes of a torn last batch (never
+	// acknowledged) that Open cut off the write-ahead log.
+	WALTruncated int64
 }
 
 var (

@@ -100,7 +100,7 @@ func (ix *Index) Stats() Stats {
 		s.Tokens = st.dict.len()
 		s.Appended = len(st.dict.addedKeys)
 	}
-	s.WALBytes = ix.wal.size
+	s.WALBytes, s.WALTruncated = ix.wal.size, ix.cut
 	ents, _ := os.ReadDir(ix.dir)
 	for _, e := range ents {
 		if info, err := e.Info(); err == nil {
