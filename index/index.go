@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -386,7 +387,7 @@ func (ix *Index) replay(payload []byte) error {
 				b := r.bytes(8 * k)
 				q.keys = q.keys[:0]
 				for j := 0; j < k && r.err == nil; j++ {
-					q.keys = append(q.keys, leU64(b[8*j:]))
+					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
 				}
 				ix.prepareOne(&q)
 				if st.cfg.Method == Exact {
@@ -413,11 +414,6 @@ func (ix *Index) replay(payload []byte) error {
 		return fmt.Errorf("%d bytes after the batch", len(r.b))
 	}
 	return r.err
-}
-
-func leU64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // publish makes a snapshot of the live state the one new searches use.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -179,8 +180,8 @@ func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Thre
 	opt := SearchOptions{Threshold: dedup}
 	first := st.next
 	payload := []byte{walInsert}
-	payload = appendU64(payload, uint64(first))
-	payload = appendU32(payload, 0)
+	payload = binary.LittleEndian.AppendUint64(payload, uint64(first))
+	payload = binary.LittleEndian.AppendUint32(payload, 0)
 	count := 0
 	for i := range qs {
 		q := &qs[i]
@@ -199,16 +200,16 @@ func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Thre
 		if ix.cfg.Method == LSH && !ix.cfg.RawSets {
 			payload = append(payload, q.row...)
 		} else {
-			payload = appendU32(payload, uint32(len(q.keys)))
+			payload = binary.LittleEndian.AppendUint32(payload, uint32(len(q.keys)))
 			for _, k := range q.keys {
-				payload = appendU64(payload, k)
+				payload = binary.LittleEndian.AppendUint64(payload, k)
 			}
 		}
 	}
 	if count == 0 {
 		return out, nil
 	}
-	putU32(payload[9:], uint32(count))
+	binary.LittleEndian.PutUint32(payload[9:], uint32(count))
 	if err := ix.wal.append(payload); err != nil {
 		ix.failed = err
 		return nil, fmt.Errorf("%w: %v", ErrFailed, err)
@@ -232,16 +233,4 @@ func (ix *Index) writable() error {
 		return fmt.Errorf("%w: %v", ErrFailed, ix.failed)
 	}
 	return nil
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-}
-
-func appendU64(b []byte, v uint64) []byte {
-	return appendU32(appendU32(b, uint32(v)), uint32(v>>32))
-}
-
-func putU32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }

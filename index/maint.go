@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -22,9 +23,9 @@ func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 		return 0, nil
 	}
 	payload := []byte{walDelete}
-	payload = appendU32(payload, uint32(len(done)))
+	payload = binary.LittleEndian.AppendUint32(payload, uint32(len(done)))
 	for _, id := range done {
-		payload = appendU64(payload, uint64(id))
+		payload = binary.LittleEndian.AppendUint64(payload, uint64(id))
 	}
 	if err := ix.wal.append(payload); err != nil {
 		ix.failed = err
@@ -169,20 +170,16 @@ func verifyWAL(path string) error {
 		if len(rest) < 8 {
 			return corrupt(path, "truncated block header at offset %d", off)
 		}
-		n := int(leU32(rest))
+		n := int(binary.LittleEndian.Uint32(rest))
 		if n > len(rest)-8 {
 			return corrupt(path, "truncated block at offset %d", off)
 		}
-		if crc32c(rest[8:8+n]) != leU32(rest[4:]) {
+		if crc32c(rest[8:8+n]) != binary.LittleEndian.Uint32(rest[4:]) {
 			return corrupt(path, "block at offset %d: checksum mismatch", off)
 		}
 		off += 8 + n
 	}
 	return nil
-}
-
-func leU32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 // removeUnreferenced deletes the files of the index directory that the
