@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -33,6 +33,12 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of probe groups done and the total, at most once per chunk.
 	Progress func(done, total int)
+	// Ell is the number of tokens a self-join's index keys hold: 1 is the
+	// prefix filter (AllPairs with PPJoin's filters), 2 or 3 the ℓ-prefix of
+	// AdaptJoin (pairs or hashed triples of tokens; see lprefix.go). 0 lets
+	// SelfJoin choose by cost. The pairs are the same for every value. RSJoin
+	// takes 0 or 1 only.
+	Ell int
 }
 
 // ErrNoThreshold is returned when Options.Threshold is the zero value.
@@ -45,16 +51,25 @@ func (o *Options) check() error {
 	if o.Measure > prefix.Overlap {
 		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
+	if o.Ell < 0 || o.Ell > 3 {
+		return fmt.Errorf("%w: %d (want 0 to choose, 1, 2 or 3)", ErrEll, o.Ell)
 	}
+	o.Workers = parallel.Workers(o.Workers)
 	return nil
 }
 
+// ErrEll is returned for an Options.Ell outside 0..3, or above 1 for RSJoin.
+var ErrEll = errors.New("join: bad number of tokens per index key")
+
 // Stats counts what a join did. Candidates are distinct (probe group, indexed
-// group) pairs that shared a prefix token; each is then pruned by the
+// group) pairs that shared a prefix token (an index key, on the ℓ-prefix
+// path) and passed the posting filters; each is then pruned by the
 // positional filter, pruned by the verification bound, or verified by a
-// merge. Groups are distinct sets: n identical sets cost one probe.
+// merge:
+//
+//	Candidates = Positional + BoundPruned + BitmapPruned + Verified <= Postings
+//
+// Groups are distinct sets: n identical sets cost one probe.
 type Stats struct {
 	Records       int           // records given, both sides for an R-S join
 	Skipped       int           // empty records, which never join
@@ -67,11 +82,13 @@ type Stats struct {
 	Positional    int64         // candidates pruned by the positional filter
 	BoundPruned   int64         // candidates pruned by the count bound before merging
 	BitmapPruned  int64         // candidates pruned by the bitmap bound before merging
+	MaskPruned    int64         // postings skipped by the token-mask bound (ℓ-prefix path)
 	Verified      int64         // candidates whose suffixes were merged
 	Results       int64         // pairs reported, identical copies included
 	IndexTime     time.Duration // grouping and building the index
 	JoinTime      time.Duration // probing, filtering, verifying and emitting
 	Workers       int
+	Ell           int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
 	MeasureName   string
 	ThresholdText string
 }
@@ -84,6 +101,7 @@ func (s *Stats) add(o *Stats) {
 	s.Positional += o.Positional
 	s.BoundPruned += o.BoundPruned
 	s.BitmapPruned += o.BitmapPruned
+	s.MaskPruned += o.MaskPruned
 	s.Verified += o.Verified
 }
 
@@ -160,15 +178,45 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	s := groupsOf(c)
-	ix := prefix.NewIndex(s.groups(), c.Dict().Len(), s.set, b.IndexPrefix)
-	st := Stats{
-		Records:      c.Records(),
-		Skipped:      c.Skipped(),
-		Groups:       s.groups(),
-		IndexEntries: ix.Len(),
-		IndexTime:    time.Since(t0),
+	vocab := c.Dict().Len()
+	ell := opt.Ell
+	if ell == 0 {
+		ell = chooseEll(s, b, vocab)
 	}
-	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true}
+	j := &joiner{b: b, probe: s, build: s, self: true, ell: ell, indexed: s.groups()}
+	st := Stats{
+		Records: c.Records(),
+		Skipped: c.Skipped(),
+		Groups:  s.groups(),
+		Ell:     ell,
+	}
+	if ell > 1 {
+		// Tiny groups (the smallest sizes) are probed by the prefix filter
+		// against an index of the tiny groups alone; the others by keys.
+		j.indexed = 0
+		for j.indexed < s.groups() {
+			if _, ok := probeLen(b, int(s.size[j.indexed]), ell); ok {
+				break
+			}
+			j.indexed++
+		}
+	}
+	if ell > 1 && j.indexed < s.groups() {
+		j.masks = make([]uint64, s.groups())
+		parallel.For(ctx, s.groups(), 4096, opt.Workers, func(_, lo, hi int) {
+			for g := lo; g < hi; g++ {
+				j.masks[g] = tokenMask(s.set(g))
+			}
+		})
+		var err error
+		j.keyIx, err = newKeyIndex(s, j.masks, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers)
+		if err != nil {
+			return st, err
+		}
+		st.IndexEntries = len(j.keyIx.groups)
+	}
+	j.ix = prefix.NewIndex(j.indexed, vocab, s.set, b.IndexPrefix)
+	st.IndexEntries += j.ix.Len()
 	j.prepare()
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
@@ -184,6 +232,9 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	if err := opt.check(); err != nil {
 		return Stats{}, err
 	}
+	if opt.Ell > 1 {
+		return Stats{}, fmt.Errorf("%w: ℓ = %d is for self-joins", ErrEll, opt.Ell)
+	}
 	if r.Dict() != s.Dict() {
 		return Stats{}, errors.New("join: R and S must share a dictionary (build them with one order.Build call)")
 	}
@@ -196,9 +247,9 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 		Skipped:      r.Skipped() + s.Skipped(),
 		Groups:       rs.groups() + ss.groups(),
 		IndexEntries: ix.Len(),
-		IndexTime:    time.Since(t0),
+		Ell:          1,
 	}
-	j := &joiner{b: b, probe: rs, build: ss, ix: ix}
+	j := &joiner{b: b, probe: rs, build: ss, ix: ix, indexed: ss.groups()}
 	j.prepare()
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)

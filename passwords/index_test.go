@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -117,8 +116,8 @@ func TestCheckAgainstOracle(t *testing.T) {
 			for k, c := range cands {
 				got = ix.Check(got[:0], c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("seed %d (%v >= %v, q=%d, %v, %s): candidate %d: got %+v, want %+v",
-						seed, m, th, opt.Q, opt.Norm, ix.Stats().Method, k, got, want[k])
+					t.Fatalf("seed %d (%v >= %v, q=%d, %v, ℓ = %d): candidate %d: got %+v, want %+v",
+						seed, m, th, opt.Q, opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
 				}
 				found += len(got)
 			}
@@ -133,14 +132,16 @@ func TestCheckAgainstOracle(t *testing.T) {
 // off.
 func newTestIndex(t *testing.T, known *List, opt Options, keys bool) *Index {
 	t.Helper()
-	defer func(f func(*order.Collection, prefix.Bounds) bool) { queryKeys = f }(queryKeys)
-	queryKeys = func(*order.Collection, prefix.Bounds) bool { return keys }
+	opt.Ell = 1
+	if keys {
+		opt.Ell = 2
+	}
 	ix, err := NewIndex(known, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[bool]string{true: "l-prefix (l = 2)", false: "prefix"}[keys]; ix.Stats().Method != want {
-		t.Fatalf("index method %q, want %q", ix.Stats().Method, want)
+	if ell := ix.Stats().Exact.Ell; ell != opt.Ell {
+		t.Fatalf("index keys of %d tokens, want %d", ell, opt.Ell)
 	}
 	return ix
 }
@@ -163,7 +164,7 @@ func TestCheckJohn(t *testing.T) {
 			for k, c := range cands {
 				got := ix.Check(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("%v, %s: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Method, k, got, want[k])
+					t.Fatalf("%v, ℓ = %d: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
 				}
 			}
 		}
@@ -206,7 +207,7 @@ func TestCheckAllocs(t *testing.T) {
 		dst := make([]Match, 0, 64)
 		ix.Check(dst, pw) // warm up
 		if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {
-			t.Errorf("%s: Check allocates %v times", ix.Stats().Method, n)
+			t.Errorf("ℓ = %d: Check allocates %v times", ix.Stats().Exact.Ell, n)
 		}
 	}
 }
@@ -234,7 +235,7 @@ func FuzzCheck(f *testing.F) {
 			for k, c := range cands {
 				got := ix.Check(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("%s: candidate %q: got %+v, want %+v", ix.Stats().Method, c, got, want[k])
+					t.Fatalf("ℓ = %d: candidate %q: got %+v, want %+v", ix.Stats().Exact.Ell, c, got, want[k])
 				}
 			}
 		}

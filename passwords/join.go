@@ -3,7 +3,6 @@ package passwords
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -37,6 +36,9 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine as the join
 	// goes, with the probe groups done and their total.
 	Progress func(done, total int)
+	// Ell is the number of tokens per index key, as join.Options.Ell: 0
+	// chooses by cost (for Join) or by the list's size (for NewIndex).
+	Ell int
 }
 
 // ErrNoThreshold is returned for the Overlap measure without a threshold.
@@ -69,20 +71,18 @@ type Pair struct {
 	Sim     float64
 }
 
-// Stats counts what a join did.
+// Stats counts what a join did. Exact.Ell tells the exact join's keys: 1
+// the prefix filter, 2 or 3 the ℓ-prefix of token pairs or triples (short
+// sets at high thresholds; see package join).
 type Stats struct {
 	Passwords  int // distinct passwords in the list
 	TooShort   int // skipped: no q-gram after normalisation
 	Joined     int // passwords with at least one q-gram, given to the join
 	Grams      int // q-grams summed over the joined passwords' sets
 	Vocabulary int // distinct q-grams
-	// Method is the exact join used: "l-prefix (l = 2)" or "l-prefix (l =
-	// 3)" (token pairs or triples as index keys, for short sets at high
-	// thresholds; see lprefix.go) or "prefix" (join.SelfJoin).
-	Method    string
-	Exact     join.Stats
-	GramTime  time.Duration // normalising and taking q-grams
-	OrderTime time.Duration // building the token order and the collection
+	Exact      join.Stats
+	GramTime   time.Duration // normalising and taking q-grams
+	OrderTime  time.Duration // building the token order and the collection
 }
 
 // JoinTime is the time of the exact join proper: indexing and probing the
@@ -90,16 +90,15 @@ type Stats struct {
 func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.JoinTime }
 
 // Join reports every pair of distinct passwords of l whose q-gram sets reach
-// the threshold, each once with A < B, by an exact join: no pair is missed
-// and none is approximate. Short sets at high thresholds (passwords at the
-// defaults) go through the ℓ-prefix join, which indexes pairs or triples of
-// tokens (AdaptJoin's ℓ-prefix, see lprefix.go) and verifies with
-// join.Check; others through join.SelfJoin (AllPairs with PPJoin's
-// filters). Two passwords that normalise to the
-// same set pair with similarity 1. It calls yield from the calling
-// goroutine; yield returning false stops the join early without error. Pairs
-// come out grouped by the later password in set-size order, the same for any
-// number of workers; sort them for a total order. ctx cancels the join.
+// the threshold, each once with A < B, by an exact join (join.SelfJoin): no
+// pair is missed and none is approximate. Short sets at high thresholds
+// (passwords at the defaults) go through its ℓ-prefix path, which indexes
+// pairs or triples of tokens (AdaptJoin's ℓ-prefix); others through AllPairs
+// with PPJoin's filters. Two passwords that normalise to the same set pair
+// with similarity 1. It calls yield from the calling goroutine; yield
+// returning false stops the join early without error. Pairs come out grouped
+// by the later password in set-size order, the same for any number of
+// workers; sort them for a total order. ctx cancels the join.
 //
 // Cost: O(total bytes) to take the grams, on all cores, then the exact join
 // (see package join); memory about 12 bytes a gram plus the join's index.
@@ -111,19 +110,11 @@ func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Sta
 	if err != nil {
 		return st, err
 	}
-	emit := func(p join.Pair) bool {
+	st.Exact, err = join.SelfJoin(ctx, c, join.Options{
+		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress, Ell: opt.Ell,
+	}, func(p join.Pair) bool {
 		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
-	}
-	g := newGroups(c)
-	if ell := chooseEll(c, opt.bounds(), g.len()); ell > 0 {
-		st.Method = fmt.Sprintf("l-prefix (l = %d)", ell)
-		st.Exact, err = ellSelfJoin(ctx, c, g, ell, &opt, emit)
-	} else {
-		st.Method = "prefix"
-		st.Exact, err = join.SelfJoin(ctx, c, join.Options{
-			Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress,
-		}, emit)
-	}
+	})
 	return st, err
 }
 

@@ -379,7 +379,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
-	rep.Method = "exact: " + st.Method
+	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
 
@@ -461,7 +461,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + st.Method
+	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
@@ -810,4 +810,13 @@ func appendJSONPassword(b []byte, key string, p []byte) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// keysName names the exact join's index keys for the report: the prefix
+// filter (one token a key) or the ℓ-prefix (pairs or triples of tokens).
+func keysName(ell int) string {
+	if ell <= 1 {
+		return "prefix"
+	}
+	return fmt.Sprintf("l-prefix (l = %d)", ell)
 }
