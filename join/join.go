@@ -39,6 +39,16 @@ type Options struct {
 	// SelfJoin choose by cost. The pairs are the same for every value. RSJoin
 	// takes 0 or 1 only.
 	Ell int
+	// Copies, if not nil, makes SelfJoin report groups instead of record
+	// pairs, for clustering: each group of two or more records with
+	// identical sets (that reach the threshold with each other) is handed to
+	// Copies once, its ids ascending (the slice is reused after the call),
+	// and yield gets one pair per pair of distinct sets, between the lowest
+	// ids of their groups. So n identical copies cost one call, not
+	// n(n-1)/2 pairs. Copies returning false stops the join as yield does.
+	// Stats.Results still counts the record pairs stood for. RSJoin ignores
+	// it.
+	Copies func(ids []int) bool
 }
 
 // ErrNoThreshold is returned when Options.Threshold is the zero value.
@@ -84,7 +94,7 @@ type Stats struct {
 	BitmapPruned  int64         // candidates pruned by the bitmap bound before merging
 	MaskPruned    int64         // postings skipped by the token-mask bound (ℓ-prefix path)
 	Verified      int64         // candidates whose suffixes were merged
-	Results       int64         // pairs reported, identical copies included
+	Results       int64         // record pairs reported (or stood for, with Options.Copies), identical copies included
 	IndexTime     time.Duration // grouping and building the index
 	JoinTime      time.Duration // probing, filtering, verifying and emitting
 	Workers       int
@@ -183,7 +193,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	if ell == 0 {
 		ell = chooseEll(s, b, vocab)
 	}
-	j := &joiner{b: b, probe: s, build: s, self: true, ell: ell, indexed: s.groups()}
+	j := &joiner{b: b, probe: s, build: s, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
 	st := Stats{
 		Records: c.Records(),
 		Skipped: c.Skipped(),

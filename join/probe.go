@@ -42,6 +42,10 @@ type joiner struct {
 	ell     int       // tokens per index key: 1, 2 or 3
 	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1
 	masks   []uint64  // token mask of each group; nil when ell == 1
+	// copies, if not nil, receives groups of identical sets, and pairs of
+	// groups are yielded once (Options.Copies); ids is its reused buffer.
+	copies func(ids []int) bool
+	ids    []int
 }
 
 // prepare computes what every worker shares besides the index.
@@ -131,6 +135,23 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair) bool) bool {
 	xlo, xhi := j.probe.members(int(m.gx))
 	cx := j.probe.c
+	if j.copies != nil {
+		// Groups, not record pairs: a group's first record has its lowest
+		// id (a Collection orders identical sets by original index).
+		if m.same {
+			k := int64(xhi - xlo)
+			st.Results += k * (k - 1) / 2
+			j.ids = j.ids[:0]
+			for a := xlo; a < xhi; a++ {
+				j.ids = append(j.ids, cx.ID(a))
+			}
+			return j.copies(j.ids)
+		}
+		ylo, yhi := j.build.members(int(m.gy))
+		st.Results += int64(xhi-xlo) * int64(yhi-ylo)
+		a, b := cx.ID(xlo), j.build.c.ID(ylo)
+		return yield(Pair{A: min(a, b), B: max(a, b), Overlap: int(m.overlap), Sim: m.sim})
+	}
 	n := 0
 	emit := func(a, b int) bool {
 		if j.self && a > b {

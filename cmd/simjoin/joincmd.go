@@ -300,6 +300,10 @@ func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) e
 	var st join.Stats
 	var err error
 	if l.s == nil {
+		if sink.copies != nil {
+			sink.sizes = map[int]int64{}
+			opt.Copies = sink.addCopies
+		}
 		st, err = join.SelfJoin(ctx, l.r, opt, sink.add)
 	} else {
 		st, err = join.RSJoin(ctx, l.r, l.s, opt, sink.add)
@@ -351,6 +355,13 @@ type pairSink struct {
 	// consume, if not nil, takes every pair instead of the writer (dedup
 	// and plot collect pairs rather than write them).
 	consume func(join.Pair) bool
+	// copies, if not nil, takes the groups of identical records of an exact
+	// self-join (dedup): the join then reports one pair per pair of groups,
+	// between their first records (join.Options.Copies), and the sink counts
+	// each pair as the record pairs it stands for, sizes holding the size of
+	// every group by its first record.
+	copies func(ids []int) bool
+	sizes  map[int]int64
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
@@ -363,8 +374,12 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 
 // add takes one pair; it returns false once writing has failed.
 func (s *pairSink) add(p join.Pair) bool {
-	s.n++
-	s.hist.add(p.Sim)
+	w := int64(1)
+	if s.sizes != nil {
+		w = s.weight(p.A) * s.weight(p.B)
+	}
+	s.n += w
+	s.hist.addN(p.Sim, w)
 	if s.consume != nil {
 		return s.consume(p)
 	}
@@ -373,6 +388,24 @@ func (s *pairSink) add(p join.Pair) bool {
 		return true
 	}
 	return s.write(p)
+}
+
+// addCopies takes a group of identical records (ids ascending), counting
+// its pairs (similarity 1) and recording its size for the pairs of groups.
+func (s *pairSink) addCopies(ids []int) bool {
+	k := int64(len(ids))
+	s.n += k * (k - 1) / 2
+	s.hist.addN(1, k*(k-1)/2)
+	s.sizes[ids[0]] = k
+	return s.copies(ids)
+}
+
+// weight returns the number of records the group of first record a holds.
+func (s *pairSink) weight(a int) int64 {
+	if k, ok := s.sizes[a]; ok {
+		return k
+	}
+	return 1
 }
 
 func (s *pairSink) write(p join.Pair) bool {
