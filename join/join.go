@@ -189,20 +189,25 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
+	// The prefix index of every group serves the prefix path, the tiny
+	// groups of the ℓ-prefix path (whose probes meet only tiny groups), and
+	// the estimate that chooses between them.
+	ix := prefix.NewIndex(s.groups(), vocab, s.set, b.IndexPrefix)
 	ell := opt.Ell
 	if ell == 0 {
-		ell = chooseEll(s, b, vocab)
+		ell = chooseEll(s, b, ix)
 	}
-	j := &joiner{b: b, probe: s, build: s, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
 	st := Stats{
-		Records: c.Records(),
-		Skipped: c.Skipped(),
-		Groups:  s.groups(),
-		Ell:     ell,
+		Records:      c.Records(),
+		Skipped:      c.Skipped(),
+		Groups:       s.groups(),
+		IndexEntries: ix.Len(),
+		Ell:          ell,
 	}
 	if ell > 1 {
-		// Tiny groups (the smallest sizes) are probed by the prefix filter
-		// against an index of the tiny groups alone; the others by keys.
+		// Tiny groups (the smallest sizes) are probed by the prefix filter,
+		// meeting only the tiny groups before them; the others by keys.
 		j.indexed = 0
 		for j.indexed < s.groups() {
 			if _, ok := probeLen(b, int(s.size[j.indexed]), ell); ok {
@@ -223,10 +228,8 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		if err != nil {
 			return st, err
 		}
-		st.IndexEntries = len(j.keyIx.groups)
+		st.IndexEntries += len(j.keyIx.groups)
 	}
-	j.ix = prefix.NewIndex(j.indexed, vocab, s.set, b.IndexPrefix)
-	st.IndexEntries += j.ix.Len()
 	j.prepare()
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)

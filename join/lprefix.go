@@ -77,29 +77,26 @@ const tripleGroups = 3_000_000
 // chooseEll returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
 // ℓ-prefix is expected to cost less than the prefix filter, else 1. The
 // ℓ-prefix pays when probes look up few keys (at most maxKeys on average)
-// and the prefix filter's postings per probe, estimated from how many index
-// prefixes hold each probe-prefix token, are many per key. Cost: one pass
-// over the sizes, and (only when the keys are few) one over the prefixes.
-func chooseEll(s *side, b prefix.Bounds, vocab int) int {
+// and the prefix filter's postings per probe, estimated from ix (the
+// prefix index of every group) on a sample of probes, are many per key.
+// Cost: O(largest size) for the keys, and (only when they are few) a few
+// thousand probe prefixes' posting-list lengths.
+func chooseEll(s *side, b prefix.Bounds, ix *prefix.Index) int {
 	groups := s.groups()
 	if groups < 2 {
 		return 1
-	}
-	keysOf := func(ell int) (int64, bool) {
-		keys, probes, _ := ellKeys(s, b, ell)
-		return keys, probes > 0 && keys <= maxKeys*probes
 	}
 	var postings int64 = -1
 	for _, ell := range []int{3, 2} {
 		if ell == 3 && groups < tripleGroups {
 			continue
 		}
-		keys, few := keysOf(ell)
-		if !few {
+		keys, probes, _ := ellKeys(s, b, ell)
+		if probes == 0 || keys > maxKeys*probes {
 			continue
 		}
 		if postings < 0 {
-			postings = prefixPostings(s, b, vocab)
+			postings = prefixPostings(s, b, ix)
 		}
 		if postings > keyPostingRatio*keys {
 			return ell
@@ -110,15 +107,19 @@ func chooseEll(s *side, b prefix.Bounds, vocab int) int {
 
 // ellKeys returns the keys the groups of s would look up on the ℓ-prefix
 // path, the number of groups that would look them up (not tiny), and the
-// keys the index would hold (none when every group is tiny).
+// keys the index would hold (none when every group is tiny). Cost: O(largest
+// size), one step per size.
 func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
-	for g := range s.groups() {
-		n := int(s.size[g])
-		if p, ok := probeLen(b, n, ell); ok {
-			keys += binom(p, ell)
-			probes++
+	for n := 1; n < len(s.bySize); n++ {
+		k := int64(s.firstOfSize(n+1) - s.firstOfSize(n)) // groups of size n
+		if k == 0 {
+			continue
 		}
-		indexed += binom(indexLen(b, n, ell), ell)
+		if p, ok := probeLen(b, n, ell); ok {
+			keys += k * binom(p, ell)
+			probes += k
+		}
+		indexed += k * binom(indexLen(b, n, ell), ell)
 	}
 	if probes == 0 {
 		indexed = 0
@@ -126,26 +127,25 @@ func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
 	return keys, probes, indexed
 }
 
+// estimateProbes is the number of probes prefixPostings samples.
+const estimateProbes = 4096
+
 // prefixPostings estimates the postings the prefix filter's probes would
-// scan in a self-join of s: for every group, the number of index prefixes
-// holding each token of its probe prefix, halved (a probe meets only the
-// groups before it).
-func prefixPostings(s *side, b prefix.Bounds, vocab int) int64 {
-	held := make([]int32, vocab)
-	for g := range s.groups() {
-		x := s.set(g)
-		for _, w := range x[:min(b.IndexPrefix(len(x)), len(x))] {
-			held[w]++
-		}
-	}
-	var n int64
-	for g := range s.groups() {
+// scan in a self-join of s (index ix): the lengths of the posting lists of
+// the probe-prefix tokens of evenly spaced groups, halved (a probe meets only
+// the groups before it) and scaled to all groups.
+func prefixPostings(s *side, b prefix.Bounds, ix *prefix.Index) int64 {
+	groups := s.groups()
+	step := max(1, groups/estimateProbes)
+	var n, sampled int64
+	for g := 0; g < groups; g += step {
 		x := s.set(g)
 		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
-			n += int64(held[w])
+			n += int64(len(ix.Postings(w)))
 		}
+		sampled++
 	}
-	return n / 2
+	return n * int64(groups) / (2 * sampled)
 }
 
 func binom(n, k int) int64 {

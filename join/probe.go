@@ -35,9 +35,11 @@ type joiner struct {
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup.
 	unique uint32
-	// indexed is the number of groups in ix: all of build's on the prefix
-	// path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix path, whose
-	// other groups probe keyIx (see lprefix.go).
+	// indexed is the number of groups probed through ix: all of build's on
+	// the prefix path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix
+	// path, whose other groups probe keyIx (see lprefix.go). A tiny probe
+	// meets only groups before it, so candidate state for the first indexed
+	// groups suffices.
 	indexed int
 	ell     int       // tokens per index key: 1, 2 or 3
 	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1
