@@ -70,8 +70,9 @@ type Options struct {
 	// prefix.MaxDecimals places, so 0.8 means exactly 4/5 (and 2.0/3 means
 	// 0.666666667, which a pair at exactly 2/3 does not reach).
 	Threshold float64
-	// Workers is the number of goroutines probing; 0 or less means
-	// GOMAXPROCS. The result does not depend on it.
+	// Workers is the number of goroutines probing; 0 or less means GOMAXPROCS,
+	// and more than 4·GOMAXPROCS means 4·GOMAXPROCS. The result does not
+	// depend on it.
 	Workers int
 }
 

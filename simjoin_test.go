@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -428,5 +429,25 @@ func TestTokensNorm(t *testing.T) {
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("norm %s: %v, %v; want %d pairs", c.norm, pairs, err, c.want)
 		}
+	}
+}
+
+// TestWorkersClamped: a worker count far beyond the machine is lowered to
+// 4·GOMAXPROCS (it used to exhaust memory), and the pairs do not change.
+func TestWorkersClamped(t *testing.T) {
+	records := []string{"a b c", "a b c d", "x y", "x y z"}
+	want, _, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Workers = %d, want 4·GOMAXPROCS = %d", st.Workers, 4*runtime.GOMAXPROCS(0))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs %v, want %v", got, want)
 	}
 }

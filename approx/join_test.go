@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -237,4 +238,18 @@ func TestBadOptions(t *testing.T) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 		}
 	}
+}
+
+// TestWorkersClamped: Workers far beyond the machine is lowered to
+// 4·GOMAXPROCS instead of exhausting memory; the pairs do not change.
+func TestWorkersClamped(t *testing.T) {
+	sets := [][]uint32{{1, 2, 3, 4}, {1, 2, 3, 5}, {7, 8, 9}, {7, 8, 9, 10}}
+	th := prefix.Threshold{Num: 1, Den: 2}
+	want, _ := lshSelfJoin(t, sets, approx.Options{Threshold: th, Workers: 1})
+	got, st := lshSelfJoin(t, sets, approx.Options{Threshold: th, Workers: 1 << 40})
+	if st.Workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Workers = %d, want %d", st.Workers, 4*runtime.GOMAXPROCS(0))
+	}
+	jointest.Sort(want)
+	jointest.Diff(t, "Workers 1<<40", got, want)
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -87,8 +87,8 @@ type Options struct {
 	// counts them. 0 keeps every non-empty set.
 	MinSize int
 
-	// Workers is the number of goroutines; 0 means GOMAXPROCS. The output is
-	// the same for every value.
+	// Workers is the number of goroutines; 0 means GOMAXPROCS, and more than
+	// 4·GOMAXPROCS means 4·GOMAXPROCS. The output is the same for every value.
 	Workers int
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of work chunks done and the total.
@@ -165,9 +165,7 @@ func (o Options) Resolve() (Options, error) {
 	if o.MinSize < 0 {
 		return o, fmt.Errorf("approx: MinSize %d < 0", o.MinSize)
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o.Workers = parallel.Workers(o.Workers)
 	return o, nil
 }
 

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // Signatures holds the MinHash signatures of n sets in one packed arena:
@@ -182,9 +183,7 @@ func matches(a, b []byte, w int) int {
 // number (0 <= w < workers) for scratch space of its own. It stops early (and
 // returns the context's error) once ctx is done.
 func parallelFor(ctx context.Context, n, block, workers int, f func(w, lo, hi int)) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = parallel.Workers(workers)
 	nblocks := (n + block - 1) / block
 	workers = min(workers, nblocks)
 	if workers <= 1 {

@@ -27,8 +27,9 @@ type Pair struct {
 type Options struct {
 	Measure   prefix.Measure
 	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
-	// Workers is the number of goroutines probing; 0 means GOMAXPROCS. The
-	// output is the same for every value.
+	// Workers is the number of goroutines probing; 0 means GOMAXPROCS, and
+	// more than 4·GOMAXPROCS means 4·GOMAXPROCS. The output is the same for
+	// every value.
 	Workers int
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of probe groups done and the total, at most once per chunk.

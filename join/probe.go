@@ -62,10 +62,12 @@ func (j *joiner) prepare() {
 		sets += s.groups()
 	}
 	words := bitmapWords(tokens, sets)
-	j.buildBits = newBitmaps(j.build, words)
+	// Only the groups probed through ix need bitmaps and last prefix
+	// tokens (all but on the ℓ-prefix path, where the tiny ones).
+	j.buildBits = newBitmaps(j.build, j.indexed, words)
 	j.probeBits = j.buildBits
 	if !j.self {
-		j.probeBits = newBitmaps(j.probe, words)
+		j.probeBits = newBitmaps(j.probe, j.probe.groups(), words)
 	}
 	j.ipre = make([]int32, maxSize(j.build)+1)
 	for n := range j.ipre {
@@ -75,7 +77,7 @@ func (j *joiner) prepare() {
 			j.ipre[n] = int32(j.b.ProbePrefix(n))
 		}
 	}
-	j.lastPre = make([]uint32, j.build.groups())
+	j.lastPre = make([]uint32, j.indexed)
 	for g := range j.lastPre {
 		if py := j.ipre[j.build.size[g]]; py > 0 {
 			j.lastPre[g] = j.build.set(g)[py-1]

@@ -3,11 +3,11 @@ package passwords
 import (
 	"context"
 	"errors"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -30,8 +30,8 @@ type Options struct {
 	// Threshold is from prefix.ParseThreshold or prefix.ThresholdOf; the zero
 	// value means DefaultThreshold (for the Overlap measure it is required).
 	Threshold prefix.Threshold
-	// Workers is the number of goroutines; 0 means GOMAXPROCS. Results do
-	// not depend on it.
+	// Workers is the number of goroutines; 0 means GOMAXPROCS, and more than
+	// 4·GOMAXPROCS means 4·GOMAXPROCS. Results do not depend on it.
 	Workers int
 	// Progress, if not nil, is called from the calling goroutine as the join
 	// goes, with the probe groups done and their total.
@@ -54,9 +54,7 @@ func (o *Options) fill() error {
 		}
 		o.Threshold = DefaultThreshold
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o.Workers = parallel.Workers(o.Workers)
 	return nil
 }
 

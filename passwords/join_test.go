@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -407,5 +408,20 @@ func TestJoinCancelled(t *testing.T) {
 		if err == nil || n > 0 {
 			t.Errorf("ℓ = %d: err %v after %d pairs, want the context's error and none", ell, err, n)
 		}
+	}
+}
+
+// TestWorkersClamped: Workers far beyond the machine is lowered to
+// 4·GOMAXPROCS instead of exhausting memory; the pairs do not change.
+func TestWorkersClamped(t *testing.T) {
+	l := testList(300, 5)
+	want, _ := joinPairs(t, l, Options{Workers: 1})
+	got, st := joinPairs(t, l, Options{Workers: 1 << 40})
+	if st.Exact.Workers > 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Exact.Workers = %d, want at most %d", st.Exact.Workers, 4*runtime.GOMAXPROCS(0))
+	}
+	jointest.Diff(t, "Workers 1<<40", got, want)
+	if _, err := NewIndex(l, Options{Workers: 1 << 40}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -101,7 +101,8 @@ type Options struct {
 	// Seed seeds the samples; the plan is the same for the same input,
 	// options and seed.
 	Seed uint64
-	// Workers is the number of goroutines of the runs; 0 means GOMAXPROCS.
+	// Workers is the number of goroutines of the runs; 0 means GOMAXPROCS, and
+	// more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
 	// Calibration holds the unit costs; nil means Default.
 	Calibration *Calibration
@@ -271,9 +272,7 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 	if !(opt.Budget > 0) || math.IsInf(opt.Budget, 0) {
 		return nil, fmt.Errorf("planner: Budget %v: want a share > 0", opt.Budget)
 	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
+	opt.Workers = parallel.Workers(opt.Workers)
 	cal := opt.Calibration
 	if cal == nil {
 		cal = &Default

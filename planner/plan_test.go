@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -263,5 +264,18 @@ func TestPlanRS(t *testing.T) {
 		} else if got < len(want)*8/10 {
 			t.Errorf("lsh: %d pairs of %d", got, len(want))
 		}
+	}
+}
+
+// TestWorkersClamped: Workers far beyond the machine is lowered to
+// 4·GOMAXPROCS instead of exhausting memory.
+func TestWorkersClamped(t *testing.T) {
+	c := sets(t, synth.SetsConfig{N: 300, MinSize: 5, MaxSize: 20, Universe: 500, DupFraction: 0.1, Replace: 0.1, Seed: 2})
+	p := plan(t, c, "0.6", Options{Workers: 1 << 40})
+	if p.workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("plan workers = %d, want %d", p.workers, 4*runtime.GOMAXPROCS(0))
+	}
+	if _, err := p.Run(context.Background(), c, nil, func(join.Pair) bool { return true }); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -29,12 +29,14 @@ func init() {
 }
 
 // scanGo calls f with the text of every token of src, in order, as go/scanner
-// reads it with comments dropped, and with its key. Semicolons that the
-// scanner inserts at line ends and at the end of the file are not tokens of
-// the text and are skipped; explicit ones are kept. A token's text is its
-// literal for identifiers, keywords, literals and explicit semicolons, and its
-// spelling for operators and delimiters. It returns the first scan error.
-func scanGo(src []byte, f func(text string, key uint64)) error {
+// reads it with comments dropped, and with its key. Every semicolon the
+// scanner emits is a token, those it inserts at line ends and at the end of
+// the source too (their text is ";", like an explicit one: the grammar does
+// not tell them apart); with dropSemis the inserted ones are skipped. A
+// token's text is its literal for identifiers, keywords, literals and explicit
+// semicolons, and its spelling for operators and delimiters. It returns the
+// first scan error.
+func scanGo(src []byte, dropSemis bool, f func(text string, key uint64)) error {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(src))
 	var first *ScanError
@@ -52,8 +54,11 @@ func scanGo(src []byte, f func(text string, key uint64)) error {
 		switch {
 		case tok == token.EOF:
 			return nil
-		case tok == token.SEMICOLON && lit == "\n":
-			continue
+		case tok == token.SEMICOLON:
+			if lit != ";" && dropSemis {
+				continue
+			}
+			f(";", opKeys[tok])
 		case lit != "":
 			f(lit, HashString(lit))
 		case int(tok) < len(opKeys):
@@ -67,27 +72,58 @@ func scanGo(src []byte, f func(text string, key uint64)) error {
 
 // AppendGo appends one key for every n consecutive Go tokens of src, as
 // go/scanner reads them with comments dropped (build constraints and //go:
-// directives are comments, and so are dropped). Semicolons that the scanner
-// inserts at line ends are not tokens of the text and are skipped, so that a
-// line break never changes a shingle; explicit ones are kept. Each token is
-// hashed from its text (HashString), and the n keys of a shingle are combined
-// in order. A source with fewer than n tokens contributes nothing.
+// directives are comments, and so are dropped): the tokenization of the
+// article this project grew from. The semicolons that the scanner inserts at
+// line ends and at the end of the source are tokens, the same token as an
+// explicit ";" (Spec.DropSemicolons skips them instead). Each token is hashed
+// from its text (HashString), and the n keys of a shingle are combined in
+// order. A source with fewer than n tokens contributes nothing.
 //
 // A source that does not scan (a binary file, invalid UTF-8, an illegal
 // character, an unterminated literal) returns dst unchanged and a *ScanError
 // with its first position.
 //
-// Cost: one pass of go/scanner, which allocates a string for every
-// identifier and literal; O(n) per shingle to combine keys. src is only read
-// and not retained. Safe for concurrent use.
+// Cost: one pass over src that allocates nothing (a lexer of its own that
+// reads exactly go/scanner's tokens; go/scanner itself, which allocates a
+// string a token, only for a source that does not scan or holds a //line
+// directive); O(n) per shingle to combine keys. src is only read and not
+// retained. Safe for concurrent use.
 func AppendGo(dst []uint64, src []byte, n int) ([]uint64, error) {
+	return appendGo(dst, src, n, false)
+}
+
+// appendGo is AppendGo, skipping the inserted semicolons if dropSemis. It
+// reads src with goLexer and, for a source that goLexer leaves to go/scanner
+// (one that does not scan, or holds a line directive), with go/scanner.
+func appendGo(dst []uint64, src []byte, n int, dropSemis bool) ([]uint64, error) {
 	if n < 1 || n > MaxN {
 		return dst, fmt.Errorf("%w: go:%d", ErrSpec, n)
 	}
 	start := len(dst)
 	var w window
 	w.n = n
-	err := scanGo(src, func(_ string, k uint64) {
+	var lx goLexer
+	if lx.init(src) {
+		for {
+			tok, from, to, key := lx.next()
+			switch {
+			case tok == token.EOF:
+				return dst, nil
+			case tok == token.ILLEGAL || tok == token.COMMENT:
+			case tok == token.SEMICOLON && from == to && dropSemis:
+				continue
+			default:
+				if w.push(key) {
+					dst = append(dst, w.key())
+				}
+				continue
+			}
+			break
+		}
+	}
+	dst = dst[:start]
+	w = window{n: n}
+	err := scanGo(src, dropSemis, func(_ string, k uint64) {
 		if w.push(k) {
 			dst = append(dst, w.key())
 		}

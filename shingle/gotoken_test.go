@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,18 +14,34 @@ import (
 )
 
 // tokensFixture lists, by hand, every token of testdata/docs/go/tokens.go in
-// order: no comment, no build constraint, no semicolon inserted at a line end.
+// order: no comment, no build constraint. "\n" marks a semicolon that the
+// scanner inserts at a line end (its text is ";"); explicit ones are ";".
 var tokensFixture = []string{
-	"package", "tokens",
-	"import", `"fmt"`,
-	"const", "raw", "=", "`a\nb`",
-	"func", "Add", "(", "x", ",", "y", "int", ")", "int", "{", "return", "x", "+", "y", "}",
+	"package", "tokens", "\n",
+	"import", `"fmt"`, "\n",
+	"const", "raw", "=", "`a\nb`", "\n",
+	"func", "Add", "(", "x", ",", "y", "int", ")", "int", "{", "return", "x", "+", "y", "}", "\n",
 	"func", "loop", "(", ")", "{",
 	"for", "i", ":=", "0", ";", "i", "<", "3", ";", "i", "++", "{",
 	"fmt", ".", "Println", "(", "'x'", ",", "1.5e3", ",", "0x1F", ",", "2i", ",",
-	"x", "&^", "y", ",", "<-", "ch", ")",
-	"}",
-	"}",
+	"x", "&^", "y", ",", "<-", "ch", ")", "\n",
+	"}", "\n",
+	"}", "\n",
+}
+
+// fixtureTokens returns tokensFixture's texts, with the inserted semicolons
+// as ";" or, with drop, left out.
+func fixtureTokens(drop bool) []string {
+	var out []string
+	for _, tok := range tokensFixture {
+		switch {
+		case tok != "\n":
+			out = append(out, tok)
+		case !drop:
+			out = append(out, ";")
+		}
+	}
+	return out
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -36,10 +53,10 @@ func readFixture(t testing.TB, name string) []byte {
 	return b
 }
 
-func goTokens(t testing.TB, src []byte) []string {
+func goTokens(t testing.TB, src []byte, drop bool) []string {
 	t.Helper()
 	var got []string
-	if err := scanGo(src, func(text string, key uint64) {
+	if err := scanGo(src, drop, func(text string, key uint64) {
 		if key != HashString(text) {
 			t.Errorf("token %q: key %#x, want HashString %#x", text, key, HashString(text))
 		}
@@ -51,17 +68,11 @@ func goTokens(t testing.TB, src []byte) []string {
 }
 
 func TestScanGoFixture(t *testing.T) {
-	got := goTokens(t, readFixture(t, "go/tokens.go"))
-	for i := range max(len(got), len(tokensFixture)) {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(tokensFixture) {
-			w = tokensFixture[i]
-		}
-		if g != w {
-			t.Fatalf("token %d: got %q, want %q\ngot  %q\nwant %q", i, g, w, got, tokensFixture)
+	for _, drop := range []bool{false, true} {
+		got := goTokens(t, readFixture(t, "go/tokens.go"), drop)
+		want := fixtureTokens(drop)
+		if !slices.Equal(got, want) {
+			t.Errorf("drop=%v:\ngot  %q\nwant %q", drop, got, want)
 		}
 	}
 }
@@ -74,21 +85,34 @@ func shinglesOf(texts []string, n int) []uint64 {
 		for j := range keys {
 			keys[j] = HashString(texts[i+j])
 		}
-		out = append(out, combine(keys, 0))
+		out = append(out, combine(keys))
 	}
 	return out
 }
 
 func TestAppendGoFixture(t *testing.T) {
 	src := readFixture(t, "go/tokens.go")
-	for _, n := range []int{1, 2, 5, len(tokensFixture), len(tokensFixture) + 1, MaxN} {
-		got, err := AppendGo(nil, src, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := shinglesOf(tokensFixture, n)
-		if !slices.Equal(got, want) {
-			t.Errorf("n=%d: %d keys, want %d (%x vs %x)", n, len(got), len(want), got, want)
+	for _, drop := range []bool{false, true} {
+		texts := fixtureTokens(drop)
+		spec := Spec{Kind: Go, DropSemicolons: drop}
+		for _, n := range []int{1, 2, 5, len(texts), len(texts) + 1, MaxN} {
+			if n > MaxN {
+				continue
+			}
+			spec.N = n
+			got, err := spec.AppendBytes(nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := shinglesOf(texts, n)
+			if !slices.Equal(got, want) {
+				t.Errorf("drop=%v n=%d: %d keys, want %d (%x vs %x)", drop, n, len(got), len(want), got, want)
+			}
+			if !drop {
+				if a, err := AppendGo(nil, src, n); err != nil || !slices.Equal(a, want) {
+					t.Errorf("AppendGo n=%d: %d keys, err %v; want Spec.AppendBytes's %d", n, len(a), err, len(want))
+				}
+			}
 		}
 	}
 	// Appending keeps what dst held.
@@ -102,9 +126,10 @@ func TestAppendGoFixture(t *testing.T) {
 	}
 }
 
-// TestGoLayoutIndependent: comments, build constraints and line breaks where
-// no semicolon goes do not change a file's shingles.
-func TestGoLayoutIndependent(t *testing.T) {
+// TestGoLayout: comments and build constraints never change a file's
+// shingles; a line break where the scanner inserts a semicolon does, unless
+// DropSemicolons.
+func TestGoLayout(t *testing.T) {
 	a := `package p
 
 func f(a, b int) int {
@@ -120,27 +145,89 @@ func f(a, b int) int {
 package p
 // comment
 func f(a,
-	b int) int { return a + /* inline */ b }
+	b int) int {
+	return a + /* inline */ b
+}
 `
-	ka, err := AppendGo(nil, []byte(a), 3)
-	if err != nil {
-		t.Fatal(err)
+	c := `package p
+func f(a, b int) int { return a + b }
+`
+	keys := func(src string, drop bool) []uint64 {
+		t.Helper()
+		k, err := Spec{Kind: Go, N: 3, DropSemicolons: drop}.Append(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
-	kb, err := AppendGo(nil, []byte(b), 3)
-	if err != nil {
-		t.Fatal(err)
+	for _, drop := range []bool{false, true} {
+		if ka, kb := keys(a, drop), keys(b, drop); !slices.Equal(ka, kb) {
+			t.Errorf("drop=%v: comments changed the shingles:\n%q\n%q", drop,
+				goTokens(t, []byte(a), drop), goTokens(t, []byte(b), drop))
+		}
 	}
-	if !slices.Equal(ka, kb) {
-		t.Errorf("layout changed the shingles:\n%q\n%q", goTokens(t, []byte(a)), goTokens(t, []byte(b)))
+	if slices.Equal(keys(a, false), keys(c, false)) {
+		t.Errorf("one-line body: same shingles with the inserted semicolons kept:\n%q\n%q",
+			goTokens(t, []byte(a), false), goTokens(t, []byte(c), false))
 	}
-	if got := goTokens(t, []byte(b)); got[0] != "package" {
+	if ka, kc := keys(a, true), keys(c, true); !slices.Equal(ka, kc) {
+		t.Errorf("one-line body: line breaks changed the shingles with DropSemicolons:\n%q\n%q",
+			goTokens(t, []byte(a), true), goTokens(t, []byte(c), true))
+	}
+	if got := goTokens(t, []byte(b), false); got[0] != "package" {
 		t.Errorf("first token %q: the build constraint was read as a token", got[0])
+	}
+}
+
+// TestGoTreeInternalPair is the article's check by hand on the files
+// cmd/gofmt/internal.go and go/format/internal.go, which say they are
+// identical but for a comment and the package name: Jaccard 0.993 (per mille,
+// rounded) of their go:5 shingles with the inserted semicolons, 0.992
+// without, in Go 1.26's tree (the article, on an older tree: 0.994).
+func TestGoTreeInternalPair(t *testing.T) {
+	if !strings.HasPrefix(runtime.Version(), "go1.26") {
+		t.Skipf("figures are for Go 1.26's tree; this is %s", runtime.Version())
+	}
+	src := filepath.Join(runtime.GOROOT(), "src")
+	a, errA := os.ReadFile(filepath.Join(src, "cmd/gofmt/internal.go"))
+	b, errB := os.ReadFile(filepath.Join(src, "go/format/internal.go"))
+	if errA != nil || errB != nil {
+		t.Skipf("Go tree not found: %v %v", errA, errB)
+	}
+	for _, tc := range []struct {
+		drop     bool
+		perMille int64
+	}{{false, 993}, {true, 992}} {
+		spec := Spec{Kind: Go, N: 5, DropSemicolons: tc.drop}
+		set := func(src []byte) map[uint64]bool {
+			keys, err := spec.AppendBytes(nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := make(map[uint64]bool)
+			for _, k := range keys {
+				m[k] = true
+			}
+			return m
+		}
+		sa, sb := set(a), set(b)
+		var inter int64
+		for k := range sa {
+			if sb[k] {
+				inter++
+			}
+		}
+		union := int64(len(sa)+len(sb)) - inter
+		// Rounded per mille, in integers: floor((2000·inter + union) / (2·union)).
+		if got := (2000*inter + union) / (2 * union); got != tc.perMille {
+			t.Errorf("drop=%v: J = %d/%d, %d per mille; want %d", tc.drop, inter, union, got, tc.perMille)
+		}
 	}
 }
 
 func TestGoOnlyComments(t *testing.T) {
 	src := []byte("// nothing but comments\n\n/*\n\tnot even a package clause\n*/\n//go:build ignore\n")
-	if got := goTokens(t, src); len(got) != 0 {
+	if got := goTokens(t, src, false); len(got) != 0 {
 		t.Errorf("tokens %q, want none", got)
 	}
 	for _, n := range []int{1, 5} {
@@ -149,9 +236,10 @@ func TestGoOnlyComments(t *testing.T) {
 			t.Errorf("n=%d: %d keys, err %v; want none", n, len(got), err)
 		}
 	}
-	// doc.go: comments and a package clause, two tokens: no five-token shingle.
+	// doc.go: comments and a package clause, three tokens with the inserted
+	// semicolon: no five-token shingle.
 	doc := readFixture(t, "go/doc.go")
-	if got := goTokens(t, doc); !slices.Equal(got, []string{"package", "docs"}) {
+	if got := goTokens(t, doc, false); !slices.Equal(got, []string{"package", "docs", ";"}) {
 		t.Errorf("doc.go tokens %q", got)
 	}
 	if got, err := AppendGo(nil, doc, 5); err != nil || len(got) != 0 {
@@ -210,9 +298,9 @@ func TestSpecGoMatchesAppendGo(t *testing.T) {
 	}
 }
 
-// referenceGoTokens scans src with go/scanner directly, keeping comments out
-// and every semicolon whose literal is ";".
-func referenceGoTokens(src []byte) ([]string, bool) {
+// referenceGoTokens scans src with go/scanner directly, keeping comments out,
+// every semicolon as ";" or, with drop, only those whose literal is ";".
+func referenceGoTokens(src []byte, drop bool) ([]string, bool) {
 	fset := token.NewFileSet()
 	var s scanner.Scanner
 	bad := false
@@ -226,8 +314,11 @@ func referenceGoTokens(src []byte) ([]string, bool) {
 		if tok == token.EOF {
 			return out, true
 		}
-		if tok == token.SEMICOLON && lit != ";" {
-			continue
+		if tok == token.SEMICOLON {
+			if drop && lit != ";" {
+				continue
+			}
+			lit = ";"
 		}
 		if lit == "" {
 			lit = tok.String()
@@ -242,13 +333,15 @@ func FuzzAppendGo(f *testing.F) {
 	f.Add([]byte("package p\nvar s = \xff"), 2)
 	f.Add([]byte("x\x00y"), 1)
 	f.Add([]byte("a ; b\n\tc"), 2)
+	f.Add([]byte("a ; b\n\tc"), -2)
 	for _, name := range []string{"go/tokens.go", "go/reader.go", "go/doc.go"} {
 		f.Add(readFixture(f, name), 5)
 	}
 	f.Fuzz(func(t *testing.T, src []byte, n int) {
+		drop := n < 0
 		n = 1 + (n%MaxN+MaxN)%MaxN
-		got, err := AppendGo(nil, src, n)
-		ref, ok := referenceGoTokens(src)
+		got, err := Spec{Kind: Go, N: n, DropSemicolons: drop}.AppendBytes(nil, src)
+		ref, ok := referenceGoTokens(src, drop)
 		if !ok {
 			var se *ScanError
 			if !errors.As(err, &se) || len(got) != 0 {
@@ -260,21 +353,84 @@ func FuzzAppendGo(f *testing.F) {
 			t.Fatalf("err %v for a source that scans", err)
 		}
 		if want := shinglesOf(ref, n); !slices.Equal(got, want) {
-			t.Fatalf("n=%d: %d keys, want %d (tokens %q)", n, len(got), len(want), ref)
+			t.Fatalf("n=%d drop=%v: %d keys, want %d (tokens %q)", n, drop, len(got), len(want), ref)
 		}
 	})
 }
 
+// BenchmarkAppendGo shingles Go source with the lexer of this package
+// (impl=lexer, what AppendGo runs) and with go/scanner (impl=goscanner, the
+// fallback and the reference). file=gotree reads every non-test .go file of
+// GOROOT/src outside testdata (set SIMJOIN_GOROOT_BENCH=1).
 func BenchmarkAppendGo(b *testing.B) {
-	src := readFixture(b, "go/reader.go")
-	for _, n := range []int{1, 5} {
-		b.Run("file=reader.go/n="+strconv.Itoa(n), func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			b.ReportAllocs()
-			var dst []uint64
-			for b.Loop() {
-				dst, _ = AppendGo(dst[:0], src, n)
-			}
-		})
+	files := map[string][][]byte{"reader.go": {readFixture(b, "go/reader.go")}}
+	if os.Getenv("SIMJOIN_GOROOT_BENCH") != "" {
+		files["gotree"] = goTreeSources(b)
 	}
+	impls := []struct {
+		name string
+		run  func(dst []uint64, src []byte, n int) []uint64
+	}{
+		{"lexer", func(dst []uint64, src []byte, n int) []uint64 {
+			dst, _ = appendGo(dst, src, n, false)
+			return dst
+		}},
+		{"goscanner", func(dst []uint64, src []byte, n int) []uint64 {
+			w := window{n: n}
+			_ = scanGo(src, false, func(_ string, k uint64) {
+				if w.push(k) {
+					dst = append(dst, w.key())
+				}
+			})
+			return dst
+		}},
+	}
+	for _, file := range []string{"reader.go", "gotree"} {
+		srcs, ok := files[file]
+		if !ok {
+			continue
+		}
+		var size int64
+		for _, src := range srcs {
+			size += int64(len(src))
+		}
+		for _, n := range []int{1, 5} {
+			for _, impl := range impls {
+				b.Run("file="+file+"/n="+strconv.Itoa(n)+"/impl="+impl.name, func(b *testing.B) {
+					b.SetBytes(size)
+					b.ReportAllocs()
+					var dst []uint64
+					for b.Loop() {
+						for _, src := range srcs {
+							dst = impl.run(dst[:0], src, n)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// goTreeSources returns every non-test .go file of GOROOT/src outside
+// testdata, or skips b.
+func goTreeSources(b *testing.B) [][]byte {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var out [][]byte
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == "testdata":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		out = append(out, src)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		b.Skipf("no Go tree at %s: %v", root, err)
+	}
+	return out
 }

@@ -25,7 +25,8 @@ const (
 	QGram
 	// Shingle takes N consecutive words, normalised as for Words.
 	Shingle
-	// Go takes N consecutive Go tokens from go/scanner, comments dropped.
+	// Go takes N consecutive Go tokens from go/scanner, comments dropped and
+	// the semicolons it inserts at line ends kept (see Spec.DropSemicolons).
 	Go
 )
 
@@ -54,10 +55,16 @@ type Spec struct {
 	// Norm is the word normalisation of Words and Shingle; ignored otherwise.
 	// The zero value folds case and drops punctuation.
 	Norm Norm
+	// DropSemicolons, for Go only, skips the semicolons go/scanner inserts
+	// at line ends and at the end of the source (explicit ones stay), so that
+	// a line break never changes a shingle. The zero value keeps them: the
+	// article's tokens, and what a Go parser sees.
+	DropSemicolons bool
 }
 
 // String returns the command-line form of s, such as "qgram:2" or, with a
-// normalisation other than the default, "shingle:3 --case keep".
+// normalisation other than the default, "shingle:3 --case keep" or
+// "go:5 --go-semicolons drop".
 func (s Spec) String() string {
 	var out string
 	switch s.Kind {
@@ -68,6 +75,9 @@ func (s Spec) String() string {
 	}
 	if (s.Kind == Words || s.Kind == Shingle) && s.Norm != 0 {
 		out += " " + s.Norm.String()
+	}
+	if s.Kind == Go && s.DropSemicolons {
+		out += " --go-semicolons drop"
 	}
 	return out
 }
@@ -177,7 +187,7 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 		}
 		return appendShingles(dst, record, s.N, s.Norm), nil
 	case Go:
-		return AppendGo(dst, bytesOf(record), s.N)
+		return appendGo(dst, bytesOf(record), s.N, s.DropSemicolons)
 	}
 	return dst, fmt.Errorf("%w: kind %d", ErrSpec, s.Kind)
 }
@@ -186,7 +196,7 @@ func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
 // file, without copying it. b is only read and not retained.
 func (s Spec) AppendBytes(dst []uint64, b []byte) ([]uint64, error) {
 	if s.Kind == Go {
-		return AppendGo(dst, b, s.N)
+		return appendGo(dst, b, s.N, s.DropSemicolons)
 	}
 	return s.Append(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
@@ -288,17 +298,19 @@ func appendShingles(dst []uint64, record string, n int, norm Norm) []uint64 {
 	return dst
 }
 
-// window holds the last n token keys of a shingle, n <= MaxN, as a ring.
+// window holds the last n token keys of a shingle, n <= MaxN, as a ring
+// kept twice over, so that the n keys from the oldest on are one slice.
 type window struct {
-	ring  [MaxN]uint64
-	n     int // shingle length
-	next  int // where the next key goes; the oldest key once full
-	count int // keys pushed, up to n
+	ring  [2 * MaxN]uint64 // ring[i] == ring[i+n] for i < n
+	n     int              // shingle length
+	next  int              // where the next key goes; the oldest key once full
+	count int              // keys pushed, up to n
 }
 
 // push adds a key and reports whether the window holds n keys.
 func (w *window) push(k uint64) bool {
 	w.ring[w.next] = k
+	w.ring[w.next+w.n] = k
 	if w.next++; w.next == w.n {
 		w.next = 0
 	}
@@ -309,24 +321,20 @@ func (w *window) push(k uint64) bool {
 }
 
 // key returns the key of the shingle in the window, oldest key first.
-func (w *window) key() uint64 { return combine(w.ring[:w.n], w.next) }
+func (w *window) key() uint64 { return combine(w.ring[w.next : w.next+w.n]) }
 
 // combinePrime multiplies the running state of combine: odd, so that each
 // step is a bijection of the state for a fixed key and of the key for a
 // fixed state.
 const combinePrime = 0x9e3779b97f4a7c15
 
-// combine returns the key of a shingle: the keys of ring from start round to
-// start-1, folded in order into h = (h ^ k)·combinePrime from hashInit, then
-// the splitmix64 finaliser. Token keys are already well mixed, so one
-// multiplication a token suffices; two shingles that differ only in their
-// last token never collide.
-func combine(ring []uint64, start int) uint64 {
+// combine returns the key of a shingle: its token keys folded in order into
+// h = (h ^ k)·combinePrime from hashInit, then the splitmix64 finaliser.
+// Token keys are already well mixed, so one multiplication a token suffices;
+// two shingles that differ only in their last token never collide.
+func combine(keys []uint64) uint64 {
 	h := uint64(hashInit)
-	for _, k := range ring[start:] {
-		h = (h ^ k) * combinePrime
-	}
-	for _, k := range ring[:start] {
+	for _, k := range keys {
 		h = (h ^ k) * combinePrime
 	}
 	return mix.Mix64(h)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,8 +250,16 @@ type cliReport struct {
 	Phases []struct {
 		Name    string
 		Seconds float64
+		CPU     *float64 `json:"cpu_seconds"`
 	} `json:"phases"`
 	PeakRSS int64 `json:"peak_rss_bytes"`
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func cliStatsJSON(t *testing.T, path string) cliReport {
@@ -319,11 +328,25 @@ func TestCLIStats(t *testing.T) {
 		t.Errorf("histogram counts %d pairs, want 5", n)
 	}
 	var phases []string
+	var cpu float64
 	for _, p := range rep.Phases {
 		phases = append(phases, p.Name)
 		if p.Seconds < 0 {
 			t.Errorf("phase %s: %v s", p.Name, p.Seconds)
 		}
+		if p.CPU != nil && *p.CPU < 0 {
+			t.Errorf("phase %s: %v s of CPU", p.Name, *p.CPU)
+		}
+		cpu += deref(p.CPU)
+	}
+	// The process's CPU over its phases: no more than the
+	// phases' wall time on every core the runtime may use.
+	var wall float64
+	for _, p := range rep.Phases {
+		wall += p.Seconds
+	}
+	if cpu < 0 || cpu > wall*float64(runtime.GOMAXPROCS(0))+0.05 {
+		t.Errorf("phases' CPU %v s over %v s of wall time", cpu, wall)
 	}
 	for _, want := range []string{"read", "order", "join", "write"} {
 		if !slices.Contains(phases, want) {

@@ -151,11 +151,10 @@ func (s *clusterSection) rows() [][2]string {
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
-	ctx, out, l, done, err := start(ctx, e, cfg, cfg.docs.args[0])
+	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}
-	defer done()
 	rep := l.rep
 	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
 	tm := rep.phase("join+cluster")
@@ -178,10 +177,7 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	tm = rep.phase("write")
 	sec := newClusterSection(f, l.names)
 	rep.addSection("clusters", "clusters", sec, sec.rows())
-	if err := writeClusters(out.w, cfg.outFmt, f, l.names, all); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
+	if err := writeClusters(out, cfg.outFmt, f, l.names, all); err != nil {
 		return err
 	}
 	tm.done("write")

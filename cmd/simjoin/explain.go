@@ -159,11 +159,10 @@ type predicted struct {
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
 func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
-	ctx, out, l, done, err := start(ctx, e, cfg, input)
+	ctx, out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	defer done()
 	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
 	if err != nil {
 		return err
@@ -191,7 +190,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 		res.CrossCheck = cc
 	}
 	if ex.json {
-		enc := json.NewEncoder(out.w)
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return err
@@ -199,11 +198,11 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 	} else {
 		var b bytes.Buffer
 		writeExplain(&b, cfg, l, &res, ex)
-		if _, err := out.w.Write(b.Bytes()); err != nil {
+		if _, err := out.Write(b.Bytes()); err != nil {
 			return err
 		}
 	}
-	return out.commit()
+	return nil
 }
 
 // analyze sets a run beside the plan's prediction for its method.

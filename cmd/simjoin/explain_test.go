@@ -248,7 +248,7 @@ func TestJoinAutoPlans(t *testing.T) {
 	if !strings.Contains(stderr, "plan:") || !strings.Contains(stderr, "why") {
 		t.Errorf("--stats lacks the plan section:\n%s", stderr)
 	}
-	// A method given: the report still carries the plan, marked forced.
+	// A method given: the report's plan section says so, and no planning ran.
 	code, _, stderr = runCLI(t, "join", "-t", "0.8", "--method", "lsh", "--stats-json", statsFile, "../../testdata/sets.txt")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -256,6 +256,9 @@ func TestJoinAutoPlans(t *testing.T) {
 	method, plan = readStats()
 	if method != "lsh" || plan["method"] != "lsh" || plan["forced"] != true {
 		t.Errorf("--method lsh: method %q, plan method %v forced %v", method, plan["method"], plan["forced"])
+	}
+	if reason, _ := plan["reason"].(string); !strings.Contains(reason, "not planned") || plan["figures"] != nil {
+		t.Errorf("--method lsh: plan %v, want a method given and not planned", plan)
 	}
 
 	in := frequentFile(t)

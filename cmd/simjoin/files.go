@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
@@ -29,6 +32,7 @@ type docFlags struct {
 	keepGoing bool
 	caseMode  string
 	punct     string
+	semis     string // --go-semicolons; "" when not given
 
 	args   []string // the INPUT arguments, set by the command
 	filter *globFilter
@@ -42,9 +46,11 @@ func (d *docFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.keepGoing, "keep-going", false, "with --files: report an unreadable or unparsable file and skip it instead of stopping")
 	fs.StringVar(&d.caseMode, "case", "fold", "words and shingle:N: fold letters to lower case (fold) or keep them (keep)")
 	fs.StringVar(&d.punct, "punct", "drop", "words and shingle:N: punctuation separates words (drop) or is a token of its own (keep)")
+	fs.StringVar(&d.semis, "go-semicolons", "", "go:N: the semicolons go/scanner inserts at line ends are tokens (keep, the default) or are left out (drop)")
 }
 
-// parse checks the document flags and sets the normalisation of spec.
+// parse checks the document flags and sets the normalisation of spec, whose
+// Kind is already set.
 func (d *docFlags) parse(spec *shingle.Spec) error {
 	switch d.caseMode {
 	case "fold":
@@ -59,6 +65,16 @@ func (d *docFlags) parse(spec *shingle.Spec) error {
 		spec.Norm |= shingle.KeepPunct
 	default:
 		return usagef("unknown --punct %q: want drop or keep", d.punct)
+	}
+	switch d.semis {
+	case "", "keep":
+	case "drop":
+		spec.DropSemicolons = true
+	default:
+		return usagef("unknown --go-semicolons %q: want keep or drop", d.semis)
+	}
+	if d.semis != "" && spec.Kind != shingle.Go {
+		return usagef("--go-semicolons applies to --tokens go:N only")
 	}
 	if d.minTokens < 0 {
 		return usagef("--min-tokens must be >= 0")
@@ -111,25 +127,74 @@ type fileStats struct {
 	Unreadable  int     `json:"unreadable"`              // skipped with --keep-going
 	TooFew      int     `json:"below_min"`               // dropped by --min-tokens
 	Records     int     `json:"records"`                 // files that became records
-	Bytes       int64   `json:"bytes"`                   // bytes read
+	Bytes       int64   `json:"bytes"`                   // bytes read (decompressed)
+	Gzip        int     `json:"gzip"`                    // files read decompressed from gzip
+	Zstd        int     `json:"zstd"`                    // files read decompressed from zstd
 	Shingles    int64   `json:"tokens"`                  // distinct tokens summed over records
 	ListSeconds float64 `json:"list_seconds"`            // walking the directories
 	ReadCPU     float64 `json:"read_worker_seconds"`     // summed over workers, wall time
 	TokenCPU    float64 `json:"tokenize_worker_seconds"` // summed over workers, wall time
 	MinTokens   int     `json:"min_tokens"`
+	// Files that cannot be records, skipped: FIFOs, devices and sockets;
+	// symbolic links to nothing; symbolic link loops.
+	NotRegular int `json:"not_regular_skipped"`
+	Dangling   int `json:"dangling_links_skipped"`
+	Loops      int `json:"link_loops_skipped"`
 }
+
+// skip counts a file that cannot be a record (see fileStats) and tells warn
+// (--keep-going); without warn it returns the error, as for an unreadable
+// file.
+func (st *fileStats) skip(path string, err error, warn func(error)) error {
+	var what string
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		st.Loops++
+		what = "symbolic link loop"
+	case errors.Is(err, fs.ErrNotExist):
+		st.Dangling++
+		what = "symbolic link to nothing"
+	default:
+		st.NotRegular++
+		what = "not a regular file"
+	}
+	e := fmt.Errorf("%s: %s (--keep-going skips it)", path, what)
+	if warn == nil {
+		return e
+	}
+	warn(fmt.Errorf("%s: %s", path, what))
+	return nil
+}
+
+// errNotRegular is the error of a file that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
 
 // listFiles walks the INPUT arguments in order, each directory in lexical
 // order, and returns the selected files. Hidden files and directories (a
 // name starting with '.') are skipped inside directories; symbolic links to
 // files are followed, to directories not. A missing INPUT is an error; an
 // unreadable directory is one unless warn is given, which is then told.
+// FIFOs, devices, sockets, symbolic links to nothing and link loops are
+// errors too unless warn is given; then they are counted in st and skipped.
+// Listing never opens a file, so it never blocks on a FIFO.
 func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error)) ([]docFile, error) {
 	var out []docFile
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		if err != nil {
+			if errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrNotExist) && isSymlink(arg) {
+				if err := st.skip(arg, err, warn); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return nil, err
+		}
+		if !info.IsDir() && !info.Mode().IsRegular() {
+			if err := st.skip(arg, errNotRegular, warn); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if !info.IsDir() {
 			st.Listed++
@@ -157,11 +222,16 @@ func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error
 				return nil
 			case d.Type()&fs.ModeSymlink != 0:
 				target, err := os.Stat(path)
-				if err != nil || !target.Mode().IsRegular() {
-					return nil
+				switch {
+				case err != nil:
+					return st.skip(path, err, warn)
+				case target.IsDir():
+					return nil // links to directories are not followed
+				case !target.Mode().IsRegular():
+					return st.skip(path, errNotRegular, warn)
 				}
 			case !d.Type().IsRegular():
-				return nil
+				return st.skip(path, errNotRegular, warn)
 			}
 			st.Listed++
 			rel, err := filepath.Rel(arg, path)
@@ -195,8 +265,9 @@ func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error
 // fileResult is one file read and tokenized: its sorted distinct keys, or the
 // error that stopped it.
 type fileResult struct {
-	keys []uint64
-	err  error
+	keys   []uint64
+	format decompress.Format // the compression the file was read from
+	err    error
 }
 
 // readFiles reads and tokenizes files on workers goroutines and returns the
@@ -230,7 +301,10 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 					continue
 				}
 				t0 := time.Now()
-				data, err := os.ReadFile(files[i].id)
+				data, err := readRegular(files[i].id)
+				if err == nil {
+					data, results[i].format, err = decompress.Bytes(data)
+				}
 				t1 := time.Now()
 				readNS.Add(int64(t1.Sub(t0)))
 				if err == nil {
@@ -282,6 +356,12 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 		case len(r.keys) < minTokens:
 			st.TooFew++
 		default:
+			switch r.format {
+			case decompress.Gzip:
+				st.Gzip++
+			case decompress.Zstd:
+				st.Zstd++
+			}
 			pending = append(pending, r.keys...)
 			pendingOffs = append(pendingOffs, len(pending))
 			if len(pending) >= 1<<17 {
@@ -327,6 +407,44 @@ func fileError(path string, err error) error {
 		return fmt.Errorf("%s: %w (use --tokens set for binary files)", path, err)
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// isSymlink reports whether path is a symbolic link.
+func isSymlink(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
+}
+
+// readRegular reads a file that must be a regular one. It opens without
+// blocking, so that a file replaced by a FIFO since the listing is an error
+// rather than a wait for a writer.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errNotRegular}
+	}
+	data := make([]byte, 0, st.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // loadFiles reads the records of --files: INPUT arguments (and --against)
@@ -377,12 +495,21 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 	if d.keepGoing {
 		rows = append(rows, [2]string{"unreadable, skipped", group(int64(st.Unreadable))})
 	}
+	if n := st.NotRegular + st.Dangling + st.Loops; n > 0 {
+		rows = append(rows, [2]string{"not files, skipped", fmt.Sprintf("%s (FIFO, device or socket: %s; link to nothing: %s; link loop: %s)",
+			group(int64(n)), group(int64(st.NotRegular)), group(int64(st.Dangling)), group(int64(st.Loops)))})
+	}
 	if d.minTokens > 0 {
 		rows = append(rows, [2]string{fmt.Sprintf("below %d tokens", d.minTokens), group(int64(st.TooFew))})
 	}
 	rows = append(rows,
 		[2]string{"records", group(int64(st.Records))},
 		[2]string{"bytes read", bytesText(st.Bytes)},
+	)
+	if st.Gzip+st.Zstd > 0 {
+		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", group(int64(st.Gzip)), group(int64(st.Zstd)))})
+	}
+	rows = append(rows,
 		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},
 		[2]string{"reading", fmt.Sprintf("%.3f s (summed over workers)", st.ReadCPU)},
 		[2]string{"tokenizing", fmt.Sprintf("%.3f s (summed over workers)", st.TokenCPU)},

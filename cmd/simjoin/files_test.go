@@ -141,6 +141,8 @@ func TestFilesJoinOracle(t *testing.T) {
 	}{
 		{"go:5", goDir, allGo, []string{"--tokens", "go:5", "--include", "*.go"}, shingle.Spec{Kind: shingle.Go, N: 5}},
 		{"go:1", goDir, allGo, []string{"--tokens", "go:1", "--include", "*.go"}, shingle.Spec{Kind: shingle.Go, N: 1}},
+		{"go:5 drop", goDir, allGo, []string{"--tokens", "go:5", "--include", "*.go", "--go-semicolons", "drop"}, shingle.Spec{Kind: shingle.Go, N: 5, DropSemicolons: true}},
+		{"go:5 keep", goDir, allGo, []string{"--tokens", "go:5", "--include", "*.go", "--go-semicolons", "keep"}, shingle.Spec{Kind: shingle.Go, N: 5}},
 		{"go:5 non-test", goDir, nonTest, []string{"--tokens", "go:5", "--include", "*.go", "--exclude", "*_test.go", "--exclude", "*/testdata/*"}, shingle.Spec{Kind: shingle.Go, N: 5}},
 		{"shingle:3", textDir, all, []string{"--tokens", "shingle:3"}, shingle.Spec{Kind: shingle.Shingle, N: 3}},
 		{"shingle:2 keep", textDir, all, []string{"--tokens", "shingle:2", "--case", "keep", "--punct", "keep"}, shingle.Spec{Kind: shingle.Shingle, N: 2, Norm: shingle.KeepCase | shingle.KeepPunct}},
@@ -297,6 +299,8 @@ func TestFilesBadInput(t *testing.T) {
 		{"include without --files", []string{"join", "-t", "0.5", "--include", "*.go", "x"}, 2, "--include needs --files"},
 		{"bad --case", args("--case", "upper", dir), 2, "--case"},
 		{"bad --punct", args("--punct", "yes", dir), 2, "--punct"},
+		{"bad --go-semicolons", args("--tokens", "go:5", "--go-semicolons", "no", dir), 2, "--go-semicolons"},
+		{"--go-semicolons without go:N", args("--tokens", "shingle:5", "--go-semicolons", "drop", dir), 2, "--go-semicolons applies to --tokens go:N"},
 		{"negative --min-tokens", args("--min-tokens", "-1", dir), 2, "--min-tokens"},
 		{"directory without --files", []string{"join", "-t", "0.5", dir}, 1, "use --files"},
 		{"text file as Go", []string{"join", "--files", "--tokens", "words", "-t", "0.5", filepath.Join(dir, "c", "blob.go")}, 1, "invalid UTF-8"},

@@ -12,7 +12,9 @@ import (
 // directory ('/'-separated), with or without a leading '/', so that
 // '*/testdata/*' also takes a testdata directory at the top. The syntax is
 // path.Match's, except that '*' and '?' also match '/', so that '*_test.go'
-// and '*/testdata/*' reach every depth:
+// and '*/testdata/*' reach every depth, and that '[!...]' negates a class as
+// in the shell (path.Match reads it as a class holding '!'), so that a glob
+// such as '*.[!o]' means what a shell user expects:
 //
 //	*        any run of characters, '/' included
 //	?        any one character

@@ -136,6 +136,48 @@ func globRegexp(p string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
+// shellNegation rewrites each class [!...] of a glob that checkGlob accepts as
+// [^...], path.Match's spelling of the same class.
+func shellNegation(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '\\':
+			_, w := utf8.DecodeRuneInString(p[i+1:])
+			b.WriteString(p[i : i+1+w])
+			i += 1 + w
+		case '[':
+			_, n, _ := matchClass(p[i:], 0)
+			class := p[i : i+n]
+			if strings.HasPrefix(class, "[!") {
+				class = "[^" + class[2:]
+			}
+			b.WriteString(class)
+			i += n
+		default:
+			b.WriteByte(p[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// TestShellNegation: [!x] and [^x] are the same class.
+func TestShellNegation(t *testing.T) {
+	for _, tc := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"[!0]x", "0x", false}, {"[!0]x", "1x", true}, {"[!0]x", "!x", true},
+		{"[^0]x", "0x", false}, {"[^0]x", "!x", true}, {"*.[!o]", "a.c", true}, {"*.[!o]", "a.o", false},
+		{`[\!]x`, "!x", true}, {`[\!]x`, "1x", false},
+	} {
+		if got := matchGlob(tc.glob, tc.name); got != tc.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
+		}
+	}
+}
+
 // FuzzMatchGlob compares matchGlob with a regular expression built from the
 // glob, and, on names without '/', with path.Match (whose '*' and '?' differ
 // only on '/').
@@ -144,6 +186,7 @@ func FuzzMatchGlob(f *testing.F) {
 		{"*_test.go", "bytes/reader_test.go"}, {"*/testdata/*", "a/testdata/b"},
 		{"[a-c]?*x", "b/yx"}, {`\[*\]`, "[a]"}, {"[!/]*", "/x"}, {"a*b*c", "aXbYbZc"},
 		{"[\\]a-]", "]"}, {"é?[à-ü]", "éxö"},
+		{"[!0]x", "0x"}, {"[!0]x", "1x"}, {"[^!]x", "!x"}, {`[\!a]`, "!"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -156,8 +199,9 @@ func FuzzMatchGlob(f *testing.F) {
 			t.Fatalf("matchGlob(%q, %q) = %v, regexp %v", glob, name, got, want)
 		}
 		if !strings.Contains(name, "/") {
-			if want, err := path.Match(glob, name); err == nil && got != want {
-				t.Fatalf("matchGlob(%q, %q) = %v, path.Match %v", glob, name, got, want)
+			// path.Match spells negation [^...] only.
+			if want, err := path.Match(shellNegation(glob), name); err == nil && got != want {
+				t.Fatalf("matchGlob(%q, %q) = %v, path.Match(%q) %v", glob, name, got, shellNegation(glob), want)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -33,20 +34,45 @@ func (e *inputError) Error() string {
 
 func (e *inputError) Unwrap() error { return e.err }
 
-// openInput opens a file argument; "-" is standard input.
-func openInput(name string, stdin io.Reader) (io.ReadCloser, string, error) {
+// input is an opened file argument, decompressed if it is gzip or zstd.
+type input struct {
+	io.Reader
+	name   string            // as shown in messages: the path, or <stdin>
+	size   int64             // of a regular file (compressed), or -1
+	format decompress.Format // the compression found, if any
+	close  func()
+}
+
+func (in *input) Close() error { in.close(); return nil }
+
+// openInput opens a file argument; "-" is standard input. Gzip and zstd
+// input is recognised by its magic bytes and decompressed on the fly.
+func openInput(name string, stdin io.Reader) (*input, error) {
+	in := &input{name: name, size: -1, close: func() {}}
+	var r io.Reader = stdin
 	if name == "-" {
-		return io.NopCloser(stdin), "<stdin>", nil
+		in.name = "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s is a directory (use --files to take each file as a record)", name)
+		} else if err == nil && st.Mode().IsRegular() {
+			in.size = st.Size()
+		}
+		r, in.close = f, func() { f.Close() }
 	}
-	f, err := os.Open(name)
+	dr, format, done, err := decompress.Reader(r)
 	if err != nil {
-		return nil, name, err
+		in.close()
+		return nil, &inputError{file: in.name, err: err}
 	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, name, fmt.Errorf("%s is a directory (use --files to take each file as a record)", name)
-	}
-	return f, name, nil
+	closeFile := in.close
+	in.Reader, in.format, in.close = dr, format, func() { done(); closeFile() }
+	return in, nil
 }
 
 // lineReader yields the lines of r without their line ending ("\n" or

@@ -5,15 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"runtime"
 	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -38,9 +37,9 @@ type joinConfig struct {
 	sort      bool
 	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 
-	// statsOut is --stats-json's file, created by load before any work so
-	// that an unwritable path fails early, and committed by finishReport.
-	statsOut *outputFile
+	// statsOut is --stats-json's file, created by start before any work so
+	// that an unwritable path fails early; written by finishReport.
+	statsOut *outfile.File
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
@@ -62,7 +61,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
@@ -97,9 +96,7 @@ func (c *joinConfig) parse() error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	return c.lsh.parse(c)
 }
 
@@ -148,14 +145,6 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
 	}
-	if cfg.statsJSON != "" && cfg.statsOut == nil {
-		o, err := createOutput(cfg.statsJSON, nil)
-		if err != nil {
-			return nil, fmt.Errorf("--stats-json: %w", err)
-		}
-		cfg.statsOut = o
-		e.pending = append(e.pending, o)
-	}
 	prog := newProgress(e.stderr)
 	if cfg.docs.files {
 		if cfg.docs.args == nil {
@@ -164,20 +153,15 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		return loadFiles(e, cfg, rep, prog)
 	}
 	read := func(name string) (*order.Input, error) {
-		f, shown, err := openInput(name, e.stdin)
+		f, err := openInput(name, e.stdin)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		size := int64(-1)
-		if osf, ok := f.(*os.File); ok {
-			if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-				size = st.Size()
-			}
-		}
-		bar := prog.bytes(size, "reading "+shown)
+		rep.noteCompressed(f)
+		bar := prog.bytes(f.size, "reading "+f.name)
 		defer bar.finish()
-		return readRecords(f, shown, cfg.spec, bar.set)
+		return readRecords(f, f.name, cfg.spec, bar.set)
 	}
 	tm := rep.phase("read")
 	rin, err := read(input)
@@ -224,47 +208,48 @@ func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, e
 	return l, nil
 }
 
-// start begins a command that joins INPUT: it makes ctx end on an
-// interrupt, creates the output (a temporary file until committed), and
-// loads the input. done releases what start took and removes an output not
-// committed; it must be deferred once err is nil.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outputFile, l *loaded, done func(), err error) {
+// start begins a command that joins INPUT: it creates the outputs (-o and
+// --stats-json, refusing to overwrite an input) and loads the input. The
+// run commits the outputs when the command succeeds.
+func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	if out, err = createOutput(cfg.output, e.stdout); err != nil {
-		stop()
-		return nil, nil, nil, nil, err
+	if input == "-" && cfg.against == "-" {
+		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+	}
+	e.outs.Protect(input, cfg.against)
+	e.outs.Protect(cfg.docs.args...)
+	if out, err = e.create(cfg.output); err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.statsJSON != "" {
+		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
+			return nil, nil, nil, fmt.Errorf("--stats-json: %w", err)
+		}
 	}
 	if l, err = load(e, cfg, input); err != nil {
-		out.abort()
-		stop()
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ctx, out, l, func() { out.abort(); stop() }, nil
+	return ctx, out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
-	ctx, out, l, done, err := start(ctx, e, cfg, input)
+	ctx, out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	defer done()
 	rep := l.rep
-	pw := newPairWriter(out.w, cfg.outFmt, cfg.m == prefix.Overlap)
+	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
 	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	if err := runMethod(ctx, e, cfg, l, sink, out.w); err != nil {
+	if err := runMethod(ctx, e, cfg, l, sink, out); err != nil {
 		return err
 	}
 	tm.done("join")
 	tm = rep.phase("write")
 	if err := sink.close(); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
 		return err
 	}
 	tm.done("write")
@@ -276,11 +261,18 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // writes. join and the commands built on it (dedup, plot) share it.
 func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
 	method := cfg.method
-	if method == "auto" || cfg.stats || cfg.statsJSON != "" { // the report carries the plan
+	switch {
+	case method == "auto":
 		var err error
 		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
 			return err
 		}
+	case cfg.stats || cfg.statsJSON != "":
+		// A method given is not planned: planning would cost as much as a
+		// fast join. The report says so; explain prices both paths.
+		why := "given by --method, not planned (simjoin explain prices both paths)"
+		l.rep.addSection("plan", "plan", givenPlan{Method: method, Forced: true, Reason: why},
+			[][2]string{{"method", method}, {"why", why}})
 	}
 	l.rep.Method = method
 	switch method {
@@ -290,6 +282,14 @@ func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pa
 		return runLSH(ctx, e, cfg, l, sink, out)
 	}
 	return usagef("--method %s is not available in this build", method)
+}
+
+// givenPlan is the report's plan section when --method names the method: the
+// fields of planner.Plan that apply without planning.
+type givenPlan struct {
+	Method string `json:"method"`
+	Forced bool   `json:"forced"`
+	Reason string `json:"reason"`
 }
 
 // runExact runs the exact join and records its statistics.
@@ -325,15 +325,10 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.stats {
 		rep.writeText(e.stderr)
 	}
-	var err error
-	switch {
-	case cfg.statsOut != nil:
-		err = rep.writeJSONTo(cfg.statsOut)
-	case cfg.statsJSON != "":
-		err = rep.writeJSON(cfg.statsJSON)
-	}
-	if err != nil {
-		return fmt.Errorf("--stats-json: %w", err)
+	if cfg.statsOut != nil {
+		if err := rep.writeJSON(cfg.statsOut); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
+		}
 	}
 	return nil
 }

@@ -4,8 +4,12 @@
 package main
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
+	"time"
+
+	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 // gcPercent is the collector's target unless GOGC is set. Almost all of the
@@ -16,9 +20,20 @@ import (
 // 100 and 525-540 MiB at 25, with the same CPU time within the noise.
 const gcPercent = 25
 
+// signalGrace is how long a run may take to wind down after SIGINT, SIGTERM
+// or SIGHUP before its temporary files are removed and the process exits
+// regardless (a phase that does not watch for cancellation, such as reading
+// the input, must not hold a signal up).
+const signalGrace = 500 * time.Millisecond
+
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := outfile.Catch(context.Background(), signalGrace, os.Exit)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if sig := stop(); sig != nil {
+		code = outfile.ExitCode(sig)
+	}
+	os.Exit(code)
 }

@@ -4,11 +4,10 @@ import (
 	"bufio"
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
+
+	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 // format is an output format for pairs.
@@ -117,60 +116,15 @@ func (pw *pairWriter) flush() error {
 	return pw.w.Flush()
 }
 
-// outputFile is where results go: standard output, or a file written under a
-// temporary name and renamed into place only when the run succeeds, so that a
-// failed run never leaves a partial file that looks complete.
-type outputFile struct {
-	w    io.Writer
-	f    *os.File
-	path string
-}
-
-func createOutput(path string, stdout io.Writer) (*outputFile, error) {
-	if path == "" || path == "-" {
-		return &outputFile{w: stdout}, nil
+// create opens path as an output of the run (see internal/outfile: "-" and
+// "" are standard output, a regular file is replaced only when the run
+// succeeds, devices and pipes are written straight). The run commits every
+// output together when the command succeeds and removes them otherwise.
+// Asking for standard output twice, or for an input, is a usage error.
+func (e *env) create(path string) (*outfile.File, error) {
+	f, err := e.outs.Create(path)
+	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrDuplicate) {
+		return nil, usageError{err}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
-	if err != nil {
-		// Name the file the user asked for, not the temporary one.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = &os.PathError{Op: "create", Path: path, Err: pe.Err}
-		}
-		return nil, err
-	}
-	// CreateTemp makes the file private; give it the mode os.Create would
-	// (before the umask, which chmod does not apply: 0644 is its usual result).
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &outputFile{w: f, f: f, path: path}, nil
-}
-
-// commit renames the temporary file into place.
-func (o *outputFile) commit() error {
-	if o.f == nil {
-		return nil
-	}
-	if err := o.f.Close(); err != nil {
-		os.Remove(o.f.Name())
-		return err
-	}
-	if err := os.Rename(o.f.Name(), o.path); err != nil {
-		os.Remove(o.f.Name())
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	o.f = nil
-	return nil
-}
-
-// abort removes the temporary file; it is a no-op after commit.
-func (o *outputFile) abort() {
-	if o.f != nil {
-		o.f.Close()
-		os.Remove(o.f.Name())
-		o.f = nil
-	}
+	return f, err
 }

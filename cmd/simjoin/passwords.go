@@ -9,9 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -20,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -45,12 +44,14 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
 	families bool
 	sort     bool
 	// check only
 	against string
+	index   string // --index DIR: a persisted index instead of a list (pwindex.go)
 	silent  bool
 
 	// Parsed by parse.
@@ -118,7 +119,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 }
 
 // parse checks the flags before any work starts.
@@ -140,9 +141,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
-	if c.workers == 0 {
-		c.workers = runtime.GOMAXPROCS(0)
-	}
+	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -202,8 +201,17 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.index != "" {
+				if cfg.against != "" {
+					return usagef("give --against LIST or --index DIR, not both")
+				}
+				if cfg.silent && cfg.output != "" {
+					return usagef("--silent writes nothing: drop -o/--output")
+				}
+				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
+			}
 			if cfg.against == "" {
-				return usagef("missing --against LIST")
+				return usagef("missing --against LIST (or --index DIR)")
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
@@ -216,24 +224,21 @@ func newCheckCmd(e *env) *cobra.Command {
 	}
 	cfg.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&cfg.against, "against", "", "the known passwords: `LIST` (one a line, \"-\" for stdin)")
+	cmd.Flags().StringVar(&cfg.index, "index", "", "check against the persisted index in `DIR` (simjoin index create, add) instead of a list; prints candidate<TAB>id<TAB>similarity")
 	cmd.Flags().BoolVar(&cfg.silent, "silent", false, "write no output: the exit status says whether a candidate is too close")
 	return cmd
 }
 
 // readList reads a password list with a progress bar.
-func readList(e *env, cfg *pwConfig, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
-	f, shown, err := openInput(name, e.stdin)
+func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if osf, ok := f.(*os.File); ok {
-		if st, err := osf.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	bar := prog.bytes(size, "reading "+shown)
+	shown := f.name
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+shown)
 	defer bar.finish()
 	opt := cfg.read
 	opt.Progress = bar.set
@@ -310,18 +315,38 @@ func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
 	if cfg.stats {
 		rep.writeText(e.stderr)
 	}
-	if cfg.statsJSON != "" {
-		if err := rep.writeJSON(cfg.statsJSON); err != nil {
+	if cfg.statsOut != nil {
+		if err := rep.writeJSON(cfg.statsOut); err != nil {
 			return fmt.Errorf("--stats-json: %w", err)
 		}
 	}
 	return nil
 }
 
+// createOutputs creates -o (unless out is false) and --stats-json before any
+// work, refusing to overwrite the input.
+func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
+	e.outs.Protect(input)
+	var f *outfile.File
+	if out {
+		var err error
+		if f, err = e.create(cfg.output); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.statsJSON != "" {
+		var err error
+		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
+			return nil, fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return f, nil
+}
+
 func addStatsPhases(rep *report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{"grams", st.GramTime.Seconds()},
-		phase{"order", st.OrderTime.Seconds()},
+		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -332,23 +357,20 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	out, err := createOutput(cfg.output, e.stdout)
+	out, err := cfg.createOutputs(e, input, true)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	l, rs, err := readList(e, cfg, prog, input)
+	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
 	tm.done("read")
 
-	w := newPWWriter(out.w, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	w := newPWWriter(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	bar := prog.count("joining")
 	opt := cfg.opt
 	opt.Progress = bar.setOf
@@ -378,7 +400,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"join", st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
@@ -423,9 +445,6 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if err := out.commit(); err != nil {
-		return err
-	}
 	tm.done("write")
 	rep.Results = results
 	if cfg.opt.Measure == prefix.Overlap {
@@ -443,15 +462,14 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := createOutput(cfg.output, e.stdout)
+	out, err := cfg.createOutputs(e, cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
-	defer out.abort()
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
 	tm := rep.phase("read")
-	known, rs, err := readList(e, cfg, prog, cfg.against)
+	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
@@ -463,15 +481,15 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{"index", st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
 
 	tm = rep.phase("check")
-	var sink io.Writer = out.w
-	if cfg.silent {
-		sink = io.Discard
+	var sink io.Writer = io.Discard
+	if out != nil {
+		sink = out
 	}
 	w := newPWWriter(sink, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	var cs checkStats
@@ -535,9 +553,6 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		}
 	}
 	if err := w.flush(); err != nil {
-		return err
-	}
-	if err := out.commit(); err != nil {
 		return err
 	}
 	tm.done("check")

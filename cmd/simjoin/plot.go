@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
@@ -156,11 +157,21 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if err != nil {
 		return err
 	}
-	ctx, out, l, done, err := start(ctx, e, cfg, cfg.docs.args[0])
+	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}
-	defer done()
+	// The figures are outputs of the run like -o: created now (an
+	// unwritable path fails before the work) and committed with it.
+	figs := map[string]*outfile.File{}
+	for _, f := range append(slices.Clone(pf.scurve), pf.circle) {
+		if f == "" {
+			continue
+		}
+		if figs[f], err = e.create(f); err != nil {
+			return err
+		}
+	}
 	rep := l.rep
 	rep.Method = cfg.method
 	c := l.r
@@ -209,7 +220,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 
 	// Figures and the table.
 	tm = rep.phase("plot")
-	if err := writePlotTable(out.w, c, truePairs, truth, belowPop, len(below), exactAtT, cfg, shapes); err != nil {
+	if err := writePlotTable(out, c, truePairs, truth, belowPop, len(below), exactAtT, cfg, shapes); err != nil {
 		return err
 	}
 	for _, f := range pf.scurve {
@@ -225,7 +236,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 			fig.Title += fmt.Sprintf(" (%d seeds)", pf.seeds)
 		}
 		ext := strings.ToLower(filepath.Ext(f))[1:]
-		if err := writeFigure(f, func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
+		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
 			return err
 		}
 	}
@@ -252,14 +263,11 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 			return x.B - y.B
 		})
 		fig.Title = fmt.Sprintf("%s records, %s", group(int64(c.Records())), what)
-		if err := writeFigure(pf.circle, fig.WriteSVG); err != nil {
+		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
 	}
 	tm.done("plot")
-	if err := out.commit(); err != nil {
-		return err
-	}
 	var rows [][2]string
 	for _, s := range shapes {
 		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%.0f candidates (predicted %.0f), recall %.3f (predicted %.3f; %d seeds: %.3f to %.3f), %.3f s a run",
@@ -550,18 +558,10 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 	return tw.Flush()
 }
 
-// writeFigure writes a figure to path atomically.
-func writeFigure(path string, draw func(io.Writer) error) error {
-	out, err := createOutput(path, nil)
-	if err != nil {
-		return err
+// writeFigure draws a figure into out.
+func writeFigure(out *outfile.File, draw func(io.Writer) error) error {
+	if err := draw(out); err != nil {
+		return fmt.Errorf("%s: %w", out.Path(), err)
 	}
-	if err := draw(out.w); err != nil {
-		out.abort()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if out.f != nil {
-		out.f.Chmod(0o644) // a figure is for everyone to read; the temporary file is private
-	}
-	return out.commit()
+	return nil
 }

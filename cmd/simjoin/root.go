@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 // Exit statuses.
@@ -39,9 +42,9 @@ func (e exitError) Error() string { return e.msg }
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// pending holds output files created early (such as --stats-json's);
-	// run removes those not committed when the command ends.
-	pending []*outputFile
+	// outs are the output files of the run: committed together when the
+	// command succeeds, removed otherwise.
+	outs *outfile.Set
 }
 
 // commands lists the constructors of the subcommands; each file adds its own.
@@ -51,7 +54,13 @@ func register(f func(*env) *cobra.Command) { commands = append(commands, f) }
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx: when ctx ends with an outfile.Interrupted
+// cause (a signal), the outputs are removed and the status is the signal's.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, outs: outfile.NewSet(stdout)}
 	var cpuProfile string
 	var profFile *os.File
 	root := &cobra.Command{
@@ -86,19 +95,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		root.AddCommand(f(e))
 	}
 	root.SetArgs(args)
-	err := root.Execute()
-	for _, o := range e.pending {
-		o.abort()
-	}
+	err := root.ExecuteContext(ctx)
 	if profFile != nil {
 		pprof.StopCPUProfile()
 		profFile.Close()
 	}
+	var ee exitError
+	isExit := errors.As(err, &ee)
+	var sig outfile.Interrupted
+	switch {
+	case errors.As(context.Cause(ctx), &sig):
+		e.outs.Abort()
+		fmt.Fprintln(stderr, "simjoin:", sig)
+		return outfile.ExitCode(sig.Signal)
+	case err == nil || isExit:
+		// Every output appears, or none does.
+		if cerr := e.outs.Commit(); cerr != nil {
+			err, isExit = cerr, false
+		}
+	default:
+		e.outs.Abort()
+	}
 	if err == nil {
 		return exitOK
 	}
-	var ee exitError
-	if errors.As(err, &ee) {
+	if isExit {
 		if ee.msg != "" {
 			fmt.Fprintln(stderr, "simjoin:", ee.msg)
 		}

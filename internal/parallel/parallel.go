@@ -1,8 +1,16 @@
-// Package parallel holds the two ways the project spreads work over cores:
-// For, a parallel loop over blocks of a range, and Ordered, a pipeline of
-// chunks whose outputs are handed on in chunk order, so that results do not
-// depend on the number of workers. In both, workers <= 0 means GOMAXPROCS,
-// ctx cancels the work, and every goroutine has ended when the call returns.
+// Package parallel bounds the number of goroutines a call may start and
+// holds the two ways the project spreads work over them: For, a parallel
+// loop over blocks of a range, and Ordered, a pipeline of chunks whose
+// outputs are handed on in chunk order, so that results do not depend on the
+// number of workers.
+//
+// Every worker count that enters the module (a library Options.Workers, the
+// CLI's -j) goes through Workers: 0 or less means GOMAXPROCS, and a count above
+// PerProc·GOMAXPROCS is lowered to it. More goroutines than that cannot run
+// at once and each costs scratch memory and channel slots, so a count such as
+// 1<<40 would only exhaust memory; results never depend on the count. In For
+// and Ordered ctx cancels the work, and every goroutine has ended when the
+// call returns.
 package parallel
 
 import (
@@ -12,12 +20,18 @@ import (
 	"sync/atomic"
 )
 
-// Workers returns workers, or GOMAXPROCS when workers <= 0.
-func Workers(workers int) int {
-	if workers <= 0 {
-		return runtime.GOMAXPROCS(0)
+// PerProc is the most workers a call starts per GOMAXPROCS.
+const PerProc = 4
+
+// Workers returns the number of workers to start for a requested n: GOMAXPROCS
+// for n <= 0, otherwise n lowered to at most PerProc·GOMAXPROCS. It is safe
+// for concurrent use and costs O(1).
+func Workers(n int) int {
+	procs := runtime.GOMAXPROCS(0)
+	if n <= 0 {
+		return procs
 	}
-	return workers
+	return min(n, PerProc*procs)
 }
 
 // For runs f over [0, n) in blocks of the given size on workers goroutines;

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// newsTxt is the collection of the tests below: lines 2 and 5 are near
+// copies of line 1 (7/9 and 1 under words), line 6 of line 4 (5/6).
+const newsTxt = `the quick brown fox jumps over the lazy dog
+the quick brown fox jumped over the lazy dog
+a fast brown fox leaps over a sleepy dog
+lorem ipsum dolor sit amet
+The quick brown fox jumps over the lazy dog!
+lorem ipsum dolor sit amet consectetur
+`
+
+// TestIndexWorkflow walks create, add with and without --dedup, search by
+// threshold and top-k, delete, compact, stats and verify, byte for byte.
+func TestIndexWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "news.idx")
+	news := cliWrite(t, dir, "news.txt", newsTxt)
+	out, _ := cliOK(t, "", "index", "create", ix, "--tokens", "words", "--min-threshold", "0.5")
+	if want := "created " + ix + ": tokens words, jaccard >= 0.5, exact\n"; out != want {
+		t.Errorf("create: %q, want %q", out, want)
+	}
+	out, _ = cliOK(t, "", "index", "add", ix, "--dedup", "-t", "0.7", news)
+	wantAdd := "1\tinserted\t0\n2\tduplicate\t0\t0.777778\n3\tinserted\t1\n4\tinserted\t2\n5\tduplicate\t0\t1\n6\tduplicate\t2\t0.833333\n"
+	if out != wantAdd {
+		t.Errorf("add --dedup:\n got %q\nwant %q", out, wantAdd)
+	}
+	// Searching the same lines: by threshold, best first.
+	out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.5", news)
+	wantSearch := "1\t0\t1\n2\t0\t0.777778\n3\t1\t1\n4\t2\t1\n5\t0\t1\n6\t2\t0.833333\n"
+	if out != wantSearch {
+		t.Errorf("search -t 0.5:\n got %q\nwant %q", out, wantSearch)
+	}
+	out, _ = cliOK(t, "", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
+	if out != "" {
+		t.Errorf("search of no queries: %q", out)
+	}
+	out, _ = cliOK(t, "lorem ipsum dolor\n", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
+	if want := `{"a":1,"b":2,"sim":0.6}` + "\n"; out != want {
+		t.Errorf("search --top-k 1 --format jsonl: %q, want %q", out, want)
+	}
+	// A record added without --dedup is inserted even when it is a copy.
+	out, _ = cliOK(t, "lorem ipsum dolor sit amet\n", "index", "add", ix, "-")
+	if out != "1\tinserted\t3\n" {
+		t.Errorf("add without --dedup: %q", out)
+	}
+	out, _ = cliOK(t, "", "index", "delete", ix, "2", "3", "17")
+	if out != "deleted 2 of 3 ids\n" {
+		t.Errorf("delete: %q", out)
+	}
+	out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.5", news)
+	if want := "1\t0\t1\n2\t0\t0.777778\n3\t1\t1\n5\t0\t1\n"; out != want {
+		t.Errorf("search after delete:\n got %q\nwant %q", out, want)
+	}
+	cliOK(t, "", "index", "compact", ix)
+	if out2, _ := cliOK(t, "", "index", "search", ix, "-t", "0.5", news); out2 != out {
+		t.Errorf("search after compact:\n got %q\nwant %q", out2, out)
+	}
+	out, _ = cliOK(t, "", "index", "stats", ix)
+	for _, want := range []string{"config\ttokens words, jaccard >= 0.5, exact\n", "method\texact\n", "records\t4\n", "live\t2\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats: %q lacks %q", out, want)
+		}
+	}
+	out, _ = cliOK(t, "", "index", "verify", ix)
+	if out != ix+": ok\n" {
+		t.Errorf("verify: %q", out)
+	}
+}
+
+// TestIndexAddOracle streams a generated collection through index add
+// --dedup in small batches and checks every output line against the
+// sequential greedy dedup, in exact arithmetic.
+func TestIndexAddOracle(t *testing.T) {
+	const seed = 5
+	t.Logf("seed %d", seed)
+	sets := synth.Sets(synth.SetsConfig{N: 300, MinSize: 2, MaxSize: 10, Universe: 40, Zipf: 0.7, DupFraction: 0.4, Replace: 0.2, Seed: seed})
+	var in strings.Builder
+	for _, s := range sets {
+		for k, tok := range s {
+			if k > 0 {
+				in.WriteByte(' ')
+			}
+			fmt.Fprintf(&in, "t%d", tok)
+		}
+		in.WriteByte('\n')
+	}
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	cliOK(t, "", "index", "create", ix, "--min-threshold", "3/5")
+	out, _ := cliOK(t, in.String(), "index", "add", ix, "--dedup", "-t", "3/5", "--batch", "7", "-")
+	th := prefix.Threshold{Num: 3, Den: 5}
+	var kept [][]uint32
+	var want strings.Builder
+	sim := &pairWriter{}
+	for i, x := range sets {
+		best, bo, by := -1, 0, 0
+		for k, y := range kept {
+			o := jointest.Overlap(x, y)
+			if jointest.Reaches(prefix.Jaccard, th, o, len(x), len(y)) && (best < 0 || o*(len(x)+by-bo) > bo*(len(x)+len(y)-o)) {
+				best, bo, by = k, o, len(y)
+			}
+		}
+		if best < 0 {
+			fmt.Fprintf(&want, "%d\tinserted\t%d\n", i+1, len(kept))
+			kept = append(kept, x)
+			continue
+		}
+		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best, sim.appendSim(nil, float64(bo)/float64(len(x)+by-bo)))
+	}
+	if out != want.String() {
+		t.Errorf("index add --dedup differs from the greedy dedup:\n got %q\nwant %q", out, want.String())
+	}
+	if len(kept) == len(sets) || len(kept) < len(sets)/4 {
+		t.Errorf("kept %d of %d: the data tests nothing", len(kept), len(sets))
+	}
+}
+
+// TestIndexErrors checks exit statuses and messages: usage errors 2,
+// runtime errors 1, and a corrupt file named by verify.
+func TestIndexErrors(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	in := cliWrite(t, dir, "in.txt", "a b c\n")
+	cliOK(t, "", "index", "create", ix, "--min-threshold", "0.5")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"index", "create", ix, "--min-threshold", "0.5"}, 1, "already holds an index"},
+		{[]string{"index", "create", filepath.Join(dir, "x"), "--min-threshold", "0.5"}, 0, ""},
+		{[]string{"index", "create", filepath.Join(dir, "y")}, 2, "missing --min-threshold"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "1.5"}, 2, "--min-threshold"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "fuzzy"}, 2, "unknown --method"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--perm", "64"}, 2, "--perm applies to --method lsh"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--measure", "cosine"}, 2, "Jaccard"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "4x4", "--perm", "64"}, 2, "--perm"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--bits", "12"}, 2, "--bits"},
+		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
+		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
+		{[]string{"index", "add", ix, "-t", "0.8", in}, 2, "-t applies to --dedup"},
+		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold 0.5"},
+		{[]string{"index", "add", ix, filepath.Join(dir, "missing.txt")}, 1, "missing.txt"},
+		{[]string{"index", "search", ix, in}, 2, "missing -t/--threshold or --top-k"},
+		{[]string{"index", "search", ix, "-t", "0.8", "--top-k", "3", in}, 2, "not both"},
+		{[]string{"index", "search", ix, "--refine-k", "3", "-t", "0.8", in}, 2, "--refine-k needs --top-k"},
+		{[]string{"index", "search", ix, "--top-k", "3", "--refine-k", "2", in}, 2, "--refine-k 2"},
+		{[]string{"index", "search", ix, "-t", "0.8", "--only", "1,x", in}, 2, "--only"},
+		{[]string{"index", "search", ix, "-t", "0.3", in}, 2, "below the index's minimum"},
+		{[]string{"index", "delete", ix, "x"}, 2, "not a record id"},
+		{[]string{"index", "stats", ix, "--format", "csv"}, 2, "--format"},
+		{[]string{"index", "verify", filepath.Join(dir, "none")}, 1, "not an index"},
+	} {
+		code, _, errs := cliRun(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, errs, c.code, c.msg)
+		}
+	}
+	// Invalid UTF-8 under a tokenizer that needs text names the file and line.
+	words := filepath.Join(dir, "words")
+	cliOK(t, "", "index", "create", words, "--tokens", "words", "--min-threshold", "0.5")
+	bad := cliWrite(t, dir, "bad.txt", "good line\nbad \xff line\n")
+	code, out, errs := cliRun(t, "", "index", "add", words, bad)
+	if code != 1 || !strings.Contains(errs, "bad.txt:2") || out != "" {
+		t.Errorf("invalid UTF-8: exit %d, stdout %q, stderr %q; want 1 naming bad.txt:2 and no output", code, out, errs)
+	}
+	// Nothing of the refused batch is held.
+	if out, _ := cliOK(t, "", "index", "stats", "--format", "jsonl", words); !strings.Contains(out, `"records":0`) {
+		t.Errorf("stats after a refused batch: %s", out)
+	}
+}
+
+// TestIndexVerifyCorrupt flips a byte in each file of an index and checks
+// that verify (or opening) exits 1 naming that file.
+func TestIndexVerifyCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	news := cliWrite(t, dir, "news.txt", newsTxt)
+	cliOK(t, "", "index", "create", ix, "--tokens", "words", "--min-threshold", "0.5")
+	cliOK(t, "", "index", "add", ix, news)
+	cliOK(t, "", "index", "compact", ix)
+	cliOK(t, "", "index", "add", ix, news)
+	cliOK(t, "", "index", "add", ix, news)
+	var files []string
+	filepath.WalkDir(ix, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatal("the index has no files")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			continue
+		}
+		flipped := append([]byte(nil), data...)
+		at := len(flipped) / 2
+		if strings.HasPrefix(filepath.Base(f), "wal-") {
+			// Inside the log's first block (after the 16-byte header and
+			// the block's 8-byte length and checksum): damage in the last
+			// block is a torn write, which opening truncates.
+			at = 16 + 8 + 2
+		}
+		flipped[at] ^= 0x10
+		if err := os.WriteFile(f, flipped, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := cliRun(t, "", "index", "verify", ix)
+		if code != 1 || !strings.Contains(errs, filepath.Base(f)) {
+			t.Errorf("%s with a flipped byte: verify exit %d, %q; want 1 naming the file", filepath.Base(f), code, errs)
+		}
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errs := cliRun(t, "", "index", "verify", ix); code != 0 {
+		t.Errorf("verify after restoring every file: exit %d %s", code, errs)
+	}
+}
+
+// TestIndexLSH creates LSH indexes with and without raw sets and checks what
+// the command line says of them: the banding chosen or given, exact
+// similarities with raw sets, estimates (JSONL key "est", CSV header
+// "estimate") without.
+func TestIndexLSH(t *testing.T) {
+	dir := t.TempDir()
+	news := cliWrite(t, dir, "news.txt", newsTxt)
+	raw := filepath.Join(dir, "raw")
+	out, _ := cliOK(t, "", "index", "create", raw, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--lsh", "16x4", "--raw-sets", "--seed", "7")
+	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, raw sets (exact similarities)\n"; out != want {
+		t.Errorf("create --raw-sets: %q, want %q", out, want)
+	}
+	est := filepath.Join(dir, "est")
+	out, _ = cliOK(t, "", "index", "create", est, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--bits", "16")
+	if !strings.Contains(out, "16-bit signatures") || !strings.Contains(out, "estimated similarities") {
+		t.Errorf("create without raw sets: %q", out)
+	}
+	// Identical records are found at 1 by both; near copies at their exact
+	// similarity with raw sets.
+	for _, ix := range []string{raw, est} {
+		cliOK(t, "", "index", "add", ix, news)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", raw, "-t", "0.7", "-")
+	// Seed 7 finds the near copy (P(0.78) = 0.9994 under 16x4).
+	if want := "1\t0\t1\n1\t4\t1\n1\t1\t0.777778\n"; out != want {
+		t.Errorf("raw sets search: %q, want %q", out, want)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "-t", "0.9", "--format", "jsonl", "-")
+	if !strings.HasPrefix(out, `{"a":1,"b":0,"est":1}`+"\n") {
+		t.Errorf("estimates in JSONL: %q", out)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "--top-k", "1", "--format", "csv", "-")
+	if !strings.HasPrefix(out, "query,id,estimate\n1,0,1\n") {
+		t.Errorf("estimates in CSV: %q", out)
+	}
+	out, _ = cliOK(t, "", "index", "add", est, "--dedup", "-t", "0.9", "--format", "jsonl", news)
+	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
+		t.Errorf("add --dedup on estimates: %q", out)
+	}
+}

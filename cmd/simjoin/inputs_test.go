@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// These tests check how the commands take their input: compression, the
+// standard input, and what --files skips.
+
+func gzipText(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return b.Bytes()
+}
+
+func zstdText(t *testing.T, s string) []byte {
+	t.Helper()
+	w, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.EncodeAll([]byte(s), nil)
+}
+
+func writeBytes(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCompressedInput: gzip and zstd input is decompressed wherever input is
+// read, and the statistics say so.
+func TestCompressedInput(t *testing.T) {
+	dir := t.TempDir()
+	text := "a b c\na b c d\nx y\n"
+	plain := cliWrite(t, dir, "sets.txt", text)
+	gz := writeBytes(t, dir, "sets.txt.gz", gzipText(t, text))
+	zst := writeBytes(t, dir, "sets.txt.zst", zstdText(t, text))
+	want := "1\t2\t0.75\n"
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--stats", gz},
+		{"join", "-t", "0.5", "--stats", zst},
+		{"join", "-t", "0.5", "--stats", "-"},
+	} {
+		stdin := ""
+		if args[len(args)-1] == "-" {
+			stdin = string(gzipText(t, text))
+		}
+		out, stderr := cliOK(t, stdin, args...)
+		if out != want {
+			t.Errorf("%v: got %q, want %q", args, out, want)
+		}
+		if !strings.Contains(stderr, "decompressed") || !strings.Contains(stderr, "gzip") && !strings.Contains(stderr, "zstd") {
+			t.Errorf("%v: the statistics do not say the input was decompressed:\n%s", args, stderr)
+		}
+	}
+	// --against: R-S pairs of the plain file with the compressed one.
+	out, _ := cliOK(t, "", "join", "-t", "1", "--sort", "--against", zst, plain)
+	if out != "1\t1\t1\n2\t2\t1\n3\t3\t1\n" {
+		t.Errorf("--against zstd: %q", out)
+	}
+	// passwords reads compressed lists too.
+	pw := writeBytes(t, dir, "pw.gz", gzipText(t, "password1\npassword2\n"))
+	out, _ = cliOK(t, "", "passwords", "-t", "0.7", pw)
+	if !strings.HasPrefix(out, "1\t2\t") {
+		t.Errorf("passwords on gzip: %q", out)
+	}
+	// --files: each compressed file is read decompressed.
+	fdir := filepath.Join(dir, "docs")
+	os.Mkdir(fdir, 0o755)
+	writeBytes(t, fdir, "a.gz", gzipText(t, "alpha beta gamma delta"))
+	writeBytes(t, fdir, "b.zst", zstdText(t, "alpha beta gamma delta"))
+	out, stderr := cliOK(t, "", "join", "--files", "--tokens", "words", "-t", "1", "--stats", fdir)
+	if !strings.Contains(out, "a.gz\t") || !strings.Contains(out, "b.zst\t1") {
+		t.Errorf("--files on compressed files: %q", out)
+	}
+	if !strings.Contains(stderr, "1 gzip, 1 zstd") {
+		t.Errorf("--files statistics:\n%s", stderr)
+	}
+	// Corrupt input is an error naming the file.
+	bad := writeBytes(t, dir, "bad.gz", gzipText(t, text)[:15])
+	code, _, stderr := cliRun(t, "", "join", "-t", "0.5", bad)
+	if code != exitRuntime || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "gzip") {
+		t.Errorf("truncated gzip: exit %d, %q", code, stderr)
+	}
+}
+
+func TestAgainstBothStdin(t *testing.T) {
+	code, out, stderr := cliRun(t, "a b\na b\n", "join", "-t", "0.5", "--against", "-", "-")
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "standard input") {
+		t.Errorf("--against - -: exit %d, out %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestFilesSkipsWhatIsNotAFile: FIFOs, links to nothing and link loops are
+// errors, or with --keep-going counted and skipped; a FIFO never blocks.
+func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	cliWrite(t, dir, "a.txt", "alpha beta gamma delta")
+	cliWrite(t, dir, "b.txt", "alpha beta gamma delta")
+	fifo := filepath.Join(dir, "c.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink("nowhere", filepath.Join(dir, "d.dangling"))
+	os.Symlink("e.loop2", filepath.Join(dir, "e.loop1"))
+	os.Symlink("e.loop1", filepath.Join(dir, "e.loop2"))
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	runBounded := func(args ...string) result {
+		ch := make(chan result, 1)
+		go func() {
+			code, out, errs := cliRun(t, "", args...)
+			ch <- result{code, out, errs}
+		}()
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v blocked", args)
+			return result{}
+		}
+	}
+	r := runBounded("join", "--files", "--tokens", "words", "-t", "1", dir)
+	if r.code != exitRuntime || !strings.Contains(r.stderr, "c.fifo: not a regular file") {
+		t.Errorf("without --keep-going: exit %d, %q", r.code, r.stderr)
+	}
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
+		t.Errorf("--keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	for _, w := range []string{"c.fifo: not a regular file", "d.dangling: symbolic link to nothing", "e.loop1: symbolic link loop",
+		"4 (FIFO, device or socket: 1; link to nothing: 1; link loop: 2)"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("--keep-going: stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	// Named explicitly.
+	r = runBounded("join", "--files", "--tokens", "words", "-t", "1", fifo, filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"))
+	if r.code != exitRuntime || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("a FIFO named: exit %d, %q", r.code, r.stderr)
+	}
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", fifo, filepath.Join(dir, "e.loop1"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"))
+	if r.code != 0 || r.stdout == "" {
+		t.Errorf("a FIFO named with --keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// helperArgsEnv, when set, makes TestHelperSimjoin run the command line it
+// holds (a JSON list of arguments) as main does, signals caught, and exit:
+// the tests below start a real simjoin process as a child of the test
+// binary.
+const helperArgsEnv = "SIMJOIN_HELPER_ARGS"
+
+// TestHelperSimjoin is the child process's main, not a test of its own: it
+// returns at once unless helperArgsEnv is set.
+func TestHelperSimjoin(t *testing.T) {
+	args := os.Getenv(helperArgsEnv)
+	if args == "" {
+		return
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(args), &argv); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := outfile.Catch(context.Background(), signalGrace, os.Exit)
+	code := runContext(ctx, argv, os.Stdin, os.Stdout, os.Stderr)
+	if sig := stop(); sig != nil {
+		code = outfile.ExitCode(sig)
+	}
+	os.Exit(code)
+}
+
+// helperCommand is the test binary, which runs simjoin with helperEnv.
+func helperCommand() string { return os.Args[0] }
+
+// helperEnv is the environment that makes the test binary run simjoin with
+// args (run it with -test.run=^TestHelperSimjoin$).
+func helperEnv(t *testing.T, args []string) []string {
+	argv, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), helperArgsEnv+"="+string(argv))
+}
+
+// startSimjoin starts `simjoin args...` as a child process.
+func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(helperCommand(), "-test.run=^TestHelperSimjoin$")
+	cmd.Env = helperEnv(t, args)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, stderr
+}
+
+// TestServeSIGTERM runs `simjoin serve` as a child process, drives it with
+// concurrent clients inserting with dedup, sends it SIGTERM in the middle of
+// the load, and checks that it shuts down (exit status 143, 128 + SIGTERM,
+// as every simjoin command) and that every insert it acknowledged is in the
+// index when the index is opened again.
+func TestServeSIGTERM(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	cliOK(t, "", "index", "create", dir, "--tokens", "words", "--min-threshold", "0.5")
+	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0")
+	sc := bufio.NewScanner(stderr)
+	var addr string
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			addr = a
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("simjoin serve printed no address")
+	}
+	var rest bytes.Buffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&rest, stderr); close(copied) }()
+
+	type acked struct {
+		text string
+		id   uint64
+	}
+	var mu sync.Mutex
+	var got []acked
+	var wg sync.WaitGroup
+	enough := make(chan struct{})
+	var once sync.Once
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for c := range 4 {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				recs := []string{fmt.Sprintf("c%dr%d first copy", c, i), fmt.Sprintf("c%dr%d second copy", c, i)}
+				b, _ := json.Marshal(map[string]any{"records": recs, "dedup_threshold": 0.9})
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/records", bytes.NewReader(b))
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return // the server stopped accepting
+				}
+				var ir struct {
+					Results []struct {
+						Status string
+						ID     uint64
+					}
+				}
+				err = json.NewDecoder(resp.Body).Decode(&ir)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || err != nil {
+					t.Errorf("insert: %d %v", resp.StatusCode, err)
+					return
+				}
+				mu.Lock()
+				for k, r := range ir.Results {
+					if r.Status != "inserted" {
+						t.Errorf("%q: %s, want inserted", recs[k], r.Status)
+					}
+					got = append(got, acked{recs[k], r.ID})
+				}
+				if len(got) >= 100 {
+					once.Do(func() { close(enough) })
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	select {
+	case <-enough:
+	case <-ctx.Done():
+		t.Fatal("the load did not start")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-copied // the child's stderr is read to its end before Wait closes it
+	err := cmd.Wait()
+	wg.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Fatalf("simjoin serve after SIGTERM: %v, want exit status 143; stderr:\n%s", err, rest.String())
+	}
+	if !strings.Contains(rest.String(), "shut down") {
+		t.Errorf("stderr after SIGTERM: %q", rest.String())
+	}
+	ix, err := index.Open(dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if st := ix.Stats(); st.Live < uint64(len(got)) {
+		t.Errorf("reopened: %d live records, %d acknowledged", st.Live, len(got))
+	}
+	qs := make([][]byte, len(got))
+	for i, a := range got {
+		qs[i] = []byte(a.text)
+	}
+	res, err := ix.Search(context.Background(), qs, index.SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range got {
+		if len(res[i]) != 1 || uint64(res[i][0].ID) != a.id {
+			t.Errorf("acknowledged record %d (%q): search finds %v", a.id, a.text, res[i])
+		}
+	}
+	t.Logf("%d acknowledged inserts, all found after SIGTERM and reopen", len(got))
+}

@@ -1,0 +1,317 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// The heavy workloads (a million passwords, the 20,000-document set) are
+// opt-in: SIMJOIN_INDEX_BENCH=1. Without it the benchmarks run on small
+// inputs, so that `go test -bench .` stays quick.
+func heavy() bool { return os.Getenv("SIMJOIN_INDEX_BENCH") != "" }
+
+func passwordList(n int) [][]byte {
+	var out [][]byte
+	for pw := range synth.Passwords(synth.PasswordsConfig{N: n, Seed: 1, Distinct: true}) {
+		out = append(out, slices.Clone(pw))
+	}
+	return out
+}
+
+func passwordConfig() Config {
+	return Config{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Method: Exact, Measure: prefix.Jaccard,
+		MinThreshold: prefix.Threshold{Num: 4, Den: 5}}
+}
+
+// streamInto inserts records in batches of batch with dedup t and returns
+// the number inserted.
+func streamInto(b *testing.B, ix *Index, recs [][]byte, batch int, t prefix.Threshold) int {
+	kept := 0
+	for lo := 0; lo < len(recs); lo += batch {
+		out, err := ix.Insert(context.Background(), recs[lo:min(lo+batch, len(recs))], t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			if o.Inserted {
+				kept++
+			}
+		}
+	}
+	return kept
+}
+
+// BenchmarkStream streams generated passwords through search-before-insert
+// (q = 2, Jaccard >= 0.8, batches of 1,000) into a new index: the figure is
+// records/s, WAL fsync per batch, checkpoints and compactions included.
+func BenchmarkStream(b *testing.B) {
+	n := 100_000
+	if heavy() {
+		n = 1_000_000
+	}
+	recs := passwordList(n)
+	t := prefix.Threshold{Num: 4, Den: 5}
+	b.Run(fmt.Sprintf("data=passwords/n=%d/q=2/t=0.8/batch=1000", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			dir := b.TempDir()
+			ix, err := Create(dir, passwordConfig())
+			if err != nil {
+				b.Fatal(err)
+			}
+			start, cpu0 := time.Now(), cpuTime()
+			kept := streamInto(b, ix, recs, 1000, t)
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "records/s")
+			b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "records/cpu-s")
+			b.ReportMetric(float64(kept), "kept")
+			ix.Close()
+			os.RemoveAll(dir)
+		}
+	})
+}
+
+// BenchmarkCheck times one search at t = 0.8 against n held passwords (after
+// a compaction), beside passwords.Index.Check on the same list in the same
+// run.
+func BenchmarkCheck(b *testing.B) {
+	n := 100_000
+	if heavy() {
+		n = 1_000_000
+	}
+	recs := passwordList(n)
+	r := rand.New(rand.NewPCG(1, 1))
+	cands := make([][]byte, 1000)
+	for i := range cands {
+		c := slices.Clone(recs[r.IntN(len(recs))])
+		c[r.IntN(len(c))] = byte('a' + r.IntN(26))
+		cands[i] = c
+	}
+	t := prefix.Threshold{Num: 4, Den: 5}
+	dir := b.TempDir()
+	ix, err := Create(dir, passwordConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for lo := 0; lo < len(recs); lo += 10000 {
+		if _, err := ix.Insert(context.Background(), recs[lo:min(lo+10000, len(recs))], prefix.Threshold{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := ix.Compact(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("impl=index/held=%d/q=2/t=0.8", n), func(b *testing.B) {
+		b.ReportAllocs()
+		k := 0
+		q := make([][]byte, 1)
+		cpu0, flt0 := cpuTime(), faults()
+		for b.Loop() {
+			q[0] = cands[k%len(cands)]
+			if _, err := ix.Search(context.Background(), q, SearchOptions{Threshold: t}); err != nil {
+				b.Fatal(err)
+			}
+			k++
+		}
+		reportCPU(b, cpu0, flt0)
+	})
+	l := new(passwords.List)
+	for _, pw := range recs {
+		l.Add(pw, 1, l.Len()+1)
+	}
+	pix, err := passwords.NewIndex(l, passwords.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("impl=passwords.Index/held=%d/q=2/t=0.8", n), func(b *testing.B) {
+		b.ReportAllocs()
+		var ms []passwords.Match
+		k := 0
+		cpu0, flt0 := cpuTime(), faults()
+		for b.Loop() {
+			ms = pix.Check(ms[:0], cands[k%len(cands)])
+			k++
+		}
+		reportCPU(b, cpu0, flt0)
+	})
+}
+
+func docTexts(d synth.Docs) [][]byte {
+	out := make([][]byte, len(d.Sets))
+	for i, s := range d.Sets {
+		var sb strings.Builder
+		for j, k := range s {
+			if j > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(strconv.FormatUint(k, 36))
+		}
+		out[i] = []byte(sb.String())
+	}
+	return out
+}
+
+// BenchmarkDocs streams the document workload (synth.BenchDocs: 20,000
+// documents of about 300 shingles) through LSH search-before-insert at
+// Jaccard >= 0.6, beside the batch dedup (approx.SelfJoin and clusters) of the
+// same sets, in the same run; both report the records kept.
+func BenchmarkDocs(b *testing.B) {
+	cfg := synth.BenchDocs(1)
+	if !heavy() {
+		cfg.N, cfg.Planted, cfg.Distractors = 2000, 200, 100
+	}
+	docs := synth.Documents(cfg)
+	texts := docTexts(docs)
+	t := prefix.Threshold{Num: 3, Den: 5}
+	name := fmt.Sprintf("docs=%d/t=0.6", cfg.N)
+	b.Run("impl=index-lsh/"+name, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			dir := b.TempDir()
+			ix, err := Create(dir, Config{Tokens: shingle.Spec{Kind: shingle.Set}, Method: LSH, Measure: prefix.Jaccard,
+				MinThreshold: t, Bits: 32, RawSets: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu0 := cpuTime()
+			kept := streamInto(b, ix, texts, 1000, t)
+			b.ReportMetric((cpuTime() - cpu0).Seconds(), "cpu-s")
+			b.ReportMetric(float64(kept), "kept")
+			ix.Close()
+			os.RemoveAll(dir)
+		}
+	})
+	b.Run("impl=batch-dedup/"+name, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			// The batch path from the same texts: tokenize, order, LSH self-join, clusters.
+			cpu0 := cpuTime()
+			var in order.Input
+			spec := shingle.Spec{Kind: shingle.Set}
+			var keys []uint64
+			for _, tx := range texts {
+				keys, _ = spec.Append(keys[:0], string(tx))
+				in.Add(keys)
+			}
+			c, err := order.New(&in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := cluster.Join(c.Records(), func(yield func(join.Pair) bool) error {
+				_, err := approx.SelfJoin(context.Background(), c, approx.Options{Threshold: t}, yield)
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric((cpuTime() - cpu0).Seconds(), "cpu-s")
+			b.ReportMetric(float64(len(f.Firsts())), "kept")
+		}
+	})
+}
+
+// BenchmarkReopen opens an index of n passwords (compacted, plus a WAL of
+// recent inserts) and runs one search; it reports the time to open, the
+// resident memory the process gained, and the index's size on disk.
+func BenchmarkReopen(b *testing.B) {
+	n := 100_000
+	if heavy() {
+		n = 1_000_000
+	}
+	recs := passwordList(n)
+	dir := b.TempDir()
+	ix, err := Create(dir, passwordConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for lo := 0; lo < len(recs); lo += 10000 {
+		if _, err := ix.Insert(context.Background(), recs[lo:min(lo+10000, len(recs))], prefix.Threshold{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	disk := ix.Stats().BytesOnDisk
+	ix.Close()
+	recs = nil
+	b.Run(fmt.Sprintf("data=passwords/n=%d", n), func(b *testing.B) {
+		for b.Loop() {
+			runtime.GC()
+			before := rssBytes()
+			start := time.Now()
+			ix, err := Open(dir, OpenOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			open := time.Since(start)
+			if _, err := ix.Search(context.Background(), [][]byte{[]byte("password123")}, SearchOptions{Threshold: prefix.Threshold{Num: 4, Den: 5}}); err != nil {
+				b.Fatal(err)
+			}
+			after := rssBytes()
+			b.ReportMetric(open.Seconds()*1000, "open-ms")
+			b.ReportMetric(float64(after-before)/(1<<20), "rss-gain-MiB")
+			b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
+			ix.Close()
+		}
+	})
+}
+
+// rssBytes returns the resident set size of the process (Linux).
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(syscall.Getpagesize())
+}
+
+// cpuTime returns the user and system time of the process so far: on a
+// shared machine it is disturbed less than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// faults returns the process's minor and major page faults so far.
+func faults() [2]int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return [2]int64{}
+	}
+	return [2]int64{ru.Minflt, ru.Majflt}
+}
+
+// reportCPU reports the CPU time and page faults per operation since cpu0
+// and flt0: on a loaded machine CPU time is the steadier figure, and faults
+// show what reading the mapped files costs.
+func reportCPU(b *testing.B, cpu0 time.Duration, flt0 [2]int64) {
+	n := float64(b.N)
+	f := faults()
+	b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/op")
+	b.ReportMetric(float64(f[0]-flt0[0])/n, "minflt/op")
+	b.ReportMetric(float64(f[1]-flt0[1])/n, "majflt/op")
+}

@@ -1,0 +1,306 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/kelindar/bitmap"
+	"github.com/simjoin/simjoin/order"
+)
+
+// writeTomb writes the tombstones of a segment of rows records.
+func writeTomb(path string, rows int, tomb bitmap.Bitmap) error {
+	bw, err := createBlockFile(path, kindTomb)
+	if err != nil {
+		return err
+	}
+	var meta [8]byte
+	binary.LittleEndian.PutUint64(meta[:], uint64(rows))
+	bw.block("meta", meta[:])
+	bw.block("bits", bytesOf([]uint64(tomb)))
+	return bw.close()
+}
+
+// readTomb reads a tomb file into memory (one bit a row).
+func readTomb(path string, rows int) (bitmap.Bitmap, error) {
+	bf, err := openBlockFile(path, kindTomb)
+	if err != nil {
+		return nil, err
+	}
+	defer bf.close()
+	meta, err := bf.need("meta", 8)
+	if err != nil {
+		return nil, err
+	}
+	if int(binary.LittleEndian.Uint64(meta)) != rows {
+		return nil, corrupt(path, "tombstones for %d rows, the segment has %d", binary.LittleEndian.Uint64(meta), rows)
+	}
+	b, err := bf.need("bits", 8)
+	if err != nil {
+		return nil, err
+	}
+	return bitmap.Bitmap(slices.Clone(asU64(b))), nil
+}
+
+// maybeCheckpoint applies the checkpoint policy after a batch.
+func (ix *Index) maybeCheckpoint() error {
+	st := ix.live
+	held := 0
+	for _, s := range st.segs {
+		held += s.rows()
+	}
+	if st.mut.n < min(max(held, flushMin), flushMax) {
+		return nil
+	}
+	live := ix.liveCount()
+	if ix.cfg.Method == Exact && live >= 2*ix.man.Reordered || ix.cfg.Method == LSH && len(st.segs) >= maxSegments {
+		return ix.compact()
+	}
+	return ix.checkpoint()
+}
+
+func (ix *Index) liveCount() uint64 {
+	st := ix.live
+	n := uint64(st.mut.n - st.mut.tomb.Count())
+	for i, s := range st.segs {
+		n += uint64(s.rows() - st.tombs[i].Count())
+	}
+	return n
+}
+
+// checkpoint turns the live rows of the mutable part into a new segment
+// (in the current token order), writes the dictionary when tokens were
+// appended and the tombstones that changed, starts a new WAL and commits all
+// of it with a new manifest. A crash before the manifest's rename leaves the
+// old manifest and WAL in force; the new files are removed at the next Open.
+func (ix *Index) checkpoint() error {
+	st := ix.live
+	m := ix.man
+	m.Gen++
+	gen := m.Gen
+	name := func(f string, a ...any) string { return fmt.Sprintf(f, a...) }
+	m.Segments = slices.Clone(m.Segments)
+	var newSeg string
+	mut := st.mut
+	var rows []int
+	for r := 0; r < mut.n; r++ {
+		if !mut.tomb.Contains(uint32(r)) {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) > 0 {
+		recs := records{ids: make([]uint64, len(rows))}
+		for i, r := range rows {
+			recs.ids[i] = uint64(mut.base) + uint64(r)
+		}
+		rb := ix.cfg.Perm * ix.cfg.Bits / 8
+		recs.set = func(i int) []uint32 { return mut.set(rows[i]) }
+		recs.keys = func(i int) []uint64 { return mut.keySet(rows[i]) }
+		recs.sig = func(i int) []byte { return mut.sig(rows[i], rb) }
+		newSeg = name("seg-%d.sj", gen)
+		if err := writeSegment(filepath.Join(ix.dir, newSeg), &ix.cfg, st.dict.len(), recs); err != nil {
+			return err
+		}
+		m.Segments = append(m.Segments, segRef{File: newSeg})
+	}
+	if ix.cfg.Method == Exact && (len(st.dict.addedKeys) > 0 || m.Dict == "") {
+		m.Dict = name("dict-%d.sj", gen)
+		if err := writeDict(filepath.Join(ix.dir, m.Dict), &st.dict); err != nil {
+			return err
+		}
+	}
+	for i := range st.segs {
+		if ix.tombDirty[i] {
+			m.Segments[i].Tomb = name("tomb-%d-%d.sj", gen, i)
+			if err := writeTomb(filepath.Join(ix.dir, m.Segments[i].Tomb), st.segs[i].rows(), st.tombs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	m.NextID = st.next
+	return ix.commit(&m, false)
+}
+
+// commit starts a new WAL, writes manifest m and switches the live state to
+// the files it names: the segments already open stay, new ones are opened.
+// With all, every segment is reopened (a compaction replaced them).
+func (ix *Index) commit(m *manifest, all bool) error {
+	m.WAL = fmt.Sprintf("wal-%d.log", m.Gen)
+	w, err := createWAL(filepath.Join(ix.dir, m.WAL))
+	if err != nil {
+		return err
+	}
+	if err := writeManifest(ix.dir, m); err != nil {
+		w.close()
+		return err
+	}
+	// Committed: from here on a failure leaves a consistent directory that
+	// Open recovers; the in-memory switch below only opens what was written.
+	st := ix.live
+	next := &state{cfg: st.cfg, next: st.next, mut: newMutable(st.next), minB: st.minB, pairMax: st.pairMax}
+	next.dict.added = newAdded()
+	keep := len(st.segs)
+	if all {
+		keep = 0
+	}
+	for i := 0; i < keep; i++ {
+		next.segs = append(next.segs, st.segs[i])
+		st.segs[i].ref()
+		next.tombs = append(next.tombs, st.tombs[i])
+	}
+	for _, ref := range m.Segments[keep:] {
+		s, err := openSegment(ix.dir, ref.File, &ix.cfg)
+		if err != nil {
+			w.close()
+			next.release()
+			return err
+		}
+		next.segs = append(next.segs, s)
+		next.tombs = append(next.tombs, nil)
+	}
+	if m.Dict != "" {
+		if next.dict, err = openDict(filepath.Join(ix.dir, m.Dict)); err != nil {
+			w.close()
+			next.release()
+			return err
+		}
+	}
+	ix.wal.close()
+	ix.wal = w
+	ix.man = *m
+	st.release()
+	ix.live = next
+	ix.tombFile = ix.tombFile[:0]
+	ix.tombDirty = ix.tombDirty[:0]
+	for _, ref := range m.Segments {
+		ix.tombFile = append(ix.tombFile, ref.Tomb)
+		ix.tombDirty = append(ix.tombDirty, false)
+	}
+	ix.publish()
+	ix.removeUnreferenced()
+	return nil
+}
+
+// Compact merges every segment and the mutable part into one segment,
+// drops deleted records and, for an Exact index, re-orders the tokens
+// rare-first (package order) over the live records, so that tokens appended
+// since the last compaction stop costing probe time. Searches go on meanwhile
+// on their snapshots; inserts wait. Cost: O(live tokens · log) and memory for
+// all live sets; ctx is checked before the files are written.
+func (ix *Index) Compact(ctx context.Context) error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if err := ix.writable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := ix.compact(); err != nil {
+		ix.failed = err
+		return fmt.Errorf("%w: compact: %v", ErrFailed, err)
+	}
+	return nil
+}
+
+// liveRec locates one live record of the live state.
+type liveRec struct {
+	part int // -1: mutable
+	row  int
+}
+
+func (ix *Index) compact() error {
+	st := ix.live
+	var live []liveRec
+	var ids []uint64
+	for i, s := range st.segs {
+		for r := 0; r < s.rows(); r++ {
+			if !st.tombs[i].Contains(uint32(r)) {
+				live = append(live, liveRec{i, r})
+				ids = append(ids, s.ids[r])
+			}
+		}
+	}
+	for r := 0; r < st.mut.n; r++ {
+		if !st.mut.tomb.Contains(uint32(r)) {
+			live = append(live, liveRec{-1, r})
+			ids = append(ids, uint64(st.mut.base)+uint64(r))
+		}
+	}
+	m := ix.man
+	m.Gen++
+	gen := m.Gen
+	rb := ix.cfg.Perm * ix.cfg.Bits / 8
+	recs := records{ids: ids}
+	vocab := 0
+	var dictKeys []uint64
+	switch ix.cfg.Method {
+	case Exact:
+		var in order.Input
+		var keys []uint64
+		for _, lr := range live {
+			keys = keys[:0]
+			for _, w := range st.setOf(lr) {
+				keys = append(keys, st.dict.key(w))
+			}
+			in.Add(keys)
+		}
+		c, err := order.New(&in)
+		if err != nil {
+			return err
+		}
+		sets := make([][]uint32, len(live))
+		for i := 0; i < c.Len(); i++ {
+			sets[c.ID(i)] = c.Set(i)
+		}
+		recs.set = func(r int) []uint32 { return sets[r] }
+		d := c.Dict()
+		vocab = d.Len()
+		dictKeys = make([]uint64, vocab)
+		for id := range dictKeys {
+			dictKeys[id] = d.Key(uint32(id))
+		}
+	case LSH:
+		recs.sig = func(r int) []byte {
+			lr := live[r]
+			if lr.part < 0 {
+				return st.mut.sig(lr.row, rb)
+			}
+			return st.segs[lr.part].sig(lr.row)
+		}
+		recs.keys = func(r int) []uint64 {
+			lr := live[r]
+			if lr.part < 0 {
+				return st.mut.keySet(lr.row)
+			}
+			return st.segs[lr.part].keySet(lr.row)
+		}
+	}
+	m.Segments = nil
+	if len(live) > 0 {
+		ref := segRef{File: fmt.Sprintf("seg-%d.sj", gen)}
+		if err := writeSegment(filepath.Join(ix.dir, ref.File), &ix.cfg, vocab, recs); err != nil {
+			return err
+		}
+		m.Segments = []segRef{ref}
+	}
+	if ix.cfg.Method == Exact {
+		m.Dict = fmt.Sprintf("dict-%d.sj", gen)
+		if err := writeDictKeys(filepath.Join(ix.dir, m.Dict), dictKeys); err != nil {
+			return err
+		}
+	}
+	m.NextID = st.next
+	m.Reordered = uint64(len(live))
+	return ix.commit(&m, true)
+}
+
+func (st *state) setOf(lr liveRec) []uint32 {
+	if lr.part < 0 {
+		return st.mut.set(lr.row)
+	}
+	return st.segs[lr.part].set(lr.row)
+}

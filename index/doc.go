@@ -1,0 +1,103 @@
+// Package index is a living similarity index: a directory that holds a growing
+// collection of records, created once with its tokenizer and method, that takes
+// inserts, deletes and searches, survives restarts and crashes, and answers
+// "is this new record a near-duplicate of anything already held?" without
+// re-joining the collection (search before insert).
+//
+// # Lifecycle
+//
+// Create makes an index directory with a Config fixed for its life (the
+// tokenizer, the method, the measure and minimum threshold, the LSH shape);
+// Open opens one, checking every file's checksums and replaying the
+// write-ahead log. Insert (optionally deduplicating), Delete and Compact change
+// it; Search, Stats and Verify read it; Close releases it. Record ids are
+// assigned 0, 1, 2, ... in insertion order and never reused.
+//
+// # Methods
+//
+// Exact keeps every record's token set (dense uint32 ids in a global order,
+// rarer tokens first after a compaction, as package order builds it) and an
+// inverted index over prefixes, so a search finds exactly the records whose
+// similarity reaches the threshold (AllPairs and PPJoin, as package join
+// probes; prefix.Bounds decides in integer arithmetic). The indexed prefix of
+// a set is its probe prefix at Config.MinThreshold, which serves queries of
+// any size at any threshold at or above it. Short sets are indexed under
+// pairs of tokens (the ℓ-prefix of AdaptJoin with ℓ = 2; see pairs.go), which
+// makes password bigrams selective. Tokens first seen after the last
+// compaction are appended to the order: every stored set stays sorted, so
+// every filter stays correct, and only their speed suffers until Compact
+// re-orders (the index compacts itself each time it has doubled).
+//
+// LSH keeps MinHash signatures (package approx's one-permutation hasher,
+// Config.Perm values of Config.Bits bits) and one table per band (approx's
+// band keys). Candidates are the records sharing a whole band with the query
+// (probability 1 - (1 - s^r)^b at similarity s); with Config.RawSets they are
+// verified exactly and similarities are exact, without they are estimated from
+// the signatures (Hit.Estimated) and the index is smaller.
+//
+// Search-before-insert (Insert with a dedup threshold) inserts a record only
+// when no live record held, nor an earlier record of the batch that was
+// inserted, reaches the threshold; otherwise it reports the best match. For
+// Exact the kept records are exactly those of a sequential greedy dedup; for
+// LSH a duplicate at similarity s is caught with the S-curve's probability.
+//
+// # Storage
+//
+// A directory holds (docs/index-format.md specifies every byte):
+//
+//   - MANIFEST: the Config and the names of the files in force, replaced
+//     atomically (the commit point of checkpoints and compactions);
+//   - immutable segments (seg-N.sj), memory-mapped: record ids, the sets
+//     (Exact) or signatures and raw keys (LSH), the single-token postings and
+//     the pair index or the band tables;
+//   - the dictionary (dict-N.sj, Exact): the token order as a mapped hash
+//     table;
+//   - tombstones (tomb-N-S.sj): one bit per record of a segment;
+//   - the write-ahead log (wal-N.log): every batch since the last checkpoint.
+//
+// Recent inserts live in a mutable part in memory (and in the WAL); when it
+// holds as many records as the segments (from 1,024 up to 65,536) it is
+// written as a segment (a checkpoint). An Exact index is compacted (one
+// segment, deleted records dropped, tokens re-ordered) each time it has
+// doubled since the last compaction, an LSH index when it has more than eight
+// segments.
+//
+// Every file and block carries a CRC-32C, checked at Open (reading through a
+// small buffer, so the files are mapped but not loaded) and by Verify; a
+// mismatch, truncation or inconsistency is a *CorruptError naming the file,
+// never a wrong answer. A batch is acknowledged only after its WAL block is
+// fsynced; on Open a torn last block (a batch never acknowledged) is cut off,
+// a bad block followed by more data is corruption.
+//
+// # Concurrency
+//
+// One writer, many readers. Insert, Delete and Compact are serialised by the
+// index; Search is safe from any number of goroutines, also while a writer
+// runs: each search reads one snapshot (the segments with their tombstones,
+// the mutable part up to the last durable batch, the token order), published
+// after each durable batch, so it never sees half a batch nor a record that
+// is not durable. A snapshot keeps its segments mapped until its last reader
+// is done. Batch searches and the tokenizing of large batches run on
+// OpenOptions.Workers goroutines, all ended when the call returns.
+//
+// # Cost
+//
+// Insert: tokenizing, one search per record (below), appending to the
+// mutable part, one WAL write and fsync per batch; checkpoints write the
+// mutable part once, compactions rewrite the index (amortised O(1) rewrites
+// per record, since the index doubles between them). Exact search: the
+// postings of the query's prefix and pairs within its size range, one
+// verification per candidate. LSH search: signing the query, b lookups per
+// segment, one estimate per candidate and with raw sets one verification.
+// Open: reading every file once for its checksums, replaying the WAL. Memory:
+// the mutable part, the tombstones and the dictionary's appended tokens; the
+// segments and the dictionary are mapped and paged in as searches touch them.
+//
+// # What it does not do
+//
+// It does not serve several processes at once (Open takes an exclusive
+// lock on the directory: ErrLocked), replicate, or shard; it does not keep the records' text (only
+// their token keys, or signatures); an Exact index cannot answer below its
+// MinThreshold, and an LSH index supports Jaccard only. Files are
+// little-endian and read in place: big-endian machines are refused.
+package index

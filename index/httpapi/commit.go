@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// groupCommit merges concurrent insert requests into one index batch; the
+// benchmark turns it off to measure what it buys. Can change for testing.
+var groupCommit = true
+
+// maxGroupRecords caps the records of one merged batch.
+const maxGroupRecords = 1 << 14
+
+// committer merges the insert requests waiting for the index into one
+// Insert: one write-ahead-log append and one fsync for all of them (group
+// commit, as databases do). Requests are taken in arrival order, and only
+// runs of consecutive requests with the same dedup threshold are merged, so
+// the outcome of each record is the one serial requests would get (search
+// before insert sees every earlier record of the merged batch, exactly as
+// it would have seen them held). There is no goroutine of its own: the
+// request at the head of the queue runs one merged batch for everyone in it,
+// then hands the turn to the next request waiting, if any.
+type committer struct {
+	ix *index.Index
+
+	mu    sync.Mutex // protects queue and busy
+	queue []*pending // requests not yet inserted, in arrival order
+	busy  bool       // a request is running a batch (it heads the queue until it hands over)
+}
+
+// pending is one insert request waiting in the committer's queue.
+type pending struct {
+	recs [][]byte
+	t    prefix.Threshold
+	// wake receives true when the request must run the next batch, false
+	// when its outcomes are ready.
+	wake chan bool
+	outs []index.Outcome
+	err  error
+}
+
+// insert inserts recs with dedup threshold t, merged with the requests
+// waiting at the same time, and returns once they are durable.
+func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshold) ([]index.Outcome, error) {
+	if !groupCommit {
+		return c.ix.Insert(ctx, recs, t)
+	}
+	p := &pending{recs: recs, t: t, wake: make(chan bool, 1)}
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	lead := !c.busy
+	c.busy = true
+	c.mu.Unlock()
+	if !lead && !<-p.wake {
+		return p.outs, p.err
+	}
+	// p heads the queue: take it and the requests behind it that share its
+	// threshold.
+	c.mu.Lock()
+	n, size := 1, len(p.recs)
+	for n < len(c.queue) && c.queue[n].t == p.t && size+len(c.queue[n].recs) <= maxGroupRecords {
+		size += len(c.queue[n].recs)
+		n++
+	}
+	group := c.queue[:n:n]
+	c.queue = c.queue[n:]
+	c.mu.Unlock()
+	c.run(group, size)
+	for _, q := range group[1:] {
+		q.wake <- false
+	}
+	c.mu.Lock()
+	if len(c.queue) > 0 {
+		c.queue[0].wake <- true
+	} else {
+		c.busy = false
+	}
+	c.mu.Unlock()
+	return p.outs, p.err
+}
+
+// run inserts the records of group as one batch and gives each request its
+// outcomes. A record the tokenizer rejects fails the whole batch before
+// anything is written; the requests are then inserted one by one, so that
+// only the request holding it fails.
+func (c *committer) run(group []*pending, size int) {
+	if len(group) == 1 {
+		p := group[0]
+		p.outs, p.err = c.ix.Insert(context.Background(), p.recs, p.t)
+		return
+	}
+	all := make([][]byte, 0, size)
+	for _, p := range group {
+		all = append(all, p.recs...)
+	}
+	outs, err := c.ix.Insert(context.Background(), all, group[0].t)
+	var se *shingle.ScanError
+	if errors.Is(err, shingle.ErrUTF8) || errors.As(err, &se) {
+		for _, p := range group {
+			p.outs, p.err = c.ix.Insert(context.Background(), p.recs, p.t)
+		}
+		return
+	}
+	for _, p := range group {
+		if err != nil {
+			p.err = err
+			continue
+		}
+		p.outs, outs = outs[:len(p.recs):len(p.recs)], outs[len(p.recs):]
+	}
+}

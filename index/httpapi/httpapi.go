@@ -1,0 +1,493 @@
+// Package httpapi serves a persistent similarity index (package index) over
+// HTTP with JSON bodies: the API that `simjoin serve` starts.
+//
+//	GET    /v1/health          {"status": "ok"}
+//	POST   /v1/records         {"records": ["text", ...], "dedup_threshold": 0.8}
+//	                           -> {"results": [{"status": "inserted", "id": 7},
+//	                                           {"status": "duplicate", "id": 3, "sim": 0.85}, ...]}
+//	POST   /v1/search          {"queries": ["text", ...], "threshold": 0.8}
+//	                           or {"queries": [...], "top_k": 5, "refine_k": 20}
+//	                           -> {"results": [[{"id": 3, "sim": 0.85}, ...], ...]}
+//	DELETE /v1/records/{id}    {"id": 7, "deleted": true}, or 404
+//	GET    /v1/stats           the index's statistics
+//
+// Records and queries are tokenized by the index's own tokenizer, as on the
+// command line. A threshold is a JSON number (0.8) or a string holding a
+// decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
+// answered rounded to six decimals, as the command line writes them. A search may add
+// "only" or "exclude", lists of ids it is restricted to or skips. Similarities
+// that are MinHash estimates (LSH without raw sets) carry "estimated": true.
+//
+// An insert is answered only once its batch is durable (the index's
+// write-ahead log is synced), so an acknowledged record survives a crash.
+// Inserts that arrive while one is being written are merged into the next
+// batch (group commit: one log sync for all of them); each record's outcome
+// is the one it would get had the requests come one after the other.
+// Bad input gets a 4xx status and {"error": "..."}: 400 for malformed JSON,
+// unknown fields, a missing or out-of-range threshold, an id that is not a
+// number, text the tokenizer rejects; 404 for an unknown path or id; 405 for
+// a wrong method; 413 for a body over Options.MaxBodyBytes or more records
+// or queries than Options.MaxRecords. A failure of the index itself is a 500.
+// Record text never appears in an error or a log line (records may be
+// passwords).
+//
+// Concurrency: each request runs on its own goroutine; searches run
+// concurrently with each other and with writes, each on a consistent snapshot
+// of the index, and the index serialises inserts and deletes.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// Defaults of Options' zero fields.
+const (
+	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
+	DefaultMaxRecords   = 10_000
+	DefaultMaxTopK      = 10_000
+)
+
+// Options bounds what one request may ask. The zero value uses the defaults.
+type Options struct {
+	// MaxBodyBytes caps a request body; a larger one gets 413. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxRecords caps the records of an insert and the queries of a search;
+	// more get 413. 0 means DefaultMaxRecords.
+	MaxRecords int
+	// MaxTopK caps top_k and refine_k; more get 400. 0 means DefaultMaxTopK.
+	MaxTopK int
+	// ErrorLog receives one line per failure of the index (5xx) and of the
+	// HTTP server; nil discards them. Lines never hold record text.
+	ErrorLog *log.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxRecords <= 0 {
+		o.MaxRecords = DefaultMaxRecords
+	}
+	if o.MaxTopK <= 0 {
+		o.MaxTopK = DefaultMaxTopK
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.New(io.Discard, "", 0)
+	}
+	return o
+}
+
+// Server is the HTTP handler of one open index. It does not own the index:
+// the caller opens it before New and closes it after Serve returns.
+type Server struct {
+	ix      *index.Index
+	measure prefix.Measure
+	min     prefix.Threshold // an Exact index's MinThreshold: thresholds below it are refused
+	opt     Options
+	mux     *http.ServeMux
+	commit  committer // merges concurrent inserts into one synced batch
+}
+
+// New returns the handler of ix. Cost: O(1); safe for concurrent use.
+func New(ix *index.Index, opt Options) *Server {
+	cfg := ix.Config()
+	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux(), commit: committer{ix: ix}}
+	if cfg.Method == index.Exact {
+		s.min = cfg.MinThreshold
+	}
+	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
+	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
+	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
+	s.route("/v1/search", map[string]http.HandlerFunc{http.MethodPost: s.search})
+	s.route("/v1/stats", map[string]http.HandlerFunc{http.MethodGet: s.stats})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+	})
+	return s
+}
+
+// route registers the methods of one path, answering others with a JSON 405.
+func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
+	allow := ""
+	for m := range methods {
+		if allow != "" {
+			allow += ", "
+		}
+		allow += m
+	}
+	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := methods[r.Method]
+		if !ok {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: want %s", r.Method, r.URL.Path, allow))
+			return
+		}
+		h(w, r)
+	})
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Serve answers requests on ln until ctx is done, then shuts down
+// gracefully: it stops accepting connections, lets every request in flight
+// finish (an insert under way completes, is synced and is answered) and
+// returns nil. It returns early with the error if the listener fails. The
+// caller closes the index after Serve returns. Each request is bounded in
+// time (headers 10 s, whole request 1 min, answer 5 min), so the wait is
+// bounded too.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          s.opt.ErrorLog,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Shutdown waits for the handlers under way; their time is bounded by
+	// the server's timeouts above.
+	err := srv.Shutdown(context.Background())
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// httpError is an error answered with its status.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, a ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, a...)}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v) // the client may be gone; nothing more to do
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, struct {
+		Error string `json:"error"`
+	}{msg})
+}
+
+// fail answers err: its own status for an httpError, 400 for the errors
+// the index reports about its input, 500 (logged) otherwise.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var he *httpError
+	var se *shingle.ScanError
+	switch {
+	case errors.As(err, &he):
+		writeError(w, he.status, he.msg)
+	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions),
+		errors.Is(err, shingle.ErrUTF8), errors.As(err, &se):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, context.Canceled):
+		// The client went away; no one reads the answer.
+		writeError(w, http.StatusServiceUnavailable, "request cancelled")
+	default:
+		s.opt.ErrorLog.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		writeError(w, http.StatusInternalServerError, "index: "+err.Error())
+	}
+}
+
+// decode reads the JSON body into v: at most MaxBodyBytes, one object, no
+// unknown fields.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		}
+		if errors.Is(err, io.EOF) {
+			return badRequest("empty request body: want a JSON object")
+		}
+		return badRequest("malformed JSON body: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		}
+		return badRequest("malformed JSON body: data after the object")
+	}
+	return nil
+}
+
+// threshold reads a JSON threshold: a number (0.8) or a string ("4/5"),
+// parsed exactly as the command line's -t. A missing or null one is the
+// zero Threshold.
+func (s *Server) threshold(field string, raw json.RawMessage) (prefix.Threshold, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return prefix.Threshold{}, nil
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return prefix.Threshold{}, badRequest("%s: %v", field, err)
+		}
+	}
+	t, err := prefix.ParseThreshold(s.measure, text)
+	if err != nil {
+		return prefix.Threshold{}, badRequest("%s: %v", field, err)
+	}
+	if m := s.min; m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
+		return prefix.Threshold{}, badRequest("%s %s is below the index's minimum threshold %s", field, t, m)
+	}
+	return t, nil
+}
+
+// texts converts the records or queries of a request, checking their count.
+func (s *Server) texts(field string, in []string) ([][]byte, error) {
+	if len(in) == 0 {
+		return nil, badRequest("%s: want a non-empty list of strings", field)
+	}
+	if len(in) > s.opt.MaxRecords {
+		return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, at most %d a request", field, len(in), s.opt.MaxRecords)}
+	}
+	out := make([][]byte, len(in))
+	for i, t := range in {
+		out[i] = []byte(t)
+	}
+	return out, nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+	}{"ok"})
+}
+
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
+	b, err := MarshalStats(s.ix.Stats())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, json.RawMessage(b))
+}
+
+// insertRequest is the body of POST /v1/records.
+type insertRequest struct {
+	Records        []string        `json:"records"`
+	DedupThreshold json.RawMessage `json:"dedup_threshold"`
+}
+
+// RecordResult is the answer for one record of an insert.
+type RecordResult struct {
+	Status    string  `json:"status"` // "inserted" or "duplicate"
+	ID        uint64  `json:"id"`     // the new id, or the held record it duplicates
+	Sim       float64 `json:"sim,omitempty"`
+	Estimated bool    `json:"estimated,omitempty"`
+}
+
+// InsertResponse is the answer of POST /v1/records, one result a record in
+// request order.
+type InsertResponse struct {
+	Results []RecordResult `json:"results"`
+}
+
+func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
+	var req insertRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	recs, err := s.texts("records", req.Records)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	t, err := s.threshold("dedup_threshold", req.DedupThreshold)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	outs, err := s.commit.insert(r.Context(), recs, t)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
+	for i, o := range outs {
+		res := &resp.Results[i]
+		res.ID = uint64(o.ID)
+		if o.Inserted {
+			res.Status = "inserted"
+			continue
+		}
+		res.Status, res.Sim, res.Estimated = "duplicate", round6(o.Sim), o.Estimated
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// round6 rounds a similarity to six decimals, as the command line writes
+// it (0.777778): the decisions were made exactly, in integers; the value is
+// for reading.
+func round6(sim float64) float64 { return math.Round(sim*1e6) / 1e6 }
+
+// searchRequest is the body of POST /v1/search.
+type searchRequest struct {
+	Queries   []string        `json:"queries"`
+	Threshold json.RawMessage `json:"threshold"`
+	TopK      *int            `json:"top_k"`
+	RefineK   *int            `json:"refine_k"`
+	Only      []uint64        `json:"only"`
+	Exclude   []uint64        `json:"exclude"`
+}
+
+// Hit is one record found for a query.
+type Hit struct {
+	ID        uint64  `json:"id"`
+	Sim       float64 `json:"sim"`
+	Estimated bool    `json:"estimated,omitempty"`
+}
+
+// SearchResponse is the answer of POST /v1/search: one list per query, in
+// request order, best first (ties by id).
+type SearchResponse struct {
+	Results [][]Hit `json:"results"`
+}
+
+func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) {
+	var opt index.SearchOptions
+	t, err := s.threshold("threshold", req.Threshold)
+	if err != nil {
+		return opt, err
+	}
+	switch {
+	case t.Den != 0 && req.TopK != nil:
+		return opt, badRequest("give threshold or top_k, not both")
+	case t.Den == 0 && req.TopK == nil:
+		return opt, badRequest("missing threshold or top_k")
+	case req.RefineK != nil && req.TopK == nil:
+		return opt, badRequest("refine_k needs top_k")
+	}
+	opt.Threshold = t
+	if req.TopK != nil {
+		k := *req.TopK
+		if k < 1 || k > s.opt.MaxTopK {
+			return opt, badRequest("top_k %d: want 1 to %d", k, s.opt.MaxTopK)
+		}
+		opt.TopK = k
+		if req.RefineK != nil {
+			rk := *req.RefineK
+			if rk < k || rk > s.opt.MaxTopK {
+				return opt, badRequest("refine_k %d: want top_k (%d) to %d", rk, k, s.opt.MaxTopK)
+			}
+			opt.RefineK = rk
+		}
+	}
+	if req.Only != nil && req.Exclude != nil {
+		return opt, badRequest("give only or exclude, not both")
+	}
+	if len(req.Only) > s.opt.MaxRecords || len(req.Exclude) > s.opt.MaxRecords {
+		return opt, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("only/exclude: at most %d ids a request", s.opt.MaxRecords)}
+	}
+	opt.Only = ids(req.Only)
+	opt.Exclude = ids(req.Exclude)
+	return opt, nil
+}
+
+// ids converts a JSON id list; nil stays nil (no restriction) and an empty
+// list stays empty (restricted to nothing).
+func ids(in []uint64) []index.ID {
+	if in == nil {
+		return nil
+	}
+	out := make([]index.ID, len(in))
+	for i, id := range in {
+		out[i] = index.ID(id)
+	}
+	return out
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	var req searchRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	qs, err := s.texts("queries", req.Queries)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	opt, err := s.searchOptions(&req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := s.ix.Search(r.Context(), qs, opt)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	resp := SearchResponse{Results: make([][]Hit, len(res))}
+	for i, hs := range res {
+		out := make([]Hit, len(hs)) // never null in JSON
+		for j, h := range hs {
+			out[j] = Hit{ID: uint64(h.ID), Sim: round6(h.Sim), Estimated: h.Estimated}
+		}
+		resp.Results[i] = out
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	text := r.PathValue("id")
+	id, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("record id %q: want an integer >= 0", text))
+		return
+	}
+	n, err := s.ix.Delete([]index.ID{index.ID(id)})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if n == 0 {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no live record %d", id))
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		ID      uint64 `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}{id, true})
+}

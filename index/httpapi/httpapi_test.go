@@ -1,0 +1,566 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/index/httpapi"
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// These tests start the real server on a loopback port and drive it with
+// net/http's client, against an exact index whose records are whitespace
+// token sets, so that a brute-force oracle over the same sets decides every
+// answer in exact arithmetic.
+
+// server is a running server over a fresh index.
+type server struct {
+	t    testing.TB
+	url  string
+	dir  string
+	ix   *index.Index
+	stop func() error // cancels Serve and waits for it
+	hc   *http.Client
+}
+
+// startServer creates an index in a temporary directory with cfg and serves
+// it on 127.0.0.1:0.
+func startServer(t testing.TB, cfg index.Config, opt httpapi.Options) *server {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ix")
+	ix, err := index.Create(dir, cfg)
+	if err != nil {
+		t.Fatalf("index.Create: %v", err)
+	}
+	return serveIndex(t, dir, ix, opt)
+}
+
+func serveIndex(t testing.TB, dir string, ix *index.Index, opt httpapi.Options) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- httpapi.New(ix, opt).Serve(ctx, ln) }()
+	var once sync.Once
+	var serr error
+	s := &server{t: t, url: "http://" + ln.Addr().String(), dir: dir, ix: ix, hc: &http.Client{}}
+	s.stop = func() error {
+		once.Do(func() {
+			cancel()
+			serr = <-done
+			if err := ix.Close(); err != nil && serr == nil {
+				serr = err
+			}
+		})
+		return serr
+	}
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s
+}
+
+// do sends a request and returns the status and body.
+func (s *server) do(method, path, body string) (int, []byte) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		s.t.Errorf("%s %s: Content-Type %q", method, path, ct)
+	}
+	return resp.StatusCode, b
+}
+
+// post sends v as JSON and decodes a 200 answer into out.
+func (s *server) post(path string, v, out any) {
+	s.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	code, body := s.do(http.MethodPost, path, string(b))
+	if code != http.StatusOK {
+		s.t.Fatalf("POST %s: %d %s", path, code, body)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		s.t.Fatalf("POST %s: %v in %s", path, err, body)
+	}
+}
+
+var exactCfg = index.Config{
+	Tokens:       shingle.Spec{Kind: shingle.Set},
+	Method:       index.Exact,
+	Measure:      prefix.Jaccard,
+	MinThreshold: prefix.Threshold{Num: 1, Den: 2},
+}
+
+// texts renders token sets as records of the set tokenizer.
+func texts(sets [][]uint32) []string {
+	out := make([]string, len(sets))
+	for i, s := range sets {
+		var b strings.Builder
+		for k, tok := range s {
+			if k > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString("t" + strconv.Itoa(int(tok)))
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// oracle is the brute-force model of an exact index: the held sets by id.
+type oracle struct {
+	sets [][]uint32
+	live []bool
+}
+
+// best returns the live held record most similar to x among those reaching
+// t (highest similarity, then lowest id), or ok false.
+func (o *oracle) best(x []uint32, t prefix.Threshold) (id int, o2, y int, ok bool) {
+	for i, s := range o.sets {
+		if !o.live[i] {
+			continue
+		}
+		ov := jointest.Overlap(x, s)
+		if !jointest.Reaches(prefix.Jaccard, t, ov, len(x), len(s)) {
+			continue
+		}
+		// ov/(|x|+|s|-ov) > o2/(|x|+y-o2), compared in integers.
+		if !ok || ov*(len(x)+y-o2) > o2*(len(x)+len(s)-ov) {
+			id, o2, y, ok = i, ov, len(s), true
+		}
+	}
+	return id, o2, y, ok
+}
+
+func jaccard(o, x, y int) float64 { return float64(o) / float64(x+y-o) }
+
+// insert is a sequential greedy dedup: each record is kept iff no kept
+// record reaches t (t zero: kept always).
+func (o *oracle) insert(x []uint32, t prefix.Threshold) httpapi.RecordResult {
+	if t.Den != 0 {
+		if id, ov, y, ok := o.best(x, t); ok {
+			return httpapi.RecordResult{Status: "duplicate", ID: uint64(id), Sim: jaccard(ov, len(x), y)}
+		}
+	}
+	o.sets = append(o.sets, x)
+	o.live = append(o.live, true)
+	return httpapi.RecordResult{Status: "inserted", ID: uint64(len(o.sets) - 1)}
+}
+
+// search returns every live record reaching t, best first, ties by id.
+func (o *oracle) search(x []uint32, t prefix.Threshold) []httpapi.Hit {
+	hits := []httpapi.Hit{}
+	type h struct{ id, o, y int }
+	var hs []h
+	for i, s := range o.sets {
+		ov := jointest.Overlap(x, s)
+		if o.live[i] && jointest.Reaches(prefix.Jaccard, t, ov, len(x), len(s)) {
+			hs = append(hs, h{i, ov, len(s)})
+		}
+	}
+	slices.SortFunc(hs, func(a, b h) int {
+		// b's similarity against a's, cross-multiplied.
+		if c := cmp.Compare(b.o*(len(x)+a.y-a.o), a.o*(len(x)+b.y-b.o)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for _, v := range hs {
+		hits = append(hits, httpapi.Hit{ID: uint64(v.id), Sim: jaccard(v.o, len(x), v.y)})
+	}
+	return hits
+}
+
+// sameSim compares an answered similarity, rounded to six decimals, with
+// the oracle's.
+func sameSim(a, b float64) bool { return a-b <= 5e-7 && b-a <= 5e-7 }
+
+func sameHits(a, b []httpapi.Hit) bool {
+	return slices.EqualFunc(a, b, func(x, y httpapi.Hit) bool { return x.ID == y.ID && sameSim(x.Sim, y.Sim) })
+}
+
+// TestDedupAgainstOracle inserts a collection with planted near-duplicates
+// in batches through POST /v1/records with a dedup threshold and checks each
+// answer against the sequential greedy dedup, then checks searches by
+// threshold and top-k against the brute-force search of the kept records.
+func TestDedupAgainstOracle(t *testing.T) {
+	const seed = 11
+	t.Logf("seed %d", seed)
+	sets := synth.Sets(synth.SetsConfig{N: 400, MinSize: 3, MaxSize: 12, Universe: 60, Zipf: 0.8, DupFraction: 0.4, Replace: 0.15, Seed: seed})
+	recs := texts(sets)
+	s := startServer(t, exactCfg, httpapi.Options{})
+	var o oracle
+	dedup := prefix.Threshold{Num: 7, Den: 10}
+	inserted := 0
+	for start := 0; start < len(recs); {
+		n := min(1+start%37, len(recs)-start)
+		var resp httpapi.InsertResponse
+		s.post("/v1/records", map[string]any{"records": recs[start : start+n], "dedup_threshold": 0.7}, &resp)
+		if len(resp.Results) != n {
+			t.Fatalf("records %d..%d: %d results", start, start+n, len(resp.Results))
+		}
+		for k, got := range resp.Results {
+			want := o.insert(sets[start+k], dedup)
+			if got.Status != want.Status || got.ID != want.ID || !sameSim(got.Sim, want.Sim) {
+				t.Fatalf("record %d: got %+v, want %+v", start+k, got, want)
+			}
+			if want.Status == "inserted" {
+				inserted++
+			}
+		}
+		start += n
+	}
+	if inserted == len(recs) || inserted < len(recs)/4 {
+		t.Fatalf("dedup kept %d of %d records: the data tests nothing", inserted, len(recs))
+	}
+	// Searches: the first 50 records as queries, at two thresholds, and top-k.
+	queries := recs[:50]
+	for _, th := range []string{"0.5", "0.8", "1"} {
+		tt, _ := prefix.ParseThreshold(prefix.Jaccard, th)
+		var resp httpapi.SearchResponse
+		s.post("/v1/search", map[string]any{"queries": queries, "threshold": json.Number(th)}, &resp)
+		for q := range queries {
+			if want := o.search(sets[q], tt); !sameHits(resp.Results[q], want) {
+				t.Errorf("threshold %s, query %d: got %v, want %v", th, q, resp.Results[q], want)
+			}
+		}
+	}
+	var resp httpapi.SearchResponse
+	s.post("/v1/search", map[string]any{"queries": queries, "top_k": 2, "refine_k": 10}, &resp)
+	for q := range queries {
+		want := o.search(sets[q], exactCfg.MinThreshold)
+		want = want[:min(2, len(want))]
+		if !sameHits(resp.Results[q], want) {
+			t.Errorf("top_k 2, query %d: got %v, want %v", q, resp.Results[q], want)
+		}
+	}
+	// Stats count what was inserted.
+	code, body := s.do(http.MethodGet, "/v1/stats", "")
+	var st map[string]any
+	if code != http.StatusOK || json.Unmarshal(body, &st) != nil {
+		t.Fatalf("GET /v1/stats: %d %s", code, body)
+	}
+	if st["records"] != float64(inserted) || st["live"] != float64(inserted) || st["method"] != "exact" {
+		t.Errorf("stats %s: want %d records, all live, method exact", body, inserted)
+	}
+}
+
+// TestDeleteAndRestrict deletes records over HTTP and checks that searches
+// no longer find them, and that only/exclude restrict a search.
+func TestDeleteAndRestrict(t *testing.T) {
+	s := startServer(t, exactCfg, httpapi.Options{})
+	var ins httpapi.InsertResponse
+	s.post("/v1/records", map[string]any{"records": []string{"a b c d", "a b c d e", "a b c", "x y z"}}, &ins)
+	for i, r := range ins.Results {
+		if r.Status != "inserted" || r.ID != uint64(i) {
+			t.Fatalf("insert without dedup: result %d is %+v", i, r)
+		}
+	}
+	search := func(body map[string]any) []httpapi.Hit {
+		t.Helper()
+		body["queries"] = []string{"a b c d"}
+		body["threshold"] = 0.5
+		var resp httpapi.SearchResponse
+		s.post("/v1/search", body, &resp)
+		return resp.Results[0]
+	}
+	want := []httpapi.Hit{{ID: 0, Sim: 1}, {ID: 1, Sim: 0.8}, {ID: 2, Sim: 0.75}}
+	if got := search(map[string]any{}); !sameHits(got, want) {
+		t.Fatalf("search: got %v, want %v", got, want)
+	}
+	if got := search(map[string]any{"only": []int{1, 3}}); !sameHits(got, want[1:2]) {
+		t.Errorf("only [1 3]: got %v, want %v", got, want[1:2])
+	}
+	if got := search(map[string]any{"exclude": []int{0}}); !sameHits(got, want[1:]) {
+		t.Errorf("exclude [0]: got %v, want %v", got, want[1:])
+	}
+	if code, body := s.do(http.MethodDelete, "/v1/records/1", ""); code != http.StatusOK || !strings.Contains(string(body), `"deleted":true`) {
+		t.Fatalf("DELETE /v1/records/1: %d %s", code, body)
+	}
+	if got := search(map[string]any{}); !sameHits(got, []httpapi.Hit{want[0], want[2]}) {
+		t.Errorf("after delete: got %v", got)
+	}
+	for _, path := range []string{"/v1/records/1", "/v1/records/99"} {
+		if code, body := s.do(http.MethodDelete, path, ""); code != http.StatusNotFound {
+			t.Errorf("DELETE %s: %d %s, want 404", path, code, body)
+		}
+	}
+	// Ids are never reused.
+	s.post("/v1/records", map[string]any{"records": []string{"p q"}}, &ins)
+	if ins.Results[0].ID != 4 {
+		t.Errorf("insert after delete: id %d, want 4", ins.Results[0].ID)
+	}
+}
+
+// TestBadRequests checks that each kind of bad input gets its 4xx status
+// and a JSON error naming the problem, and changes nothing.
+func TestBadRequests(t *testing.T) {
+	s := startServer(t, exactCfg, httpapi.Options{MaxBodyBytes: 1 << 10, MaxRecords: 5})
+	big := `{"records": ["` + strings.Repeat("a ", 600) + `"]}`
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		msg                string // a part of the error
+	}{
+		{"POST", "/v1/records", `{"records": ["a b"`, 400, "malformed JSON"},
+		{"POST", "/v1/records", ``, 400, "empty request body"},
+		{"POST", "/v1/records", `{"records": ["a"]} {}`, 400, "after the object"},
+		{"POST", "/v1/records", `{"records": ["a"], "dedup": 0.8}`, 400, `unknown field "dedup"`},
+		{"POST", "/v1/records", `{"records": []}`, 400, "non-empty list"},
+		{"POST", "/v1/records", `{"records": "a b"}`, 400, "malformed JSON"},
+		{"POST", "/v1/records", `{"records": ["a"], "dedup_threshold": 1.5}`, 400, "dedup_threshold"},
+		{"POST", "/v1/records", `{"records": ["a"], "dedup_threshold": "x"}`, 400, "dedup_threshold"},
+		{"POST", "/v1/records", `{"records": ["a"], "dedup_threshold": 0.3}`, 400, "below the index's minimum"},
+		{"POST", "/v1/records", `{"records": ["a","b","c","d","e","f"]}`, 413, "at most 5"},
+		{"POST", "/v1/records", big, 413, "over 1024 bytes"},
+		{"POST", "/v1/search", `{"queries": ["a"]}`, 400, "missing threshold or top_k"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "top_k": 3}`, 400, "not both"},
+		{"POST", "/v1/search", `{"queries": ["a"], "refine_k": 3, "threshold": 0.8}`, 400, "refine_k needs top_k"},
+		{"POST", "/v1/search", `{"queries": ["a"], "top_k": 0}`, 400, "top_k 0"},
+		{"POST", "/v1/search", `{"queries": ["a"], "top_k": 5, "refine_k": 2}`, 400, "refine_k 2"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [1], "exclude": [2]}`, 400, "not both"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0}`, 400, "threshold"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [-1]}`, 400, "malformed JSON"},
+		{"GET", "/v1/search", ``, 405, "want POST"},
+		{"PUT", "/v1/records/3", ``, 405, "want DELETE"},
+		{"DELETE", "/v1/records/x", ``, 400, `record id "x"`},
+		{"DELETE", "/v1/records/-1", ``, 400, "record id"},
+		{"GET", "/v2/health", ``, 404, "no such endpoint"},
+	} {
+		code, body := s.do(c.method, c.path, c.body)
+		var e struct{ Error string }
+		if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+			t.Errorf("%s %s %.40q: body %s is not a JSON error", c.method, c.path, c.body, body)
+		}
+		if code != c.code || !strings.Contains(e.Error, c.msg) {
+			t.Errorf("%s %s %.40q: %d %q, want %d and an error containing %q", c.method, c.path, c.body, code, e.Error, c.code, c.msg)
+		}
+	}
+	// Nothing was inserted by the requests refused.
+	code, body := s.do(http.MethodGet, "/v1/stats", "")
+	if code != http.StatusOK || !strings.Contains(string(body), `"records":0`) {
+		t.Errorf("stats after bad requests: %d %s", code, body)
+	}
+	if code, body := s.do(http.MethodGet, "/v1/health", ""); code != http.StatusOK || string(body) != `{"status":"ok"}`+"\n" {
+		t.Errorf("health: %d %s", code, body)
+	}
+}
+
+// TestTokenizerError checks that a record the index's tokenizer rejects is
+// a 400 naming no text, also when its request is merged with good ones.
+func TestTokenizerError(t *testing.T) {
+	cfg := exactCfg
+	cfg.Tokens = shingle.Spec{Kind: shingle.Go, N: 2}
+	s := startServer(t, cfg, httpapi.Options{})
+	code, body := s.do(http.MethodPost, "/v1/records", `{"records": ["x := \"secret"]}`)
+	if code != http.StatusBadRequest || bytes.Contains(body, []byte("secret")) {
+		t.Errorf("unterminated Go string: %d %s, want 400 without the text", code, body)
+	}
+	// Concurrent requests, every fifth with a bad record: only those fail.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	good := 0
+	for i := range 40 {
+		wg.Go(func() {
+			rec := fmt.Sprintf("x%d := y + %d", i, i)
+			if i%5 == 0 {
+				rec = "x := \"secret"
+			}
+			b, _ := json.Marshal(map[string]any{"records": []string{rec}})
+			r, err := http.Post(s.url+"/v1/records", "application/json", bytes.NewReader(b))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			r.Body.Close()
+			if want := map[bool]int{true: 400, false: 200}[i%5 == 0]; r.StatusCode != want {
+				t.Errorf("request %d: %d, want %d", i, r.StatusCode, want)
+			}
+			if r.StatusCode == 200 {
+				mu.Lock()
+				good++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if st := s.ix.Stats(); st.Records != uint64(good) {
+		t.Errorf("%d records held, %d inserts answered 200", st.Records, good)
+	}
+}
+
+// TestConcurrentClients runs inserting and searching clients at once (run
+// it under -race), their inserts merged by group commit, and checks
+// afterwards that every acknowledged record is found by a search for its
+// own text at similarity 1, under its id, and that the records inserted are
+// a greedy dedup in id order.
+func TestConcurrentClients(t *testing.T) {
+	s := startServer(t, exactCfg, httpapi.Options{})
+	res := runLoad(t, s.url, loadConfig{Clients: 4, Requests: 80, Batch: 5, SearchEvery: 2, Seed: 3})
+	if res.requests != 80 || res.failures != 0 || res.dups == 0 {
+		t.Errorf("load: %d requests, %d failed, %d duplicates; want 80, 0, some", res.requests, res.failures, res.dups)
+	}
+	checkAcked(t, s.url, res.acked)
+	checkGreedy(t, res.acked, prefix.Threshold{Num: 4, Den: 5})
+}
+
+// checkGreedy checks the invariant of search-before-insert however the
+// requests interleaved: taken in id order, no inserted record reaches t
+// with an earlier one.
+func checkGreedy(t *testing.T, acked []ackedRecord, th prefix.Threshold) {
+	t.Helper()
+	ids := map[string]uint32{}
+	sets := make(map[uint64][]uint32, len(acked))
+	for _, a := range acked {
+		var set []uint32
+		for _, w := range strings.Fields(a.text) {
+			if _, ok := ids[w]; !ok {
+				ids[w] = uint32(len(ids))
+			}
+			set = append(set, ids[w])
+		}
+		slices.Sort(set)
+		sets[a.id] = slices.Compact(set)
+	}
+	order := slices.Sorted(maps.Keys(sets))
+	for i, a := range order {
+		for _, b := range order[:i] {
+			x, y := sets[a], sets[b]
+			if jointest.Reaches(prefix.Jaccard, th, jointest.Overlap(x, y), len(x), len(y)) {
+				t.Errorf("records %d and %d were both inserted but reach %s", b, a, th)
+			}
+		}
+	}
+}
+
+// TestGracefulShutdown stops the server while clients insert and checks
+// that every insert acknowledged before the stop is in the index after it
+// is reopened.
+func TestGracefulShutdown(t *testing.T) {
+	s := startServer(t, exactCfg, httpapi.Options{})
+	var acked []ackedRecord
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	started := make(chan struct{})
+	var once sync.Once
+	for c := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				text := fmt.Sprintf("client%d rec%d tok%d", c, i, i%7)
+				var resp httpapi.InsertResponse
+				b, _ := json.Marshal(map[string]any{"records": []string{text}})
+				r, err := http.Post(s.url+"/v1/records", "application/json", bytes.NewReader(b))
+				if err != nil {
+					return // the server has stopped accepting
+				}
+				body, _ := io.ReadAll(r.Body)
+				r.Body.Close()
+				if r.StatusCode != http.StatusOK {
+					return
+				}
+				if err := json.Unmarshal(body, &resp); err != nil {
+					t.Errorf("answer %s: %v", body, err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, ackedRecord{text, resp.Results[0].ID})
+				n := len(acked)
+				mu.Unlock()
+				if n >= 20 {
+					once.Do(func() { close(started) })
+				}
+			}
+		})
+	}
+	<-started
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	ix, err := index.Open(s.dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := serveIndex(t, s.dir, ix, httpapi.Options{})
+	checkAcked(t, s2.url, acked)
+}
+
+// ackedRecord is a record whose insert was answered 200.
+type ackedRecord struct {
+	text string
+	id   uint64
+}
+
+// checkAcked searches for every acknowledged record's text and checks that
+// its id is among the hits at similarity 1.
+func checkAcked(t *testing.T, url string, acked []ackedRecord) {
+	t.Helper()
+	if len(acked) == 0 {
+		t.Fatal("no insert was acknowledged")
+	}
+	seen := map[uint64]bool{}
+	for start := 0; start < len(acked); start += 100 {
+		part := acked[start:min(start+100, len(acked))]
+		qs := make([]string, len(part))
+		for i, a := range part {
+			qs[i] = a.text
+			if seen[a.id] {
+				t.Fatalf("id %d acknowledged twice", a.id)
+			}
+			seen[a.id] = true
+		}
+		b, _ := json.Marshal(map[string]any{"queries": qs, "threshold": 1})
+		r, err := http.Post(url+"/v1/search", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp httpapi.SearchResponse
+		err = json.NewDecoder(r.Body).Decode(&resp)
+		r.Body.Close()
+		if err != nil || r.StatusCode != http.StatusOK {
+			t.Fatalf("search: %d %v", r.StatusCode, err)
+		}
+		for i, a := range part {
+			if !slices.ContainsFunc(resp.Results[i], func(h httpapi.Hit) bool { return h.ID == a.id && h.Sim == 1 }) {
+				t.Errorf("acknowledged record %d not found: hits %v", a.id, resp.Results[i])
+			}
+		}
+	}
+	t.Logf("%d acknowledged records all found", len(acked))
+}

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"unicode"
+
+	"github.com/simjoin/simjoin/index"
+)
+
+// StatsField is one statistic of an index: its snake_case key and value.
+type StatsField struct {
+	Key   string
+	Value any
+}
+
+// StatsFields lists the exported fields of st in the order of index.Stats,
+// keyed by their JSON tag or, without one, by their name in snake_case
+// (BytesOnDisk: bytes_on_disk); the method is written by name. GET /v1/stats
+// answers them as one JSON object, and `simjoin index stats` prints them.
+// Cost: O(fields).
+func StatsFields(st index.Stats) []StatsField {
+	var out []StatsField
+	v := reflect.ValueOf(st)
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if key == "-" {
+			continue
+		}
+		if key == "" {
+			key = snake(f.Name)
+		}
+		val := v.Field(i).Interface()
+		if m, ok := val.(index.Method); ok {
+			val = m.String()
+		}
+		out = append(out, StatsField{key, val})
+	}
+	return out
+}
+
+// snake converts a Go name to snake_case, keeping initialisms together:
+// BytesOnDisk is bytes_on_disk, WALBytes is wal_bytes.
+func snake(name string) string {
+	r := []rune(name)
+	var b strings.Builder
+	for i, c := range r {
+		if unicode.IsUpper(c) && i > 0 {
+			prevLower := unicode.IsLower(r[i-1])
+			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
+			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	return b.String()
+}
+
+// MarshalStats returns StatsFields(st) as one JSON object, keys in order.
+func MarshalStats(st index.Stats) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range StatsFields(st) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Key)
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

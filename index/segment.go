@@ -1,0 +1,304 @@
+package index
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// segment is an immutable, memory-mapped part of the index: records in
+// ascending ID order (row r has ID ids[r]), and for
+//
+//   - Exact: the sets as sorted token ids (sets[offs[r]:offs[r+1]]) and the
+//     prefix postings of every set (post[poff[w]:poff[w+1]] for token w,
+//     ascending row), each set's prefix the probe prefix at MinThreshold, so
+//     that a query of any size at any threshold >= MinThreshold meets every
+//     record it can reach;
+//   - LSH: the packed signatures (sigs, rowBytes per row), one band table per
+//     band (bent[boff[j]:boff[j+1]] sorted by key then row) and, with raw
+//     sets, the sorted token keys (keys[koffs[r]:koffs[r+1]]).
+//
+// Its tombstones are not part of it: they live in the snapshot (state).
+// refs counts the states that hold the segment; the mapping is released when
+// the last one lets it go.
+type segment struct {
+	file *blockFile
+	name string // file name inside the index directory
+
+	ids  []uint64
+	offs []uint32
+	sets []uint32
+	poff []uint32
+	post []prefix.Posting
+	// The pair index (pairs.go): entries under first token a are
+	// pent[ppoff[a]:ppoff[a+1]].
+	ppoff []uint32
+	pent  []pentry
+
+	rowBytes int
+	sigs     []byte
+	boff     []uint32
+	bent     []bandEntry
+	koffs    []uint32
+	keys     []uint64
+}
+
+// bandEntry is one row of a band table: the band key of a record and its row.
+type bandEntry struct {
+	key uint64
+	row uint32
+	_   uint32
+}
+
+func (s *segment) rows() int { return len(s.ids) }
+
+func (s *segment) set(r int) []uint32 { return s.sets[s.offs[r]:s.offs[r+1]] }
+
+func (s *segment) keySet(r int) []uint64 { return s.keys[s.koffs[r]:s.koffs[r+1]] }
+
+func (s *segment) sig(r int) []byte { return s.sigs[r*s.rowBytes : (r+1)*s.rowBytes] }
+
+// postings returns the postings of token w; nil when none.
+func (s *segment) postings(w uint32) []prefix.Posting {
+	if int(w)+1 >= len(s.poff) {
+		return nil
+	}
+	return s.post[s.poff[w]:s.poff[w+1]]
+}
+
+// bucket returns the rows of band j whose key is key.
+func (s *segment) bucket(j int, key uint64) []bandEntry {
+	tab := s.bent[s.boff[j]:s.boff[j+1]]
+	lo, _ := slices.BinarySearchFunc(tab, key, func(e bandEntry, k uint64) int {
+		if e.key < k {
+			return -1
+		}
+		if e.key > k {
+			return 1
+		}
+		return 0
+	})
+	hi := lo
+	for hi < len(tab) && tab[hi].key == key {
+		hi++
+	}
+	return tab[lo:hi]
+}
+
+// rowOf returns the row of id.
+func (s *segment) rowOf(id ID) (int, bool) {
+	return slices.BinarySearch(s.ids, uint64(id))
+}
+
+func (s *segment) ref()   { s.file.ref() }
+func (s *segment) unref() { s.file.unref() }
+
+// records is what a segment is written from: n records in ascending ID
+// order, given by accessors.
+type records struct {
+	ids  []uint64
+	set  func(r int) []uint32 // Exact
+	keys func(r int) []uint64 // LSH with raw sets
+	sig  func(r int) []byte   // LSH
+}
+
+// writeSegment writes recs as a segment file at path.
+func writeSegment(path string, cfg *Config, vocab int, recs records) error {
+	n := len(recs.ids)
+	bw, err := createBlockFile(path, kindSegment)
+	if err != nil {
+		return err
+	}
+	var meta [16]byte
+	binary.LittleEndian.PutUint64(meta[:], uint64(n))
+	binary.LittleEndian.PutUint32(meta[8:], uint32(cfg.Method))
+	bw.block("meta", meta[:])
+	bw.block("ids", bytesOf(recs.ids))
+	switch cfg.Method {
+	case Exact:
+		offs := make([]uint32, n+1)
+		for r := 0; r < n; r++ {
+			offs[r+1] = offs[r] + uint32(len(recs.set(r)))
+		}
+		parts := make([][]byte, 0, n)
+		for r := 0; r < n; r++ {
+			parts = append(parts, bytesOf(recs.set(r)))
+		}
+		bw.block("offs", bytesOf(offs))
+		bw.block("sets", parts...)
+		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
+		pix := prefix.NewIndex(n, vocab, recs.set, func(x int) int { return singlePrefix(minB, x) })
+		poff := make([]uint32, vocab+1)
+		post := make([]prefix.Posting, 0, pix.Len())
+		for w := 0; w < vocab; w++ {
+			post = append(post, pix.Postings(uint32(w))...)
+			poff[w+1] = uint32(len(post))
+		}
+		bw.block("poff", bytesOf(poff))
+		bw.block("post", bytesOf(post))
+		ppoff, pent := buildPairs(n, vocab, recs.set, minB)
+		bw.block("ppoff", bytesOf(ppoff))
+		bw.block("pent", bytesOf(pent))
+	case LSH:
+		rb := cfg.Perm * cfg.Bits / 8
+		parts := make([][]byte, 0, n)
+		for r := 0; r < n; r++ {
+			parts = append(parts, recs.sig(r))
+		}
+		bw.block("sigs", parts...)
+		r := cfg.Perm / cfg.Bands
+		bb := r * cfg.Bits / 8
+		boff := make([]uint32, cfg.Bands+1)
+		bent := make([]bandEntry, 0, n*cfg.Bands)
+		for j := 0; j < cfg.Bands; j++ {
+			start := len(bent)
+			for row := 0; row < n; row++ {
+				b := recs.sig(row)[j*bb : (j+1)*bb]
+				bent = append(bent, bandEntry{key: approx.BandKey(b, j), row: uint32(row)})
+			}
+			tab := bent[start:]
+			slices.SortFunc(tab, func(a, b bandEntry) int {
+				if a.key != b.key {
+					if a.key < b.key {
+						return -1
+					}
+					return 1
+				}
+				return int(a.row) - int(b.row)
+			})
+			boff[j+1] = uint32(len(bent))
+		}
+		_ = rb
+		bw.block("boff", bytesOf(boff))
+		bw.block("bent", bytesOf(bent))
+		if cfg.RawSets {
+			koffs := make([]uint32, n+1)
+			kparts := make([][]byte, 0, n)
+			for r := 0; r < n; r++ {
+				k := recs.keys(r)
+				koffs[r+1] = koffs[r] + uint32(len(k))
+				kparts = append(kparts, bytesOf(k))
+			}
+			bw.block("koffs", bytesOf(koffs))
+			bw.block("keys", kparts...)
+		}
+	}
+	return bw.close()
+}
+
+// openSegment maps the segment file at dir/name and checks its structure.
+func openSegment(dir, name string, cfg *Config) (*segment, error) {
+	path := dir + "/" + name
+	bf, err := openBlockFile(path, kindSegment)
+	if err != nil {
+		return nil, err
+	}
+	s := &segment{file: bf, name: name}
+	if err := s.load(cfg); err != nil {
+		bf.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *segment) load(cfg *Config) error {
+	bf := s.file
+	meta, err := bf.need("meta", 16)
+	if err != nil {
+		return err
+	}
+	n := int(binary.LittleEndian.Uint64(meta))
+	if m := Method(binary.LittleEndian.Uint32(meta[8:])); m != cfg.Method {
+		return corrupt(bf.path, "segment of method %v in a %v index", m, cfg.Method)
+	}
+	b, err := bf.need("ids", 8)
+	if err != nil {
+		return err
+	}
+	s.ids = asU64(b)
+	if len(s.ids) != n {
+		return corrupt(bf.path, "%d ids for %d rows", len(s.ids), n)
+	}
+	u32 := func(tag string, want int) ([]uint32, error) {
+		b, err := bf.need(tag, 4)
+		if err != nil {
+			return nil, err
+		}
+		v := asU32(b)
+		if want >= 0 && len(v) != want {
+			return nil, corrupt(bf.path, "block %q: %d entries, want %d", tag, len(v), want)
+		}
+		return v, nil
+	}
+	switch cfg.Method {
+	case Exact:
+		if s.offs, err = u32("offs", n+1); err != nil {
+			return err
+		}
+		if s.sets, err = u32("sets", int(s.offs[n])); err != nil {
+			return err
+		}
+		if s.poff, err = u32("poff", -1); err != nil {
+			return err
+		}
+		b, err := bf.need("post", 12)
+		if err != nil {
+			return err
+		}
+		if len(s.poff) == 0 || int(s.poff[len(s.poff)-1]) != len(b)/12 {
+			return corrupt(bf.path, "postings and their offsets disagree")
+		}
+		if len(b) > 0 {
+			s.post = unsafeSlice[prefix.Posting](b)
+		}
+		if s.ppoff, err = u32("ppoff", len(s.poff)); err != nil {
+			return err
+		}
+		if b, err = bf.need("pent", 16); err != nil {
+			return err
+		}
+		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/16 {
+			return corrupt(bf.path, "pair index and its offsets disagree")
+		}
+		if len(b) > 0 {
+			s.pent = unsafeSlice[pentry](b)
+		}
+	case LSH:
+		s.rowBytes = cfg.Perm * cfg.Bits / 8
+		if s.sigs, err = bf.need("sigs", s.rowBytes); err != nil {
+			return err
+		}
+		if len(s.sigs) != n*s.rowBytes {
+			return corrupt(bf.path, "signatures for %d rows, want %d", len(s.sigs)/s.rowBytes, n)
+		}
+		if s.boff, err = u32("boff", cfg.Bands+1); err != nil {
+			return err
+		}
+		b, err := bf.need("bent", 16)
+		if err != nil {
+			return err
+		}
+		if int(s.boff[cfg.Bands]) != len(b)/16 {
+			return corrupt(bf.path, "band tables and their offsets disagree")
+		}
+		if len(b) > 0 {
+			s.bent = unsafeSlice[bandEntry](b)
+		}
+		if cfg.RawSets {
+			if s.koffs, err = u32("koffs", n+1); err != nil {
+				return err
+			}
+			b, err := bf.need("keys", 8)
+			if err != nil {
+				return err
+			}
+			s.keys = asU64(b)
+			if len(s.keys) != int(s.koffs[n]) {
+				return corrupt(bf.path, "keys and their offsets disagree")
+			}
+		}
+	}
+	return nil
+}

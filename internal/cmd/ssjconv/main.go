@@ -1,0 +1,94 @@
+// Command ssjconv writes the token sets of a line input, tokenized and ordered
+// exactly as `simjoin join --tokens SPEC` sees them, in the input format of
+// the token-based joins of Tsinghua's Similarity-Search-and-Join (ppjoin-token,
+// adaptjoin): for every record, little-endian int32 id, int32 size, then its
+// tokens as int32 ids, rare first (document frequency ascending, the order
+// package's ids), each set sorted ascending and records ordered by size
+// ascending. Empty records are left out, as simjoin leaves them out of the
+// join. It prints the number of records, tokens and distinct tokens on stderr.
+//
+//	go run ./internal/cmd/ssjconv -tokens qgram:2 passwords.txt > passwords.bin
+//
+// scripts/cpp-compare.sh runs it before timing the C++ joins beside simjoin.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+func main() {
+	tokens := flag.String("tokens", "set", "how a record becomes a set, as simjoin's --tokens: set, words, qgram:N, shingle:N or go:N")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] INPUT > OUTPUT.bin")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	spec, err := shingle.Parse(*tokens)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ssjconv:", err)
+		os.Exit(2)
+	}
+	w := bufio.NewWriterSize(os.Stdout, 1<<20)
+	err = convert(w, flag.Arg(0), spec)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ssjconv:", err)
+		os.Exit(1)
+	}
+}
+
+// convert writes the sets of the line input at path to w (see the package
+// comment for the format).
+func convert(w io.Writer, path string, spec shingle.Spec) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	in := new(order.Input)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var keys []uint64
+	for line := 1; sc.Scan(); line++ {
+		if keys, err = spec.AppendBytes(keys[:0], sc.Bytes()); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		in.Add(keys)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	c, err := order.New(in)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for i := range c.Len() {
+		set := c.Set(i)
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(c.ID(i)))
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(set)))
+		for _, t := range set {
+			buf = binary.LittleEndian.AppendUint32(buf, t)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%d records (%d empty left out), %d tokens, %d distinct\n",
+		c.Len(), c.Skipped(), c.Tokens(), c.Dict().Len())
+	return nil
+}

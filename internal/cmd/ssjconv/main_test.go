@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// TestConvert checks the binary layout on a small input: records by size,
+// ids rare first, sets sorted, empty lines left out, ids the input's indexes.
+func TestConvert(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.txt")
+	// Document frequencies: a 3, b 2, c 1, d 1.
+	if err := os.WriteFile(path, []byte("a b c\n\na b\nd a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := convert(&out, path, shingle.Spec{}); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]uint32 // id, size, tokens...
+	b := out.Bytes()
+	for len(b) > 0 {
+		if len(b) < 8 {
+			t.Fatalf("%d trailing bytes", len(b))
+		}
+		id, n := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
+		rec := []uint32{id, n}
+		b = b[8:]
+		for range n {
+			rec = append(rec, binary.LittleEndian.Uint32(b))
+			b = b[4:]
+		}
+		got = append(got, rec)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d records, want 3 (the empty line left out): %v", len(got), got)
+	}
+	for i, rec := range got {
+		if i > 0 && rec[1] < got[i-1][1] {
+			t.Errorf("records not by size: %v", got)
+		}
+		if !slices.IsSorted(rec[2:]) {
+			t.Errorf("record %v: tokens not sorted", rec)
+		}
+	}
+	// The record of three tokens is line 0: its rarest token (c, df 1) comes
+	// first and its most frequent (a, df 3) last.
+	last := got[2]
+	if last[0] != 0 || last[1] != 3 {
+		t.Fatalf("largest record %v, want id 0 of size 3", last)
+	}
+	if a := last[4]; a != 3 {
+		t.Errorf("token a has id %d, want 3 (the most frequent of 4 tokens)", a)
+	}
+}
