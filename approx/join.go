@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -58,7 +59,7 @@ func (s *units) dropped() int {
 func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([]*Signatures, error) {
 	dict := sides[0].c.Dict()
 	words := make([]uint64, dict.Len())
-	err := parallelFor(ctx, len(words), 8192, workers, func(_, lo, hi int) {
+	err := parallel.For(ctx, len(words), 8192, workers, func(_, lo, hi int) {
 		for id := lo; id < hi; id++ {
 			words[id] = h.TokenHash(dict.Key(uint32(id)))
 		}
@@ -73,7 +74,7 @@ func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([
 			return nil, err
 		}
 		buf := make([][]uint64, max(workers, 1))
-		err = parallelFor(ctx, s.len(), 64, workers, func(w, lo, hi int) {
+		err = parallel.For(ctx, s.len(), 64, workers, func(w, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				if s.keep[u] {
 					buf[w] = h.SignWords(buf[w], words, s.set(u))
@@ -159,15 +160,6 @@ func (v *verifier) emit(u, w, o int, sim float64, out []join.Pair) []join.Pair {
 
 // unitsPerChunk is the number of probing units in one R-S work chunk.
 const unitsPerChunk = 256
-
-// even returns chunk bounds over [0, n) every size.
-func even(n, size int) []int {
-	b := make([]int, 0, n/size+2)
-	for lo := 0; lo < n; lo += size {
-		b = append(b, lo)
-	}
-	return append(b, n)
-}
 
 // pairBudget is the number of unit pairs in one self-join work chunk; fixed,
 // so that the output order does not depend on the number of workers.
@@ -275,10 +267,10 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			}
 			return out
 		},
-		func(ch *chunk[join.Pair]) bool {
-			st.Collisions += ch.stats.Collisions
-			st.Candidates += ch.stats.Candidates
-			for _, p := range ch.out {
+		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
+			st.Collisions += ch.Stats.Collisions
+			st.Candidates += ch.Stats.Candidates
+			for _, p := range ch.Out {
 				if !emitPair(p) {
 					return false
 				}
@@ -331,7 +323,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 
 	v := verifier{opt: &opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
-	err = runChunks(ctx, even(ru.len(), unitsPerChunk), opt.Workers, func() *verifier { vv := v; return &vv },
+	err = runChunks(ctx, parallel.Even(ru.len(), unitsPerChunk), opt.Workers, func() *verifier { vv := v; return &vv },
 		func(v *verifier, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for u := lo; u < hi; u++ {
 				if !ru.keep[u] {
@@ -343,9 +335,9 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 			}
 			return out
 		},
-		func(ch *chunk[join.Pair]) bool {
-			st.add(&ch.stats)
-			for _, p := range ch.out {
+		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
+			st.add(&ch.Stats)
+			for _, p := range ch.Out {
 				st.Results++
 				if !yield(p) {
 					return false
