@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -13,34 +12,28 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// units is one collection seen as distinct sets: unit u holds positions
-// start[u]..start[u+1]-1 of the collection, all with the same set.
+// units is one collection seen as distinct sets: unit u is the
+// collection's group u (order.Collection.Group), all with the same set.
 type units struct {
-	c     *order.Collection
-	start []uint32
-	keep  []bool // false: dropped by MinSize
+	c    *order.Collection
+	keep []bool // false: dropped by MinSize
 }
 
 func unitsOf(c *order.Collection, minSize int) *units {
-	s := &units{c: c}
-	n := c.Len()
-	s.start = make([]uint32, 0, n+1)
-	for i := 0; i < n; i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			s.start = append(s.start, uint32(i))
-		}
-	}
-	s.start = append(s.start, uint32(n))
-	s.keep = make([]bool, s.len())
+	s := &units{c: c, keep: make([]bool, c.Groups())}
 	for u := range s.keep {
-		s.keep[u] = c.Size(int(s.start[u])) >= minSize
+		lo, _ := c.Group(u)
+		s.keep[u] = c.Size(lo) >= minSize
 	}
 	return s
 }
 
-func (s *units) len() int                   { return len(s.start) - 1 }
-func (s *units) set(u int) []uint32         { return s.c.Set(int(s.start[u])) }
-func (s *units) members(u int) (lo, hi int) { return int(s.start[u]), int(s.start[u+1]) }
+func (s *units) len() int { return s.c.Groups() }
+func (s *units) set(u int) []uint32 {
+	lo, _ := s.c.Group(u)
+	return s.c.Set(lo)
+}
+func (s *units) members(u int) (lo, hi int) { return s.c.Group(u) }
 
 // dropped returns the number of records in units dropped by MinSize.
 func (s *units) dropped() int {

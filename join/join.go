@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -116,29 +115,21 @@ func (s *Stats) add(o *Stats) {
 	s.Verified += o.Verified
 }
 
-// side is one collection seen as groups of identical sets.
+// side is one collection seen as its groups of identical sets
+// (order.Collection.Group).
 type side struct {
-	c     *order.Collection
-	start []uint32 // group g holds positions start[g]..start[g+1]-1
-	size  []uint32 // size of group g's set
+	c    *order.Collection
+	size []uint32 // size of group g's set, non-decreasing in g
 	// bySize[n] is the first group whose size is >= n, for n up to the
 	// largest size.
 	bySize []uint32
 }
 
 func groupsOf(c *order.Collection) *side {
-	s := &side{c: c}
-	n := c.Len()
-	s.start = make([]uint32, 0, n+1)
-	for i := 0; i < n; i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			s.start = append(s.start, uint32(i))
-		}
-	}
-	s.start = append(s.start, uint32(n))
-	s.size = make([]uint32, len(s.start)-1)
+	s := &side{c: c, size: make([]uint32, c.Groups())}
 	for g := range s.size {
-		s.size[g] = uint32(c.Size(int(s.start[g])))
+		lo, _ := c.Group(g)
+		s.size[g] = uint32(c.Size(lo))
 	}
 	largest := 0
 	if len(s.size) > 0 {
@@ -155,9 +146,12 @@ func groupsOf(c *order.Collection) *side {
 	return s
 }
 
-func (s *side) groups() int                { return len(s.size) }
-func (s *side) set(g int) []uint32         { return s.c.Set(int(s.start[g])) }
-func (s *side) members(g int) (lo, hi int) { return int(s.start[g]), int(s.start[g+1]) }
+func (s *side) groups() int { return len(s.size) }
+func (s *side) set(g int) []uint32 {
+	lo, _ := s.c.Group(g)
+	return s.c.Set(lo)
+}
+func (s *side) members(g int) (lo, hi int) { return s.c.Group(g) }
 
 // firstOfSize returns the first group whose size is >= n, in O(1) from a
 // table by size.

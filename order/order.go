@@ -179,10 +179,15 @@ func (d *Dictionary) Map(dst []uint32, keys []uint64) []uint32 {
 // concurrent use.
 type Collection struct {
 	dict    *Dictionary
-	tokens  []uint32
-	offs    []int
+	tokens  []uint32 // every set, sorted ascending, one after another
+	offs    []int    // set i is tokens[offs[i]:offs[i+1]]; offs[0] = 0, sizes non-decreasing
 	ids     []uint32 // original 0-based record index, by position
 	records int      // records given, empty ones included
+	// group holds the first position of every run of identical sets, then
+	// Len(): group g is positions group[g]..group[g+1]-1, all with one set,
+	// whose ids ascend; adjacent groups hold different sets (computed once,
+	// when the collection is built).
+	group []uint32
 }
 
 // Dict returns the dictionary the collection's ids refer to.
@@ -209,6 +214,28 @@ func (c *Collection) Size(i int) int { return c.offs[i+1] - c.offs[i] }
 
 // ID returns the original 0-based index of the record at position i.
 func (c *Collection) ID(i int) int { return int(c.ids[i]) }
+
+// Groups returns the number of runs of identical sets: the distinct
+// non-empty sets (a hash collision between different sets of one size could
+// split one set's copies into two runs; that costs a join a probe, never a
+// pair).
+func (c *Collection) Groups() int { return len(c.group) - 1 }
+
+// Group returns the positions lo..hi-1 of group g (0 <= g < Groups()): its
+// records all hold the set Set(lo), their ids ascending. Cost: O(1).
+func (c *Collection) Group(g int) (lo, hi int) { return int(c.group[g]), int(c.group[g+1]) }
+
+// findGroups computes c.group from the sets.
+func (c *Collection) findGroups() {
+	n := c.Len()
+	c.group = make([]uint32, 0, n+1)
+	for i := 0; i < n; i++ {
+		if i == 0 || c.Size(i) != c.Size(i-1) || !slices.Equal(c.Set(i), c.Set(i-1)) {
+			c.group = append(c.group, uint32(i))
+		}
+	}
+	c.group = append(c.group, uint32(n))
+}
 
 // New builds the order from in and returns the collection over it. It
 // consumes in: the Input is empty afterwards, so that its arena can be freed
@@ -386,6 +413,7 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 		pos += copy(c.tokens[pos:], set(r))
 		c.offs[i+1] = pos
 	}
+	c.findGroups()
 	return c
 }
 
@@ -444,5 +472,6 @@ func (c *Collection) Subset(pos []int) *Collection {
 		s.offs = append(s.offs, len(s.tokens))
 		s.ids[k] = c.ids[p]
 	}
+	s.findGroups()
 	return s
 }
