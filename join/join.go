@@ -51,12 +51,9 @@ type Options struct {
 	Copies func(ids []int) bool
 }
 
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("join: no threshold")
-
 func (o *Options) check() error {
 	if o.Threshold.Den == 0 {
-		return ErrNoThreshold
+		return fmt.Errorf("join: %w", prefix.ErrNoThreshold)
 	}
 	if o.Measure > prefix.Overlap {
 		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)

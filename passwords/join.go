@@ -2,7 +2,7 @@ package passwords
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -41,16 +41,13 @@ type Options struct {
 	Ell int
 }
 
-// ErrNoThreshold is returned for the Overlap measure without a threshold.
-var ErrNoThreshold = errors.New("passwords: the overlap measure needs a threshold")
-
 func (o *Options) fill() error {
 	if err := o.Grams.check(); err != nil {
 		return err
 	}
 	if o.Threshold.Den == 0 {
 		if o.Measure == prefix.Overlap {
-			return ErrNoThreshold
+			return fmt.Errorf("passwords: the overlap measure needs a threshold: %w", prefix.ErrNoThreshold)
 		}
 		o.Threshold = DefaultThreshold
 	}

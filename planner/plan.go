@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -66,9 +65,6 @@ const (
 	// banding), and at least 10 ms.
 	DefaultBudget = 0.25
 )
-
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("planner: no threshold")
 
 // Options configures planning. The zero value of every field but Threshold
 // works: Jaccard, the planner's choice, approx's defaults for LSH, the
@@ -246,7 +242,7 @@ func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Ava
 // collections are only read.
 func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error) {
 	if opt.Threshold.Den == 0 {
-		return nil, ErrNoThreshold
+		return nil, fmt.Errorf("planner: %w", prefix.ErrNoThreshold)
 	}
 	if opt.Measure > prefix.Overlap {
 		return nil, fmt.Errorf("planner: %w: %d", prefix.ErrMeasure, opt.Measure)
