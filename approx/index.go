@@ -116,12 +116,9 @@ type Index struct {
 
 // Match is one answer of a query: the id of an indexed set, the overlap with
 // the query and the similarity. With VerifyEstimate (and for TopK's ranking
-// before refinement) Overlap is -1 and Sim an estimate.
-type Match struct {
-	ID      int
-	Overlap int
-	Sim     float64
-}
+// before refinement) Overlap is -1 and Sim an estimate. It is join.Match,
+// the exact index's answer, so both indexes answer in one type.
+type Match = join.Match
 
 // Len returns the number of indexed sets.
 func (ix *Index) Len() int { return len(ix.offs) - 1 }
@@ -244,12 +241,7 @@ func (ix *Index) TopK(dst []Match, keys []uint64, k, refineK int) []Match {
 		j := EstimateJaccard(matches(s.row, ix.sigs.Row(int(w)), ix.sigs.bits), ix.sigs.k, ix.sigs.bits)
 		s.cand = append(s.cand, Match{ID: int(w), Overlap: -1, Sim: j})
 	})
-	byRank := func(a, b Match) int {
-		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}
+	byRank := join.ByRank
 	slices.SortFunc(s.cand, byRank)
 	cand := s.cand[:min(refineK, len(s.cand))]
 	for i := range cand {

@@ -1,6 +1,7 @@
 package join
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,16 @@ type Pair struct {
 	A, B    int
 	Overlap int
 	Sim     float64
+}
+
+// ComparePairs orders pairs by (A, B): the total order of sorted output
+// (the joins stream pairs in a documented order of their own; sort with
+// slices.SortFunc(pairs, ComparePairs) for this one).
+func ComparePairs(a, b Pair) int {
+	if c := cmp.Compare(a.A, b.A); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.B, b.B)
 }
 
 // Options configures a join. The zero value of every field but Threshold

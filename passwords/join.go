@@ -60,11 +60,7 @@ func (o *Options) bounds() prefix.Bounds { return prefix.NewBounds(o.Measure, o.
 // Pair is two similar passwords: A < B are their indices in the List (so
 // the line of A comes first), Overlap the number of q-grams they share and
 // Sim their similarity.
-type Pair struct {
-	A, B    int
-	Overlap int
-	Sim     float64
-}
+type Pair = join.Pair
 
 // Stats counts what a join did. Exact.Ell tells the exact join's keys: 1
 // the prefix filter, 2 or 3 the ℓ-prefix of token pairs or triples (short
@@ -108,7 +104,7 @@ func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Sta
 	st.Exact, err = join.SelfJoin(ctx, c, join.Options{
 		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress, Ell: opt.Ell,
 	}, func(p join.Pair) bool {
-		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
+		return yield(p)
 	})
 	return st, err
 }

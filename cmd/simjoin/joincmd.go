@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -425,12 +424,7 @@ func (s *pairSink) close() error {
 		return s.err
 	}
 	if s.sorted {
-		slices.SortFunc(s.held, func(a, b join.Pair) int {
-			if c := cmp.Compare(a.A, b.A); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.B, b.B)
-		})
+		slices.SortFunc(s.held, join.ComparePairs)
 		for _, p := range s.held {
 			if !s.write(p) {
 				return s.err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/csv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -430,12 +430,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			Pairs           int64 `json:"pairs"`
 		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
 	} else {
-		slices.SortFunc(held, func(a, b passwords.Pair) int {
-			if c := cmp.Compare(a.A, b.A); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.B, b.B)
-		})
+		slices.SortFunc(held, join.ComparePairs)
 		for _, p := range held {
 			w.pair(l, p)
 		}
