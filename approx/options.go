@@ -205,9 +205,7 @@ type Stats struct {
 	BandTime time.Duration // band keys and sorting them
 	JoinTime time.Duration // candidates, verification and emitting
 
-	Workers       int
-	MeasureName   string
-	ThresholdText string
+	Workers int
 }
 
 func (s *Stats) add(o *Stats) {
@@ -231,6 +229,4 @@ func (s *Stats) fill(o *Options) {
 	s.MaxBucket = max(o.MaxBucket, -1)
 	s.Estimated = o.Verify == VerifyEstimate
 	s.Workers = o.Workers
-	s.MeasureName = o.Measure.String()
-	s.ThresholdText = o.Threshold.String()
 }

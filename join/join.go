@@ -89,26 +89,24 @@ var ErrEll = errors.New("join: bad number of tokens per index key")
 //
 // Groups are distinct sets: n identical sets cost one probe.
 type Stats struct {
-	Records       int           // records given, both sides for an R-S join
-	Skipped       int           // empty records, which never join
-	Groups        int           // distinct non-empty sets probed or indexed
-	IndexEntries  int           // postings in the prefix index
-	Postings      int64         // postings whose candidate was examined while probing
-	LateSkipped   int64         // postings skipped unseen: too late in the probe to start a candidate
-	SizePruned    int64         // postings skipped by the size filter
-	Candidates    int64         // distinct group pairs sharing a prefix token
-	Positional    int64         // candidates pruned by the positional filter
-	BoundPruned   int64         // candidates pruned by the count bound before merging
-	BitmapPruned  int64         // candidates pruned by the bitmap bound before merging
-	MaskPruned    int64         // postings skipped by the token-mask bound (ℓ-prefix path)
-	Verified      int64         // candidates whose suffixes were merged
-	Results       int64         // record pairs reported (or stood for, with Options.Copies), identical copies included
-	IndexTime     time.Duration // grouping and building the index
-	JoinTime      time.Duration // probing, filtering, verifying and emitting
-	Workers       int
-	Ell           int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
-	MeasureName   string
-	ThresholdText string
+	Records      int           // records given, both sides for an R-S join
+	Skipped      int           // empty records, which never join
+	Groups       int           // distinct non-empty sets probed or indexed
+	IndexEntries int           // postings in the prefix index
+	Postings     int64         // postings whose candidate was examined while probing
+	LateSkipped  int64         // postings skipped unseen: too late in the probe to start a candidate
+	SizePruned   int64         // postings skipped by the size filter
+	Candidates   int64         // distinct group pairs sharing a prefix token
+	Positional   int64         // candidates pruned by the positional filter
+	BoundPruned  int64         // candidates pruned by the count bound before merging
+	BitmapPruned int64         // candidates pruned by the bitmap bound before merging
+	MaskPruned   int64         // postings skipped by the token-mask bound (ℓ-prefix path)
+	Verified     int64         // candidates whose suffixes were merged
+	Results      int64         // record pairs reported (or stood for, with Options.Copies), identical copies included
+	IndexTime    time.Duration // grouping and building the index
+	JoinTime     time.Duration // probing, filtering, verifying and emitting
+	Workers      int
+	Ell          int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
 }
 
 func (s *Stats) add(o *Stats) {

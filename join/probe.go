@@ -101,8 +101,6 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 	t0 := time.Now()
 	defer func() { st.JoinTime = time.Since(t0) }()
 	st.Workers = opt.Workers
-	st.MeasureName = j.b.Measure().String()
-	st.ThresholdText = j.b.Threshold().String()
 
 	total := j.probe.groups()
 	cancelled := false // expand stopped on ctx, not on yield

@@ -103,7 +103,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 		known := testList(200+r.IntN(400), seed+100)
 		cands := candidates(known, 150, r)
 		m := allMeasures[seed%4]
-		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}, {Num: 9, Den: 10}}[r.IntN(4)]
+		th := []prefix.Threshold{DefaultThreshold(), {Num: 1, Den: 2}, {Num: 2, Den: 3}, {Num: 9, Den: 10}}[r.IntN(4)]
 		if m == prefix.Overlap {
 			th = prefix.Threshold{Num: uint64(1 + r.IntN(5)), Den: 1}
 		}

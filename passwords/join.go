@@ -13,14 +13,14 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// DefaultThreshold is the threshold used when Options.Threshold is zero:
+// DefaultThreshold returns the threshold used when Options.Threshold is zero:
 // 4/5. At q = 2 it pairs a password of 5 characters or more with the same
 // plus or minus one character at either end ("monkey", "monkey1"), and a
 // password of 9 or more with one character changed at an end; it does not
 // pair two that differ in the middle unless a normalisation makes them
 // meet. It is also the threshold of the published benchmarks on password
 // lists.
-var DefaultThreshold = prefix.Threshold{Num: 4, Den: 5}
+func DefaultThreshold() prefix.Threshold { return prefix.Threshold{Num: 4, Den: 5} }
 
 // Options configures Join, Families and NewIndex. The zero value works:
 // bigrams of the raw passwords, Jaccard >= 0.8, all cores.
@@ -49,7 +49,7 @@ func (o *Options) fill() error {
 		if o.Measure == prefix.Overlap {
 			return fmt.Errorf("passwords: the overlap measure needs a threshold: %w", prefix.ErrNoThreshold)
 		}
-		o.Threshold = DefaultThreshold
+		o.Threshold = DefaultThreshold()
 	}
 	o.Workers = parallel.Workers(o.Workers)
 	return nil

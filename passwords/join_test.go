@@ -153,7 +153,7 @@ func TestJoinJohn(t *testing.T) {
 		t.Skipf("%s is absent (Debian package john-data): skipping", johnPath)
 	}
 	sets := setsOf(l, Grams{Q: 2})
-	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
+	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold())
 	got, st := joinPairs(t, l, Options{})
 	jointest.Diff(t, "john q=2 t=0.8", got, want)
 	for _, ell := range []int{2, 3, 1} {
@@ -222,7 +222,7 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 	for seed := uint64(0); seed < 6; seed++ {
 		l := testList(800, seed)
 		g := Grams{Norm: norms[int(seed)%len(norms)]}
-		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
+		th := []prefix.Threshold{DefaultThreshold(), {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
 		pairs := jointest.SelfOverlaps(setsOf(l, g)).Join(prefix.Jaccard, th)
 		adj := make([][]int, l.Len())
 		for _, p := range pairs {
@@ -338,18 +338,18 @@ func TestJoinPathsSameOutput(t *testing.T) {
 		slices.SortFunc(out, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
 		return out
 	}
-	base, sst := seq(1, 2, DefaultThreshold)
+	base, sst := seq(1, 2, DefaultThreshold())
 	if len(base) == 0 || sst.Exact.Ell != 1 {
 		t.Fatalf("prefix filter: %d pairs, ℓ = %d", len(base), sst.Exact.Ell)
 	}
 	postings := map[int]int64{1: sst.Exact.Postings}
 	for _, ell := range []int{2, 3} {
-		ref, st := seq(ell, 1, DefaultThreshold)
+		ref, st := seq(ell, 1, DefaultThreshold())
 		if st.Exact.Ell != ell {
 			t.Fatalf("ℓ = %d forced, %d used", ell, st.Exact.Ell)
 		}
 		for _, w := range []int{2, 3, 7} {
-			if got, _ := seq(ell, w, DefaultThreshold); !slices.Equal(got, ref) {
+			if got, _ := seq(ell, w, DefaultThreshold()); !slices.Equal(got, ref) {
 				t.Fatalf("ℓ = %d, workers=%d: output differs from workers=1", ell, w)
 			}
 		}
@@ -362,7 +362,7 @@ func TestJoinPathsSameOutput(t *testing.T) {
 	if postings[2]*2 > postings[1] || postings[3] > postings[2] {
 		t.Errorf("postings scanned by ℓ %v: the ℓ-prefix joins do not save what they exist for", postings)
 	}
-	if _, st := seq(0, 2, DefaultThreshold); st.Exact.Ell != 2 {
+	if _, st := seq(0, 2, DefaultThreshold()); st.Exact.Ell != 2 {
 		t.Errorf("Join chose ℓ = %d for %d passwords", st.Exact.Ell, l.Len())
 	}
 	if _, st := seq(0, 2, prefix.Threshold{Num: 1, Den: 5}); st.Exact.Ell != 1 {

@@ -100,7 +100,7 @@ type Options struct {
 	// Workers is the number of goroutines of the runs; 0 means GOMAXPROCS, and
 	// more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
-	// Calibration holds the unit costs; nil means Default.
+	// Calibration holds the unit costs; nil means DefaultCalibration().
 	Calibration *Calibration
 }
 
@@ -271,7 +271,7 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 	opt.Workers = parallel.Workers(opt.Workers)
 	cal := opt.Calibration
 	if cal == nil {
-		cal = &Default
+		cal = &defaultCalibration
 	}
 	pl := &planning{opt: opt, cal: cal, c: c, s: s, b: prefix.NewBounds(opt.Measure, opt.Threshold)}
 	return pl.plan(ctx)
