@@ -158,6 +158,15 @@ const unitsPerChunk = 256
 // so that the output order does not depend on the number of workers.
 const pairBudget = 4096
 
+// Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
+// one place that chooses between them.
+func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(join.Pair) bool) (Stats, error) {
+	if s == nil {
+		return SelfJoin(ctx, r, opt, yield)
+	}
+	return RSJoin(ctx, r, s, opt, yield)
+}
+
 // SelfJoin reports the pairs of records of c whose similarity reaches the
 // threshold among the candidates of MinHash-LSH: pairs whose signatures agree
 // on a whole band. With VerifyExact (the default) every reported pair is a

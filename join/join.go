@@ -237,6 +237,15 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	return st, err
 }
 
+// Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
+// one place that chooses between them.
+func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
+	if s == nil {
+		return SelfJoin(ctx, r, opt, yield)
+	}
+	return RSJoin(ctx, r, s, opt, yield)
+}
+
 // RSJoin reports every pair (r, s) of a record of r and a record of s whose
 // similarity reaches the threshold. r and s must come from one order.Build
 // call, so that they share a dictionary. Pairs come out grouped by the

@@ -296,17 +296,11 @@ func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) e
 	bar := l.prog.count("joining")
 	defer bar.finish()
 	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers, Progress: bar.setOf}
-	var st join.Stats
-	var err error
-	if l.s == nil {
-		if sink.copies != nil {
-			sink.sizes = map[int]int64{}
-			opt.Copies = sink.addCopies
-		}
-		st, err = join.SelfJoin(ctx, l.r, opt, sink.add)
-	} else {
-		st, err = join.RSJoin(ctx, l.r, l.s, opt, sink.add)
+	if l.s == nil && sink.copies != nil {
+		sink.sizes = map[int]int64{}
+		opt.Copies = sink.addCopies
 	}
+	st, err := join.Join(ctx, l.r, l.s, opt, sink.add)
 	l.rep.Exact = &st
 	if err == nil {
 		err = sink.err
