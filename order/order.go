@@ -2,12 +2,13 @@ package order
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -329,23 +330,20 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 		}
 	}
 	// Point every slot at its final id, the shards on all cores.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for sh := range v.tabs {
 		t := &v.tabs[sh]
 		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
-		f := final[sh]
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+	}
+	parallel.For(context.Background(), len(v.tabs), 1, 0, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			t, f := &v.tabs[sh], final[sh]
 			for i, s := range t.slots {
 				if s.id != 0 {
 					t.slots[i].id = f[s.id-1] + 1
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	*v = vocab{}
 	return d, &final
 }
@@ -355,7 +353,7 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Collection {
 	n := in.Len()
 	ids, offs := in.ids, in.offs
-	parallel(n, func(lo, hi int) {
+	onAllCores(n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			rec := ids[offs[r]:offs[r+1]]
 			for j, pid := range rec {
@@ -377,7 +375,7 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 			recs = append(recs, rec{size: uint32(offs[r+1] - offs[r]), idx: uint32(r)})
 		}
 	}
-	parallel(len(recs), func(lo, hi int) {
+	onAllCores(len(recs), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			h := uint64(0x9e3779b97f4a7c15)
 			for _, w := range ids[offs[recs[k].idx]:offs[recs[k].idx+1]] {
@@ -417,34 +415,18 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	return c
 }
 
-// parallel splits [0, n) into blocks and runs f on them on all cores.
-func parallel(n int, f func(lo, hi int)) {
+// onAllCores splits [0, n) into blocks and runs f on them on all cores
+// (parallel.For).
+func onAllCores(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	// Blocks small enough that a few thousand long records (documents)
-	// still spread over the cores, large enough to amortise the lock.
+	// still spread over the cores, large enough to amortise taking them.
 	block := min(4096, max(16, n/(8*workers)))
 	if workers <= 1 || n <= 16 {
 		f(0, n)
 		return
 	}
-	var next int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				lo := int(next)
-				next += int64(block)
-				mu.Unlock()
-				if lo >= n {
-					return
-				}
-				f(lo, min(lo+block, n))
-			}
-		})
-	}
-	wg.Wait()
+	parallel.For(context.Background(), n, block, workers, func(_, lo, hi int) { f(lo, hi) })
 }
 
 // Subset returns the collection of the records at positions pos (ascending,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -131,58 +130,30 @@ func collect(l *List, opt *Options) (*order.Collection, Stats, error) {
 const gramBlock = 8192
 
 // input turns every password of l into its set of q-gram keys, in list
-// order, on workers goroutines.
+// order, on workers goroutines (parallel.Ordered: blocks of gramBlock
+// passwords, each block's sets handed to the Input in order).
 func input(l *List, g Grams, workers int) *order.Input {
-	n := l.Len()
-	nblocks := (n + gramBlock - 1) / gramBlock
-	type block struct {
-		keys []uint64
-		offs []int
-		done chan struct{}
-	}
-	blocks := make([]block, nblocks)
-	for b := range blocks {
-		blocks[b].done = make(chan struct{})
-	}
-	var next int
-	var mu sync.Mutex // protects next
-	var wg sync.WaitGroup
-	for range min(workers, max(nblocks, 1)) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				b := next
-				next++
-				mu.Unlock()
-				if b >= nblocks {
-					return
-				}
-				blk := &blocks[b]
-				lo, hi := b*gramBlock, min((b+1)*gramBlock, n)
-				blk.offs = make([]int, 0, hi-lo+1)
-				blk.offs = append(blk.offs, 0)
-				for i := lo; i < hi; i++ {
-					from := len(blk.keys)
-					blk.keys = g.Append(blk.keys, l.Password(i))
-					set := blk.keys[from:]
-					slices.Sort(set)
-					set = slices.Compact(set)
-					blk.keys = blk.keys[:from+len(set)]
-					blk.offs = append(blk.offs, len(blk.keys))
-				}
-				close(blk.done)
-			}
-		})
-	}
 	in := new(order.Input)
-	for b := range blocks {
-		blk := &blocks[b]
-		<-blk.done
-		for k := 0; k+1 < len(blk.offs); k++ {
-			in.AddSorted(blk.keys[blk.offs[k]:blk.offs[k+1]])
-		}
-		*blk = block{}
-	}
-	wg.Wait()
+	parallel.Ordered(context.Background(), parallel.Even(l.Len(), gramBlock), workers,
+		func() struct{} { return struct{}{} },
+		func(_ struct{}, c *parallel.Chunk[uint64, []int]) {
+			offs := make([]int, 1, c.Hi-c.Lo+1)
+			for i := c.Lo; i < c.Hi; i++ {
+				from := len(c.Out)
+				c.Out = g.Append(c.Out, l.Password(i))
+				set := c.Out[from:]
+				slices.Sort(set)
+				set = slices.Compact(set)
+				c.Out = c.Out[:from+len(set)]
+				offs = append(offs, len(c.Out))
+			}
+			c.Stats = offs
+		},
+		func(c *parallel.Chunk[uint64, []int]) bool {
+			for k := 0; k+1 < len(c.Stats); k++ {
+				in.AddSorted(c.Out[c.Stats[k]:c.Stats[k+1]])
+			}
+			return true
+		})
 	return in
 }
