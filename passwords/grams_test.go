@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/simjoin/simjoin/internal/race"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -169,6 +170,9 @@ func TestGramsBadQ(t *testing.T) {
 }
 
 func TestGramsAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	g := Grams{Norm: StripSuffix | FoldLeet | FoldCase}
 	dst := make([]uint64, 0, 64)
 	pw := []byte("Sommer-Ärger2024!")

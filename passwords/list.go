@@ -155,7 +155,20 @@ type ReadOptions struct {
 	SkipComments bool
 	// Progress, if not nil, is called now and then with the bytes read.
 	Progress func(read int64)
+	// MaxLine bounds a line's length in bytes (line ending excluded, a
+	// count included): a longer line is an ErrLineTooLong LineError, found
+	// without holding more than MaxLine bytes of it. 0 means DefaultMaxLine;
+	// a negative value, no bound.
+	MaxLine int
 }
+
+// DefaultMaxLine is ReadOptions.MaxLine's default: real passwords are far
+// shorter, and a list with a longer line is not a password list (a binary
+// or a one-line dump, whose grams would take memory for nothing).
+const DefaultMaxLine = 4096
+
+// ErrLineTooLong is the error of a line longer than ReadOptions.MaxLine.
+var ErrLineTooLong = errors.New("line longer than the limit (--max-line)")
 
 // ReadStats counts what Read saw.
 type ReadStats struct {
@@ -195,15 +208,22 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	var read int64
+	maxLine := opt.MaxLine
+	if maxLine == 0 {
+		maxLine = DefaultMaxLine
+	}
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
+			for err == bufio.ErrBufferFull && (maxLine < 0 || len(long) <= maxLine+2) {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
 			}
 			line = long
+		}
+		if maxLine >= 0 && len(line) > maxLine && len(eol.Trim(line)) > maxLine {
+			return nil, st, &LineError{st.Lines + 1, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, maxLine)}
 		}
 		if err != nil && err != io.EOF {
 			return nil, st, err

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -94,7 +96,7 @@ func TestReadErrors(t *testing.T) {
 
 func TestReadLongLines(t *testing.T) {
 	long := strings.Repeat("x", 3<<20)
-	l, st, err := Read(strings.NewReader("a\n"+long+"\nb\n"+long), ReadOptions{})
+	l, st, err := Read(strings.NewReader("a\n"+long+"\nb\n"+long), ReadOptions{MaxLine: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,4 +195,48 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// repeatReader yields b over and over.
+type repeatReader struct{ b []byte }
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], r.b)
+	}
+	return n, nil
+}
+
+// TestMaxLine: a line longer than MaxLine is an error naming its line and
+// not its content, found without reading the line whole: memory stays
+// bounded (a measured allocation ratio, not a time).
+func TestMaxLine(t *testing.T) {
+	in := "short\nalso short\n" + strings.Repeat("s3cret", 1000) + "\nafter\n"
+	_, _, err := Read(strings.NewReader(in), ReadOptions{})
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 3 || !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("err %v, want a LineError for line 3", err)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the error shows the line: %v", err)
+	}
+	if _, _, err := Read(strings.NewReader(in), ReadOptions{MaxLine: -1}); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+	if _, _, err := Read(strings.NewReader(in), ReadOptions{MaxLine: 6000}); err != nil {
+		t.Errorf("a line of exactly MaxLine bytes: %v", err)
+	}
+	// A 64 MiB line: Read stops within its read buffer.
+	const size = 64 << 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err = Read(io.LimitReader(repeatReader{[]byte("abcdefgh")}, size), ReadOptions{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("64 MiB line: %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/8 {
+		t.Errorf("reading a %d-byte line allocated %d bytes, want at most 1/8 of it", size, alloc)
+	}
 }

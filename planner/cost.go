@@ -11,7 +11,7 @@ type Term struct {
 	Phase string  `json:"phase"`
 	Count float64 `json:"count"`
 	Nanos float64 `json:"cpu_ns_per_unit"`
-	CPU   float64 `json:"cpu_seconds"`
+	CPU   float64 `json:"cpu_s"`
 	// Serial marks work done on one core (building the exact join's index);
 	// the rest is spread over all of them.
 	Serial bool `json:"serial,omitempty"`
@@ -21,8 +21,8 @@ type Term struct {
 // wall time they take with Parallel cores: serial terms take their CPU time,
 // the others their CPU time over Parallel.
 type Cost struct {
-	Seconds  float64 `json:"seconds"`
-	CPU      float64 `json:"cpu_seconds"`
+	Seconds  float64 `json:"wall_s"`
+	CPU      float64 `json:"cpu_s"`
 	Parallel int     `json:"parallel"`
 	Terms    []Term  `json:"terms"`
 }

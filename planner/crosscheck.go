@@ -1,10 +1,12 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -201,7 +203,17 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 	}
 	bins := make([]acc, nb)
 	var psum float64
-	for key, j := range truth {
+	// Sum in pair order, not the map's: float sums depend on their order,
+	// and the report must be the same on every run.
+	keys := make([][2]int, 0, len(truth))
+	for key := range truth {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(x, y [2]int) int {
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
+	})
+	for _, key := range keys {
+		j := truth[key]
 		b := min(int(j/opt.BinWidth+1e-9), nb-1) // 0.6/0.05 is 11.999…
 		pj := shape.P(j)
 		bins[b].n++

@@ -214,7 +214,7 @@ type Plan struct {
 	Stats   []Stats        `json:"stats"` // one per side
 	Sample  SampleEstimate `json:"sample"`
 	// Seconds is the time planning took (statistics, prefix sums, samples).
-	Seconds float64 `json:"plan_seconds"`
+	Seconds float64 `json:"plan_s"`
 
 	m        prefix.Measure
 	t        prefix.Threshold

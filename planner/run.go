@@ -13,7 +13,7 @@ import (
 // Phase is one timed phase of a run.
 type Phase struct {
 	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"wall_s"`
 }
 
 // Measured is what one run of a path did, in the terms the plan predicted:
@@ -22,10 +22,10 @@ type Phase struct {
 type Measured struct {
 	Method  Method  `json:"method"`
 	Phases  []Phase `json:"phases"`
-	Seconds float64 `json:"seconds"` // wall time of the whole join call
+	Seconds float64 `json:"wall_s"` // wall time of the whole join call
 	// CPU is the process's CPU time (user and system) during the call; 0
 	// where the system cannot say.
-	CPU float64 `json:"cpu_seconds"`
+	CPU float64 `json:"cpu_s"`
 	// Postings is the prefix postings scanned (exact only).
 	Postings int64 `json:"postings,omitempty"`
 	// Collisions is the band collisions, repeats included (LSH only).

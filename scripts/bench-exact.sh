@@ -19,10 +19,10 @@ run() { # file threshold workers
 import json, sys, os
 st = json.load(open(sys.argv[1]))
 f, t, j, wall, rss = sys.argv[2:]
-ph = {p["name"]: p["seconds"] for p in st["phases"]}
+ph = {p["name"]: p["wall_s"] for p in st["phases"]}
 ex = st["exact"]
-joinphase = (ex["IndexTime"] + ex["JoinTime"]) / 1e9  # index, probe, verify, emit
-print(f"| {os.path.basename(f)} | {t} | {j} | {ex['Candidates']:,} | {st['results']:,} | "
+joinphase = ex["index_s"] + ex["join_s"]  # index, probe, verify, emit
+print(f"| {os.path.basename(f)} | {t} | {j} | {ex['candidates']:,} | {st['results']:,} | "
       f"{joinphase:.2f} | {ph['read']+ph['order']:.2f} | {float(wall):.2f} | "
       f"{int(rss)/1024:.0f} | {int(rss)*1024/st['set_tokens']:.1f} |")
 PY

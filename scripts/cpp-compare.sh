@@ -23,7 +23,7 @@
 #
 # Measured per process: wall time and CPU (user + system) from /usr/bin/time,
 # peak RSS. "join" is, for simjoin, its join phase on ready sets (wall: the
-# index and join time of --stats-json; CPU: the join phase's cpu_seconds, no
+# index and join time of --stats-json; CPU: the join phase's cpu_s, no
 # reading, ordering or planning) and, for the C++ programs, which are
 # single-threaded, their whole process: the time they print themselves and
 # their CPU, which include reading their binary input (already ordered: they
@@ -80,8 +80,8 @@ timed() {
 import json, sys
 s = json.load(open(sys.argv[1]))
 e = s["exact"]
-cpu = {p["name"]: p.get("cpu_seconds", float("nan")) for p in s["phases"]}
-print(s["results"], (e["IndexTime"] + e["JoinTime"]) / 1e9, cpu.get("join", float("nan")))' "$data/stats.json")
+cpu = {p["name"]: p.get("cpu_s", float("nan")) for p in s["phases"]}
+print(s["results"], e["index_s"] + e["join_s"], cpu.get("join", float("nan")))' "$data/stats.json")
     ;;
   *)
     # Their programs print pairs, candidates, seconds since start, peak RSS (GB).

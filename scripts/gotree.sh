@@ -34,7 +34,7 @@ import json, sys
 out = sys.argv[1]
 ex = json.load(open(f"{out}/exact.json"))
 f = ex["sections"]["files"]
-ph = {p["name"]: p["seconds"] for p in ex["phases"]}
+ph = {p["name"]: p["wall_s"] for p in ex["phases"]}
 print(f"files: {f['listed']:,} listed, {f['selected']:,} selected (non-test .go outside testdata), "
       f"{f['below_min']:,} below {f['min_tokens']} shingles, {f['records']:,} records, {f['bytes']/2**20:.1f} MiB")
 print(f"shingles: {ex['set_tokens']:,} (distinct per file, summed), vocabulary {ex['vocabulary']:,}")
@@ -45,13 +45,13 @@ seeds = plot["12x4"]["seeds"]
 print(f"| run (seed 0) | candidates | pairs found | recall | over {seeds} seeds: candidates | recall (min-max) | S-curve predicts: candidates | recall | join phase s | whole run s |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 total = sum(ph.values())
-print(f"| exact (AllPairs + PPJoin) | {ex['exact']['Candidates']:,} | {ex['results']:,} | 1 | | | | | {ph['join']:.2f} | {total:.2f} |")
+print(f"| exact (AllPairs + PPJoin) | {ex['exact']['candidates']:,} | {ex['results']:,} | 1 | | | | | {ph['join']:.2f} | {total:.2f} |")
 for shape in ("12x4", "16x3"):
     st = json.load(open(f"{out}/lsh-{shape}.json"))
     l = st["sections"]["lsh"]
     p = plot[shape]
-    lph = {q["name"]: q["seconds"] for q in st["phases"]}
-    print(f"| LSH {shape}, K = 48 | {l['Candidates']:,} | {st['results']:,} | {st['results']/ex['results']:.3f} | "
+    lph = {q["name"]: q["wall_s"] for q in st["phases"]}
+    print(f"| LSH {shape}, K = 48 | {l['candidates']:,} | {st['results']:,} | {st['results']/ex['results']:.3f} | "
           f"{p['candidates']:,.0f} | {p['recall']:.3f} ({p['recall_min']:.3f}-{p['recall_max']:.3f}) | "
           f"{p['predicted_candidates']:,.0f} | {p['predicted_recall']:.3f} | {lph['join']:.2f} | {sum(lph.values()):.2f} |")
 print()

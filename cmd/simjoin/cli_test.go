@@ -32,7 +32,7 @@ const cliData = "testdata/cli"
 func cliRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
+	code = runChecked(t, args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -240,17 +240,25 @@ type cliReport struct {
 	Vocab     int      `json:"vocabulary"`
 	Results   int64    `json:"results"`
 	Exact     *struct {
-		Records, Skipped, Groups, IndexEntries                 int
-		Candidates, Positional, BoundPruned, Verified, Results int64
+		Records      int   `json:"records"`
+		Skipped      int   `json:"skipped_empty"`
+		Groups       int   `json:"distinct_sets"`
+		IndexEntries int   `json:"index_entries"`
+		Candidates   int64 `json:"candidates"`
+		Positional   int64 `json:"positional_pruned"`
+		BoundPruned  int64 `json:"count_bound_pruned"`
+		Verified     int64 `json:"verified"`
+		Results      int64 `json:"results"`
 	} `json:"exact"`
 	Histogram []struct {
-		From, To float64
-		Count    int64
+		From  float64 `json:"from"`
+		To    float64 `json:"to"`
+		Count int64   `json:"count"`
 	} `json:"similarity_histogram"`
 	Phases []struct {
-		Name    string
-		Seconds float64
-		CPU     *float64 `json:"cpu_seconds"`
+		Name    string   `json:"name"`
+		Seconds float64  `json:"wall_s"`
+		CPU     *float64 `json:"cpu_s"`
 	} `json:"phases"`
 	PeakRSS int64 `json:"peak_rss_bytes"`
 }

@@ -3,14 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
-	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -48,6 +47,7 @@ are clusters of one; files dropped by --min-tokens are not records.
 		},
 	}
 	cfg.addFlags(cmd.Flags())
+	dropFlags(cmd, "dedup clusters one collection and writes ids in input order", "against", "sort")
 	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
 	return cmd
 }
@@ -136,14 +136,14 @@ func (s *clusterSection) rows() [][2]string {
 		if b.To > b.From {
 			k += "-" + strconv.Itoa(b.To)
 		}
-		rows = append(rows, [2]string{k, fmt.Sprintf("%s clusters, %s records", group(int64(b.Clusters)), group(int64(b.Records)))})
+		rows = append(rows, [2]string{k, plural(int64(b.Clusters), "cluster", "clusters") + ", " + plural(int64(b.Records), "record", "records")})
 	}
 	for k, c := range s.Top {
 		key := ""
 		if k == 0 {
 			key = "largest clusters"
 		}
-		rows = append(rows, [2]string{key, fmt.Sprintf("%s records, first %s", group(int64(c.Size)), c.First)})
+		rows = append(rows, [2]string{key, plural(int64(c.Size), "record", "records") + ", first " + c.First})
 	}
 	return rows
 }
@@ -189,51 +189,49 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 // records; nil means 1-based line numbers.
 func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string, all bool) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	var cw *csv.Writer
 	if f == formatCSV {
-		cw = csv.NewWriter(bw)
 		if all {
-			cw.Write([]string{"id", "cluster"})
+			bw.WriteString("id,cluster\n")
 		} else {
-			cw.Write([]string{"id"})
+			bw.WriteString("id\n")
 		}
 	}
 	var buf []byte
-	id := func(i int) []byte {
-		buf = buf[:0]
-		if names == nil {
-			return strconv.AppendInt(buf, int64(i+1), 10)
-		}
-		return append(buf, names[i]...)
-	}
+	var num [20]byte
 	line := func(i, label int) error {
+		var id []byte
+		if names == nil {
+			id = strconv.AppendInt(num[:0], int64(i+1), 10)
+		} else {
+			id = []byte(names[i])
+		}
+		b := buf[:0]
 		switch f {
 		case formatCSV:
-			rec := []string{string(id(i))}
-			if all {
-				rec = append(rec, strconv.Itoa(label))
-			}
-			return cw.Write(rec)
+			b = fieldenc.AppendCSV(b, id)
 		case formatJSONL:
-			b := appendJSONID(append([]byte(nil), `{"id":`...), id(i), names == nil)
-			if all {
-				b = append(b, `,"cluster":`...)
-				b = strconv.AppendInt(b, int64(label), 10)
-			}
-			b = append(b, "}\n"...)
-			_, err := bw.Write(b)
-			return err
+			b = appendJSONID(append(b, '{'), "id", id, names == nil)
 		default:
-			b := id(i)
-			if all {
-				b = append(b, '\t')
-				b = strconv.AppendInt(b, int64(label), 10)
-			}
-			b = append(b, '\n')
-			buf = b
-			_, err := bw.Write(b)
-			return err
+			b = fieldenc.AppendTSV(b, id)
 		}
+		if all {
+			switch f {
+			case formatCSV:
+				b = append(b, ',')
+			case formatJSONL:
+				b = append(b, `,"cluster":`...)
+			default:
+				b = append(b, '\t')
+			}
+			b = strconv.AppendInt(b, int64(label), 10)
+		}
+		if f == formatJSONL {
+			b = append(b, '}')
+		}
+		b = append(b, '\n')
+		buf = b
+		_, err := bw.Write(b)
+		return err
 	}
 	if all {
 		for i, l := range forest.Labels() {
@@ -246,12 +244,6 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 			if err := line(i, 0); err != nil {
 				return err
 			}
-		}
-	}
-	if cw != nil {
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return err
 		}
 	}
 	return bw.Flush()

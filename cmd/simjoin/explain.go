@@ -62,9 +62,7 @@ JSON.`,
 	}
 	cfg.addFlags(cmd.Flags())
 	fs := cmd.Flags()
-	for _, name := range []string{"format", "sort", "stats", "stats-json", "check-recall"} {
-		fs.MarkHidden(name) // join's output flags; explain prints the plan
-	}
+	dropFlags(cmd, "explain prints the plan", "format", "sort", "stats", "stats-json", "check-recall")
 	fs.Lookup("output").Usage = "write the explanation to `FILE` (written whole or not at all) instead of stdout"
 	fs.BoolVar(&ex.analyze, "analyze", false, "run the chosen method and print measured figures beside the predicted ones")
 	fs.BoolVar(&ex.json, "json", false, "print the plan (and the analysis and cross-check) as JSON")
@@ -127,7 +125,7 @@ func planRows(p *planner.Plan) [][2]string {
 			seconds(p.LSH.Cost.Seconds), seconds(p.LSH.Cost.CPU), count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
 	}
 	rows = append(rows,
-		[2]string{"predicted recall", strconv.FormatFloat(p.Recall, 'f', -1, 64)},
+		[2]string{"predicted recall", ratio(p.Recall)},
 		[2]string{"planning", seconds(p.Seconds)},
 	)
 	return rows
@@ -149,8 +147,8 @@ type analysis struct {
 
 type predicted struct {
 	Phases     []planner.Phase `json:"phases"`
-	Seconds    float64         `json:"seconds"`
-	CPU        float64         `json:"cpu_seconds"`
+	Seconds    float64         `json:"wall_s"`
+	CPU        float64         `json:"cpu_s"`
 	Collisions float64         `json:"collisions,omitempty"`
 	Candidates float64         `json:"candidates"`
 	Results    float64         `json:"results"`
@@ -363,7 +361,7 @@ func costTable(w io.Writer, title string, c planner.Cost) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3g\t%s\t\n", t.Name, t.Phase, count(t.Count), t.Nanos, seconds(t.CPU))
 	}
 	fmt.Fprintf(tw, "  total\t\t\t\t%s\t\n", seconds(c.CPU))
-	fmt.Fprintf(tw, "  on %d cores\t\t\t\t%s\t\n", c.Parallel, seconds(c.Seconds))
+	fmt.Fprintf(tw, "  on %s\t\t\t\t%s\t\n", plural(int64(c.Parallel), "core", "cores"), seconds(c.Seconds))
 	tw.Flush()
 }
 

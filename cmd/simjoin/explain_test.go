@@ -28,7 +28,7 @@ type explainJSON struct {
 				Postings int64 `json:"postings"`
 			} `json:"work"`
 			Cost struct {
-				Seconds float64 `json:"seconds"`
+				Seconds float64 `json:"wall_s"`
 			} `json:"cost"`
 		} `json:"exact"`
 		LSH struct {
@@ -36,7 +36,7 @@ type explainJSON struct {
 			Bands     int  `json:"bands"`
 			Rows      int  `json:"rows"`
 			Cost      struct {
-				Seconds float64 `json:"seconds"`
+				Seconds float64 `json:"wall_s"`
 			} `json:"cost"`
 		} `json:"lsh"`
 	} `json:"plan"`

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/pflag"
 
@@ -122,18 +123,18 @@ type docFile struct {
 
 // fileStats is the "files" section of the report.
 type fileStats struct {
-	Listed      int     `json:"listed"`                  // regular files found under INPUT
-	Selected    int     `json:"selected"`                // kept by --include and --exclude
-	Unreadable  int     `json:"unreadable"`              // skipped with --keep-going
-	TooFew      int     `json:"below_min"`               // dropped by --min-tokens
-	Records     int     `json:"records"`                 // files that became records
-	Bytes       int64   `json:"bytes"`                   // bytes read (decompressed)
-	Gzip        int     `json:"gzip"`                    // files read decompressed from gzip
-	Zstd        int     `json:"zstd"`                    // files read decompressed from zstd
-	Shingles    int64   `json:"tokens"`                  // distinct tokens summed over records
-	ListSeconds float64 `json:"list_seconds"`            // walking the directories
-	ReadCPU     float64 `json:"read_worker_seconds"`     // summed over workers, wall time
-	TokenCPU    float64 `json:"tokenize_worker_seconds"` // summed over workers, wall time
+	Listed      int     `json:"listed"`            // regular files found under INPUT
+	Selected    int     `json:"selected"`          // kept by --include and --exclude
+	Unreadable  int     `json:"unreadable"`        // skipped with --keep-going
+	TooFew      int     `json:"below_min"`         // dropped by --min-tokens
+	Records     int     `json:"records"`           // files that became records
+	Bytes       int64   `json:"bytes"`             // bytes read (decompressed)
+	Gzip        int     `json:"gzip"`              // files read decompressed from gzip
+	Zstd        int     `json:"zstd"`              // files read decompressed from zstd
+	Shingles    int64   `json:"tokens"`            // distinct tokens summed over records
+	ListSeconds float64 `json:"list_s"`            // walking the directories
+	ReadCPU     float64 `json:"read_worker_s"`     // summed over workers, wall time
+	TokenCPU    float64 `json:"tokenize_worker_s"` // summed over workers, wall time
 	MinTokens   int     `json:"min_tokens"`
 	// Files that cannot be records, skipped: FIFOs, devices and sockets;
 	// symbolic links to nothing; symbolic link loops.
@@ -309,9 +310,17 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 				readNS.Add(int64(t1.Sub(t0)))
 				if err == nil {
 					nbytes.Add(int64(len(data)))
-					scratch, err = spec.AppendBytes(scratch[:0], data)
-					if err == nil {
-						results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
+					if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
+						// A long file: memory bounded by its distinct keys.
+						scratch, err = spec.AppendSet(scratch[:0], unsafe.String(unsafe.SliceData(data), len(data)))
+						if err == nil {
+							results[i].keys = slices.Clone(scratch)
+						}
+					} else {
+						scratch, err = spec.AppendBytes(scratch[:0], data)
+						if err == nil {
+							results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
+						}
 					}
 					tokNS.Add(int64(time.Since(t1)))
 				}
@@ -483,6 +492,9 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		}
 	}
 	tm.done("read+tokenize")
+	if err := checkMemory(cfg.mem, rin, sin); err != nil {
+		return nil, err
+	}
 	l, err := buildLoaded(rep, prog, rin, sin)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ var docsDir = filepath.Join("..", "..", "testdata", "docs")
 func docsRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
+	code := runChecked(t, args, strings.NewReader(""), &out, &errb)
 	return out.String(), errb.String(), code
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/eol"
@@ -94,6 +95,11 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
+		if len(chunk) > cap(lr.buf)-len(lr.buf) {
+			// Double a long line's buffer (append grows large slices by
+			// a quarter, copying a long line many times over).
+			lr.buf = slices.Grow(lr.buf, max(len(chunk), len(lr.buf)))
+		}
 		lr.buf = append(lr.buf, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
@@ -211,22 +217,20 @@ func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int6
 func tokenize(b *batch, spec shingle.Spec) {
 	b.offs = append(make([]int, 0, len(b.ends)+1), 0)
 	// About one key for every four bytes of text is typical of token sets;
-	// q-grams and shingles have more, and append grows the rest.
-	b.keys = make([]uint64, 0, len(b.text)/4+16)
-	text := string(b.text) // one conversion per batch, sliced per line
+	// q-grams and shingles have more, and append grows the rest. (A batch
+	// of one long line holds its distinct keys only: see AppendSet.)
+	b.keys = make([]uint64, 0, min(len(b.text)/4+16, 1<<20))
+	// The text is not changed while the keys are made, and no key refers to
+	// it: a string view, sliced per line, saves a copy of the batch.
+	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
 	start := 0
 	for k, end := range b.ends {
-		from := len(b.keys)
 		var err error
-		b.keys, err = spec.Append(b.keys, text[start:end])
+		b.keys, err = spec.AppendSet(b.keys, text[start:end])
 		if err != nil {
 			b.err = &inputError{line: b.first + k, err: err}
 			return
 		}
-		rec := b.keys[from:]
-		slices.Sort(rec)
-		rec = slices.Compact(rec)
-		b.keys = b.keys[:from+len(rec)]
 		b.offs = append(b.offs, len(b.keys))
 		start = end
 	}

@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // These tests check how the commands take their input: compression, the
@@ -53,7 +57,7 @@ func TestCompressedInput(t *testing.T) {
 	zst := writeBytes(t, dir, "sets.txt.zst", zstdText(t, text))
 	want := "1\t2\t0.75\n"
 	for _, args := range [][]string{
-		{"join", "-t", "0.5", "--stats", gz},
+		{"join", "-t", "0.5", "--stats", "--stats-json", filepath.Join(dir, "stats.json"), gz},
 		{"join", "-t", "0.5", "--stats", zst},
 		{"join", "-t", "0.5", "--stats", "-"},
 	} {
@@ -142,7 +146,7 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	if r.code != exitRuntime || !strings.Contains(r.stderr, "c.fifo: not a regular file") {
 		t.Errorf("without --keep-going: exit %d, %q", r.code, r.stderr)
 	}
-	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", dir)
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", "--stats-json", filepath.Join(t.TempDir(), "stats.json"), dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
 		t.Errorf("--keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -160,5 +164,88 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", fifo, filepath.Join(dir, "e.loop1"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"))
 	if r.code != 0 || r.stdout == "" {
 		t.Errorf("a FIFO named with --keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestPasswordsMaxLine: a list line longer than --max-line is an error that
+// names the line, never the password.
+func TestPasswordsMaxLine(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("Tr0ub4dor&3", 400) // 4,400 bytes
+	list := cliWrite(t, dir, "list", "password1\n"+long+"\npassword2\n")
+	code, out, stderr := cliRun(t, "", "passwords", list)
+	if code != exitRuntime || out != "" || !strings.Contains(stderr, list+":2:") || !strings.Contains(stderr, "--max-line") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	if strings.Contains(stderr, "Tr0ub") {
+		t.Errorf("the error shows the password: %q", stderr)
+	}
+	cliOK(t, "", "passwords", "--max-line", "0", list)
+	cliOK(t, "", "passwords", "--max-line", "5000", list)
+	code, _, stderr = cliRun(t, "", "passwords", "check", "--against", list, "x")
+	if code != exitRuntime || !strings.Contains(stderr, ":2:") {
+		t.Errorf("check: exit %d, %q", code, stderr)
+	}
+}
+
+// TestLongLineMemory: a one-line input's memory follows its distinct tokens,
+// not its tokens: under qgram:2 a line of L bytes with few distinct grams
+// allocates a few times L (the line itself, read and batched), where its
+// grams alone would take 8·L. Measured as an allocation ratio.
+func TestLongLineMemory(t *testing.T) {
+	const size = 16 << 20
+	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", size/44)
+	for _, tokens := range []string{"qgram:2", "set", "shingle:3"} {
+		spec, err := shingle.Parse(tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		in, err := readRecords(strings.NewReader(line), "line", spec, nil)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(line))
+		t.Logf("%s: %.2f bytes allocated per input byte", tokens, ratio)
+		if ratio > 5 {
+			t.Errorf("%s: %.2f bytes allocated per byte of a one-line input, want at most 5", tokens, ratio)
+		}
+		if in.Len() != 1 {
+			t.Errorf("%s: %d records", tokens, in.Len())
+		}
+	}
+}
+
+// TestMemoryLimit: a join that will not fit stops before its large
+// allocations with one line and exit status 1; --memory-limit sets the bound.
+func TestMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", strings.Repeat("a b c d e f g h\n", 1000))
+	var list strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&list, "password%d\n", i)
+	}
+	pw := cliWrite(t, dir, "pw", list.String())
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--memory-limit", "64K", in},
+		{"dedup", "-t", "0.5", "--memory-limit", "64K", in},
+		{"join", "--files", "-t", "0.5", "--memory-limit", "100", in},
+		{"passwords", "--memory-limit", "64K", pw},
+		{"passwords", "check", "--against", pw, "--memory-limit", "64K", "x"},
+	} {
+		code, out, stderr := cliRun(t, "", args...)
+		if code != exitRuntime || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "needs about") || !strings.Contains(stderr, "--memory-limit") {
+			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
+	cliOK(t, "", "passwords", "--memory-limit", "1G", pw)
+	if code, _, _ := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "lots", in); code != exitUsage {
+		t.Errorf("--memory-limit lots: exit %d", code)
 	}
 }

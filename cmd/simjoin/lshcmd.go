@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -133,13 +132,7 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 	}
 	opt := cfg.lsh.opt
 	if opt.Verify == approx.VerifyEstimate {
-		pw := sink.pw
-		pw.simKey = "est"
-		if pw.format == formatCSV {
-			pw.w.Reset(out) // drop the buffered header
-			pw.csv = csv.NewWriter(pw.w)
-			pw.csv.Write([]string{"id_a", "id_b", "estimate"})
-		}
+		sink.pw.simKey = "est"
 	}
 	bar := l.prog.count("lsh")
 	defer bar.finish()

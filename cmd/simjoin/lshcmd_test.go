@@ -12,7 +12,7 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
+	code = runChecked(t, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -91,8 +91,8 @@ func TestLSHJoin(t *testing.T) {
 		Method   string `json:"method"`
 		Sections struct {
 			LSH struct {
-				K               int     `json:"K"`
-				PredictedRecall float64 `json:"PredictedRecall"`
+				K               int     `json:"k"`
+				PredictedRecall float64 `json:"predicted_recall"`
 				MeasuredRecall  float64 `json:"measured_recall"`
 				ExactPairs      int64   `json:"exact_pairs"`
 				Banding         string  `json:"banding"`

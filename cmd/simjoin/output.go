@@ -2,12 +2,12 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
 	"io"
-	"strconv"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // format is an output format for pairs.
@@ -32,87 +32,98 @@ func parseFormat(s string) (format, error) {
 }
 
 // pairWriter writes pairs: id_a, id_b and the similarity, one a line.
-// Ids are strings (line numbers or paths) given by the caller.
+// Ids are strings (line numbers or paths) given by the caller, encoded by
+// package fieldenc.
 type pairWriter struct {
 	w       *bufio.Writer
-	csv     *csv.Writer
 	format  format
 	integer bool   // similarities are integers (the overlap measure)
 	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates)
+	started bool   // the CSV header is written (before the first pair, or at flush)
+	header  string // the CSV header line without its newline; "" for id_a,id_b,similarity (or estimate)
 	buf     []byte
 }
 
 func newPairWriter(w io.Writer, f format, integer bool) *pairWriter {
-	pw := &pairWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, integer: integer, simKey: "sim"}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-		pw.csv.Write([]string{"id_a", "id_b", "similarity"})
+	return &pairWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, integer: integer, simKey: "sim"}
+}
+
+// start writes the CSV header once: "similarity", or "estimate" when the
+// similarities are estimates.
+func (pw *pairWriter) start() {
+	if pw.started {
+		return
 	}
-	return pw
+	pw.started = true
+	if pw.format == formatCSV {
+		if pw.header != "" {
+			pw.w.WriteString(pw.header + "\n")
+		} else if pw.simKey == "est" {
+			pw.w.WriteString("id_a,id_b,estimate\n")
+		} else {
+			pw.w.WriteString("id_a,id_b,similarity\n")
+		}
+	}
 }
 
 // appendSim formats a similarity: integers as they are, fractions with up to
-// six decimals and no trailing zeros.
+// six decimals and no trailing zeros (prefix.Measure.AppendSim).
 func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
 	if pw.integer {
-		return strconv.AppendInt(b, int64(sim), 10)
+		return prefix.Overlap.AppendSim(b, sim)
 	}
-	start := len(b)
-	b = strconv.AppendFloat(b, sim, 'f', 6, 64)
-	for len(b) > start+1 && b[len(b)-1] == '0' {
-		b = b[:len(b)-1]
-	}
-	if b[len(b)-1] == '.' {
-		b = b[:len(b)-1]
-	}
-	return b
+	return prefix.Jaccard.AppendSim(b, sim)
 }
 
 // write writes one pair; numeric ids are written bare in JSONL.
 func (pw *pairWriter) write(a, b []byte, numeric bool, sim float64) error {
+	pw.start()
+	var buf []byte
 	switch pw.format {
 	case formatCSV:
-		return pw.csv.Write([]string{string(a), string(b), string(pw.appendSim(pw.buf[:0], sim))})
+		buf = fieldenc.AppendCSV(pw.buf[:0], a)
+		buf = append(buf, ',')
+		buf = fieldenc.AppendCSV(buf, b)
+		buf = append(buf, ',')
+		buf = pw.appendSim(buf, sim)
+		buf = append(buf, '\n')
 	case formatJSONL:
-		buf := append(pw.buf[:0], `{"a":`...)
-		buf = appendJSONID(buf, a, numeric)
-		buf = append(buf, `,"b":`...)
-		buf = appendJSONID(buf, b, numeric)
+		buf = append(pw.buf[:0], '{')
+		buf = appendJSONID(buf, "a", a, numeric)
+		buf = append(buf, ',')
+		buf = appendJSONID(buf, "b", b, numeric)
 		buf = append(buf, `,"`...)
 		buf = append(buf, pw.simKey...)
 		buf = append(buf, `":`...)
 		buf = pw.appendSim(buf, sim)
 		buf = append(buf, "}\n"...)
-		pw.buf = buf
-		_, err := pw.w.Write(buf)
-		return err
 	default:
-		buf := append(pw.buf[:0], a...)
+		buf = fieldenc.AppendTSV(pw.buf[:0], a)
 		buf = append(buf, '\t')
-		buf = append(buf, b...)
+		buf = fieldenc.AppendTSV(buf, b)
 		buf = append(buf, '\t')
 		buf = pw.appendSim(buf, sim)
 		buf = append(buf, '\n')
-		pw.buf = buf
-		_, err := pw.w.Write(buf)
-		return err
 	}
+	pw.buf = buf
+	_, err := pw.w.Write(buf)
+	return err
 }
 
-func appendJSONID(b []byte, id []byte, numeric bool) []byte {
+// appendJSONID appends `"key":id`: a numeric id bare, any other as
+// fieldenc.AppendJSONField writes it (key_base64 when it is not UTF-8).
+func appendJSONID(b []byte, key string, id []byte, numeric bool) []byte {
 	if numeric {
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, `":`...)
 		return append(b, id...)
 	}
-	return strconv.AppendQuote(b, string(id))
+	return fieldenc.AppendJSONField(b, key, id)
 }
 
 func (pw *pairWriter) flush() error {
-	if pw.csv != nil {
-		pw.csv.Flush()
-		if err := pw.csv.Error(); err != nil {
-			return err
-		}
-	}
+	pw.start()
 	return pw.w.Flush()
 }
 

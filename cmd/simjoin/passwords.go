@@ -3,19 +3,21 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -44,6 +46,9 @@ type pwConfig struct {
 	stats       bool
 	statsJSON   string
 	workers     int
+	maxLine     int
+	memLimit    string // --memory-limit, parsed into mem
+	mem         memlimit.Limit
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -102,7 +107,8 @@ none is, so that the command serves in a password policy script:
   printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
 
 Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. The q-grams, normalisations, measure and threshold are
+users of the machine. On a terminal, stdin is one password, typed after a
+prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
 those of simjoin passwords.`
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
@@ -120,6 +126,8 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
+	addMemoryFlag(fs, &c.memLimit)
 }
 
 // parse checks the flags before any work starts.
@@ -164,6 +172,17 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
+		return err
+	}
+	switch {
+	case c.maxLine < 0:
+		return usagef("--max-line must be >= 0")
+	case c.maxLine == 0:
+		c.read.MaxLine = -1
+	default:
+		c.read.MaxLine = c.maxLine
+	}
 	if c.outFmt, err = parseFormat(c.format); err != nil {
 		return err
 	}
@@ -250,6 +269,13 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 		}
 		return nil, st, &inputError{file: shown, err: err}
 	}
+	// A password of n code points has at most n grams: the list's bytes
+	// bound its tokens, and so the memory of joining or indexing it (the
+	// grams' vocabulary is far smaller: an eighth is generous).
+	if err := memlimit.Check(join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8), cfg.mem,
+		fmt.Sprintf("joining %s passwords of %s", group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
+		return nil, st, err
+	}
 	return l, st, nil
 }
 
@@ -327,6 +353,9 @@ func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
 // work, refusing to overwrite the input.
 func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
 	e.outs.Protect(input)
+	if input == "-" {
+		e.outs.ProtectReader(e.stdin)
+	}
 	var f *outfile.File
 	if out {
 		var err error
@@ -521,6 +550,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		if err := flush(); err != nil {
 			return err
 		}
+	} else if fd, ok := terminal(e.stdin); ok {
+		// Typed at a terminal: one candidate, read without echo.
+		fmt.Fprint(e.stderr, "password to check: ")
+		pw, err := term.ReadPassword(fd)
+		fmt.Fprintln(e.stderr)
+		if err != nil {
+			return &inputError{file: "<stdin>", err: err}
+		}
+		batch = append(batch, pw)
+		first = 1
+		if err := flush(); err != nil {
+			return err
+		}
 	} else {
 		lr := newLineReader(e.stdin)
 		first = 1
@@ -555,16 +597,38 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
+	return cs.finish(e, cfg, rep)
+}
+
+// terminal returns r's descriptor if r is a terminal.
+func terminal(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+type checkStats struct {
+	candidates, empty, tooClose int
+	matches                     int64
+}
+
+// finish adds the "check" section to the report (after the rows first, if
+// any), writes the report, and returns the command's exit status: 3 when a
+// candidate is too close.
+func (cs *checkStats) finish(e *env, cfg *pwConfig, rep *report, first ...[2]string) error {
+	rows := append(first,
+		[2]string{"checked", group(int64(cs.candidates))},
+		[2]string{"empty", group(int64(cs.empty))},
+		[2]string{"too close", group(int64(cs.tooClose))},
+		[2]string{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
+	)
 	rep.addSection("check", "candidates", struct {
 		Candidates int `json:"candidates"`
 		Empty      int `json:"empty"`
 		TooClose   int `json:"too_close"`
-	}{cs.candidates, cs.empty, cs.tooClose}, [][2]string{
-		{"checked", group(int64(cs.candidates))},
-		{"empty", group(int64(cs.empty))},
-		{"too close", group(int64(cs.tooClose))},
-		{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
-	})
+	}{cs.candidates, cs.empty, cs.tooClose}, rows)
 	if err := finishPWReport(e, cfg, rep); err != nil {
 		return err
 	}
@@ -572,11 +636,6 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return exitError{code: exitTooClose}
 	}
 	return nil
-}
-
-type checkStats struct {
-	candidates, empty, tooClose int
-	matches                     int64
 }
 
 // checkAll checks every candidate on workers goroutines and returns their
@@ -604,7 +663,6 @@ func checkAll(ix *passwords.Index, cands [][]byte, workers int) [][]passwords.Ma
 // pwWriter writes pairs, families and matches in the chosen format.
 type pwWriter struct {
 	w      *bufio.Writer
-	csv    *csv.Writer
 	format format
 	sim    *pairWriter // formats similarities as simjoin join does
 	header bool
@@ -614,11 +672,7 @@ type pwWriter struct {
 }
 
 func newPWWriter(w io.Writer, f format, integer bool) *pwWriter {
-	pw := &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
-	if f == formatCSV {
-		pw.csv = csv.NewWriter(pw.w)
-	}
-	return pw
+	return &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
 }
 
 func (pw *pwWriter) line(b []byte) error {
@@ -634,12 +688,19 @@ func (pw *pwWriter) csvRow(header []string, row ...string) error {
 	}
 	if !pw.header {
 		pw.header = true
-		if pw.err = pw.csv.Write(header); pw.err != nil {
-			return pw.err
+		if err := pw.line([]byte(strings.Join(header, ",") + "\n")); err != nil {
+			return err
 		}
 	}
-	pw.err = pw.csv.Write(row)
-	return pw.err
+	buf := pw.buf[:0]
+	for k, f := range row {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = fieldenc.AppendCSV(buf, []byte(f))
+	}
+	pw.buf = append(buf, '\n')
+	return pw.line(pw.buf)
 }
 
 // pair writes one similar pair of l.
@@ -668,9 +729,9 @@ func (pw *pwWriter) pair(l *passwords.List, p passwords.Pair) error {
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, p.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, a)
+		buf = fieldenc.AppendTSV(buf, a)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, b)
+		buf = fieldenc.AppendTSV(buf, b)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -716,10 +777,10 @@ func (pw *pwWriter) family(l *passwords.List, f passwords.Family) error {
 		buf = append(buf, '\t')
 		buf = append(buf, count...)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, l.Password(f.Members[0]))
+		buf = fieldenc.AppendTSV(buf, l.Password(f.Members[0]))
 		for _, m := range f.Members {
 			buf = append(buf, '\t')
-			buf = appendTSVPassword(buf, l.Password(m))
+			buf = fieldenc.AppendTSV(buf, l.Password(m))
 		}
 		buf = append(buf, '\n')
 		pw.buf = buf
@@ -752,7 +813,7 @@ func (pw *pwWriter) match(cand int, known *passwords.List, m passwords.Match) er
 		buf = append(buf, '\t')
 		buf = pw.sim.appendSim(buf, m.Sim)
 		buf = append(buf, '\t')
-		buf = appendTSVPassword(buf, k)
+		buf = fieldenc.AppendTSV(buf, k)
 		buf = append(buf, '\n')
 		pw.buf = buf
 	}
@@ -763,63 +824,13 @@ func (pw *pwWriter) flush() error {
 	if pw.err != nil {
 		return pw.err
 	}
-	if pw.csv != nil {
-		pw.csv.Flush()
-		if err := pw.csv.Error(); err != nil {
-			return err
-		}
-	}
 	return pw.w.Flush()
 }
 
-// appendTSVPassword appends p byte for byte, except that backslash, tab, CR,
-// LF and the other control bytes are escaped (\\, \t, \r, \n, \xHH), so that
-// a field never holds a separator and the escaping can be undone.
-func appendTSVPassword(b, p []byte) []byte {
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-// appendJSONPassword appends `,"key":"p"` for a password that is valid UTF-8
-// and `,"key_base64":"..."` for one that is not (JSON strings hold text, not
-// bytes).
+// appendJSONPassword appends `,"key":"p"`, or `,"key_base64":"..."` for a
+// password that is not UTF-8.
 func appendJSONPassword(b []byte, key string, p []byte) []byte {
-	b = append(b, `,"`...)
-	b = append(b, key...)
-	if !utf8.Valid(p) {
-		b = append(b, `_base64":"`...)
-		b = base64.StdEncoding.AppendEncode(b, p)
-		return append(b, '"')
-	}
-	b = append(b, `":"`...)
-	const hex = "0123456789abcdef"
-	for _, c := range p {
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
+	return fieldenc.AppendJSONField(append(b, ','), key, p)
 }
 
 // keysName names the exact join's index keys for the report: the prefix

@@ -26,7 +26,7 @@ const pwJohn = "/usr/share/john/password.lst"
 func pwRun(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errb)
+	code := runChecked(t, args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 

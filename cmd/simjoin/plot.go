@@ -73,6 +73,7 @@ exact pairs at -t otherwise.`,
 		},
 	}
 	cfg.addFlags(cmd.Flags())
+	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
 	fs.StringVar(&pf.circle, "circle", "", "draw the circle of records and pairs found to `FILE` (.svg)")
@@ -96,7 +97,7 @@ type plotShape struct {
 	RecallMin           float64   `json:"recall_min"`
 	RecallMax           float64   `json:"recall_max"`
 	PredictedRecall     float64   `json:"predicted_recall"`
-	Seconds             float64   `json:"seconds"` // LSH time of one run, mean over seeds
+	Seconds             float64   `json:"lsh_s"` // LSH time of one run, mean over seeds
 	Bins                []plotBin `json:"bins"`
 
 	shape approx.Shape
@@ -270,8 +271,8 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	tm.done("plot")
 	var rows [][2]string
 	for _, s := range shapes {
-		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%.0f candidates (predicted %.0f), recall %.3f (predicted %.3f; %d seeds: %.3f to %.3f), %.3f s a run",
-			s.Candidates, s.PredictedCandidates, s.Recall, s.PredictedRecall, s.Seeds, s.RecallMin, s.RecallMax, s.Seconds)})
+		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %s), recall %.3f (predicted %.3f; %s: %.3f to %.3f), %.3f s a run",
+			count(s.Candidates), count(s.PredictedCandidates), s.Recall, s.PredictedRecall, plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
 	}
 	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", truth, group(int64(len(below)))), shapes, rows)
 	return finishReport(e, cfg, rep, sink)
@@ -522,8 +523,8 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "banding\tK\tseeds\tcandidates\tpredicted\tfound\tof\trecall\t(min-max)\tpredicted\t\n")
 	for _, s := range shapes {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.0f\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", s.Shape, s.K, s.Seeds, group(int64(math.Round(s.Candidates))),
-			s.PredictedCandidates, group(int64(math.Round(s.Found))), group(s.Exact), s.Recall, s.RecallMin, s.RecallMax, s.PredictedRecall)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", s.Shape, s.K, s.Seeds, group(int64(math.Round(s.Candidates))),
+			count(s.PredictedCandidates), group(int64(math.Round(s.Found))), group(s.Exact), s.Recall, s.RecallMin, s.RecallMax, s.PredictedRecall)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -542,7 +543,7 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 		if b.Sampled {
 			pairs = "~" + pairs
 		}
-		line := fmt.Sprintf("[%.2f, %.2f)\t%s\t", b.From, b.To, pairs)
+		line := fmt.Sprintf("%s\t%s\t", binLabel(b.From, b.To), pairs)
 		for _, s := range shapes {
 			sb, raw := s.Bins[k], s.bins[k]
 			found := group(raw.Found)

@@ -30,7 +30,7 @@ type report struct {
 	Skipped    int             `json:"skipped_empty"`
 	SetTokens  int             `json:"set_tokens"`
 	Vocabulary int             `json:"vocabulary"`
-	Exact      *join.Stats     `json:"exact,omitempty"`
+	Exact      *join.Stats     `json:"-"` // written as exactJSON
 	Sections   map[string]any  `json:"sections,omitempty"`
 	Results    int64           `json:"results"`
 	Histogram  []histogramBin  `json:"similarity_histogram,omitempty"`
@@ -41,13 +41,13 @@ type report struct {
 
 type phase struct {
 	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"wall_s"`
 	// CPU is the process's CPU time (user and system, all threads, the
 	// runtime's included) during the phase: what a loaded machine disturbs
 	// least, and what one worker's phase compares with a single-threaded
 	// program's. Absent for phases timed inside the library (passwords'
 	// grams and order).
-	CPU float64 `json:"cpu_seconds,omitempty"`
+	CPU float64 `json:"cpu_s,omitempty"`
 }
 
 type histogramBin struct {
@@ -154,6 +154,33 @@ func group(n int64) string {
 	return b.String()
 }
 
+// plural formats n with thousands separators and its noun, singular for one:
+// "1 core", "2 cores".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(n) + " " + many
+}
+
+// binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
+// bin, which holds similarity 1.
+func binLabel(from, to float64) string {
+	if to >= 1 {
+		return fmt.Sprintf("[%.2f, 1.00]", from)
+	}
+	return fmt.Sprintf("[%.2f, %.2f)", from, to)
+}
+
+// ratio formats a recall or a probability: 1 and 0 as they are, others with
+// three decimals.
+func ratio(x float64) string {
+	if x == 1 || x == 0 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
 func bytesText(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -236,11 +263,7 @@ func (r *report) writeText(w io.Writer) {
 		}
 		for _, b := range r.Histogram {
 			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			closing := ")"
-			if b.To == 1 {
-				closing = "]" // the last bin holds similarity 1
-			}
-			fmt.Fprintf(w, "  [%.2f, %.2f%s  %*s  %s\n", b.From, b.To, closing, 12, group(b.Count), bar)
+			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, group(b.Count), bar)
 		}
 	}
 	fmt.Fprintln(w, "phases:")

@@ -1,0 +1,118 @@
+package shingle
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// PieceBytes is the length of the pieces AppendSet cuts a long record into.
+const PieceBytes = 1 << 18
+
+// AppendSet appends the keys of record as a set, sorted and distinct, to dst:
+// the set of the keys Append would append. Errors are Append's.
+//
+// Memory per record is bounded by its distinct keys, not by its keys: a
+// record longer than PieceBytes is tokenized in pieces of about PieceBytes,
+// cut where no key can span the cut, and the record's keys are sorted and
+// deduplicated whenever they have doubled since the last time. So dst grows
+// by at most about 2·distinct + 2·PieceBytes keys beyond the result (a
+// one-line 200 MB record under qgram:2 holds a few thousand distinct grams,
+// not 200M keys). The cuts:
+//
+//   - Set and Words: at a space, tab or line break, which no token spans;
+//   - QGram: anywhere between code points, the next piece starting N-1 code
+//     points before the cut, so every gram lies whole in one piece;
+//   - Shingle: at a space, the next piece starting at a space at least N-1
+//     words before the cut, so every N consecutive words lie in one piece;
+//   - Go: none (a Go token or an inserted semicolon depends on what precedes
+//     it); the record is tokenized whole.
+//
+// Cost: O(keys · log distinct) time. Safe for concurrent use.
+func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
+	from := len(dst)
+	if len(record) <= PieceBytes || s.Kind == Go {
+		var err error
+		if dst, err = s.Append(dst, record); err != nil {
+			return dst[:from], err
+		}
+		return compact(dst, from), nil
+	}
+	if s.Kind != Set && !utf8.ValidString(record) {
+		return dst, ErrUTF8
+	}
+	distinct := 0 // keys of the record after the last compaction
+	// A piece has at most about one key a byte (QGram): room for one piece
+	// and the compaction threshold, allocated once.
+	dst = slices.Grow(dst, PieceBytes+PieceBytes/4)
+	for start := 0; start < len(record); {
+		end, next := s.cut(record, start)
+		var err error
+		if dst, err = s.Append(dst, record[start:end]); err != nil {
+			return dst[:from], err
+		}
+		if n := len(dst) - from; n >= 2*distinct+PieceBytes/4 {
+			dst = compact(dst, from)
+			distinct = len(dst) - from
+		}
+		start = next
+	}
+	return compact(dst, from), nil
+}
+
+// compact sorts dst[from:] and drops its duplicates.
+func compact(dst []uint64, from int) []uint64 {
+	rec := dst[from:]
+	slices.Sort(rec)
+	return dst[:from+len(slices.Compact(rec))]
+}
+
+// cut returns the end of the piece of record that starts at start, and where
+// the next piece starts (len(record) when this piece is the last).
+func (s Spec) cut(record string, start int) (end, next int) {
+	end = start + PieceBytes
+	if end >= len(record) {
+		return len(record), len(record)
+	}
+	switch s.Kind {
+	case QGram:
+		for end > start && !utf8.RuneStart(record[end]) {
+			end--
+		}
+		next = end
+		for k := 0; k < s.N-1 && next > start; k++ {
+			_, w := utf8.DecodeLastRuneInString(record[start:next])
+			next -= w
+		}
+		if next <= start { // a piece shorter than N code points: take it whole
+			return len(record), len(record)
+		}
+		return end, next
+	default: // Set, Words, Shingle: cut at a separator byte
+		for end < len(record) && !isSpace(record[end]) {
+			end++
+		}
+		if end == len(record) {
+			return end, end
+		}
+		if s.Kind != Shingle {
+			return end, end
+		}
+		// Back up to a space with at least N-1 words after it in the piece.
+		// Words never span a space, so the words after each space back are
+		// counted field by field.
+		words := 0
+		next = end
+		for next > start && end-next <= PieceBytes/2 {
+			prev := next - 1
+			for prev > start && !isSpace(record[prev-1]) {
+				prev--
+			}
+			words += len(appendWords(nil, record[prev:next], s.Norm))
+			next = prev
+			if words >= s.N-1 {
+				return end, next
+			}
+		}
+		return len(record), len(record) // too few words to back over: take the rest whole
+	}
+}

@@ -1,0 +1,74 @@
+package shingle
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// setOf is the oracle: Append, then sort and deduplicate.
+func setOf(t *testing.T, s Spec, record string) []uint64 {
+	t.Helper()
+	keys, err := s.Append(nil, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// TestAppendSetPieces: on records longer than PieceBytes, cut into pieces,
+// AppendSet gives exactly the set of Append's keys, for every kind that is
+// cut.
+func TestAppendSetPieces(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x"}
+	var b strings.Builder
+	for b.Len() < 2*PieceBytes+12345 {
+		b.WriteString(alphabet[r.IntN(len(alphabet))])
+		if r.IntN(50) == 0 {
+			b.WriteString("word")
+		}
+	}
+	record := b.String()
+	for _, s := range []Spec{
+		{Kind: Set}, {Kind: Words}, {Kind: Words, Norm: KeepPunct},
+		{Kind: QGram, N: 1}, {Kind: QGram, N: 2}, {Kind: QGram, N: 3}, {Kind: QGram, N: 7},
+		{Kind: Shingle, N: 1}, {Kind: Shingle, N: 3}, {Kind: Shingle, N: 9, Norm: KeepPunct},
+	} {
+		want := setOf(t, s, record)
+		got, err := s.AppendSet([]uint64{42}, record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != 42 || !slices.Equal(got[1:], want) {
+			t.Errorf("%s: AppendSet has %d keys, the set of Append %d", s, len(got)-1, len(want))
+		}
+	}
+	if _, err := (Spec{Kind: QGram, N: 2}).AppendSet(nil, record+"\xff"); err != ErrUTF8 {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+}
+
+// TestAppendSetMemory: a one-line record of L bytes with few distinct keys
+// allocates at most L/8 bytes, where its keys alone would take up to 8·L (the measured allocation ratio, not a time).
+func TestAppendSetMemory(t *testing.T) {
+	const size = 32 << 20
+	record := strings.Repeat("abcdefghij klmnopqrstuvwxyz ", size/28)
+	for _, s := range []Spec{{Kind: QGram, N: 2}, {Kind: Set}, {Kind: Shingle, N: 2}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		keys, err := s.AppendSet(nil, record)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: %d distinct keys, %.2f bytes allocated per record byte", s, len(keys), float64(alloc)/float64(len(record)))
+		if alloc > uint64(len(record)/8) {
+			t.Errorf("%s: %d bytes allocated for a %d-byte record with %d distinct keys", s, alloc, len(record), len(keys))
+		}
+	}
+}
