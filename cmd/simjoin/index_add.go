@@ -80,7 +80,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
 			return usageError{err}
 		}
-		if err := checkMin(cfg, t, "-t"); err != nil {
+		if err := checkOptions(ctx, ix, index.SearchOptions{Threshold: t}); err != nil {
 			return err
 		}
 	}
@@ -139,16 +139,6 @@ func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines 
 		return nil
 	}
 	return f(first, lines)
-}
-
-// checkMin rejects a threshold below an Exact index's minimum before any
-// work.
-func checkMin(cfg index.Config, t prefix.Threshold, flag string) error {
-	m := cfg.MinThreshold
-	if cfg.Method == index.Exact && t.Den != 0 && m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
-		return usagef("%s %s is below the index's minimum threshold %s (fixed at index create)", flag, t, m)
-	}
-	return nil
 }
 
 // recordError names the file and line of a record the tokenizer rejected

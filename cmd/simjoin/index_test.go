@@ -160,7 +160,7 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
 		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
 		{[]string{"index", "add", ix, "-t", "0.8", in}, 2, "-t applies to --dedup"},
-		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold 0.5"},
+		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold: 0.4 < 0.5"},
 		{[]string{"index", "add", ix, filepath.Join(dir, "missing.txt")}, 1, "missing.txt"},
 		{[]string{"index", "search", ix, in}, 2, "missing -t/--threshold or --top-k"},
 		{[]string{"index", "search", ix, "-t", "0.8", "--top-k", "3", in}, 2, "not both"},
