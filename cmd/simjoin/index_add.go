@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -159,22 +158,23 @@ func recordError(err error, cfg index.Config, recs [][]byte, name string, first 
 	return indexError(err, flag)
 }
 
-// outcomeWriter writes the outcome of each input record of `index add`.
+// outcomeWriter writes the outcome of each input record of `index add`:
+// TSV as documented, CSV with the header line,status,id,similarity
+// ("estimate" for MinHash estimates), JSONL {"line":1,"status":"inserted",
+// "id":0} with "sim" (or "est") for a duplicate.
 type outcomeWriter struct {
-	pw  *pairWriter // its buffer, CSV writer and similarity format
-	est bool        // similarities are MinHash estimates
+	pw  *pairWriter // its buffer, CSV header and similarity format
 	err error
 }
 
 func newOutcomeWriter(w io.Writer, f format, cfg index.Config) *outcomeWriter {
-	pw := &pairWriter{format: f, integer: cfg.Measure == prefix.Overlap, simKey: "sim"}
-	pw.w = bufio.NewWriterSize(w, 1<<16)
-	ow := &outcomeWriter{pw: pw, est: cfg.Method == index.LSH && !cfg.RawSets}
-	if ow.est {
-		pw.simKey = "est"
+	pw := newPairWriter(w, f, cfg.Measure == prefix.Overlap)
+	simCol := "similarity"
+	if cfg.Method == index.LSH && !cfg.RawSets {
+		pw.simKey, simCol = "est", "estimate"
 	}
-	pw.header = "line,status,id," + pw.simKey
-	return ow
+	pw.header = "line,status,id," + simCol
+	return &outcomeWriter{pw: pw}
 }
 
 func (ow *outcomeWriter) outcome(line int, o index.Outcome) {

@@ -284,4 +284,8 @@ func TestIndexLSH(t *testing.T) {
 	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
 		t.Errorf("add --dedup on estimates: %q", out)
 	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "add", est, "--dedup", "-t", "0.9", "--format", "csv", "-")
+	if out != "line,status,id,estimate\n1,duplicate,0,1\n" {
+		t.Errorf("add --dedup --format csv on estimates: %q", out)
+	}
 }
