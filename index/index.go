@@ -193,12 +193,14 @@ type Index struct {
 
 // Checkpoint policy ("Can change for testing"): the mutable part becomes a
 // segment when it holds flushMax records, or as many as the segments hold
-// when that is more than flushMin; an Exact index is compacted (tokens
-// re-ordered rare-first) when it has doubled since the last re-ordering, an
-// LSH index when it has more than maxSegments segments.
+// when that is more than flushMin, or flushBytes of sets and signatures
+// (long documents); an Exact index is compacted (tokens re-ordered
+// rare-first) when it has doubled since the last re-ordering, an LSH index
+// when it has more than maxSegments segments.
 var (
 	flushMin    = 1024
 	flushMax    = 1 << 16
+	flushBytes  = 64 << 20
 	maxSegments = 8
 )
 
