@@ -63,7 +63,9 @@
 // segments.
 //
 // Every file and block carries a CRC-32C, checked at Open (reading through a
-// small buffer, so the files are mapped but not loaded) and by Verify; a
+// small buffer; the files are then dropped from the page cache and mapped
+// with MADV_RANDOM, so that searches page in only what they touch) and by
+// Verify; a
 // mismatch, truncation or inconsistency is a *CorruptError naming the file,
 // never a wrong answer. A batch is acknowledged only after its WAL block is
 // fsynced; on Open a torn last block (a batch never acknowledged) is cut off,

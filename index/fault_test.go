@@ -86,7 +86,7 @@ func TestCrash(t *testing.T) {
 	}
 	ix.Close()
 	thr, _ := prefix.ParseThreshold(prefix.Jaccard, crashThreshold)
-	rounds := 25
+	rounds := 16
 	if testing.Short() {
 		rounds = 8
 	}
@@ -213,7 +213,7 @@ func TestCrashLSH(t *testing.T) {
 		}
 	}
 	next, done := 0, 0
-	for round := 0; round < 8; round++ {
+	for round := 0; round < 6; round++ {
 		acked := killChild(t, dir, seed, next, r)
 		ix, err := Open(dir, OpenOptions{})
 		if err != nil {

@@ -50,6 +50,7 @@ type mpost struct {
 	row  uint32
 	pos  uint32 // Exact: position of the token in the set
 	size uint32 // Exact: size of the set
+	mask uint64 // Exact pairs: tokenMask of the set
 }
 
 // mitem is one posting as the B-tree alternative of BenchmarkMutablePostings
@@ -121,11 +122,11 @@ func (m *mutable) bucket(j int, key uint64, fn func(row uint32)) {
 }
 
 // pairPostings calls fn for every posting of the pair (a, b) among the first n rows.
-func (m *mutable) pairPostings(a, b uint32, fn func(row, pos, size uint32)) {
+func (m *mutable) pairPostings(a, b uint32, fn func(row, pos, size uint32, mask uint64)) {
 	m.post.mu.RLock()
 	for _, p := range m.post.m[pairKey(a, b)] {
 		if int(p.row) < m.n {
-			fn(p.row, p.pos, p.size)
+			fn(p.row, p.pos, p.size, p.mask)
 		}
 	}
 	m.post.mu.RUnlock()

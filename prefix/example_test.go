@@ -39,3 +39,16 @@ func ExampleBounds() {
 	// probe prefix 3 index prefix 2
 	// overlap 8 of sizes 9 and 9 passes: true 0.8
 }
+
+func ExampleMeasure_AppendSim() {
+	var b []byte
+	b = prefix.Jaccard.AppendSim(b, 0.8)
+	b = append(b, ' ')
+	b = prefix.Cosine.AppendSim(b, 5.0/7)
+	b = append(b, ' ')
+	b = prefix.Dice.AppendSim(b, 1)
+	b = append(b, ' ')
+	b = prefix.Overlap.AppendSim(b, 12)
+	fmt.Println(string(b))
+	// Output: 0.8 0.714286 1 12
+}

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"strconv"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // format is an output format for pairs.
@@ -67,20 +67,12 @@ func (pw *pairWriter) start() {
 }
 
 // appendSim formats a similarity: integers as they are, fractions with up to
-// six decimals and no trailing zeros.
+// six decimals and no trailing zeros (prefix.Measure.AppendSim).
 func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
 	if pw.integer {
-		return strconv.AppendInt(b, int64(sim), 10)
+		return prefix.Overlap.AppendSim(b, sim)
 	}
-	start := len(b)
-	b = strconv.AppendFloat(b, sim, 'f', 6, 64)
-	for len(b) > start+1 && b[len(b)-1] == '0' {
-		b = b[:len(b)-1]
-	}
-	if b[len(b)-1] == '.' {
-		b = b[:len(b)-1]
-	}
-	return b
+	return prefix.Jaccard.AppendSim(b, sim)
 }
 
 // write writes one pair; numeric ids are written bare in JSONL.

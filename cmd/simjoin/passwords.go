@@ -603,23 +603,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
-	rep.addSection("check", "candidates", struct {
-		Candidates int `json:"candidates"`
-		Empty      int `json:"empty"`
-		TooClose   int `json:"too_close"`
-	}{cs.candidates, cs.empty, cs.tooClose}, [][2]string{
-		{"checked", group(int64(cs.candidates))},
-		{"empty", group(int64(cs.empty))},
-		{"too close", group(int64(cs.tooClose))},
-		{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
-	})
-	if err := finishPWReport(e, cfg, rep); err != nil {
-		return err
-	}
-	if cs.tooClose > 0 {
-		return exitError{code: exitTooClose}
-	}
-	return nil
+	return cs.finish(e, cfg, rep)
 }
 
 // terminal returns r's descriptor if r is a terminal.
@@ -634,6 +618,30 @@ func terminal(r io.Reader) (int, bool) {
 type checkStats struct {
 	candidates, empty, tooClose int
 	matches                     int64
+}
+
+// finish adds the "check" section to the report (after the rows first, if
+// any), writes the report, and returns the command's exit status: 3 when a
+// candidate is too close.
+func (cs *checkStats) finish(e *env, cfg *pwConfig, rep *report, first ...[2]string) error {
+	rows := append(first,
+		[2]string{"checked", group(int64(cs.candidates))},
+		[2]string{"empty", group(int64(cs.empty))},
+		[2]string{"too close", group(int64(cs.tooClose))},
+		[2]string{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
+	)
+	rep.addSection("check", "candidates", struct {
+		Candidates int `json:"candidates"`
+		Empty      int `json:"empty"`
+		TooClose   int `json:"too_close"`
+	}{cs.candidates, cs.empty, cs.tooClose}, rows)
+	if err := finishPWReport(e, cfg, rep); err != nil {
+		return err
+	}
+	if cs.tooClose > 0 {
+		return exitError{code: exitTooClose}
+	}
+	return nil
 }
 
 // checkAll checks every candidate on workers goroutines and returns their

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/beam/pipeline"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// globs is a repeatable flag of file globs.
+type globs []string
+
+func (g *globs) String() string { return strings.Join(*g, ",") }
+func (g *globs) Set(v string) error {
+	*g = append(*g, v)
+	return nil
+}
+
+// config holds the flags; parse fills in the typed fields.
+type config struct {
+	command                 string
+	inputs, against         globs
+	output                  string
+	shards                  int
+	tokens, caseMode, punct string
+	files                   bool
+	threshold, measure      string
+	method                  string
+	stats, clusters         bool
+	blockSize, rounds       int
+	spanBytes               int64
+	lshShape, seed, minhash string
+	perm, bits              int
+	recall                  float64
+	maxBucket, minSize      int
+	logLevel                string
+
+	spec shingle.Spec
+	join pipeline.Join
+	lsh  pipeline.LSH
+}
+
+func (c *config) addFlags(fs *flag.FlagSet) {
+	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files)")
+	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB` (exact method)")
+	fs.StringVar(&c.output, "output", "", "output `PREFIX`: files PREFIX-00000-of-0000N, written only when the run succeeds")
+	fs.IntVar(&c.shards, "shards", 1, "number of output files")
+	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVar(&c.caseMode, "case", "fold", "words and shingle:N: fold or keep letter case")
+	fs.StringVar(&c.punct, "punct", "drop", "words and shingle:N: drop punctuation or keep it as tokens")
+	fs.BoolVar(&c.files, "files", false, "every input file is one record, its id the path")
+	fs.StringVar(&c.threshold, "t", "", "similarity threshold (short for --threshold)")
+	fs.StringVar(&c.threshold, "threshold", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
+	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
+	fs.StringVar(&c.method, "method", "", "exact or lsh (default: exact for join, lsh for dedup)")
+	fs.BoolVar(&c.stats, "stats", false, "print the summary of the run's metrics on stderr")
+	fs.BoolVar(&c.clusters, "clusters", false, "dedup: write ID<TAB>FIRST for every record (FIRST: the kept record of its cluster)")
+	fs.IntVar(&c.blockSize, "block-size", pipeline.DefaultBlockSize, "exact: split a group of more records into blocks joined pairwise")
+	fs.IntVar(&c.rounds, "rounds", pipeline.DefaultRounds, "dedup: Hash-to-Min rounds of the connected components")
+	fs.Int64Var(&c.spanBytes, "span-bytes", pipeline.DefaultSpanBytes, "bytes of input one worker reads at a time")
+	fs.StringVar(&c.lshShape, "lsh", "", "lsh: `BxR` bands of rows (default: the cheapest banding whose P(t) reaches --recall)")
+	fs.IntVar(&c.perm, "perm", approx.DefaultK, "lsh: MinHash signature length K")
+	fs.IntVar(&c.bits, "bits", approx.DefaultBits, "lsh: bits kept of each minimum: 8, 16, 32 or 64")
+	fs.Float64Var(&c.recall, "recall", approx.DefaultRecall, "lsh: target recall of the banding choice")
+	fs.StringVar(&c.seed, "seed", "0", "lsh: seed of the MinHash functions, in [0, 2^64)")
+	fs.StringVar(&c.minhash, "minhash", "oneperm", "lsh: oneperm or classic")
+	fs.IntVar(&c.maxBucket, "max-bucket", approx.DefaultMaxBucket, "lsh: a band bucket of more units pairs none (0: no cap)")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.IntVar(&c.minSize, "min-size", 0, "lsh: drop sets of fewer tokens before banding")
+}
+
+// parse checks the flags before any work.
+func (c *config) parse() error {
+	var err error
+	if len(c.inputs) == 0 {
+		return usagef("missing --input")
+	}
+	if c.output == "" {
+		return usagef("missing --output")
+	}
+	if c.shards < 1 {
+		return usagef("--shards must be >= 1")
+	}
+	if c.spec, err = shingle.Parse(c.tokens); err != nil {
+		return usageError{err}
+	}
+	switch c.caseMode {
+	case "fold":
+	case "keep":
+		c.spec.Norm |= shingle.KeepCase
+	default:
+		return usagef("unknown --case %q: want fold or keep", c.caseMode)
+	}
+	switch c.punct {
+	case "drop":
+	case "keep":
+		c.spec.Norm |= shingle.KeepPunct
+	default:
+		return usagef("unknown --punct %q: want drop or keep", c.punct)
+	}
+	if c.join.Measure, err = prefix.ParseMeasure(c.measure); err != nil {
+		return usageError{err}
+	}
+	if c.threshold == "" {
+		return usagef("missing -t/--threshold")
+	}
+	if c.join.Threshold, err = prefix.ParseThreshold(c.join.Measure, c.threshold); err != nil {
+		return usageError{err}
+	}
+	if c.method == "" {
+		c.method = map[string]string{"join": "exact", "dedup": "lsh"}[c.command]
+	}
+	switch c.method {
+	case "exact":
+	case "lsh":
+		if len(c.against) > 0 {
+			return usagef("--against needs --method exact")
+		}
+	default:
+		return usagef("unknown --method %q: want exact or lsh", c.method)
+	}
+	if c.command == "dedup" && len(c.against) > 0 {
+		return usagef("dedup clusters one collection: --against is not allowed")
+	}
+	if c.blockSize < 2 {
+		return usagef("--block-size must be >= 2")
+	}
+	if c.rounds < 1 {
+		return usagef("--rounds must be >= 1")
+	}
+	if c.spanBytes < 1 {
+		return usagef("--span-bytes must be >= 1")
+	}
+	c.join.BlockSize = c.blockSize
+	if c.method == "lsh" {
+		o := approx.Options{Measure: c.join.Measure, Threshold: c.join.Threshold, K: c.perm, Bits: c.bits,
+			Recall: c.recall, MaxBucket: c.maxBucket, MinSize: c.minSize}
+		if c.maxBucket == 0 {
+			o.MaxBucket = -1
+		}
+		if c.minSize < 0 {
+			return usagef("--min-size must be >= 0")
+		}
+		if o.Scheme, err = approx.ParseScheme(c.minhash); err != nil {
+			return usageError{err}
+		}
+		if o.Seed, err = strconv.ParseUint(c.seed, 10, 64); err != nil {
+			return usagef("--seed %q: want an integer in [0, 2^64)", c.seed)
+		}
+		if c.lshShape != "" {
+			if o.Shape, err = approx.ParseShape(c.lshShape); err != nil {
+				return usageError{err}
+			}
+		}
+		if c.lsh.Options, err = o.Resolve(); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// input lists the input files (R's, then S's for an R-S join).
+func (c *config) input(ctx context.Context) (pipeline.Input, error) {
+	in, err := pipeline.ListInput(ctx, c.inputs, c.files, c.spec)
+	if err != nil {
+		return in, err
+	}
+	in.SpanBytes = c.spanBytes
+	if len(c.against) > 0 {
+		s, err := pipeline.ListInput(ctx, c.against, c.files, c.spec)
+		if err != nil {
+			return in, err
+		}
+		in.SFrom = len(in.Paths)
+		c.join.SFrom = pipeline.MakeID(in.SFrom, 0)
+		in.Paths = append(in.Paths, s.Paths...)
+		in.Sizes = append(in.Sizes, s.Sizes...)
+	}
+	return in, nil
+}
+
+// methodText names the method and, for LSH, its shape.
+func (c *config) methodText() string {
+	if c.method != "lsh" {
+		return c.method
+	}
+	o := c.lsh.Options
+	return fmt.Sprintf("lsh (%s K=%d, %s bands, seed %d, max bucket %d)", o.Scheme, o.K, o.Shape, o.Seed, o.MaxBucket)
+}

@@ -1,0 +1,84 @@
+// Package pipeline runs simjoin's exact join and its MinHash-LSH join and
+// dedup as Apache Beam pipelines (Go SDK), so that a collection too large for
+// one machine is joined on a distributed runner: Prism in-process, or Flink,
+// Spark or Dataflow through the portable runner. It has no join algorithm of
+// its own: records are tokenized by package shingle, groups are joined by
+// package join under the bounds of package prefix, signatures and band keys
+// are those of package approx.
+//
+// # Reading
+//
+// ReadRecords reads one record per line (or per file) from the files listed
+// at construction. Line numbers are found in parallel: every file is cut into
+// spans of SpanBytes, the lines starting in each span are counted, and each
+// span then numbers its own lines from the counts of the spans before it (a
+// side input of one element per span). Ids pack (file, line), so their order
+// is input order.
+//
+// # Exact join (Vernica, Carey and Li 2010)
+//
+// ExactJoin follows "Efficient parallel set-similarity joins using MapReduce"
+// (SIGMOD 2010), its BTO-PK-BRJ plan:
+//
+//  1. Token order: document frequencies by a combine per token. Only tokens
+//     held by two records or more are broadcast (a side input); a token
+//     missing from it has frequency 1. Every record sorts its tokens
+//     rare-first (frequency, then key), the order package order uses.
+//  2. Kernel: every record goes to the group of each token of its probe
+//     prefix (prefix.Bounds.ProbePrefix) that another record holds, carrying
+//     its whole set. A group is joined with package join (order.New and
+//     join.SelfJoin; join.RSJoin for an R-S join) and keeps a pair only when
+//     the group's token is the first token the two sets share: the prefix
+//     filter puts that token in both probe prefixes, so the pair reaches that
+//     group, and no other group keeps it. No stage removes repeats.
+//     A group of more than BlockSize records (a frequent prefix token) is
+//     split into nb blocks by a hash of the record id, and each pair of
+//     blocks is one group (R-S: each R block with each S block), so every
+//     pair of its records meets in exactly one of them and no worker holds
+//     the whole group.
+//  3. Records: the pairs carry the record ids and the overlap and sizes the
+//     similarity is computed from; FormatPairs writes them as the CLI does.
+//
+// Departures from the paper: the order is not a dense ranking (a global sort)
+// but (frequency, key), which every worker computes from the broadcast
+// frequencies; the kernel is package join (AllPairs with PPJoin's filters)
+// instead of PPJoin+; pairs are kept by the first shared token instead of
+// being deduplicated in stage 3; oversized groups are split as above.
+//
+// Cost, for n records of mean size k, probe prefix p(k) ≈ (1-t)k + 1 tokens
+// (Jaccard): stage 1 shuffles the distinct (token, count) partials of each
+// bundle (at most 16 bytes a token occurrence, far less after combining);
+// stage 2 shuffles each record once per shared prefix token: about
+// n·p·(8k + 8) bytes; the join inside a group of g records costs what
+// package join costs on g records.
+//
+// # LSH join and dedup
+//
+// LSHSelfJoin groups identical sets into units (a shuffle of every record),
+// signs each unit with approx's Hasher and packs it as approx.Signatures does,
+// and sends it to the bucket of each of B bands (approx.BandKey). A bucket of
+// more than MaxBucket units pairs nothing and is counted; the others pair
+// their units, each pair only in the first band that pairs it (the bands
+// before it are compared by key), so candidates are distinct. Each candidate
+// fetches both sets (two co-groups) and is verified exactly. Shuffled: about
+// 8k+16 bytes a record, B·(8B+12) bytes a unit, and 2·(8k+16) bytes a
+// candidate.
+//
+// Components labels the records of a dedup by connected components with
+// Hash-to-Min, a fixed number of rounds, and counts the edges left unsettled;
+// Kept writes the first record of every cluster, as `simjoin dedup` does.
+//
+// # Metrics
+//
+// Every stage adds to Beam counters in the Namespace "simjoin" (records,
+// candidates and the filters that pruned them, results, bucket counts, bytes
+// written to each shuffle); MetricsOf reads them after a run and
+// Metrics.WriteSummary prints them like the CLI's --stats.
+//
+// # Concurrency
+//
+// The DoFns keep no state across elements beyond read-only side inputs loaded
+// once per instance; the runner runs them in parallel. Output files are
+// sorted within each shard, so the bytes written do not depend on the
+// runner's parallelism.
+package pipeline

@@ -1,0 +1,380 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// DefaultSpanBytes is the byte range one worker reads at a time: a file is cut
+// into spans of this size, whose newlines are counted in parallel before the
+// lines are read and numbered, in parallel too.
+const DefaultSpanBytes = 32 << 20
+
+// Input describes what a pipeline reads. Build it with ListInput.
+type Input struct {
+	// Paths are the input files in order; a record's id names the file by its
+	// index here. Sizes are their lengths in bytes.
+	Paths []string
+	Sizes []int64
+	// SFrom is the index in Paths of the first file of S in an R-S join
+	// (0: a self-join).
+	SFrom int
+	// Files makes every file one record (the CLI's --files); otherwise every
+	// line of every file is one.
+	Files bool
+	// Tokens says how a record becomes a set.
+	Tokens shingle.Spec
+	// SpanBytes is the size of the byte ranges read in parallel; 0 means
+	// DefaultSpanBytes. Record ids do not depend on it.
+	SpanBytes int64
+}
+
+// ListInput expands globs (local paths, or any scheme a Beam filesystem is
+// registered for, such as gs://) at pipeline construction, in the order
+// given, each glob's matches sorted, and returns the input. A glob that
+// matches nothing is an error, as is a file listed twice.
+func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spec) (Input, error) {
+	in := Input{Files: files, Tokens: spec}
+	seen := map[string]bool{}
+	for _, g := range globs {
+		fs, err := filesystem.New(ctx, g)
+		if err != nil {
+			return in, err
+		}
+		names, err := fs.List(ctx, g)
+		if err != nil {
+			fs.Close()
+			return in, fmt.Errorf("%s: %w", g, err)
+		}
+		if len(names) == 0 {
+			fs.Close()
+			return in, fmt.Errorf("%s: no such file", g)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if seen[n] {
+				fs.Close()
+				return in, fmt.Errorf("%s: listed twice", n)
+			}
+			seen[n] = true
+			size, err := fs.Size(ctx, n)
+			if err != nil {
+				fs.Close()
+				return in, fmt.Errorf("%s: %w", n, err)
+			}
+			in.Paths = append(in.Paths, n)
+			in.Sizes = append(in.Sizes, size)
+		}
+		fs.Close()
+	}
+	return in, nil
+}
+
+// IDs formats record ids as the CLI does: for one line file its 1-based line
+// numbers; for several, PATH:LINE; with Files, the path. Paths are escaped as
+// the CLI's TSV output escapes them (internal/fieldenc). In an R-S join each
+// side is judged alone (one R file and one S file: line numbers).
+type IDs struct {
+	Paths []string
+	Files bool
+	SFrom int // first file of S; 0 in a self-join
+}
+
+// IDsOf returns the id format of in.
+func IDsOf(in Input) IDs { return IDs{Paths: in.Paths, Files: in.Files, SFrom: in.SFrom} }
+
+// single reports whether file is the only file of its side.
+func (x IDs) single(file int) bool {
+	if x.SFrom == 0 {
+		return len(x.Paths) == 1
+	}
+	if file < x.SFrom {
+		return x.SFrom == 1
+	}
+	return len(x.Paths)-x.SFrom == 1
+}
+
+// Append appends the text of id to b.
+func (x IDs) Append(b []byte, id uint64) []byte {
+	file, line := SplitID(id)
+	switch {
+	case x.Files:
+		return fieldenc.AppendTSV(b, []byte(x.Paths[file]))
+	case x.single(file):
+		return strconv.AppendInt(b, line, 10)
+	}
+	b = fieldenc.AppendTSV(b, []byte(x.Paths[file]))
+	b = append(b, ':')
+	return strconv.AppendInt(b, line, 10)
+}
+
+// Span is a byte range [Start, End) of file File (Size bytes long). The lines
+// of a span are those that start in it.
+type Span struct {
+	File             int
+	Path             string
+	Start, End, Size int64
+}
+
+// SpanLines is the number of lines that start in a span.
+type SpanLines struct {
+	File  int
+	Start int64
+	Lines int64
+}
+
+func init() {
+	beam.RegisterType(reflect.TypeFor[Span]())
+	beam.RegisterType(reflect.TypeFor[SpanLines]())
+	register.DoFn2x2[context.Context, Span, SpanLines, error](&countLinesFn{})
+	register.DoFn4x1[context.Context, Span, func(*SpanLines) bool, func(Record), error](&readLinesFn{})
+	register.DoFn3x1[context.Context, Span, func(Record), error](&readFilesFn{})
+	register.Emitter1[Record]()
+	register.Iter1[SpanLines]()
+}
+
+// spans cuts the input into spans (one per file with Files).
+func (in Input) spans() []Span {
+	step := in.SpanBytes
+	if step <= 0 {
+		step = DefaultSpanBytes
+	}
+	var out []Span
+	for f, p := range in.Paths {
+		size := in.Sizes[f]
+		if in.Files {
+			out = append(out, Span{File: f, Path: p, End: size, Size: size})
+			continue
+		}
+		for s := int64(0); s < size; s += step {
+			out = append(out, Span{File: f, Path: p, Start: s, End: min(s+step, size), Size: size})
+		}
+	}
+	return out
+}
+
+// ReadRecords returns the records of in as a PCollection of Record: one per
+// line (ids (file, line) with 1-based lines, as the CLI numbers them: a final
+// line without a newline is a line, "\r\n" ends a line as "\n" does) or one
+// per file. It counts the lines of every span in parallel, then reads and
+// tokenizes the spans in parallel, each numbering its lines from the counts of
+// the spans before it. Cost: every byte is read twice; the counts are a side
+// input of one small element per span.
+func ReadRecords(s beam.Scope, in Input) beam.PCollection {
+	s = s.Scope("ReadRecords")
+	spans := beam.CreateList(s, in.spans())
+	spans = beam.Reshuffle(s, spans)
+	tok := tokenizer{Kind: int(in.Tokens.Kind), N: in.Tokens.N, Norm: int(in.Tokens.Norm)}
+	if in.Files {
+		return beam.ParDo(s, &readFilesFn{Tok: tok}, spans)
+	}
+	counts := beam.ParDo(s, &countLinesFn{}, spans)
+	return beam.ParDo(s, &readLinesFn{Tok: tok}, spans, beam.SideInput{Input: counts})
+}
+
+// tokenizer is a shingle.Spec in a form a DoFn carries.
+type tokenizer struct {
+	Kind, N, Norm int
+}
+
+func (t tokenizer) spec() shingle.Spec {
+	return shingle.Spec{Kind: shingle.Kind(t.Kind), N: t.N, Norm: shingle.Norm(t.Norm)}
+}
+
+// keys appends the sorted distinct keys of text to dst[:0].
+func (t tokenizer) keys(dst []uint64, text []byte) ([]uint64, error) {
+	keys, err := t.spec().AppendBytes(dst[:0], text)
+	if err != nil {
+		return dst, err
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), nil
+}
+
+// openAt opens path and positions it at off.
+func openAt(ctx context.Context, path string, off int64) (io.ReadCloser, func(), error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	closer := func() { rc.Close(); fs.Close() }
+	if sk, ok := rc.(io.Seeker); ok {
+		_, err = sk.Seek(off, io.SeekStart)
+	} else {
+		_, err = io.CopyN(io.Discard, rc, off)
+	}
+	if err != nil {
+		closer()
+		return nil, nil, err
+	}
+	return rc, closer, nil
+}
+
+// countLinesFn counts the lines that start in a span: position p starts a
+// line when p == 0 or byte p-1 is a newline, and p < Size.
+type countLinesFn struct{}
+
+func (f *countLinesFn) ProcessElement(ctx context.Context, sp Span) (SpanLines, error) {
+	out := SpanLines{File: sp.File, Start: sp.Start}
+	from := max(sp.Start-1, 0)
+	if sp.Start == 0 && sp.Size > 0 {
+		out.Lines = 1
+	}
+	rc, done, err := openAt(ctx, sp.Path, from)
+	if err != nil {
+		return out, err
+	}
+	defer done()
+	// Newlines at positions [from, End-1) start a line in the span.
+	buf := make([]byte, 1<<20)
+	left := sp.End - 1 - from
+	for left > 0 {
+		n, err := rc.Read(buf[:min(int64(len(buf)), left)])
+		out.Lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		left -= int64(n)
+		if err == io.EOF && left > 0 {
+			return out, fmt.Errorf("%s: file shrank while read", sp.Path)
+		}
+		if err != nil && err != io.EOF {
+			return out, fmt.Errorf("%s: %w", sp.Path, err)
+		}
+	}
+	return out, nil
+}
+
+// readLinesFn reads the lines that start in a span, numbers them from the
+// counts of the spans before it, and tokenizes them.
+type readLinesFn struct {
+	Tok tokenizer
+}
+
+func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*SpanLines) bool, emit func(Record)) error {
+	line := int64(1)
+	var c SpanLines
+	for counts(&c) {
+		if c.File == sp.File && c.Start < sp.Start {
+			line += c.Lines
+		}
+	}
+	from := max(sp.Start-1, 0)
+	rc, done, err := openAt(ctx, sp.Path, from)
+	if err != nil {
+		return err
+	}
+	defer done()
+	br := bufio.NewReaderSize(rc, 1<<20)
+	pos := sp.Start
+	if sp.Start > 0 {
+		// Skip the tail of a line that started before the span.
+		b, err := br.ReadByte()
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.Path, err)
+		}
+		if b != '\n' {
+			skipped, err := skipLine(br)
+			pos += skipped
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", sp.Path, err)
+			}
+		}
+	}
+	var text []byte
+	var keys []uint64
+	for pos < sp.End && pos < sp.Size {
+		text = text[:0]
+		for {
+			chunk, err := br.ReadSlice('\n')
+			text = append(text, chunk...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("%s: %w", sp.Path, err)
+			}
+			break
+		}
+		if len(text) == 0 {
+			break
+		}
+		pos += int64(len(text))
+		if line > maxLine {
+			return fmt.Errorf("%s: more than %d lines", sp.Path, maxLine)
+		}
+		keys, err = f.Tok.keys(keys, trimEOL(text))
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", sp.Path, line, err)
+		}
+		emit(Record{ID: MakeID(sp.File, line), Keys: slices.Clone(keys)})
+		line++
+	}
+	return nil
+}
+
+// skipLine consumes the rest of a line, its newline included, and returns the
+// bytes consumed.
+func skipLine(br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return n, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// readFilesFn reads a whole file as one record.
+type readFilesFn struct {
+	Tok tokenizer
+}
+
+func (f *readFilesFn) ProcessElement(ctx context.Context, sp Span, emit func(Record)) error {
+	rc, done, err := openAt(ctx, sp.Path, 0)
+	if err != nil {
+		return err
+	}
+	defer done()
+	text, err := io.ReadAll(rc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	keys, err := f.Tok.keys(nil, text)
+	if err != nil {
+		return fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	emit(Record{ID: MakeID(sp.File, 0), Keys: keys})
+	return nil
+}
