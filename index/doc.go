@@ -87,8 +87,9 @@
 //
 // Insert: tokenizing, one search per record (below), appending to the
 // mutable part, one WAL write and fsync per batch; checkpoints write the
-// mutable part once, compactions rewrite the index (amortised O(1) rewrites
-// per record, since the index doubles between them). Exact search: the
+// mutable part and the segments they merge (O(log n) rewrites of a record
+// between compactions), compactions rewrite the index (amortised O(1)
+// rewrites per record, since the index doubles between them). Exact search: the
 // postings of the query's prefix and pairs within its size range, one
 // verification per candidate. LSH search: signing the query, b lookups per
 // segment, one estimate per candidate and with raw sets one verification.

@@ -218,3 +218,23 @@ func BenchmarkAddedTokens(b *testing.B) {
 		}
 	})
 }
+
+// mitem is one posting as the B-tree alternative of BenchmarkMutablePostings
+// keeps it.
+type mitem struct {
+	key  uint64
+	band uint32
+	row  uint32
+	pos  uint32
+	size uint32
+}
+
+func lessItem(a, b mitem) bool {
+	if a.band != b.band {
+		return a.band < b.band
+	}
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.row < b.row
+}
