@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 )
@@ -15,6 +17,15 @@ import (
 type entry struct {
 	key  uint64
 	unit uint32
+}
+
+// compareEntries orders band-table entries by (key, unit): every band table
+// is sorted so (checked under -tags invariants), so a bucket is a run.
+func compareEntries(a, b entry) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.unit, b.unit)
 }
 
 // entryBytes is the memory of one band-table entry (with padding).
@@ -106,12 +117,10 @@ func buildTables(ctx context.Context, sigs *Signatures, shape Shape, keep func(u
 				add(uint32(u))
 			}
 		}
-		slices.SortFunc(tab, func(a, b entry) int {
-			if c := cmp.Compare(a.key, b.key); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.unit, b.unit)
-		})
+		slices.SortFunc(tab, compareEntries)
+		if invariants.Enabled && !slices.IsSortedFunc(tab, compareEntries) {
+			panic(fmt.Sprintf("approx: band table %d not sorted by (key, unit)", j))
+		}
 		st := &bs[j]
 		for lo := 0; lo < len(tab); {
 			hi := runEnd(tab, lo)

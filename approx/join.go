@@ -92,6 +92,8 @@ type verifier struct {
 	build  *units
 	ps, bs *Signatures
 	self   bool
+	groups bool  // Options.Copies: one pair per pair of units, weighted in Stats.Results
+	stood  int64 // with groups: record pairs the pairs of the current chunk stand for
 }
 
 // check decides the unit pair (u of probe, v of build) and appends its
@@ -134,11 +136,18 @@ func estimateMeasure(b prefix.Bounds, tf, j float64, x, y int) (float64, bool) {
 	return sim, sim >= tf
 }
 
-// emit appends the pairs between the members of units u and w.
+// emit appends the pairs between the members of units u and w (with
+// Options.Copies one pair between their first members, counting in cs the
+// record pairs it stands for).
 func (v *verifier) emit(u, w, o int, sim float64, out []join.Pair) []join.Pair {
 	alo, ahi := v.probe.members(u)
 	blo, bhi := v.build.members(w)
 	ca, cb := v.probe.c, v.build.c
+	if v.groups {
+		v.stood += int64(ahi-alo) * int64(bhi-blo)
+		ia, ib := ca.ID(alo), cb.ID(blo)
+		return append(out, join.Pair{A: min(ia, ib), B: max(ia, ib), Overlap: o, Sim: sim})
+	}
 	for a := alo; a < ahi; a++ {
 		for b := blo; b < bhi; b++ {
 			ia, ib := ca.ID(a), cb.ID(b)
@@ -220,7 +229,9 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	stopped := false
 	emitPair := func(p join.Pair) bool {
-		st.Results++
+		if opt.Copies == nil {
+			st.Results++
+		}
 		if !yield(p) {
 			stopped = true
 			return false
@@ -235,6 +246,16 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 				continue
 			}
 			n := len(us.set(u))
+			if opt.Copies != nil {
+				k := int64(hi - lo)
+				st.Results += k * (k - 1) / 2
+				ids := make([]int, 0, hi-lo)
+				for a := lo; a < hi; a++ {
+					ids = append(ids, c.ID(a))
+				}
+				stopped = !opt.Copies(ids)
+				continue
+			}
 			for a := lo; a < hi && !stopped; a++ {
 				for bb := a + 1; bb < hi; bb++ {
 					ia, ib := c.ID(a), c.ID(bb)
@@ -248,7 +269,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	if stopped {
 		return st, nil
 	}
-	v := verifier{opt: &opt, b: b, tf: opt.Threshold.Float(), probe: us, build: us, ps: sigs[0], bs: sigs[0], self: true}
+	v := verifier{opt: &opt, b: b, tf: opt.Threshold.Float(), probe: us, build: us, ps: sigs[0], bs: sigs[0], self: true, groups: opt.Copies != nil}
 	err = runChunks(ctx, chunks, opt.Workers, func() *verifier { vv := v; return &vv },
 		func(v *verifier, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for _, tk := range tasks[lo:hi] {
@@ -267,11 +288,15 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 					}
 				}
 			}
+			cs.Results, v.stood = v.stood, 0
 			return out
 		},
 		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
 			st.Collisions += ch.Stats.Collisions
 			st.Candidates += ch.Stats.Candidates
+			if opt.Copies != nil {
+				st.Results += ch.Stats.Results
+			}
 			for _, p := range ch.Out {
 				if !emitPair(p) {
 					return false

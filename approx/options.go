@@ -90,6 +90,14 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of work chunks done and the total.
 	Progress func(done, total int)
+	// Copies, if not nil, makes SelfJoin report groups instead of record
+	// pairs, as join.Options.Copies does for the exact join: each group of
+	// two or more records with identical sets goes to Copies once (ids
+	// ascending, the slice reused after the call), before any pair, and
+	// yield gets one pair per pair of distinct sets, between the lowest ids
+	// of their groups. Stats.Results still counts the record pairs stood
+	// for. RSJoin ignores it.
+	Copies func(ids []int) bool
 
 	chosen bool // set by Resolve when it chose Shape
 }
@@ -198,7 +206,7 @@ type Stats struct {
 	CappedPairs   int64 // unit pairs in those buckets, not considered in that band
 	Collisions    int64 // unit pairs met in a bucket, repeats across bands included
 	Candidates    int64 // distinct unit pairs verified
-	Results       int64 // pairs reported, identical copies included
+	Results       int64 // record pairs reported (or stood for, with Options.Copies), identical copies included
 	Estimated     bool  // similarities are signature estimates (VerifyEstimate)
 
 	SignTime time.Duration // signing every unit

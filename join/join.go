@@ -109,6 +109,17 @@ type Stats struct {
 	Ell          int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
 }
 
+// checkIdentity panics unless s satisfies the identity every path keeps:
+// Candidates = Positional + BoundPruned + BitmapPruned + Verified, and
+// Verified <= Candidates <= Postings (checked under -tags invariants).
+func (s *Stats) checkIdentity() {
+	if sum := s.Positional + s.BoundPruned + s.BitmapPruned + s.Verified; sum != s.Candidates ||
+		s.Verified > s.Candidates || s.Candidates > s.Postings {
+		panic(fmt.Sprintf("join: Stats identity broken (ℓ = %d): Positional %d + BoundPruned %d + BitmapPruned %d + Verified %d = %d, Candidates %d, Postings %d",
+			s.Ell, s.Positional, s.BoundPruned, s.BitmapPruned, s.Verified, sum, s.Candidates, s.Postings))
+	}
+}
+
 func (s *Stats) add(o *Stats) {
 	s.Postings += o.Postings
 	s.LateSkipped += o.LateSkipped

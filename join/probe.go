@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -127,6 +128,9 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 		})
 	if err == nil && cancelled {
 		err = context.Cause(ctx)
+	}
+	if invariants.Enabled {
+		st.checkIdentity()
 	}
 	return err
 }

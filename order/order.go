@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 )
@@ -236,6 +238,30 @@ func (c *Collection) findGroups() {
 		}
 	}
 	c.group = append(c.group, uint32(n))
+	if invariants.Enabled {
+		c.checkGroups()
+	}
+}
+
+// checkGroups panics unless every group holds one set with ids ascending and
+// no set stands in two groups: identical sets are adjacent (checked under
+// -tags invariants; a hash collision between different sets of one size
+// could in principle separate copies).
+func (c *Collection) checkGroups() {
+	seen := make(map[string]int, c.Groups())
+	for g := range c.Groups() {
+		lo, hi := c.Group(g)
+		for i := lo + 1; i < hi; i++ {
+			if !slices.Equal(c.Set(i), c.Set(lo)) || c.ids[i] <= c.ids[i-1] {
+				panic(fmt.Sprintf("order: group %d: position %d holds another set or ids do not ascend", g, i))
+			}
+		}
+		key := fmt.Sprint(c.Set(lo))
+		if h, ok := seen[key]; ok {
+			panic(fmt.Sprintf("order: groups %d and %d hold the same set: identical sets not adjacent", h, g))
+		}
+		seen[key] = g
+	}
 }
 
 // New builds the order from in and returns the collection over it. It

@@ -282,4 +282,17 @@ func TestDedupCopiesLinear(t *testing.T) {
 	if c.Unions <= 0 || c.Unions > int64(3*n) {
 		t.Errorf("%d unions for %d records: want at most one a record, not one a pair of copies", c.Unions, 3*n)
 	}
+	// The LSH path groups copies too.
+	if _, errs, code := docsRun(t, "dedup", "--method", "lsh", "-t", "0.6", "--stats-json", js, path); code != 0 {
+		t.Fatalf("lsh: exit %d: %s", code, errs)
+	}
+	if data, err = os.ReadFile(js); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if u := rep.Sections.Clusters.Unions; u <= 0 || u > int64(3*n) {
+		t.Errorf("lsh: %d unions for %d records: want at most one a record", u, 3*n)
+	}
 }

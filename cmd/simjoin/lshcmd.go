@@ -145,6 +145,10 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 			return sink.add(p)
 		}
 	}
+	if l.s == nil && sink.copies != nil && !cfg.lsh.checkRecall {
+		sink.sizes = map[int]int64{}
+		opt.Copies = sink.addCopies
+	}
 	st, err := approx.Join(ctx, l.r, l.s, opt, yield)
 	if err == nil {
 		err = sink.err
