@@ -53,26 +53,6 @@ type mpost struct {
 	mask uint64 // Exact pairs: tokenMask of the set
 }
 
-// mitem is one posting as the B-tree alternative of BenchmarkMutablePostings
-// keeps it.
-type mitem struct {
-	key  uint64
-	band uint32
-	row  uint32
-	pos  uint32
-	size uint32
-}
-
-func lessItem(a, b mitem) bool {
-	if a.band != b.band {
-		return a.band < b.band
-	}
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.row < b.row
-}
-
 func newMutable(base ID) *mutable {
 	return &mutable{base: base, post: &postIndex{m: make(map[pkey][]mpost)}, offs: []uint32{0}}
 }
