@@ -183,7 +183,7 @@ type Stats struct {
 	Dropped int // records dropped by MinSize before banding
 	Units   int // distinct sets signed and banded
 
-	Scheme           string
+	Scheme           Scheme
 	K, Bits          int
 	Shape            Shape
 	Seed             uint64
@@ -226,7 +226,7 @@ func (s *Stats) add(o *Stats) {
 // fill copies the resolved options into the report.
 func (s *Stats) fill(o *Options) {
 	jt, _ := JaccardThreshold(o.Measure, o.Threshold)
-	s.Scheme = o.Scheme.String()
+	s.Scheme = o.Scheme
 	s.K, s.Bits, s.Shape, s.Seed = o.K, o.Bits, o.Shape, o.Seed
 	s.JaccardThreshold = jt
 	if o.chosen {

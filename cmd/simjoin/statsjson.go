@@ -101,7 +101,7 @@ func (s lshSection) MarshalJSON() ([]byte, error) {
 		MeasuredRecall      float64 `json:"measured_recall,omitempty"`
 		FalsePairs          int64   `json:"false_pairs,omitempty"`
 	}{
-		st.Records, st.Skipped, st.Dropped, st.Units, st.Scheme, st.K, st.Bits, st.Shape.B, st.Shape.R, st.Seed,
+		st.Records, st.Skipped, st.Dropped, st.Units, st.Scheme.String(), st.K, st.Bits, st.Shape.B, st.Shape.R, st.Seed,
 		st.TargetRecall, st.JaccardThreshold, st.PredictedRecall, st.PredictedMeanRecall, st.SignatureBytes, st.IndexBytes,
 		st.Buckets, st.LargestBucket, st.MaxBucket, st.CappedBuckets, st.CappedPairs, st.Collisions, st.Candidates, st.Results,
 		st.SignTime.Seconds(), st.BandTime.Seconds(), st.JoinTime.Seconds(), st.Workers,
