@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/join"
@@ -222,7 +223,7 @@ func TestBadOptions(t *testing.T) {
 		opt  approx.Options
 		want error
 	}{
-		{"no threshold", approx.Options{}, approx.ErrNoThreshold},
+		{"no threshold", approx.Options{}, prefix.ErrNoThreshold},
 		{"B*R > K", approx.Options{Threshold: th, K: 64, Shape: approx.Shape{B: 9, R: 13}}, approx.ErrShape},
 		{"K too large", approx.Options{Threshold: th, K: approx.MaxK + 1}, approx.ErrShape},
 		{"K negative", approx.Options{Threshold: th, K: -1}, approx.ErrShape},
@@ -252,4 +253,45 @@ func TestWorkersClamped(t *testing.T) {
 	}
 	jointest.Sort(want)
 	jointest.Diff(t, "Workers 1<<40", got, want)
+}
+
+// TestSelfJoinCopies checks Options.Copies: the clusters of the groups and
+// group pairs are those of every record pair, Results counts the record
+// pairs stood for, and n copies are one call.
+func TestSelfJoinCopies(t *testing.T) {
+	for _, fx := range jointest.Fixtures(6) {
+		c, err := order.New(jointest.Input(fx.Sets))
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
+		opt := approx.Options{Threshold: th, Workers: 2}
+		all := cluster.New(c.Records())
+		st, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { all.Union(p.A, p.B); return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		grouped := cluster.New(c.Records())
+		calls := 0
+		opt.Copies = func(ids []int) bool {
+			calls++
+			for _, id := range ids[1:] {
+				grouped.Union(ids[0], id)
+			}
+			return true
+		}
+		gst, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { grouped.Union(p.A, p.B); return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(all.Labels(), grouped.Labels()) {
+			t.Fatalf("%s: clusters with Copies differ from those of every pair", fx.Name)
+		}
+		if gst.Results != st.Results {
+			t.Fatalf("%s: Results %d with Copies, %d without", fx.Name, gst.Results, st.Results)
+		}
+		if fx.Name == "all-identical" && (calls != 1 || grouped.Unions() != int64(c.Records()-1)) {
+			t.Fatalf("%s: %d Copies calls, %d unions; want 1 and %d", fx.Name, calls, grouped.Unions(), c.Records()-1)
+		}
+	}
 }

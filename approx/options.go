@@ -54,9 +54,6 @@ const (
 // Jaccard threshold bounds: use the exact join.
 var ErrMeasure = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
 
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("approx: no threshold")
-
 // Options configures the LSH joins and the query index. The zero value of
 // every field but Threshold works: Jaccard, one-permutation hashing, K = 128,
 // 32-bit values, the cheapest banding that finds every pair at or above the
@@ -93,6 +90,14 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of work chunks done and the total.
 	Progress func(done, total int)
+	// Copies, if not nil, makes SelfJoin report groups instead of record
+	// pairs, as join.Options.Copies does for the exact join: each group of
+	// two or more records with identical sets goes to Copies once (ids
+	// ascending, the slice reused after the call), before any pair, and
+	// yield gets one pair per pair of distinct sets, between the lowest ids
+	// of their groups. Stats.Results still counts the record pairs stood
+	// for. RSJoin ignores it.
+	Copies func(ids []int) bool
 
 	chosen bool // set by Resolve when it chose Shape
 }
@@ -103,7 +108,7 @@ type Options struct {
 // set contains the other; otherwise Jaccard is higher). Overlap has none.
 func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 	if t.Den == 0 {
-		return 0, ErrNoThreshold
+		return 0, fmt.Errorf("approx: %w", prefix.ErrNoThreshold)
 	}
 	f := t.Float()
 	switch m {
@@ -121,7 +126,7 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 // chosen. It is what the joins and the index run with, so a caller (a command
 // line, a planner) can report the choice and fail on bad options before any
 // work starts. Errors wrap ErrShape, ErrRecall, ErrMeasure, ErrScheme or
-// ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
+// prefix.ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
 func (o Options) Resolve() (Options, error) {
 	jt, err := JaccardThreshold(o.Measure, o.Threshold)
 	if err != nil {
@@ -178,7 +183,7 @@ type Stats struct {
 	Dropped int // records dropped by MinSize before banding
 	Units   int // distinct sets signed and banded
 
-	Scheme           string
+	Scheme           Scheme
 	K, Bits          int
 	Shape            Shape
 	Seed             uint64
@@ -201,16 +206,14 @@ type Stats struct {
 	CappedPairs   int64 // unit pairs in those buckets, not considered in that band
 	Collisions    int64 // unit pairs met in a bucket, repeats across bands included
 	Candidates    int64 // distinct unit pairs verified
-	Results       int64 // pairs reported, identical copies included
+	Results       int64 // record pairs reported (or stood for, with Options.Copies), identical copies included
 	Estimated     bool  // similarities are signature estimates (VerifyEstimate)
 
 	SignTime time.Duration // signing every unit
 	BandTime time.Duration // band keys and sorting them
 	JoinTime time.Duration // candidates, verification and emitting
 
-	Workers       int
-	MeasureName   string
-	ThresholdText string
+	Workers int
 }
 
 func (s *Stats) add(o *Stats) {
@@ -223,7 +226,7 @@ func (s *Stats) add(o *Stats) {
 // fill copies the resolved options into the report.
 func (s *Stats) fill(o *Options) {
 	jt, _ := JaccardThreshold(o.Measure, o.Threshold)
-	s.Scheme = o.Scheme.String()
+	s.Scheme = o.Scheme
 	s.K, s.Bits, s.Shape, s.Seed = o.K, o.Bits, o.Shape, o.Seed
 	s.JaccardThreshold = jt
 	if o.chosen {
@@ -234,6 +237,4 @@ func (s *Stats) fill(o *Options) {
 	s.MaxBucket = max(o.MaxBucket, -1)
 	s.Estimated = o.Verify == VerifyEstimate
 	s.Workers = o.Workers
-	s.MeasureName = o.Measure.String()
-	s.ThresholdText = o.Threshold.String()
 }

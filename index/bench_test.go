@@ -123,6 +123,9 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		k := 0
 		q := make([][]byte, 1)
+		for _, c := range cands { // warm: every candidate once
+			ix.Search(context.Background(), [][]byte{c}, SearchOptions{Threshold: t})
+		}
 		cpu0, flt0 := cpuTime(), faults()
 		for b.Loop() {
 			q[0] = cands[k%len(cands)]
@@ -145,6 +148,9 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		var ms []passwords.Match
 		k := 0
+		for _, c := range cands {
+			ms = pix.Check(ms[:0], c)
+		}
 		cpu0, flt0 := cpuTime(), faults()
 		for b.Loop() {
 			ms = pix.Check(ms[:0], cands[k%len(cands)])
@@ -253,19 +259,24 @@ func BenchmarkReopen(b *testing.B) {
 	b.Run(fmt.Sprintf("data=passwords/n=%d", n), func(b *testing.B) {
 		for b.Loop() {
 			runtime.GC()
-			before := rssBytes()
+			before, beforeKinds := rssBytes(), rssKinds()
 			start := time.Now()
 			ix, err := Open(dir, OpenOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			open := time.Since(start)
+			opened := rssKinds()
 			if _, err := ix.Search(context.Background(), [][]byte{[]byte("password123")}, SearchOptions{Threshold: prefix.Threshold{Num: 4, Den: 5}}); err != nil {
 				b.Fatal(err)
 			}
-			after := rssBytes()
+			after, afterKinds := rssBytes(), rssKinds()
 			b.ReportMetric(open.Seconds()*1000, "open-ms")
 			b.ReportMetric(float64(after-before)/(1<<20), "rss-gain-MiB")
+			b.ReportMetric(float64(afterKinds[0]-beforeKinds[0])/(1<<20), "anon-gain-MiB")
+			b.ReportMetric(float64(afterKinds[1]-beforeKinds[1])/(1<<20), "file-gain-MiB")
+			b.ReportMetric(float64(afterKinds[1]-opened[1])/(1<<20), "search-file-MiB")
+			b.ReportMetric(float64(ix.Stats().Segments), "segments")
 			b.ReportMetric(float64(disk)/(1<<20), "disk-MiB")
 			ix.Close()
 		}
@@ -314,4 +325,26 @@ func reportCPU(b *testing.B, cpu0 time.Duration, flt0 [2]int64) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/op")
 	b.ReportMetric(float64(f[0]-flt0[0])/n, "minflt/op")
 	b.ReportMetric(float64(f[1]-flt0[1])/n, "majflt/op")
+}
+
+// rssKinds returns the anonymous and the file-backed resident memory of the
+// process (Linux /proc/self/status: RssAnon, RssFile).
+func rssKinds() [2]int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return [2]int64{}
+	}
+	var out [2]int64
+	for _, line := range strings.Split(string(b), "\n") {
+		for i, key := range []string{"RssAnon:", "RssFile:"} {
+			if rest, ok := strings.CutPrefix(line, key); ok {
+				f := strings.Fields(rest)
+				if len(f) > 0 {
+					kb, _ := strconv.ParseInt(f[0], 10, 64)
+					out[i] = kb << 10
+				}
+			}
+		}
+	}
+	return out
 }

@@ -1,20 +1,16 @@
 package index
 
 import (
-	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"github.com/kelindar/bitmap"
-
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
@@ -130,6 +126,9 @@ type Stats struct {
 	Appended    int    // Exact: tokens appended after the last re-ordering
 	BytesOnDisk int64  // total size of the index's files
 	WALBytes    int64  // size of the write-ahead log
+	// WALTruncated is the number of bytes of a torn last batch (never
+	// acknowledged) that Open cut off the write-ahead log.
+	WALTruncated int64
 }
 
 var (
@@ -193,12 +192,14 @@ type Index struct {
 
 // Checkpoint policy ("Can change for testing"): the mutable part becomes a
 // segment when it holds flushMax records, or as many as the segments hold
-// when that is more than flushMin; an Exact index is compacted (tokens
-// re-ordered rare-first) when it has doubled since the last re-ordering, an
-// LSH index when it has more than maxSegments segments.
+// when that is more than flushMin, or flushBytes of sets and signatures
+// (long documents); an Exact index is compacted (tokens re-ordered
+// rare-first) when it has doubled since the last re-ordering, an LSH index
+// when it has more than maxSegments segments.
 var (
 	flushMin    = 1024
 	flushMax    = 1 << 16
+	flushBytes  = 64 << 20
 	maxSegments = 8
 )
 
@@ -331,12 +332,12 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 		return nil, err
 	}
 	if m.Dict != "" {
-		if st.dict, err = openDict(filepath.Join(dir, m.Dict)); err != nil {
+		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
 			return fail(err)
 		}
 	}
 	for _, ref := range m.Segments {
-		s, err := openSegment(dir, ref.File, &ix.cfg)
+		s, err := openSegment(dir, ref.File, &ix.cfg, true)
 		if err != nil {
 			return fail(err)
 		}
@@ -386,7 +387,7 @@ func (ix *Index) replay(payload []byte) error {
 				b := r.bytes(8 * k)
 				q.keys = q.keys[:0]
 				for j := 0; j < k && r.err == nil; j++ {
-					q.keys = append(q.keys, leU64(b[8*j:]))
+					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
 				}
 				ix.prepareOne(&q)
 				if st.cfg.Method == Exact {
@@ -413,11 +414,6 @@ func (ix *Index) replay(payload []byte) error {
 		return fmt.Errorf("%d bytes after the batch", len(r.b))
 	}
 	return r.err
-}
-
-func leU64(b []byte) uint64 {
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // publish makes a snapshot of the live state the one new searches use.
@@ -504,545 +500,3 @@ func lockDir(dir string) (*os.File, error) {
 
 // Config returns the index's configuration (with the LSH defaults filled in).
 func (ix *Index) Config() Config { return ix.cfg }
-
-// prepare tokenizes records into queries (sorted distinct keys; LSH: the
-// signature), on the index's workers for large batches.
-func (ix *Index) prepare(records [][]byte) ([]query, error) {
-	qs := make([]query, len(records))
-	errs := make([]error, len(records))
-	do := func(lo, hi int) {
-		var buf []uint64
-		for i := lo; i < hi; i++ {
-			var err error
-			rec := records[i]
-			s := ""
-			if len(rec) > 0 {
-				s = unsafe.String(&rec[0], len(rec))
-			}
-			buf, err = ix.cfg.Tokens.Append(buf[:0], s)
-			if err != nil {
-				errs[i] = err
-				continue
-			}
-			slices.Sort(buf)
-			qs[i].keys = slices.Clone(slices.Compact(buf))
-			ix.prepareOne(&qs[i])
-		}
-	}
-	const chunk = 256
-	if len(records) <= chunk || ix.workers == 1 {
-		do(0, len(records))
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, (len(records)+chunk-1)/chunk)
-		for lo := 0; lo < len(records); lo += chunk {
-			next <- lo
-		}
-		close(next)
-		for w := 0; w < ix.workers; w++ {
-			wg.Go(func() {
-				for lo := range next {
-					do(lo, min(lo+chunk, len(records)))
-				}
-			})
-		}
-		wg.Wait()
-	}
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("index: record %d: %w", i+1, err)
-		}
-	}
-	return qs, nil
-}
-
-// prepareOne computes the signature of q.keys (LSH).
-func (ix *Index) prepareOne(q *query) {
-	if ix.cfg.Method != LSH {
-		return
-	}
-	sig := ix.hasher.Sign(nil, q.keys)
-	q.row = make([]byte, ix.cfg.Perm*ix.cfg.Bits/8)
-	approx.PackRow(q.row, sig, ix.cfg.Perm, ix.cfg.Bits)
-}
-
-// appendRecord adds q as the next record of the mutable part. Exact: q.set
-// must have been mapped by this state's dict (its unknown tokens are given
-// exactly the ids mapSet gave them).
-func (st *state) appendRecord(q *query) {
-	m := st.mut
-	row := uint32(m.n)
-	cfg := st.cfg
-	switch cfg.Method {
-	case Exact:
-		st.dict.add(q.keys)
-		m.sets = append(m.sets, q.set...)
-		m.offs = append(m.offs, uint32(len(m.sets)))
-		minB := st.minB
-		size := uint32(len(q.set))
-		for i, w := range q.set[:singlePrefix(minB, len(q.set))] {
-			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
-		}
-		l := pairPrefix(minB, len(q.set))
-		for i := 0; i+1 < l; i++ {
-			for j := i + 1; j < l; j++ {
-				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size})
-			}
-		}
-	case LSH:
-		m.sigs = append(m.sigs, q.row...)
-		if cfg.RawSets {
-			m.keys = append(m.keys, q.keys...)
-			m.offs = append(m.offs, uint32(len(m.keys)))
-		}
-		bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
-		if len(q.keys) > 0 || !cfg.RawSets && !emptyRow(q.row) {
-			for j := 0; j < cfg.Bands; j++ {
-				m.add(pkey{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j)}, mpost{row: row})
-			}
-		}
-	}
-	m.n++
-	st.next++
-}
-
-// emptyRow reports whether a packed signature is all ones (the signature of
-// the empty set), which never joins.
-func emptyRow(row []byte) bool {
-	for _, b := range row {
-		if b != 0xff {
-			return false
-		}
-	}
-	return true
-}
-
-func (ix *Index) checkThreshold(t prefix.Threshold) error {
-	m := ix.cfg.Measure
-	if !validThreshold(m, t) {
-		return fmt.Errorf("%w: threshold %s for %v", ErrOptions, t, m)
-	}
-	if ix.cfg.Method == Exact && below(t, ix.cfg.MinThreshold) {
-		return fmt.Errorf("%w: %s < %s", ErrThresholdBelowMin, t, ix.cfg.MinThreshold)
-	}
-	return nil
-}
-
-// Insert tokenizes and adds records. With dedup.Den == 0 every record is
-// inserted. Otherwise a record is inserted only when no live held record, nor
-// an earlier record of this batch that was inserted, reaches dedup: for an
-// Exact index the kept records are exactly those of a sequential greedy
-// dedup; for LSH a held duplicate at similarity s is found with the S-curve's
-// probability P(s). Insert returns once the batch is durable (one WAL append
-// and fsync per batch). Inserts are serialised; searches running meanwhile
-// see the state before the batch or after it, never part of it.
-//
-// A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
-// the whole batch before anything is written. ctx is checked before the
-// batch starts.
-func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
-	if dedup.Den != 0 {
-		if err := ix.checkThreshold(dedup); err != nil {
-			return nil, err
-		}
-	}
-	qs, err := ix.prepare(records)
-	if err != nil {
-		return nil, err
-	}
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	if err := ix.writable(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	st := ix.live
-	if uint64(st.next)+uint64(len(records)) > 1<<32-1 {
-		return nil, fmt.Errorf("index: more than 2^32-1 records")
-	}
-	out := make([]Outcome, len(records))
-	sc := &ix.wscratch
-	opt := SearchOptions{Threshold: dedup}
-	first := st.next
-	payload := []byte{walInsert}
-	payload = appendU64(payload, uint64(first))
-	payload = appendU32(payload, 0)
-	count := 0
-	for i := range qs {
-		q := &qs[i]
-		if ix.cfg.Method == Exact {
-			q.set = st.dict.mapSet(q.set[:0], q.keys)
-		}
-		if dedup.Den != 0 {
-			if h := st.search(sc, q, &opt, nil); len(h) > 0 {
-				out[i] = Outcome{ID: h[0].ID, Sim: h[0].Sim, Estimated: h[0].Estimated}
-				continue
-			}
-		}
-		out[i] = Outcome{Inserted: true, ID: st.next}
-		st.appendRecord(q)
-		count++
-		if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-			payload = append(payload, q.row...)
-		} else {
-			payload = appendU32(payload, uint32(len(q.keys)))
-			for _, k := range q.keys {
-				payload = appendU64(payload, k)
-			}
-		}
-	}
-	if count == 0 {
-		return out, nil
-	}
-	putU32(payload[9:], uint32(count))
-	if err := ix.wal.append(payload); err != nil {
-		ix.failed = err
-		return nil, fmt.Errorf("%w: %v", ErrFailed, err)
-	}
-	ix.publish()
-	if err := ix.maybeCheckpoint(); err != nil {
-		ix.failed = err
-		return out, fmt.Errorf("%w: checkpoint: %v (the batch is durable)", ErrFailed, err)
-	}
-	return out, nil
-}
-
-func (ix *Index) writable() error {
-	ix.snapMu.Lock()
-	closed := ix.closed
-	ix.snapMu.Unlock()
-	if closed {
-		return ErrClosed
-	}
-	if ix.failed != nil {
-		return fmt.Errorf("%w: %v", ErrFailed, ix.failed)
-	}
-	return nil
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-}
-
-func appendU64(b []byte, v uint64) []byte {
-	return appendU32(appendU32(b, uint32(v)), uint32(v>>32))
-}
-
-func putU32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-
-// Search answers each query: the records whose similarity reaches
-// opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
-// Queries are tokenized like records and answered on the index's workers from
-// one snapshot. Safe for concurrent use, with each other and with the writer.
-// Cost per query (Exact): the postings of its probe prefix within the size
-// range and one verification per candidate; (LSH) signing, b band lookups
-// per segment, one estimate per candidate and, with raw sets, one
-// verification.
-func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions) ([][]Hit, error) {
-	if opt.Threshold.Den != 0 {
-		if err := ix.checkThreshold(opt.Threshold); err != nil {
-			return nil, err
-		}
-	} else if opt.TopK <= 0 {
-		return nil, fmt.Errorf("%w: neither a threshold nor top-k", ErrOptions)
-	}
-	if opt.TopK < 0 || opt.RefineK < 0 {
-		return nil, fmt.Errorf("%w: negative top-k or refine-k", ErrOptions)
-	}
-	snap, err := ix.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer ix.releaseSnap(snap)
-	f := newFilter(opt.Only, opt.Exclude, snap.next)
-	qs := queries
-	out := make([][]Hit, len(qs))
-	var errMu sync.Mutex
-	firstBad := len(qs) // the first query that does not tokenize
-	var badErr error
-	do := func(lo, hi int) {
-		sc, _ := ix.pool.Get().(*scratch)
-		if sc == nil {
-			sc = new(scratch)
-		}
-		for i := lo; i < hi && ctx.Err() == nil; i++ {
-			q, err := ix.tokenize(sc, qs[i])
-			if err != nil {
-				errMu.Lock()
-				if i < firstBad {
-					firstBad, badErr = i, err
-				}
-				errMu.Unlock()
-				continue
-			}
-			if ix.cfg.Method == Exact {
-				sc.set = snap.dict.mapSet(sc.set[:0], q.keys)
-				q.set = sc.set
-			}
-			out[i] = slices.Clone(snap.search(sc, q, &opt, f))
-			if out[i] == nil {
-				out[i] = []Hit{}
-			}
-		}
-		ix.pool.Put(sc)
-	}
-	const chunk = 64
-	if len(qs) <= chunk || ix.workers == 1 {
-		do(0, len(qs))
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, (len(qs)+chunk-1)/chunk)
-		for lo := 0; lo < len(qs); lo += chunk {
-			next <- lo
-		}
-		close(next)
-		for w := 0; w < ix.workers; w++ {
-			wg.Go(func() {
-				for lo := range next {
-					do(lo, min(lo+chunk, len(qs)))
-				}
-			})
-		}
-		wg.Wait()
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if badErr != nil {
-		return nil, fmt.Errorf("index: query %d: %w", firstBad+1, badErr)
-	}
-	return out, nil
-}
-
-// tokenize prepares one record in sc's buffers (valid until the next call
-// with sc): its sorted distinct keys and, for LSH, its signature.
-func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
-	s := ""
-	if len(rec) > 0 {
-		s = unsafe.String(&rec[0], len(rec))
-	}
-	var err error
-	sc.keys, err = ix.cfg.Tokens.Append(sc.keys[:0], s)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(sc.keys)
-	sc.keys = slices.Compact(sc.keys)
-	q := &sc.q
-	q.keys, q.set, q.row = sc.keys, nil, nil
-	if ix.cfg.Method == LSH {
-		sc.sig = ix.hasher.Sign(sc.sig[:0], q.keys)
-		if rb := ix.cfg.Perm * ix.cfg.Bits / 8; len(sc.row) != rb {
-			sc.row = make([]byte, rb)
-		}
-		approx.PackRow(sc.row, sc.sig, ix.cfg.Perm, ix.cfg.Bits)
-		q.row = sc.row
-	}
-	return q, nil
-}
-
-// Delete tombstones ids. It is durable on return; unknown or already deleted
-// ids are not an error and not counted.
-func (ix *Index) Delete(ids []ID) (deleted int, err error) {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	if err := ix.writable(); err != nil {
-		return 0, err
-	}
-	done := ix.applyDelete(ids)
-	if len(done) == 0 {
-		return 0, nil
-	}
-	payload := []byte{walDelete}
-	payload = appendU32(payload, uint32(len(done)))
-	for _, id := range done {
-		payload = appendU64(payload, uint64(id))
-	}
-	if err := ix.wal.append(payload); err != nil {
-		ix.failed = err
-		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
-	}
-	ix.publish()
-	return len(done), nil
-}
-
-// applyDelete tombstones the live records among ids in the live state
-// (copy-on-write bitmaps) and returns the ids it deleted.
-func (ix *Index) applyDelete(ids []ID) []ID {
-	st := ix.live
-	var done []ID
-	copied := make(map[int]bool)
-	for _, id := range ids {
-		if id >= st.next {
-			continue
-		}
-		if id >= st.mut.base {
-			row := uint32(id - st.mut.base)
-			if st.mut.tomb.Contains(row) {
-				continue
-			}
-			if !copied[-1] {
-				st.mut.tomb = slices.Clone(st.mut.tomb)
-				copied[-1] = true
-			}
-			st.mut.tomb.Set(row)
-			done = append(done, id)
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id ID) int {
-			if s.rows() > 0 && ID(s.ids[s.rows()-1]) < id {
-				return -1
-			}
-			return 1
-		})
-		if i == len(st.segs) {
-			continue
-		}
-		s := st.segs[i]
-		row, ok := s.rowOf(id)
-		if !ok || st.tombs[i].Contains(uint32(row)) {
-			continue
-		}
-		if !copied[i] {
-			st.tombs[i] = slices.Clone(st.tombs[i])
-			copied[i] = true
-			ix.tombDirty[i] = true
-		}
-		st.tombs[i].Set(uint32(row))
-		done = append(done, id)
-	}
-	return done
-}
-
-// Stats returns the index's statistics. Cost: a directory listing.
-func (ix *Index) Stats() Stats {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	st := ix.live
-	s := Stats{Method: ix.cfg.Method, Records: uint64(st.next), Segments: len(st.segs), Mutable: st.mut.n}
-	for i, seg := range st.segs {
-		d := uint64(st.tombs[i].Count())
-		s.Live += uint64(seg.rows()) - d
-		s.Deleted += d
-	}
-	d := uint64(st.mut.tomb.Count())
-	s.Live += uint64(st.mut.n) - d
-	s.Deleted += d
-	if ix.cfg.Method == Exact {
-		s.Tokens = st.dict.len()
-		s.Appended = len(st.dict.addedKeys)
-	}
-	s.WALBytes = ix.wal.size
-	ents, _ := os.ReadDir(ix.dir)
-	for _, e := range ents {
-		if info, err := e.Info(); err == nil {
-			s.BytesOnDisk += info.Size()
-		}
-	}
-	return s
-}
-
-// Verify re-reads every file of the index from disk and checks every
-// checksum; an error is a *CorruptError naming the file. It holds off
-// writers while it runs. Cost: one read of every file.
-func (ix *Index) Verify() error {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	if err := ix.writable(); err != nil && errors.Is(err, ErrClosed) {
-		return err
-	}
-	m, err := readManifest(ix.dir)
-	if err != nil {
-		if errors.Is(err, ErrNotIndex) {
-			return corrupt(filepath.Join(ix.dir, manifestName), "missing")
-		}
-		return err
-	}
-	check := func(name string, kind uint32) error {
-		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind)
-		if err != nil {
-			return err
-		}
-		return bf.close()
-	}
-	if m.Dict != "" {
-		if err := check(m.Dict, kindDict); err != nil {
-			return err
-		}
-	}
-	for _, ref := range m.Segments {
-		if err := check(ref.File, kindSegment); err != nil {
-			return err
-		}
-		if ref.Tomb != "" {
-			if err := check(ref.Tomb, kindTomb); err != nil {
-				return err
-			}
-		}
-	}
-	return verifyWAL(filepath.Join(ix.dir, m.WAL))
-}
-
-// verifyWAL checks every block of a log without changing it: after Open has
-// cut any torn tail, a bad block anywhere is corruption.
-func verifyWAL(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return corrupt(path, "missing")
-		}
-		return err
-	}
-	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
-		return corrupt(path, "not a write-ahead log")
-	}
-	for off := walHeaderSize; off < len(data); {
-		rest := data[off:]
-		if len(rest) < 8 {
-			return corrupt(path, "truncated block header at offset %d", off)
-		}
-		n := int(leU32(rest))
-		if n > len(rest)-8 {
-			return corrupt(path, "truncated block at offset %d", off)
-		}
-		if crc32c(rest[8:8+n]) != leU32(rest[4:]) {
-			return corrupt(path, "block at offset %d: checksum mismatch", off)
-		}
-		off += 8 + n
-	}
-	return nil
-}
-
-func leU32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
-
-// removeUnreferenced deletes the files of the index directory that the
-// manifest does not name (left by a checkpoint or compaction that crashed
-// before its commit, or replaced by one that committed).
-func (ix *Index) removeUnreferenced() {
-	keep := map[string]bool{manifestName: true, ix.man.WAL: true, ix.man.Dict: true}
-	for _, r := range ix.man.Segments {
-		keep[r.File], keep[r.Tomb] = true, true
-	}
-	ents, err := os.ReadDir(ix.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if keep[n] {
-			continue
-		}
-		for _, p := range []string{"seg-", "dict-", "tomb-", "wal-", manifestName + ".tmp"} {
-			if strings.HasPrefix(n, p) {
-				os.Remove(filepath.Join(ix.dir, n))
-				break
-			}
-		}
-	}
-}

@@ -50,26 +50,7 @@ type mpost struct {
 	row  uint32
 	pos  uint32 // Exact: position of the token in the set
 	size uint32 // Exact: size of the set
-}
-
-// mitem is one posting as the B-tree alternative of BenchmarkMutablePostings
-// keeps it.
-type mitem struct {
-	key  uint64
-	band uint32
-	row  uint32
-	pos  uint32
-	size uint32
-}
-
-func lessItem(a, b mitem) bool {
-	if a.band != b.band {
-		return a.band < b.band
-	}
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.row < b.row
+	mask uint64 // Exact pairs: tokenMask of the set
 }
 
 func newMutable(base ID) *mutable {
@@ -121,11 +102,11 @@ func (m *mutable) bucket(j int, key uint64, fn func(row uint32)) {
 }
 
 // pairPostings calls fn for every posting of the pair (a, b) among the first n rows.
-func (m *mutable) pairPostings(a, b uint32, fn func(row, pos, size uint32)) {
+func (m *mutable) pairPostings(a, b uint32, fn func(row, pos, size uint32, mask uint64)) {
 	m.post.mu.RLock()
 	for _, p := range m.post.m[pairKey(a, b)] {
 		if int(p.row) < m.n {
-			fn(p.row, p.pos, p.size)
+			fn(p.row, p.pos, p.size, p.mask)
 		}
 	}
 	m.post.mu.RUnlock()

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"math/bits"
 	"slices"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -86,6 +88,26 @@ func singlePrefix(minB prefix.Bounds, x int) int {
 // has Size tokens.
 type pentry struct {
 	B, Row, Size, Pos uint32
+	Mask              uint64 // tokenMask of the record's set
+}
+
+// tokenMask returns the set's tokens folded onto 64 bits (bit w mod 64).
+// A token of x whose bit is not in q's mask is not in q, so
+// |x ∩ q| <= |x| - popcount(mx &^ mq), and symmetrically: a bound on the
+// overlap that needs nothing of the record but its entry (the filter
+// package passwords keeps beside its index entries).
+func tokenMask(set []uint32) uint64 {
+	var m uint64
+	for _, w := range set {
+		m |= 1 << (w & 63)
+	}
+	return m
+}
+
+// maskBound returns the bound of tokenMask on the overlap of sets of sizes
+// x and y with masks mx and my.
+func maskBound(x int, mx uint64, y int, my uint64) int {
+	return min(x-bits.OnesCount64(mx&^my), y-bits.OnesCount64(my&^mx))
 }
 
 // buildPairs returns the pair index of n records in CSR form over vocab
@@ -106,9 +128,10 @@ func buildPairs(n, vocab int, set func(r int) []uint32, minB prefix.Bounds) (ppo
 	for r := 0; r < n; r++ {
 		x := set(r)
 		l := pairPrefix(minB, len(x))
+		mask := tokenMask(x)
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
-				pent[ppoff[x[i]+1]] = pentry{B: x[j], Row: uint32(r), Size: uint32(len(x)), Pos: uint32(j)}
+				pent[ppoff[x[i]+1]] = pentry{B: x[j], Row: uint32(r), Size: uint32(len(x)), Pos: uint32(j), Mask: mask}
 				ppoff[x[i]+1]++
 			}
 		}
@@ -126,26 +149,74 @@ func buildPairs(n, vocab int, set func(r int) []uint32, minB prefix.Bounds) (ppo
 	return ppoff, pent
 }
 
-// pairs returns a segment's entries for the pair (a, b), a before b.
+// pairSlot is one slot of a segment's pair hash table: the entries of the
+// pair Key (first token << 32 | second) are pent[Start:Start+Count]; an
+// empty slot has Count 0.
+type pairSlot struct {
+	Key          uint64
+	Start, Count uint32
+}
+
+// buildPairHash returns the hash table over the distinct pairs of pent (a
+// CSR over first tokens, runs sorted by second token): a power of two of
+// slots at most 3/4 full, a pair's first slot Mix64(key) masked, then linear
+// probing.
+func buildPairHash(ppoff []uint32, pent []pentry) []pairSlot {
+	distinct := 0
+	for a := 0; a+1 < len(ppoff); a++ {
+		run := pent[ppoff[a]:ppoff[a+1]]
+		for i := range run {
+			if i == 0 || run[i].B != run[i-1].B {
+				distinct++
+			}
+		}
+	}
+	slots := 1
+	for slots*3 < distinct*4+4 {
+		slots *= 2
+	}
+	tab := make([]pairSlot, slots)
+	mask := uint64(slots - 1)
+	for a := 0; a+1 < len(ppoff); a++ {
+		lo, hi := int(ppoff[a]), int(ppoff[a+1])
+		for i := lo; i < hi; {
+			j := i + 1
+			for j < hi && pent[j].B == pent[i].B {
+				j++
+			}
+			key := uint64(a)<<32 | uint64(pent[i].B)
+			h := mix.Mix64(key) & mask
+			for tab[h].Count != 0 {
+				h = (h + 1) & mask
+			}
+			tab[h] = pairSlot{Key: key, Start: uint32(i), Count: uint32(j - i)}
+			i = j
+		}
+	}
+	return tab
+}
+
+// pairs returns a segment's entries for the pair (a, b), a before b: one
+// probe of the pair hash table (a cache miss or two), where a binary search
+// of a's run would miss the cache at every step on a large segment.
 func (s *segment) pairs(a, b uint32) []pentry {
-	if int(a)+1 >= len(s.ppoff) {
+	if len(s.phash) == 0 {
 		return nil
 	}
-	run := s.pent[s.ppoff[a]:s.ppoff[a+1]]
-	lo, _ := slices.BinarySearchFunc(run, b, func(e pentry, b uint32) int {
-		if e.B < b {
-			return -1
+	key := uint64(a)<<32 | uint64(b)
+	mask := uint64(len(s.phash) - 1)
+	for h := mix.Mix64(key) & mask; ; h = (h + 1) & mask {
+		sl := &s.phash[h]
+		if sl.Count == 0 {
+			return nil
 		}
-		if e.B > b {
-			return 1
+		if sl.Key == key {
+			if end := uint64(sl.Start) + uint64(sl.Count); end <= uint64(len(s.pent)) {
+				return s.pent[sl.Start:end]
+			}
+			return nil // not written by writeSegment (its checksum would have failed)
 		}
-		return 0
-	})
-	hi := lo
-	for hi < len(run) && run[hi].B == b {
-		hi++
 	}
-	return run[lo:hi]
 }
 
 // pairKey is the mutable part's posting key of the pair (a, b).

@@ -36,6 +36,7 @@ type segment struct {
 	// pent[ppoff[a]:ppoff[a+1]].
 	ppoff []uint32
 	pent  []pentry
+	phash []pairSlot // the distinct pairs, hashed (pairs.go)
 
 	rowBytes int
 	sigs     []byte
@@ -141,6 +142,7 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 		ppoff, pent := buildPairs(n, vocab, recs.set, minB)
 		bw.block("ppoff", bytesOf(ppoff))
 		bw.block("pent", bytesOf(pent))
+		bw.block("phash", bytesOf(buildPairHash(ppoff, pent)))
 	case LSH:
 		rb := cfg.Perm * cfg.Bits / 8
 		parts := make([][]byte, 0, n)
@@ -189,9 +191,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 }
 
 // openSegment maps the segment file at dir/name and checks its structure.
-func openSegment(dir, name string, cfg *Config) (*segment, error) {
+func openSegment(dir, name string, cfg *Config, cold bool) (*segment, error) {
 	path := dir + "/" + name
-	bf, err := openBlockFile(path, kindSegment)
+	bf, err := openBlockFile(path, kindSegment, cold)
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +258,23 @@ func (s *segment) load(cfg *Config) error {
 		if s.ppoff, err = u32("ppoff", len(s.poff)); err != nil {
 			return err
 		}
-		if b, err = bf.need("pent", 16); err != nil {
+		if b, err = bf.need("pent", 24); err != nil {
 			return err
 		}
-		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/16 {
+		if int(s.ppoff[len(s.ppoff)-1]) != len(b)/24 {
 			return corrupt(bf.path, "pair index and its offsets disagree")
 		}
 		if len(b) > 0 {
 			s.pent = unsafeSlice[pentry](b)
+		}
+		if b, err = bf.need("phash", 16); err != nil {
+			return err
+		}
+		if n := len(b) / 16; n&(n-1) != 0 {
+			return corrupt(bf.path, "pair hash table of %d slots", n)
+		}
+		if len(b) > 0 {
+			s.phash = unsafeSlice[pairSlot](b)
 		}
 	case LSH:
 		s.rowBytes = cfg.Perm * cfg.Bits / 8

@@ -207,41 +207,31 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		lp = 0 // no record of an admissible size is in the pair index
 	}
 	walk := lp*(lp-1)/2 > maxQueryPairs
-	// try decides a record met first at positions i of q and j of x.
-	try := func(id ID, x []uint32, i, j int) {
-		alpha := b.MinOverlap(len(q), len(x))
-		if alpha > len(q) || alpha > len(x) || 1+min(len(q)-i-1, len(x)-j-1) < alpha {
-			return
-		}
+	qmask := tokenMask(q)
+	// pass applies the size-dependent bounds to a record of size x met first
+	// through its k-th shared token (k = 1: single-token prefix; k = 2: pair),
+	// at position i of q and j of x, before anything of the record is read:
+	// it returns the least overlap, or false when 1 + ... cannot reach it.
+	pass := func(k, i, x, j int) (int, bool) {
+		alpha := b.MinOverlap(len(q), x)
+		return alpha, alpha <= len(q) && alpha <= x && k+min(len(q)-i-1, x-j-1) >= alpha
+	}
+	// verify merges the suffixes of a record that passed.
+	verify := func(id ID, x []uint32, k, i, j, alpha int) {
 		if !f.keep(id) {
 			return
 		}
-		o := 1 + join.OverlapAtLeast(q[i+1:], x[j+1:], alpha-1)
+		o := k + join.OverlapAtLeast(q[i+1:], x[j+1:], alpha-k)
 		if o >= alpha {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
 	}
-	// check verifies a record met through a pair.
+	// check verifies a record met through a pair while walking.
 	check := func(id ID, x []uint32) {
 		if !f.keep(id) {
 			return
 		}
 		if o, ok := join.Check(b, q, x); ok {
-			hit(id, b.Similarity(o, len(q), len(x)))
-		}
-	}
-	// tryPair decides a record met first through the pair at positions i < j
-	// of q, the second token at position p of x (pairs.go).
-	tryPair := func(id ID, x []uint32, j, p int) {
-		alpha := b.MinOverlap(len(q), len(x))
-		if alpha > len(q) || alpha > len(x) || 2+min(len(q)-j-1, len(x)-p-1) < alpha {
-			return
-		}
-		if !f.keep(id) {
-			return
-		}
-		o := 2 + join.OverlapAtLeast(q[j+1:], x[p+1:], alpha-2)
-		if o >= alpha {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
 	}
@@ -253,7 +243,9 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 				if int(ps.Size) < lo || int(ps.Size) > hi || sc.seen(ps.Rec) || tomb.Contains(ps.Rec) {
 					continue
 				}
-				try(ID(s.ids[ps.Rec]), s.set(int(ps.Rec)), i, int(ps.Pos))
+				if alpha, ok := pass(1, i, int(ps.Size), int(ps.Pos)); ok {
+					verify(ID(s.ids[ps.Rec]), s.set(int(ps.Rec)), 1, i, int(ps.Pos), alpha)
+				}
 			}
 		}
 		if walk {
@@ -281,7 +273,9 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					if int(e.Size) < lo || int(e.Size) > hi || sc.seen(e.Row) || tomb.Contains(e.Row) {
 						continue
 					}
-					tryPair(ID(s.ids[e.Row]), s.set(int(e.Row)), j, int(e.Pos))
+					if alpha, ok := pass(2, j, int(e.Size), int(e.Pos)); ok && maskBound(len(q), qmask, int(e.Size), e.Mask) >= alpha {
+						verify(ID(s.ids[e.Row]), s.set(int(e.Row)), 2, j, int(e.Pos), alpha)
+					}
 				}
 			}
 		}
@@ -293,7 +287,9 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 			if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
 				return
 			}
-			try(m.base+ID(row), m.set(int(row)), i, int(pos))
+			if alpha, ok := pass(1, i, int(size), int(pos)); ok {
+				verify(m.base+ID(row), m.set(int(row)), 1, i, int(pos), alpha)
+			}
 		})
 	}
 	if walk {
@@ -309,11 +305,13 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 	}
 	for i := 0; i+1 < lp; i++ {
 		for j := i + 1; j < lp; j++ {
-			m.pairPostings(q[i], q[j], func(row, pos, size uint32) {
+			m.pairPostings(q[i], q[j], func(row, pos, size uint32, mask uint64) {
 				if int(size) < lo || int(size) > hi || sc.seen(row) || m.tomb.Contains(row) {
 					return
 				}
-				tryPair(m.base+ID(row), m.set(int(row)), j, int(pos))
+				if alpha, ok := pass(2, j, int(size), int(pos)); ok && maskBound(len(q), qmask, int(size), mask) >= alpha {
+					verify(m.base+ID(row), m.set(int(row)), 2, j, int(pos), alpha)
+				}
 			})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -47,4 +48,48 @@ func TestIdenticalPairsStreamed(t *testing.T) {
 	if live > 32<<20 {
 		t.Errorf("streaming %d pairs holds %d MB of live heap half way", count, live>>20)
 	}
+}
+
+// TestEstimateMemory: the estimate covers the live heap of ordering a
+// collection and joining it.
+func TestEstimateMemory(t *testing.T) {
+	sets := synth.Sets(synth.SetsConfig{N: 20000, MinSize: 10, MaxSize: 60, Universe: 50000, DupFraction: 0.1, Replace: 0.1, Seed: 4})
+	in := jointest.Input(sets)
+	tokens := 0
+	for _, s := range sets {
+		tokens += len(s)
+	}
+	est := join.EstimateMemory(in.Len(), tokens, in.Vocabulary())
+	var before, ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
+	var peak uint64
+	n := 0
+	_, err = join.SelfJoin(context.Background(), c, join.Options{Threshold: th, Workers: 1}, func(join.Pair) bool {
+		if n++; n%2000 == 1 {
+			runtime.GC() // the live heap, not garbage
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&ms)
+	peak = max(peak, ms.HeapAlloc)
+	live := int64(peak) - int64(before.HeapAlloc) + 4*int64(tokens) // the input's arena, built before
+	t.Logf("%d tokens: estimate %d bytes, measured about %d", tokens, est, live)
+	if live > est {
+		t.Errorf("measured %d bytes, above the estimate %d", live, est)
+	}
+	if est > 8*live {
+		t.Errorf("estimate %d bytes is more than 8 times the measured %d", est, live)
+	}
+	runtime.KeepAlive(c)
 }

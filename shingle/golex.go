@@ -13,7 +13,7 @@ import (
 // the source. It follows the Go specification's lexical rules and
 // go/scanner's reading of them, and it decides validity without messages:
 // whenever go/scanner would report an error, next returns token.ILLEGAL, and
-// the caller runs go/scanner for the message (errorGo).
+// the caller runs go/scanner for the message (appendGo falls back to scanGo).
 //
 // Departures, each of them a reason to defer to go/scanner: a comment that
 // starts with "line " may be a line directive, which go/scanner parses (and may
@@ -46,11 +46,11 @@ func (lx *goLexer) init(src []byte) bool {
 }
 
 // next returns the next token, its byte range [start, end) in the source and
-// its key (see key). An inserted semicolon has start == end; an explicit one
-// is the byte ";".
-// At the end it returns token.EOF; for source that go/scanner rejects,
-// token.ILLEGAL; for a comment that may be a line directive, token.COMMENT.
-// After any of the three the lexer must not be called again.
+// its key (see literalKey). An inserted semicolon has start == end; an
+// explicit one is the byte ";". At the end it returns token.EOF; for source
+// that go/scanner rejects, token.ILLEGAL; for a comment that may be a line
+// directive, token.COMMENT. After any of the three the lexer must not be
+// called again.
 func (lx *goLexer) next() (tok token.Token, start, end int, key uint64) {
 	src := lx.src
 	i := lx.off

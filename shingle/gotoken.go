@@ -100,29 +100,35 @@ func appendGo(dst []uint64, src []byte, n int, dropSemis bool) ([]uint64, error)
 		return dst, fmt.Errorf("%w: go:%d", ErrSpec, n)
 	}
 	start := len(dst)
-	var w window
-	w.n = n
 	var lx goLexer
 	if lx.init(src) {
+		// The token keys go into dst first; then each is overwritten, in
+		// place and in order, by the key of the shingle it starts (shingle
+		// i reads tokens i..i+n-1, none of them overwritten yet).
 		for {
 			tok, from, to, key := lx.next()
 			switch {
 			case tok == token.EOF:
-				return dst, nil
+				toks := dst[start:]
+				if len(toks) < n {
+					return dst[:start], nil
+				}
+				for i := range len(toks) - n + 1 {
+					toks[i] = combine(toks[i : i+n])
+				}
+				return dst[:len(dst)-n+1], nil
 			case tok == token.ILLEGAL || tok == token.COMMENT:
 			case tok == token.SEMICOLON && from == to && dropSemis:
 				continue
 			default:
-				if w.push(key) {
-					dst = append(dst, w.key())
-				}
+				dst = append(dst, key)
 				continue
 			}
 			break
 		}
 	}
 	dst = dst[:start]
-	w = window{n: n}
+	w := window{n: n}
 	err := scanGo(src, dropSemis, func(_ string, k uint64) {
 		if w.push(k) {
 			dst = append(dst, w.key())

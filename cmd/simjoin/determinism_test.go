@@ -68,11 +68,12 @@ func maskJSON(t *testing.T, data []byte) string {
 
 // runOutputs runs one command line and returns what it wrote, masked where
 // the run measures time, memory or the worker count: stdout, stderr, the
-// --stats-json report and any other file named by outFlags.
+// --stats-json report and the files it wrote in dir.
 func runOutputs(t *testing.T, dir, stdin string, args []string) []string {
 	t.Helper()
 	stats := filepath.Join(dir, "stats.json")
-	if args[0] != "explain" { // explain has no statistics report
+	reports := args[0] != "explain" && args[0] != "index" // those have no statistics report
+	if reports {
 		args = append(args[:len(args):len(args)], "--stats-json", stats)
 	}
 	var out, errb strings.Builder
@@ -89,7 +90,7 @@ func runOutputs(t *testing.T, dir, stdin string, args []string) []string {
 	}
 	res := []string{stdout, maskText(errb.String())}
 	data, err := os.ReadFile(stats)
-	if err != nil && args[0] != "explain" {
+	if err != nil && reports {
 		t.Fatalf("simjoin %s wrote no --stats-json report: %v", strings.Join(args, " "), err)
 	}
 	res = append(res, maskJSON(t, data))
@@ -116,31 +117,47 @@ func TestReportsDeterministic(t *testing.T) {
 		name  string
 		stdin string
 		args  []string
+		setup [][]string // run first, in the same directory, with the default -j
 	}{
-		{"join-auto", "", []string{"join", "-t", "0.7", "--stats", sets}},
-		{"join-exact-jsonl", "", []string{"join", "-t", "0.8", "--method", "exact", "--format", "jsonl", sets}},
-		{"join-lsh", "", []string{"join", "-t", "0.5", "--method", "lsh", "--check-recall", "--stats", "--format", "jsonl", sets}},
-		{"join-lsh-estimate", "", []string{"join", "-t", "0.5", "--method", "lsh", "--verify", "estimate", "--stats", "--format", "csv", sets}},
-		{"join-rs", "", []string{"join", "-t", "0.6", "--against", sets, "--stats", sets}},
-		{"join-files", "", []string{"join", "--files", "--tokens", "shingle:3", "-t", "0.3", "--stats", docsDir}},
-		{"dedup", "", []string{"dedup", "-t", "0.6", "--stats", sets}},
-		{"dedup-clusters", "", []string{"dedup", "-t", "0.6", "--clusters", "--method", "lsh", "--stats", sets}},
-		{"plot", "", []string{"plot", "-t", "0.5", "--shapes", "12x4", "--seeds", "2", "--sample", "2000", "--stats", "--circle", "OUT/c.svg", "--scurve", "OUT/s.svg", sets}},
-		{"explain", "", []string{"explain", "-t", "0.5", sets}},
-		{"explain-json", "", []string{"explain", "-t", "0.5", "--cross-check", "all", "--json", sets}},
-		{"explain-analyze", "", []string{"explain", "-t", "0.5", "--analyze", "--cross-check", "500", sets}},
-		{"passwords", "", []string{"passwords", "--stats", pw}},
-		{"families", "", []string{"passwords", "--families", "--fold-case", "--fold-leet", "--stats", pw}},
-		{"check", "password1\ndragon\n", []string{"passwords", "check", "--stats", "--against", pw}},
+		{"join-auto", "", []string{"join", "-t", "0.7", "--stats", sets}, nil},
+		{"join-exact-jsonl", "", []string{"join", "-t", "0.8", "--method", "exact", "--format", "jsonl", sets}, nil},
+		{"join-lsh", "", []string{"join", "-t", "0.5", "--method", "lsh", "--check-recall", "--stats", "--format", "jsonl", sets}, nil},
+		{"join-lsh-estimate", "", []string{"join", "-t", "0.5", "--method", "lsh", "--verify", "estimate", "--stats", "--format", "csv", sets}, nil},
+		{"join-rs", "", []string{"join", "-t", "0.6", "--against", sets, "--stats", sets}, nil},
+		{"join-files", "", []string{"join", "--files", "--tokens", "shingle:3", "-t", "0.3", "--stats", docsDir}, nil},
+		{"dedup", "", []string{"dedup", "-t", "0.6", "--stats", sets}, nil},
+		{"dedup-clusters", "", []string{"dedup", "-t", "0.6", "--clusters", "--method", "lsh", "--stats", sets}, nil},
+		{"plot", "", []string{"plot", "-t", "0.5", "--shapes", "12x4", "--seeds", "2", "--sample", "2000", "--stats", "--circle", "OUT/c.svg", "--scurve", "OUT/s.svg", sets}, nil},
+		{"explain", "", []string{"explain", "-t", "0.5", sets}, nil},
+		{"explain-json", "", []string{"explain", "-t", "0.5", "--cross-check", "all", "--json", sets}, nil},
+		{"explain-analyze", "", []string{"explain", "-t", "0.5", "--analyze", "--cross-check", "500", sets}, nil},
+		{"passwords", "", []string{"passwords", "--stats", pw}, nil},
+		{"families", "", []string{"passwords", "--families", "--fold-case", "--fold-leet", "--stats", pw}, nil},
+		{"check", "password1\ndragon\n", []string{"passwords", "check", "--stats", "--against", pw}, nil},
+		{"index-add-dedup", "", []string{"index", "add", "OUT/ix", "--dedup", "-t", "0.6", sets},
+			[][]string{{"index", "create", "OUT/ix", "--min-threshold", "0.5"}}},
+		{"index-lsh-add-dedup", "", []string{"index", "add", "OUT/ix", "--dedup", "-t", "0.6", sets},
+			[][]string{{"index", "create", "OUT/ix", "--method", "lsh", "--min-threshold", "0.5"}}},
+		{"index-search", "", []string{"index", "search", "OUT/ix", "-t", "0.5", sets},
+			[][]string{{"index", "create", "OUT/ix", "--min-threshold", "0.5"}, {"index", "add", "OUT/ix", sets}}},
+		{"index-top-k", "", []string{"index", "search", "OUT/ix", "--top-k", "3", sets},
+			[][]string{{"index", "create", "OUT/ix", "--min-threshold", "0.5"}, {"index", "add", "OUT/ix", sets}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var first []string
 			for run, j := range []string{"1", "1", "2", "2"} {
 				dir := t.TempDir()
-				args := []string{}
-				for _, a := range c.args {
-					args = append(args, strings.ReplaceAll(a, "OUT", dir))
+				in := func(line []string) []string {
+					var args []string
+					for _, a := range line {
+						args = append(args, strings.ReplaceAll(a, "OUT", dir))
+					}
+					return args
 				}
+				for _, s := range c.setup {
+					cliOK(t, "", in(s)...)
+				}
+				args := in(c.args)
 				args = append(args, "-j", j)
 				got := runOutputs(t, dir, c.stdin, args)
 				if run == 0 {

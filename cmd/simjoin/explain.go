@@ -62,9 +62,7 @@ JSON.`,
 	}
 	cfg.addFlags(cmd.Flags())
 	fs := cmd.Flags()
-	for _, name := range []string{"format", "sort", "stats", "stats-json", "check-recall"} {
-		fs.MarkHidden(name) // join's output flags; explain prints the plan
-	}
+	dropFlags(cmd, "explain prints the plan", "format", "sort", "stats", "stats-json", "check-recall")
 	fs.Lookup("output").Usage = "write the explanation to `FILE` (written whole or not at all) instead of stdout"
 	fs.BoolVar(&ex.analyze, "analyze", false, "run the chosen method and print measured figures beside the predicted ones")
 	fs.BoolVar(&ex.json, "json", false, "print the plan (and the analysis and cross-check) as JSON")

@@ -492,6 +492,9 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		}
 	}
 	tm.done("read+tokenize")
+	if err := checkMemory(cfg.mem, rin, sin); err != nil {
+		return nil, err
+	}
 	l, err := buildLoaded(rep, prog, rin, sin)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,9 @@ func TestIndexAddStreams(t *testing.T) {
 // TestIndexAddKill kills `simjoin index add` (SIGKILL) while it streams
 // records from a pipe, many times at different points, and checks after
 // each kill that every record it printed as inserted is in the index under
-// that id, and that no batch is half there.
+// that id, and that what the index holds is the input's first records in
+// order, nothing missing or out of place (a batch goes in whole or not at
+// all; the library's own crash tests check that at its level).
 func TestIndexAddKill(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
 	cliOK(t, "", "index", "create", dir, "--min-threshold", "0.5")
@@ -101,14 +103,16 @@ func TestIndexAddKill(t *testing.T) {
 			t.Fatalf("round %d: reopening after SIGKILL: %v", round, err)
 		}
 		st := ix.Stats()
-		if st.Records%batch != 0 {
-			t.Errorf("round %d: %d records held: a batch of %d is half there", round, st.Records, batch)
-		}
 		var ids []uint64
 		var qs [][]byte
 		for id, text := range printed {
 			ids = append(ids, id)
 			qs = append(qs, []byte(text))
+		}
+		// Every record held, printed or not: record id is input record id+1.
+		for id := range st.Records {
+			ids = append(ids, id)
+			qs = append(qs, []byte(streamRecord(int(id)+1)))
 		}
 		res, err := ix.Search(context.Background(), qs, index.SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 1}})
 		if err != nil {
@@ -116,7 +120,7 @@ func TestIndexAddKill(t *testing.T) {
 		}
 		for i, id := range ids {
 			if len(res[i]) != 1 || uint64(res[i][0].ID) != id {
-				t.Errorf("round %d: record %d printed as inserted, search finds %v", round, id, res[i])
+				t.Errorf("round %d: record %d (printed, or held) not found in its place: %v", round, id, res[i])
 			}
 		}
 		ix.Close()

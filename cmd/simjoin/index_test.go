@@ -47,8 +47,16 @@ func TestIndexWorkflow(t *testing.T) {
 	if out != "" {
 		t.Errorf("search of no queries: %q", out)
 	}
+	// -o writes the file whole; CSV has the search's own header.
+	res := filepath.Join(dir, "res.csv")
+	if out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.8", "--format", "csv", "-o", res, news); out != "" {
+		t.Errorf("search -o: stdout %q", out)
+	}
+	if data, err := os.ReadFile(res); err != nil || string(data) != "query,id,similarity\n1,0,1\n3,1,1\n4,2,1\n5,0,1\n6,2,0.833333\n" {
+		t.Errorf("search -o %s: %q, %v", res, data, err)
+	}
 	out, _ = cliOK(t, "lorem ipsum dolor\n", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
-	if want := `{"a":1,"b":2,"sim":0.6}` + "\n"; out != want {
+	if want := `{"query":1,"id":2,"sim":0.6}` + "\n"; out != want {
 		t.Errorf("search --top-k 1 --format jsonl: %q, want %q", out, want)
 	}
 	// A record added without --dedup is inserted even when it is a copy.
@@ -152,7 +160,7 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
 		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
 		{[]string{"index", "add", ix, "-t", "0.8", in}, 2, "-t applies to --dedup"},
-		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold 0.5"},
+		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold: 0.4 < 0.5"},
 		{[]string{"index", "add", ix, filepath.Join(dir, "missing.txt")}, 1, "missing.txt"},
 		{[]string{"index", "search", ix, in}, 2, "missing -t/--threshold or --top-k"},
 		{[]string{"index", "search", ix, "-t", "0.8", "--top-k", "3", in}, 2, "not both"},
@@ -265,7 +273,7 @@ func TestIndexLSH(t *testing.T) {
 		t.Errorf("raw sets search: %q, want %q", out, want)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "-t", "0.9", "--format", "jsonl", "-")
-	if !strings.HasPrefix(out, `{"a":1,"b":0,"est":1}`+"\n") {
+	if !strings.HasPrefix(out, `{"query":1,"id":0,"est":1}`+"\n") {
 		t.Errorf("estimates in JSONL: %q", out)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "--top-k", "1", "--format", "csv", "-")
@@ -275,5 +283,9 @@ func TestIndexLSH(t *testing.T) {
 	out, _ = cliOK(t, "", "index", "add", est, "--dedup", "-t", "0.9", "--format", "jsonl", news)
 	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
 		t.Errorf("add --dedup on estimates: %q", out)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "add", est, "--dedup", "-t", "0.9", "--format", "csv", "-")
+	if out != "line,status,id,estimate\n1,duplicate,0,1\n" {
+		t.Errorf("add --dedup --format csv on estimates: %q", out)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,7 +57,7 @@ func TestCompressedInput(t *testing.T) {
 	zst := writeBytes(t, dir, "sets.txt.zst", zstdText(t, text))
 	want := "1\t2\t0.75\n"
 	for _, args := range [][]string{
-		{"join", "-t", "0.5", "--stats", gz},
+		{"join", "-t", "0.5", "--stats", "--stats-json", filepath.Join(dir, "stats.json"), gz},
 		{"join", "-t", "0.5", "--stats", zst},
 		{"join", "-t", "0.5", "--stats", "-"},
 	} {
@@ -145,7 +146,7 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	if r.code != exitRuntime || !strings.Contains(r.stderr, "c.fifo: not a regular file") {
 		t.Errorf("without --keep-going: exit %d, %q", r.code, r.stderr)
 	}
-	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", dir)
+	r = runBounded("join", "--files", "--keep-going", "--tokens", "words", "-t", "1", "--stats", "--stats-json", filepath.Join(t.TempDir(), "stats.json"), dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
 		t.Errorf("--keep-going: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
@@ -215,5 +216,36 @@ func TestLongLineMemory(t *testing.T) {
 		if in.Len() != 1 {
 			t.Errorf("%s: %d records", tokens, in.Len())
 		}
+	}
+}
+
+// TestMemoryLimit: a join that will not fit stops before its large
+// allocations with one line and exit status 1; --memory-limit sets the bound.
+func TestMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", strings.Repeat("a b c d e f g h\n", 1000))
+	var list strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&list, "password%d\n", i)
+	}
+	pw := cliWrite(t, dir, "pw", list.String())
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--memory-limit", "64K", in},
+		{"dedup", "-t", "0.5", "--memory-limit", "64K", in},
+		{"join", "--files", "-t", "0.5", "--memory-limit", "100", in},
+		{"passwords", "--memory-limit", "64K", pw},
+		{"passwords", "check", "--against", pw, "--memory-limit", "64K", "x"},
+	} {
+		code, out, stderr := cliRun(t, "", args...)
+		if code != exitRuntime || out != "" || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "needs about") || !strings.Contains(stderr, "--memory-limit") {
+			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
+	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
+	cliOK(t, "", "passwords", "--memory-limit", "1G", pw)
+	if code, _, _ := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "lots", in); code != exitUsage {
+		t.Errorf("--memory-limit lots: exit %d", code)
 	}
 }

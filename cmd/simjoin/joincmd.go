@@ -1,16 +1,18 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -35,7 +37,10 @@ type joinConfig struct {
 	statsJSON string
 	workers   int
 	sort      bool
-	lsh       lshFlags // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	memLimit  string // --memory-limit, parsed into mem by parse
+	mem       memlimit.Limit
+	lsh       lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	fs        *pflag.FlagSet // the command's flags, for what was given
 
 	// statsOut is --stats-json's file, created by start before any work so
 	// that an unwritable path fails early; written by finishReport.
@@ -52,6 +57,7 @@ type joinConfig struct {
 
 // addFlags registers the shared flags on fs.
 func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
+	c.fs = fs
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
@@ -63,6 +69,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
+	addMemoryFlag(fs, &c.memLimit)
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
 }
@@ -75,6 +82,13 @@ func (c *joinConfig) parse() error {
 	}
 	if err := c.docs.parse(&c.spec); err != nil {
 		return err
+	}
+	if c.spec.Kind != shingle.Words && c.spec.Kind != shingle.Shingle {
+		for _, name := range []string{"case", "punct"} {
+			if c.fs != nil && c.fs.Changed(name) {
+				return usagef("--%s applies to --tokens words and shingle:N, not %s", name, c.spec)
+			}
+		}
 	}
 	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
 		return usageError{err}
@@ -96,7 +110,15 @@ func (c *joinConfig) parse() error {
 	if c.workers < 0 {
 		return usagef("-j/--workers must be >= 0")
 	}
+	if c.method == "exact" && c.command != "explain" && c.command != "plot" && c.fs != nil {
+		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
+			return err
+		}
+	}
 	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
+	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
+		return err
+	}
 	return c.lsh.parse(c)
 }
 
@@ -176,6 +198,9 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		}
 	}
 	tm.done("read")
+	if err := checkMemory(cfg.mem, rin, sin); err != nil {
+		return nil, err
+	}
 	return buildLoaded(rep, prog, rin, sin)
 }
 
@@ -219,6 +244,9 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	e.outs.Protect(input, cfg.against)
+	if input == "-" || cfg.against == "-" {
+		e.outs.ProtectReader(e.stdin)
+	}
 	e.outs.Protect(cfg.docs.args...)
 	if out, err = e.create(cfg.output); err != nil {
 		return nil, nil, nil, err
@@ -275,6 +303,11 @@ func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pa
 			[][2]string{{"method", method}, {"why", why}})
 	}
 	l.rep.Method = method
+	if cfg.command != "explain" && cfg.command != "plot" {
+		if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
+			return err
+		}
+	}
 	switch method {
 	case "exact":
 		return runExact(ctx, cfg, l, sink)
@@ -297,13 +330,11 @@ func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) e
 	bar := l.prog.count("joining")
 	defer bar.finish()
 	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers, Progress: bar.setOf}
-	var st join.Stats
-	var err error
-	if l.s == nil {
-		st, err = join.SelfJoin(ctx, l.r, opt, sink.add)
-	} else {
-		st, err = join.RSJoin(ctx, l.r, l.s, opt, sink.add)
+	if l.s == nil && sink.copies != nil {
+		sink.sizes = map[int]int64{}
+		opt.Copies = sink.addCopies
 	}
+	st, err := join.Join(ctx, l.r, l.s, opt, sink.add)
 	l.rep.Exact = &st
 	if err == nil {
 		err = sink.err
@@ -346,6 +377,13 @@ type pairSink struct {
 	// consume, if not nil, takes every pair instead of the writer (dedup
 	// and plot collect pairs rather than write them).
 	consume func(join.Pair) bool
+	// copies, if not nil, takes the groups of identical records of an exact
+	// self-join (dedup): the join then reports one pair per pair of groups,
+	// between their first records (join.Options.Copies), and the sink counts
+	// each pair as the record pairs it stands for, sizes holding the size of
+	// every group by its first record.
+	copies func(ids []int) bool
+	sizes  map[int]int64
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
@@ -358,8 +396,12 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 
 // add takes one pair; it returns false once writing has failed.
 func (s *pairSink) add(p join.Pair) bool {
-	s.n++
-	s.hist.add(p.Sim)
+	w := int64(1)
+	if s.sizes != nil {
+		w = s.weight(p.A) * s.weight(p.B)
+	}
+	s.n += w
+	s.hist.addN(p.Sim, w)
 	if s.consume != nil {
 		return s.consume(p)
 	}
@@ -368,6 +410,24 @@ func (s *pairSink) add(p join.Pair) bool {
 		return true
 	}
 	return s.write(p)
+}
+
+// addCopies takes a group of identical records (ids ascending), counting
+// its pairs (similarity 1) and recording its size for the pairs of groups.
+func (s *pairSink) addCopies(ids []int) bool {
+	k := int64(len(ids))
+	s.n += k * (k - 1) / 2
+	s.hist.addN(1, k*(k-1)/2)
+	s.sizes[ids[0]] = k
+	return s.copies(ids)
+}
+
+// weight returns the number of records the group of first record a holds.
+func (s *pairSink) weight(a int) int64 {
+	if k, ok := s.sizes[a]; ok {
+		return k
+	}
+	return 1
 }
 
 func (s *pairSink) write(p join.Pair) bool {
@@ -392,12 +452,7 @@ func (s *pairSink) close() error {
 		return s.err
 	}
 	if s.sorted {
-		slices.SortFunc(s.held, func(a, b join.Pair) int {
-			if c := cmp.Compare(a.A, b.A); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.B, b.B)
-		})
+		slices.SortFunc(s.held, join.ComparePairs)
 		for _, p := range s.held {
 			if !s.write(p) {
 				return s.err
@@ -406,4 +461,45 @@ func (s *pairSink) close() error {
 		s.held = nil
 	}
 	return s.pw.flush()
+}
+
+// addMemoryFlag registers --memory-limit.
+func addMemoryFlag(fs *pflag.FlagSet, v *string) {
+	fs.StringVar(v, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
+}
+
+// parseMemoryLimit reads --memory-limit, or finds the system's bound, and
+// sets the runtime's soft memory limit to it (unless GOMEMLIMIT is set), so
+// that the collector works harder before the process runs out.
+func parseMemoryLimit(s string) (memlimit.Limit, error) {
+	var l memlimit.Limit
+	if s == "" {
+		l = memlimit.Detect()
+	} else {
+		n, err := memlimit.ParseSize(s)
+		if err != nil {
+			return l, usagef("--memory-limit: %v", err)
+		}
+		l = memlimit.Limit{Bytes: n, Source: "--memory-limit"}
+	}
+	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(l.Bytes)
+	}
+	return l, nil
+}
+
+// checkMemory stops a join whose input, read, would not fit in l once
+// ordered, indexed and joined (join.EstimateMemory), before those large
+// allocations.
+func checkMemory(l memlimit.Limit, ins ...*order.Input) error {
+	var records, tokens, vocab int
+	for _, in := range ins {
+		if in != nil {
+			records += in.Len()
+			tokens += in.Tokens()
+			vocab += in.Vocabulary()
+		}
+	}
+	return memlimit.Check(join.EstimateMemory(records, tokens, vocab), l,
+		fmt.Sprintf("joining %s records of %s tokens", group(int64(records)), group(int64(tokens))))
 }

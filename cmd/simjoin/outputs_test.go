@@ -184,6 +184,16 @@ func TestOutputOntoInputRefused(t *testing.T) {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
 		}
 	}
+	// Standard input redirected from the file is the file.
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb strings.Builder
+	if code := run([]string{"join", "-t", "0.5", "-o", in, "-"}, f, &out, &errb); code != exitUsage {
+		t.Errorf("-o onto the file on stdin: exit %d (%s), want 2", code, errb.String())
+	}
 	if b, _ := os.ReadFile(in); string(b) != "a b c\na b c d\n" {
 		t.Errorf("input now holds %q", b)
 	}
@@ -258,4 +268,30 @@ func TestWorkersFlagClamped(t *testing.T) {
 			t.Errorf("%v: workers %d (%v), want %d", args, rep.Workers, err, want)
 		}
 	}
+}
+
+// TestOutputToStdoutLink: -o through a link to /dev/stdout writes to the
+// process's standard output (a pipe here) and leaves the link alone.
+func TestOutputToStdoutLink(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
+	link := filepath.Join(dir, "out")
+	os.Symlink("/dev/stdout", link)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN=join -t 0.5 -o "+link+" --stats-json "+link+" "+in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "1\t2\t0.75\n{") {
+		t.Errorf("stdout %q: want the pairs, then the report", out)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Error("-o replaced the link to /dev/stdout")
+	}
+	noPartial(t, dir)
 }

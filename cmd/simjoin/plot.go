@@ -73,6 +73,7 @@ exact pairs at -t otherwise.`,
 		},
 	}
 	cfg.addFlags(cmd.Flags())
+	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
 	fs.StringVar(&pf.circle, "circle", "", "draw the circle of records and pairs found to `FILE` (.svg)")
@@ -345,12 +346,13 @@ func unitsOf(c *order.Collection) *setUnits {
 	for i := range u.pos {
 		u.pos[i] = -1
 	}
-	for i := 0; i < c.Len(); i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			u.first = append(u.first, int32(i))
+	for g := range c.Groups() {
+		lo, hi := c.Group(g)
+		u.first = append(u.first, int32(lo))
+		for i := lo; i < hi; i++ {
+			u.unit[i] = int32(g)
+			u.pos[c.ID(i)] = int32(i)
 		}
-		u.unit[i] = int32(len(u.first) - 1)
-		u.pos[c.ID(i)] = int32(i)
 	}
 	return u
 }

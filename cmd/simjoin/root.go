@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -61,6 +62,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // cause (a signal), the outputs are removed and the status is the signal's.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, outs: outfile.NewSet(stdout)}
+	// A command sets the soft memory limit (--memory-limit); the caller's
+	// is back when the run ends.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	var cpuProfile string
 	var profFile *os.File
 	root := &cobra.Command{
@@ -69,6 +73,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDropped(cmd); err != nil {
+				return err
+			}
 			if cpuProfile == "" {
 				return nil
 			}

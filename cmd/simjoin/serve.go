@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/index/httpapi"
+	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func init() { register(newServeCmd) }
@@ -28,15 +30,18 @@ answered once it is durable. Bad requests get a 4xx status and
 
 The address is host:port; port 0 picks a free one. The command prints
 "listening on ADDR" on stderr once it accepts connections. On SIGINT, SIGTERM
-or SIGHUP it stops accepting, answers the requests under way, closes the index
-and exits with status 128 plus the signal's number (143 for SIGTERM), as every
-simjoin command does. Every insert acknowledged is durable before it is
-answered, so nothing acknowledged is lost even when the process is killed.`
+or SIGHUP it stops accepting, answers the requests under way (those still
+unanswered after --shutdown-timeout have their connections closed; a second
+signal exits at once), closes the index and exits with status 128 plus the
+signal's number (143 for SIGTERM), as every simjoin command does. Every insert
+acknowledged is durable before it is answered, so nothing acknowledged is lost
+even when the process is killed.`
 
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
 	var workers, maxRecords int
 	var maxBody int64
+	var shutdown time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve DIR --addr HOST:PORT",
 		Short: "Serve an index over HTTP/JSON: insert with dedup, search, delete, stats",
@@ -46,8 +51,8 @@ func newServeCmd(e *env) *cobra.Command {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
 			}
-			if maxRecords < 1 || maxBody < 1 {
-				return usagef("--max-records and --max-body must be >= 1")
+			if maxRecords < 1 || maxBody < 1 || shutdown <= 0 {
+				return usagef("--max-records, --max-body and --shutdown-timeout must be positive")
 			}
 			ix, err := openIndex(args[0], workers)
 			if err != nil {
@@ -59,10 +64,14 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			srv := httpapi.New(ix, httpapi.Options{
-				MaxBodyBytes: maxBody,
-				MaxRecords:   maxRecords,
-				ErrorLog:     log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
+				MaxBodyBytes:    maxBody,
+				MaxRecords:      maxRecords,
+				ShutdownTimeout: shutdown,
+				ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
 			})
+			// After a signal, main exits on its own once its grace has
+			// passed: give the requests under way their time first.
+			outfile.Linger(shutdown + time.Second)
 			fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
 			if err := srv.Serve(cmd.Context(), ln); err != nil {
 				return err
@@ -76,5 +85,6 @@ func newServeCmd(e *env) *cobra.Command {
 	fs.IntVar(&maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records (or queries) in one request")
 	fs.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
 	fs.IntVarP(&workers, "workers", "j", 0, "worker goroutines of the index (0: one per core)")
+	fs.DurationVar(&shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")
 	return cmd
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/simjoin/simjoin/index"
@@ -71,7 +72,7 @@ func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshol
 	group := c.queue[:n:n]
 	c.queue = c.queue[n:]
 	c.mu.Unlock()
-	c.run(group, size)
+	c.runGuarded(group, size)
 	for _, q := range group[1:] {
 		q.wake <- false
 	}
@@ -83,6 +84,20 @@ func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshol
 	}
 	c.mu.Unlock()
 	return p.outs, p.err
+}
+
+// runGuarded is run, with a panic of the index turned into the error of
+// every request of the group (net/http would recover it for one request;
+// here it must not leave the others waiting, nor the queue without a head).
+func (c *committer) runGuarded(group []*pending, size int) {
+	defer func() {
+		if r := recover(); r != nil {
+			for _, p := range group {
+				p.outs, p.err = nil, fmt.Errorf("index: insert panicked: %v", r)
+			}
+		}
+	}()
+	c.run(group, size)
 }
 
 // run inserts the records of group as one batch and gives each request its

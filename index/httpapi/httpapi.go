@@ -14,9 +14,16 @@
 // Records and queries are tokenized by the index's own tokenizer, as on the
 // command line. A threshold is a JSON number (0.8) or a string holding a
 // decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
-// answered rounded to six decimals, as the command line writes them. A search may add
-// "only" or "exclude", lists of ids it is restricted to or skips. Similarities
-// that are MinHash estimates (LSH without raw sets) carry "estimated": true.
+// answered rounded to six decimals, as the command line writes them. A
+// search may add "only" or "exclude", lists of ids it is restricted to or
+// skips. Similarities that are MinHash estimates (LSH without raw sets)
+// carry "estimated": true.
+//
+// Lifecycle: open the index, New, Serve until its context ends (or mount the
+// Server in an http.Server of your own), then close the index. The package
+// does not authenticate, encrypt or rate-limit: serve it on loopback or
+// behind a proxy that does. A request costs its index operation plus
+// decoding and encoding its JSON, linear in the body.
 //
 // An insert is answered only once its batch is durable (the index's
 // write-ahead log is synced), so an acknowledged record survives a crash.
@@ -48,6 +55,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/simjoin/simjoin/index"
@@ -60,6 +68,8 @@ const (
 	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
 	DefaultMaxRecords   = 10_000
 	DefaultMaxTopK      = 10_000
+
+	DefaultShutdownTimeout = 10 * time.Second
 )
 
 // Options bounds what one request may ask. The zero value uses the defaults.
@@ -72,6 +82,10 @@ type Options struct {
 	MaxRecords int
 	// MaxTopK caps top_k and refine_k; more get 400. 0 means DefaultMaxTopK.
 	MaxTopK int
+	// ShutdownTimeout is how long Serve lets the requests under way finish
+	// after its context ends before it closes their connections. 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
 	// ErrorLog receives one line per failure of the index (5xx) and of the
 	// HTTP server; nil discards them. Lines never hold record text.
 	ErrorLog *log.Logger
@@ -87,6 +101,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxTopK <= 0 {
 		o.MaxTopK = DefaultMaxTopK
 	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.New(io.Discard, "", 0)
 	}
@@ -98,19 +115,17 @@ func (o Options) withDefaults() Options {
 type Server struct {
 	ix      *index.Index
 	measure prefix.Measure
-	min     prefix.Threshold // an Exact index's MinThreshold: thresholds below it are refused
 	opt     Options
 	mux     *http.ServeMux
 	commit  committer // merges concurrent inserts into one synced batch
+
+	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
 }
 
 // New returns the handler of ix. Cost: O(1); safe for concurrent use.
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
 	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux(), commit: committer{ix: ix}}
-	if cfg.Method == index.Exact {
-		s.min = cfg.MinThreshold
-	}
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
 	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
@@ -143,15 +158,20 @@ func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
 }
 
 // ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	s.mux.ServeHTTP(w, r)
+}
 
 // Serve answers requests on ln until ctx is done, then shuts down
 // gracefully: it stops accepting connections, lets every request in flight
 // finish (an insert under way completes, is synced and is answered) and
-// returns nil. It returns early with the error if the listener fails. The
-// caller closes the index after Serve returns. Each request is bounded in
-// time (headers 10 s, whole request 1 min, answer 5 min), so the wait is
-// bounded too.
+// returns nil; it returns early with the error if the listener fails. A
+// request still unanswered Options.ShutdownTimeout after ctx ended (a client
+// sending its body slowly, say) has its connection closed; Serve still
+// waits for every handler to leave the index before it returns, so the
+// caller may close the index then.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s,
@@ -169,12 +189,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Shutdown waits for the handlers under way; their time is bounded by
-	// the server's timeouts above.
-	err := srv.Shutdown(context.Background())
+	sctx, cancel := context.WithTimeout(context.Background(), s.opt.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.opt.ErrorLog.Printf("shutdown: requests still unanswered after %v: connections closed", s.opt.ShutdownTimeout)
+		err = srv.Close()
+	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	s.inflight.Wait()
 	return err
 }
 
@@ -194,7 +219,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
-	enc.Encode(v) // the client may be gone; nothing more to do
+	enc.SetEscapeHTML(false) // answers are JSON, not HTML: "<" stays "<"
+	enc.Encode(v)            // the client may be gone; nothing more to do
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -267,10 +293,17 @@ func (s *Server) threshold(field string, raw json.RawMessage) (prefix.Threshold,
 	if err != nil {
 		return prefix.Threshold{}, badRequest("%s: %v", field, err)
 	}
-	if m := s.min; m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
-		return prefix.Threshold{}, badRequest("%s %s is below the index's minimum threshold %s", field, t, m)
-	}
 	return t, nil
+}
+
+// named prefixes the field a threshold came from to the index's refusal of
+// it (below an exact index's minimum threshold); other errors stay as they
+// are. The index checks before it writes anything.
+func named(field string, err error) error {
+	if errors.Is(err, index.ErrThresholdBelowMin) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	return err
 }
 
 // texts converts the records or queries of a request, checking their count.
@@ -341,7 +374,7 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 	}
 	outs, err := s.commit.insert(r.Context(), recs, t)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(w, r, named("dedup_threshold", err))
 		return
 	}
 	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
@@ -456,7 +489,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.ix.Search(r.Context(), qs, opt)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(w, r, named("threshold", err))
 		return
 	}
 	resp := SearchResponse{Results: make([][]Hit, len(res))}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
@@ -42,6 +43,10 @@ type server struct {
 
 // startServer creates an index in a temporary directory with cfg and serves
 // it on 127.0.0.1:0.
+func startServerOpts(t testing.TB, opt httpapi.Options) *server {
+	return startServer(t, exactCfg, opt)
+}
+
 func startServer(t testing.TB, cfg index.Config, opt httpapi.Options) *server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ix")
@@ -563,4 +568,70 @@ func checkAcked(t *testing.T, url string, acked []ackedRecord) {
 		}
 	}
 	t.Logf("%d acknowledged records all found", len(acked))
+}
+
+// TestShutdownSlowClient checks that a client that never finishes its
+// request does not hold up Serve beyond ShutdownTimeout, while an insert
+// answered before the shutdown stays acknowledged.
+func TestShutdownSlowClient(t *testing.T) {
+	s := startServerOpts(t, httpapi.Options{ShutdownTimeout: 50 * time.Millisecond})
+	var ins httpapi.InsertResponse
+	s.post("/v1/records", map[string]any{"records": []string{"a b c"}}, &ins)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and half a body: the handler waits for the rest.
+	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rec")
+	time.Sleep(20 * time.Millisecond) // let the handler start reading
+	done := make(chan error, 1)
+	go func() { done <- s.stop() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	case <-time.After(30 * time.Second): // the request's own timeout is a minute
+		t.Fatal("Serve waited for the slow client past ShutdownTimeout")
+	}
+	ix, err := index.Open(s.dir, index.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if st := ix.Stats(); st.Records != 1 {
+		t.Errorf("%d records after the shutdown, want the 1 acknowledged", st.Records)
+	}
+}
+
+// TestLSHEstimates serves an LSH index without raw sets: similarities are
+// estimates and say so, dedup and top-k work on them, and the index's
+// minimum threshold does not bind (it only chose the banding).
+func TestLSHEstimates(t *testing.T) {
+	cfg := index.Config{
+		Tokens:       shingle.Spec{Kind: shingle.Set},
+		Method:       index.LSH,
+		Measure:      prefix.Jaccard,
+		MinThreshold: prefix.Threshold{Num: 1, Den: 2},
+		Perm:         64, Bands: 16, Bits: 32, Seed: 1,
+	}
+	s := startServer(t, cfg, httpapi.Options{})
+	var ins httpapi.InsertResponse
+	s.post("/v1/records", map[string]any{"records": []string{"a b c d e f g h", "a b c d e f g h", "p q r s t u v w"}, "dedup_threshold": 0.9}, &ins)
+	want := []httpapi.RecordResult{{Status: "inserted", ID: 0}, {Status: "duplicate", ID: 0, Sim: 1, Estimated: true}, {Status: "inserted", ID: 1}}
+	if !slices.Equal(ins.Results, want) {
+		t.Fatalf("insert: %+v, want %+v", ins.Results, want)
+	}
+	var resp httpapi.SearchResponse
+	s.post("/v1/search", map[string]any{"queries": []string{"a b c d e f g h", "p q r s t u v w"}, "top_k": 1, "refine_k": 5}, &resp)
+	for q, id := range []uint64{0, 1} {
+		if len(resp.Results[q]) != 1 || resp.Results[q][0] != (httpapi.Hit{ID: id, Sim: 1, Estimated: true}) {
+			t.Errorf("top_k 1, query %d: %+v, want id %d at an estimated 1", q, resp.Results[q], id)
+		}
+	}
+	// Below the minimum threshold is allowed for LSH.
+	if code, body := s.do(http.MethodPost, "/v1/search", `{"queries": ["a b c"], "threshold": 0.3}`); code != http.StatusOK {
+		t.Errorf("LSH search at 0.3: %d %s", code, body)
+	}
 }

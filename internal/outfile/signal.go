@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -23,6 +24,17 @@ func ExitCode(sig os.Signal) int {
 	}
 	return 1
 }
+
+// linger, set by Linger, is the least time Catch waits after a signal
+// before it exits on its own (nanoseconds).
+var linger atomic.Int64
+
+// Linger makes Catch wait at least d after a signal, instead of its grace,
+// before it removes the temporaries and exits on its own: for a run that
+// winds down by itself but may need longer, such as a server answering the
+// requests under way. A second signal still exits at once. The setting is
+// process-wide, like the signals.
+func Linger(d time.Duration) { linger.Store(int64(d)) }
 
 // Interrupted is the cause (context.Cause) of a context that Catch ended.
 type Interrupted struct{ Signal os.Signal }
@@ -72,7 +84,7 @@ func Catch(parent context.Context, grace time.Duration, exit func(int)) (ctx con
 					return
 				}
 				cancel(Interrupted{sig})
-				timer = time.After(grace)
+				timer = time.After(max(grace, time.Duration(linger.Load())))
 			case <-timer:
 				mu.Lock()
 				sig := caught

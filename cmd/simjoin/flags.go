@@ -1,0 +1,52 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// notApplicable is the annotation of a flag that a command shares with
+// others (through addFlags) but does not use; its value says why.
+const notApplicable = "simjoin-not-applicable"
+
+// dropFlags hides flags that do not apply to cmd from its help, and makes
+// giving one a usage error (checked by checkDropped before the command
+// runs), so that no flag is accepted and then ignored.
+func dropFlags(cmd *cobra.Command, why string, names ...string) {
+	fs := cmd.Flags()
+	for _, name := range names {
+		fs.MarkHidden(name)
+		fs.SetAnnotation(name, notApplicable, []string{why})
+	}
+}
+
+// checkDropped refuses the flags given to cmd that dropFlags marked.
+func checkDropped(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if why, ok := f.Annotations[notApplicable]; ok && err == nil {
+			err = usagef("--%s does not apply to %s: %s", f.Name, cmd.CommandPath(), why[0])
+		}
+	})
+	return err
+}
+
+// lshOnly are the flags that shape the LSH join alone.
+var lshOnly = []string{"lsh", "perm", "bits", "recall", "verify", "seed", "minhash", "max-bucket", "min-size", "check-recall"}
+
+// checkLSHFlags refuses LSH flags when the method that runs is not LSH;
+// planned says the planner chose it (--method auto).
+func checkLSHFlags(fs *pflag.FlagSet, method string, planned bool) error {
+	if method == "lsh" {
+		return nil
+	}
+	for _, name := range lshOnly {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			if !planned {
+				return usagef("--%s applies to --method lsh, and the method is exact", name)
+			}
+			return usagef("--%s applies to --method lsh, and the planner chose %s: give --method lsh, or drop --%s", name, method, name)
+		}
+	}
+	return nil
+}

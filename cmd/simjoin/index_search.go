@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+type indexSearchFlags struct {
+	threshold     string
+	topK, refineK int
+	only, exclude string
+	format        string
+	output        string
+	workers       int
+}
+
+func newIndexSearchCmd(e *env) *cobra.Command {
+	var f indexSearchFlags
+	cmd := &cobra.Command{
+		Use:   "search DIR (-t T | --top-k K [--refine-k R]) QUERIES",
+		Short: "Find the held records similar to each line of QUERIES",
+		Long: `Search the index for each line of QUERIES ("-" for stdin) and print the
+records found, best first per query (ties by id), one a line:
+
+  QUERY_LINE<TAB>ID<TAB>SIM
+
+By threshold (-t T, at least the index's minimum threshold): every live
+record whose similarity reaches T (for LSH, up to the banding's recall). By
+rank (--top-k K): the K most similar; --refine-k R fetches R candidates by
+their estimate and verifies them exactly before keeping the best K. --only
+and --exclude restrict the search to, or keep it off, a comma-separated list
+of ids. Queries are answered in batches, which share the work.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runIndexSearch(cmd.Context(), e, &f, args[0], args[1])
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.threshold, "threshold", "t", "", "report every record at or above this similarity")
+	fs.IntVar(&f.topK, "top-k", 0, "report the `K` most similar records instead")
+	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
+	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated)")
+	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated)")
+	fs.StringVar(&f.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	fs.StringVarP(&f.output, "output", "o", "", "write the results to `FILE` (written whole or not at all) instead of stdout")
+	fs.IntVarP(&f.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	return cmd
+}
+
+// parseIDs reads a comma-separated id list.
+func parseIDs(flag, s string) ([]index.ID, error) {
+	var out []index.ID
+	for _, f := range strings.Split(s, ",") {
+		id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, usagef("--%s: %q is not a record id (an integer >= 0)", flag, f)
+		}
+		out = append(out, index.ID(id))
+	}
+	return out, nil
+}
+
+// options checks the search flags against the index's configuration.
+func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error) {
+	var opt index.SearchOptions
+	switch {
+	case f.threshold != "" && f.topK != 0:
+		return opt, usagef("give -t or --top-k, not both")
+	case f.threshold == "" && f.topK == 0:
+		return opt, usagef("missing -t/--threshold or --top-k")
+	case f.refineK != 0 && f.topK == 0:
+		return opt, usagef("--refine-k needs --top-k")
+	case f.topK < 0:
+		return opt, usagef("--top-k %d: want >= 1", f.topK)
+	case f.refineK != 0 && f.refineK < f.topK:
+		return opt, usagef("--refine-k %d: want at least --top-k (%d)", f.refineK, f.topK)
+	case f.only != "" && f.exclude != "":
+		return opt, usagef("give --only or --exclude, not both")
+	}
+	if f.threshold != "" {
+		t, err := prefix.ParseThreshold(cfg.Measure, f.threshold)
+		if err != nil {
+			return opt, usageError{err}
+		}
+		opt.Threshold = t
+	}
+	opt.TopK, opt.RefineK = f.topK, f.refineK
+	var err error
+	if f.only != "" {
+		if opt.Only, err = parseIDs("only", f.only); err != nil {
+			return opt, err
+		}
+	}
+	if f.exclude != "" {
+		if opt.Exclude, err = parseIDs("exclude", f.exclude); err != nil {
+			return opt, err
+		}
+	}
+	return opt, nil
+}
+
+func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) (err error) {
+	outFmt, err := parseFormat(f.format)
+	if err != nil {
+		return err
+	}
+	e.outs.Protect(queries)
+	out, err := e.create(f.output)
+	if err != nil {
+		return err
+	}
+	ix, err := openIndex(dir, f.workers)
+	if err != nil {
+		return err
+	}
+	defer closeIndex(ix, &err)
+	cfg := ix.Config()
+	opt, err := f.options(cfg)
+	if err != nil {
+		return err
+	}
+	if err := checkOptions(ctx, ix, opt); err != nil {
+		return err
+	}
+	in, err := openInput(queries, e.stdin)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	name := in.name
+	hw := newHitWriter(out, outFmt, cfg, "query")
+	err = lineBatches(in, name, searchBatch, func(first int, qs [][]byte) error {
+		res, err := ix.Search(ctx, qs, opt)
+		if err != nil {
+			return recordError(err, cfg, qs, name, first, "-t")
+		}
+		for k, hits := range res {
+			for _, h := range hits {
+				hw.hit(first+k, h)
+			}
+		}
+		return hw.err
+	})
+	if err != nil {
+		return err
+	}
+	return hw.flush()
+}
+
+// hitWriter writes what searches found, one record a line:
+// QUERY<TAB>ID<TAB>SIM; CSV with the header QKEY,id,similarity; JSONL
+// {"QKEY":1,"id":0,"sim":0.8}. Estimates (LSH without raw sets) are
+// "estimate" in the CSV header and "est" in JSONL, as join writes them.
+type hitWriter struct {
+	pw   *pairWriter // its buffer, CSV header and similarity format
+	qkey string      // the name of the query's number: "query", "candidate"
+	err  error
+}
+
+func newHitWriter(w io.Writer, f format, cfg index.Config, qkey string) *hitWriter {
+	pw := newPairWriter(w, f, cfg.Measure == prefix.Overlap)
+	simCol := "similarity"
+	if cfg.Method == index.LSH && !cfg.RawSets {
+		pw.simKey, simCol = "est", "estimate"
+	}
+	pw.header = qkey + ",id," + simCol
+	return &hitWriter{pw: pw, qkey: qkey}
+}
+
+// hit writes that query number q found h.
+func (hw *hitWriter) hit(q int, h index.Hit) {
+	if hw.err != nil {
+		return
+	}
+	pw := hw.pw
+	pw.start()
+	sep := byte('\t')
+	b := pw.buf[:0]
+	switch pw.format {
+	case formatJSONL:
+		b = append(append(append(b, `{"`...), hw.qkey...), `":`...)
+		sep = ','
+	case formatCSV:
+		sep = ','
+	}
+	b = strconv.AppendInt(b, int64(q), 10)
+	if pw.format == formatJSONL {
+		b = strconv.AppendUint(append(b, `,"id":`...), uint64(h.ID), 10)
+		b = append(append(append(b, `,"`...), pw.simKey...), `":`...)
+		b = append(pw.appendSim(b, h.Sim), "}\n"...)
+	} else {
+		b = strconv.AppendUint(append(b, sep), uint64(h.ID), 10)
+		b = append(pw.appendSim(append(b, sep), h.Sim), '\n')
+	}
+	pw.buf = b
+	_, hw.err = pw.w.Write(b)
+}
+
+func (hw *hitWriter) flush() error {
+	if hw.err != nil {
+		return hw.err
+	}
+	return hw.pw.flush()
+}

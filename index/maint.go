@@ -1,0 +1,209 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Delete tombstones ids. It is durable on return; unknown or already deleted
+// ids are not an error and not counted.
+func (ix *Index) Delete(ids []ID) (deleted int, err error) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if err := ix.writable(); err != nil {
+		return 0, err
+	}
+	done := ix.applyDelete(ids)
+	if len(done) == 0 {
+		return 0, nil
+	}
+	payload := []byte{walDelete}
+	payload = binary.LittleEndian.AppendUint32(payload, uint32(len(done)))
+	for _, id := range done {
+		payload = binary.LittleEndian.AppendUint64(payload, uint64(id))
+	}
+	if err := ix.wal.append(payload); err != nil {
+		ix.failed = err
+		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
+	}
+	ix.publish()
+	return len(done), nil
+}
+
+// applyDelete tombstones the live records among ids in the live state
+// (copy-on-write bitmaps) and returns the ids it deleted.
+func (ix *Index) applyDelete(ids []ID) []ID {
+	st := ix.live
+	var done []ID
+	copied := make(map[int]bool)
+	for _, id := range ids {
+		if id >= st.next {
+			continue
+		}
+		if id >= st.mut.base {
+			row := uint32(id - st.mut.base)
+			if st.mut.tomb.Contains(row) {
+				continue
+			}
+			if !copied[-1] {
+				st.mut.tomb = slices.Clone(st.mut.tomb)
+				copied[-1] = true
+			}
+			st.mut.tomb.Set(row)
+			done = append(done, id)
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id ID) int {
+			if s.rows() > 0 && ID(s.ids[s.rows()-1]) < id {
+				return -1
+			}
+			return 1
+		})
+		if i == len(st.segs) {
+			continue
+		}
+		s := st.segs[i]
+		row, ok := s.rowOf(id)
+		if !ok || st.tombs[i].Contains(uint32(row)) {
+			continue
+		}
+		if !copied[i] {
+			st.tombs[i] = slices.Clone(st.tombs[i])
+			copied[i] = true
+			ix.tombDirty[i] = true
+		}
+		st.tombs[i].Set(uint32(row))
+		done = append(done, id)
+	}
+	return done
+}
+
+// Stats returns the index's statistics. Cost: a directory listing.
+func (ix *Index) Stats() Stats {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	st := ix.live
+	s := Stats{Method: ix.cfg.Method, Records: uint64(st.next), Segments: len(st.segs), Mutable: st.mut.n}
+	for i, seg := range st.segs {
+		d := uint64(st.tombs[i].Count())
+		s.Live += uint64(seg.rows()) - d
+		s.Deleted += d
+	}
+	d := uint64(st.mut.tomb.Count())
+	s.Live += uint64(st.mut.n) - d
+	s.Deleted += d
+	if ix.cfg.Method == Exact {
+		s.Tokens = st.dict.len()
+		s.Appended = len(st.dict.addedKeys)
+	}
+	s.WALBytes, s.WALTruncated = ix.wal.size, ix.cut
+	ents, _ := os.ReadDir(ix.dir)
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			s.BytesOnDisk += info.Size()
+		}
+	}
+	return s
+}
+
+// Verify re-reads every file of the index from disk and checks every
+// checksum; an error is a *CorruptError naming the file. It holds off
+// writers while it runs. Cost: one read of every file.
+func (ix *Index) Verify() error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if err := ix.writable(); err != nil && errors.Is(err, ErrClosed) {
+		return err
+	}
+	m, err := readManifest(ix.dir)
+	if err != nil {
+		if errors.Is(err, ErrNotIndex) {
+			return corrupt(filepath.Join(ix.dir, manifestName), "missing")
+		}
+		return err
+	}
+	check := func(name string, kind uint32) error {
+		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, false)
+		if err != nil {
+			return err
+		}
+		return bf.close()
+	}
+	if m.Dict != "" {
+		if err := check(m.Dict, kindDict); err != nil {
+			return err
+		}
+	}
+	for _, ref := range m.Segments {
+		if err := check(ref.File, kindSegment); err != nil {
+			return err
+		}
+		if ref.Tomb != "" {
+			if err := check(ref.Tomb, kindTomb); err != nil {
+				return err
+			}
+		}
+	}
+	return verifyWAL(filepath.Join(ix.dir, m.WAL))
+}
+
+// verifyWAL checks every block of a log without changing it: after Open has
+// cut any torn tail, a bad block anywhere is corruption.
+func verifyWAL(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return corrupt(path, "missing")
+		}
+		return err
+	}
+	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
+		return corrupt(path, "not a write-ahead log")
+	}
+	for off := walHeaderSize; off < len(data); {
+		rest := data[off:]
+		if len(rest) < 8 {
+			return corrupt(path, "truncated block header at offset %d", off)
+		}
+		n := int(binary.LittleEndian.Uint32(rest))
+		if n > len(rest)-8 {
+			return corrupt(path, "truncated block at offset %d", off)
+		}
+		if crc32c(rest[8:8+n]) != binary.LittleEndian.Uint32(rest[4:]) {
+			return corrupt(path, "block at offset %d: checksum mismatch", off)
+		}
+		off += 8 + n
+	}
+	return nil
+}
+
+// removeUnreferenced deletes the files of the index directory that the
+// manifest does not name (left by a checkpoint or compaction that crashed
+// before its commit, or replaced by one that committed).
+func (ix *Index) removeUnreferenced() {
+	keep := map[string]bool{manifestName: true, ix.man.WAL: true, ix.man.Dict: true}
+	for _, r := range ix.man.Segments {
+		keep[r.File], keep[r.Tomb] = true, true
+	}
+	ents, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if keep[n] {
+			continue
+		}
+		for _, p := range []string{"seg-", "dict-", "tomb-", "wal-", manifestName + ".tmp"} {
+			if strings.HasPrefix(n, p) {
+				os.Remove(filepath.Join(ix.dir, n))
+				break
+			}
+		}
+	}
+}
