@@ -3,6 +3,7 @@ package approx_test
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
@@ -53,6 +54,8 @@ func BenchmarkIndexSelfJoin(b *testing.B) {
 	for _, sc := range schemes {
 		b.Run(fmt.Sprintf("scheme=%s/n=4000/t=0.8", sc), func(b *testing.B) {
 			b.ReportAllocs()
+			var ru0, ru1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 			for b.Loop() {
 				bl, _ := approx.NewBuilder(approx.Options{Threshold: th, Scheme: sc})
 				for _, s := range d.Sets {
@@ -61,6 +64,9 @@ func BenchmarkIndexSelfJoin(b *testing.B) {
 				ix, _ := bl.Build(context.Background())
 				ix.SelfJoin(context.Background(), func(join.Pair) bool { return true })
 			}
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
