@@ -61,8 +61,8 @@
 // their units, each pair only in the first band that pairs it (the bands
 // before it are compared by key), so candidates are distinct. Each candidate
 // fetches both sets (two co-groups) and is verified exactly. Shuffled: about
-// 8k+16 bytes a record, B·(8B+12) bytes a unit, and 2·(8k+16) bytes a
-// candidate.
+// 8k+16 bytes a record, B·(8B+14) bytes a unit for the bands and 2·(8k+16)
+// more for the two co-groups, and 8k+36 bytes a candidate.
 //
 // Components labels the records of a dedup by connected components with
 // Hash-to-Min, a fixed number of rounds, and counts the edges left unsettled;

@@ -60,7 +60,7 @@ func init() {
 	register.DoFn5x0[context.Context, BucketKey, func(*Member) bool, func(*BucketKey, *int64) bool, func(uint64, uint64)](&bucketFn{})
 	register.Iter2[BucketKey, int64]()
 	register.Emitter2[uint64, uint64]()
-	register.Function2x0(unitByID)
+	register.Function3x0(unitByID)
 	register.Emitter2[uint64, Unit]()
 	register.DoFn5x0[context.Context, uint64, func(*uint64) bool, func(*Unit) bool, func(uint64, Unit)](&fetchFn{})
 	register.Iter1[uint64]()
@@ -278,8 +278,12 @@ func (f *bucketFn) ProcessElement(ctx context.Context, k BucketKey, it func(*Mem
 	}
 }
 
-// unitByID keys a unit by its id.
-func unitByID(u Unit, emit func(uint64, Unit)) { emit(u.ID, u) }
+// unitByID keys a unit by its id. The units go to two co-groups (fetch and
+// verify), so their bytes count twice.
+func unitByID(ctx context.Context, u Unit, emit func(uint64, Unit)) {
+	emit(u.ID, u)
+	mShuffleFetch.Inc(ctx, 2*int64(uvarintLen(u.ID)+unitSize(u)))
+}
 
 // fetchFn attaches unit a to each candidate (a, b) and sends it to b.
 type fetchFn struct{}

@@ -89,11 +89,13 @@ func MetricsOf(r beam.PipelineResult) Metrics {
 		return m
 	}
 	res := r.Metrics().Query(func(sr metrics.SingleResult) bool { return sr.Namespace() == Namespace })
+	// A counter incremented by several transforms has one result per
+	// transform: sum them (and take the largest of the maxima).
 	for _, c := range res.Counters() {
-		m.Counters[c.Name()] = c.Result()
+		m.Counters[c.Name()] += c.Result()
 	}
 	for _, d := range res.Distributions() {
-		m.Max[d.Name()] = d.Result().Max
+		m.Max[d.Name()] = max(m.Max[d.Name()], d.Result().Max)
 	}
 	return m
 }
