@@ -15,6 +15,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -322,7 +323,7 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 		if line > maxLine {
 			return fmt.Errorf("%s: more than %d lines", sp.Path, maxLine)
 		}
-		keys, err = f.Tok.keys(keys, trimEOL(text))
+		keys, err = f.Tok.keys(keys, eol.Trim(text))
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", sp.Path, line, err)
 		}
@@ -344,16 +345,6 @@ func skipLine(br *bufio.Reader) (int64, error) {
 		}
 		return n, err
 	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // readFilesFn reads a whole file as one record.
