@@ -114,6 +114,7 @@ func TestOutputsAllOrNone(t *testing.T) {
 		{"join", "-t", "0.5", "-o", out, "--stats-json", full, in},
 		{"dedup", "-t", "0.5", "-o", out, "--stats-json", full, in},
 		{"passwords", "-o", out, "--stats-json", full, in},
+		{"plot", "-t", "0.5", "--lsh", "2x2", "--circle", filepath.Join(dir, "circle.svg"), "--scurve", filepath.Join(dir, "s.svg"), "-o", out, "--stats-json", full, in},
 	} {
 		code, _, stderr := cliRun(t, "", args...)
 		if code != exitRuntime {
@@ -124,6 +125,11 @@ func TestOutputsAllOrNone(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: the pairs appeared without their report", args)
+		}
+		for _, fig := range []string{"circle.svg", "s.svg"} {
+			if _, err := os.Stat(filepath.Join(dir, fig)); err == nil {
+				t.Errorf("%v: %s appeared without the report", args, fig)
+			}
 		}
 	}
 	noPartial(t, dir)
