@@ -152,8 +152,8 @@ func writeDictKeys(path string, byID []uint64) error {
 }
 
 // openDict maps a dict file.
-func openDict(path string) (dict, error) {
-	bf, err := openBlockFile(path, kindDict)
+func openDict(path string, cold bool) (dict, error) {
+	bf, err := openBlockFile(path, kindDict, cold)
 	if err != nil {
 		return dict{}, err
 	}

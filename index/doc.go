@@ -57,13 +57,16 @@
 //
 // Recent inserts live in a mutable part in memory (and in the WAL); when it
 // holds as many records as the segments (from 1,024 up to 65,536) it is
-// written as a segment (a checkpoint). An Exact index is compacted (one
-// segment, deleted records dropped, tokens re-ordered) each time it has
-// doubled since the last compaction, an LSH index when it has more than eight
-// segments.
+// written as a segment (a checkpoint), merged with the trailing segments no
+// larger than it (so there are O(log n) segments). An Exact index is
+// compacted (one segment, deleted records dropped, tokens re-ordered) each
+// time it has doubled since the last compaction, an LSH index when it has
+// more than eight segments.
 //
 // Every file and block carries a CRC-32C, checked at Open (reading through a
-// small buffer, so the files are mapped but not loaded) and by Verify; a
+// small buffer; the files are then dropped from the page cache and mapped
+// with MADV_RANDOM, so that searches page in only what they touch) and by
+// Verify; a
 // mismatch, truncation or inconsistency is a *CorruptError naming the file,
 // never a wrong answer. A batch is acknowledged only after its WAL block is
 // fsynced; on Open a torn last block (a batch never acknowledged) is cut off,

@@ -170,11 +170,12 @@ func corrupt(path string, format string, args ...any) error {
 	return &CorruptError{File: path, Err: fmt.Errorf(format, args...)}
 }
 
-// openBlockFile maps path and checks its header, directory and every block.
+// openBlockFile maps path and checks its header, directory and every block;
+// cold drops the file from the page cache first (see below).
 // Checksums are computed from pread copies in a small buffer rather than
 // from the mapping, so verifying does not make the file resident in the
 // process's memory.
-func openBlockFile(path string, kind uint32) (*blockFile, error) {
+func openBlockFile(path string, kind uint32, cold bool) (*blockFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -190,6 +191,14 @@ func openBlockFile(path string, kind uint32) (*blockFile, error) {
 	dirOff := size - tailSize - int64(len(dir))*dirEntrySize
 	if err := checkBlocks(f, path, dir, dirOff); err != nil {
 		return nil, err
+	}
+	// cold (Open): the file was just read for its checksums; drop it from
+	// the page cache, so that the mapping pages in what searches touch, a
+	// page at a time (MADV_RANDOM below), rather than whole cached folios
+	// (a kernel with large page-cache folios maps a whole folio per fault).
+	// A checkpoint or compaction keeps what it wrote warm.
+	if cold {
+		dropCache(f)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
@@ -412,3 +421,10 @@ func unsafeSlice[T any](b []byte) []T {
 }
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// dropCache asks the kernel to drop the clean cached pages of f
+// (posix_fadvise POSIX_FADV_DONTNEED). It is advice: errors are ignored.
+func dropCache(f *os.File) {
+	const fadvDontNeed = 4
+	syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontNeed, 0, 0)
+}

@@ -331,12 +331,12 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 		return nil, err
 	}
 	if m.Dict != "" {
-		if st.dict, err = openDict(filepath.Join(dir, m.Dict)); err != nil {
+		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
 			return fail(err)
 		}
 	}
 	for _, ref := range m.Segments {
-		s, err := openSegment(dir, ref.File, &ix.cfg)
+		s, err := openSegment(dir, ref.File, &ix.cfg, true)
 		if err != nil {
 			return fail(err)
 		}
@@ -519,13 +519,12 @@ func (ix *Index) prepare(records [][]byte) ([]query, error) {
 			if len(rec) > 0 {
 				s = unsafe.String(&rec[0], len(rec))
 			}
-			buf, err = ix.cfg.Tokens.Append(buf[:0], s)
+			buf, err = ix.cfg.Tokens.AppendSet(buf[:0], s)
 			if err != nil {
 				errs[i] = err
 				continue
 			}
-			slices.Sort(buf)
-			qs[i].keys = slices.Clone(slices.Compact(buf))
+			qs[i].keys = slices.Clone(buf)
 			ix.prepareOne(&qs[i])
 		}
 	}
@@ -827,12 +826,10 @@ func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
 		s = unsafe.String(&rec[0], len(rec))
 	}
 	var err error
-	sc.keys, err = ix.cfg.Tokens.Append(sc.keys[:0], s)
+	sc.keys, err = ix.cfg.Tokens.AppendSet(sc.keys[:0], s)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(sc.keys)
-	sc.keys = slices.Compact(sc.keys)
 	q := &sc.q
 	q.keys, q.set, q.row = sc.keys, nil, nil
 	if ix.cfg.Method == LSH {
@@ -964,7 +961,7 @@ func (ix *Index) Verify() error {
 		return err
 	}
 	check := func(name string, kind uint32) error {
-		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind)
+		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, false)
 		if err != nil {
 			return err
 		}

@@ -129,15 +129,28 @@ func TestDedupOracle(t *testing.T) {
 			}
 			thrs := jointest.Thresholds(m, fx.Sets, r)
 			thr := thrs[r.IntN(len(thrs))]
+			// The index's minimum: the dedup threshold itself (the boundary) or
+			// a lower one of the list; searches also run at every listed
+			// threshold at or above the minimum.
+			minT := thr
+			if lower := thrs[r.IntN(len(thrs))]; below(lower, thr) && r.IntN(2) == 0 {
+				minT = lower
+			}
+			var above []prefix.Threshold
+			for _, x := range thrs {
+				if !below(x, minT) {
+					above = append(above, x)
+				}
+			}
 			if testing.Short() && m != prefix.Jaccard {
 				continue
 			}
 			pairKeys := []int{0, 3, 36, 1 << 20}[r.IntN(4)] // no pair index, some sizes, the default, every size with α >= 2
-			name := fmt.Sprintf("%s/%v/t=%s/pairs=%d", fx.Name, m, thr, pairKeys)
+			name := fmt.Sprintf("%s/%v/t=%s/min=%s/pairs=%d", fx.Name, m, thr, minT, pairKeys)
 			t.Run(name, func(t *testing.T) {
 				defer func(old int) { maxPairKeys = old }(maxPairKeys)
 				maxPairKeys = pairKeys
-				ix, dir := mustCreate(t, exactConfig(m, thr))
+				ix, dir := mustCreate(t, exactConfig(m, minT))
 				o := newModel(m)
 				sets := make([][]uint32, len(fx.Sets))
 				for i, s := range fx.Sets {
@@ -164,7 +177,9 @@ func TestDedupOracle(t *testing.T) {
 				if len(queries) > 40 {
 					queries = queries[:40]
 				}
-				checkSearch(t, ix, o, queries, thr, "after inserts")
+				for _, x := range above {
+					checkSearch(t, ix, o, queries, x, "after inserts")
+				}
 				// Delete a third of the ids, some twice, some unknown.
 				var del []ID
 				for id := ID(0); id < o.next+3; id++ {
@@ -186,7 +201,9 @@ func TestDedupOracle(t *testing.T) {
 				if n != want {
 					t.Fatalf("Delete: %d deleted, want %d", n, want)
 				}
-				checkSearch(t, ix, o, queries, thr, "after deletes")
+				for _, x := range above {
+					checkSearch(t, ix, o, queries, x, "after deletes")
+				}
 				if err := ix.Close(); err != nil {
 					t.Fatal(err)
 				}
@@ -194,14 +211,18 @@ func TestDedupOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer ix.Close()
-				checkSearch(t, ix, o, queries, thr, "after reopen")
+				for _, x := range above {
+					checkSearch(t, ix, o, queries, x, "after reopen")
+				}
 				if err := ix.Verify(); err != nil {
 					t.Fatal(err)
 				}
 				if err := ix.Compact(ctx); err != nil {
 					t.Fatal(err)
 				}
-				checkSearch(t, ix, o, queries, thr, "after compaction")
+				for _, x := range above {
+					checkSearch(t, ix, o, queries, x, "after compaction")
+				}
 				st := ix.Stats()
 				if st.Live != uint64(len(o.sets)) || st.Records != uint64(o.next) {
 					t.Fatalf("stats %+v, oracle holds %d of %d", st, len(o.sets), o.next)

@@ -191,9 +191,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 }
 
 // openSegment maps the segment file at dir/name and checks its structure.
-func openSegment(dir, name string, cfg *Config) (*segment, error) {
+func openSegment(dir, name string, cfg *Config, cold bool) (*segment, error) {
 	path := dir + "/" + name
-	bf, err := openBlockFile(path, kindSegment)
+	bf, err := openBlockFile(path, kindSegment, cold)
 	if err != nil {
 		return nil, err
 	}

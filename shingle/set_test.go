@@ -26,7 +26,7 @@ func TestAppendSetPieces(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x"}
 	var b strings.Builder
-	for b.Len() < 3*PieceBytes+12345 {
+	for b.Len() < 2*PieceBytes+12345 {
 		b.WriteString(alphabet[r.IntN(len(alphabet))])
 		if r.IntN(50) == 0 {
 			b.WriteString("word")

@@ -9,10 +9,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // DefaultBlockSize is the most records a group of the exact join holds before
@@ -209,7 +209,7 @@ type blockFn struct {
 }
 
 // blockOf is the block of a record in a group split in nb.
-func blockOf(id uint64, nb uint32) uint32 { return uint32(shingle.Mix64(id) % uint64(nb)) }
+func blockOf(id uint64, nb uint32) uint32 { return uint32(mix.Mix64(id) % uint64(nb)) }
 
 func (f *blockFn) ProcessElement(ctx context.Context, w uint64, r Routed, hot func(*uint64, *int64) bool, emit func(GroupKey, Routed)) {
 	if f.hot == nil {

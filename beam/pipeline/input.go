@@ -15,6 +15,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -84,7 +85,8 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 }
 
 // IDs formats record ids as the CLI does: for one line file its 1-based line
-// numbers; for several, PATH:LINE; with Files, the path. In an R-S join each
+// numbers; for several, PATH:LINE; with Files, the path. Paths are escaped as
+// the CLI's TSV output escapes them (internal/fieldenc). In an R-S join each
 // side is judged alone (one R file and one S file: line numbers).
 type IDs struct {
 	Paths []string
@@ -111,11 +113,11 @@ func (x IDs) Append(b []byte, id uint64) []byte {
 	file, line := SplitID(id)
 	switch {
 	case x.Files:
-		return append(b, x.Paths[file]...)
+		return fieldenc.AppendTSV(b, []byte(x.Paths[file]))
 	case x.single(file):
 		return strconv.AppendInt(b, line, 10)
 	}
-	b = append(b, x.Paths[file]...)
+	b = fieldenc.AppendTSV(b, []byte(x.Paths[file]))
 	b = append(b, ':')
 	return strconv.AppendInt(b, line, 10)
 }

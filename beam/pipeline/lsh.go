@@ -10,9 +10,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // LSH configures the MinHash-LSH path. Options must be resolved
@@ -124,7 +124,7 @@ func (f *fingerprintFn) ProcessElement(ctx context.Context, r Record, emit func(
 	mSetTokens.Inc(ctx, int64(len(r.Keys)))
 	h := uint64(len(r.Keys))
 	for _, k := range r.Keys {
-		h = shingle.Mix64(h ^ k)
+		h = mix.Mix64(h ^ k)
 	}
 	emit(h, r)
 	mShuffleUnits.Inc(ctx, int64(8+recordSize(r)))
@@ -198,8 +198,9 @@ func (f *bandFn) ProcessElement(ctx context.Context, u Unit, emit func(BucketKey
 	packed.Put(0, f.sig)
 	row := packed.Row(0)
 	m := Member{ID: u.ID, Bands: make([]uint64, f.L.B)}
+	n := f.L.R * f.L.Bits / 8 // bytes of one band
 	for j := range m.Bands {
-		m.Bands[j] = approx.BandKey(row, j, f.L.R, f.L.Bits)
+		m.Bands[j] = approx.BandKey(row[j*n:(j+1)*n], j)
 	}
 	size := int64(memberSize(m))
 	for j, k := range m.Bands {

@@ -12,8 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // Line is one output line and the ids it sorts by within its file.
@@ -82,7 +82,7 @@ type shardFn struct {
 }
 
 func (f *shardFn) ProcessElement(l Line, emit func(int, Line)) {
-	emit(int(shingle.Mix64(l.A^shingle.Mix64(l.B))%uint64(f.Shards)), l)
+	emit(int(mix.Mix64(l.A^mix.Mix64(l.B))%uint64(f.Shards)), l)
 }
 
 type writeShardFn struct {

@@ -56,7 +56,7 @@ func TestIndexWorkflow(t *testing.T) {
 		t.Errorf("search -o %s: %q, %v", res, data, err)
 	}
 	out, _ = cliOK(t, "lorem ipsum dolor\n", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
-	if want := `{"a":1,"b":2,"sim":0.6}` + "\n"; out != want {
+	if want := `{"query":1,"id":2,"sim":0.6}` + "\n"; out != want {
 		t.Errorf("search --top-k 1 --format jsonl: %q, want %q", out, want)
 	}
 	// A record added without --dedup is inserted even when it is a copy.
@@ -273,7 +273,7 @@ func TestIndexLSH(t *testing.T) {
 		t.Errorf("raw sets search: %q, want %q", out, want)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "-t", "0.9", "--format", "jsonl", "-")
-	if !strings.HasPrefix(out, `{"a":1,"b":0,"est":1}`+"\n") {
+	if !strings.HasPrefix(out, `{"query":1,"id":0,"est":1}`+"\n") {
 		t.Errorf("estimates in JSONL: %q", out)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "--top-k", "1", "--format", "csv", "-")

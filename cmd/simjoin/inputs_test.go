@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -223,10 +224,17 @@ func TestLongLineMemory(t *testing.T) {
 func TestMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	in := cliWrite(t, dir, "in", strings.Repeat("a b c d e f g h\n", 1000))
+	var list strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&list, "password%d\n", i)
+	}
+	pw := cliWrite(t, dir, "pw", list.String())
 	for _, args := range [][]string{
 		{"join", "-t", "0.5", "--memory-limit", "64K", in},
 		{"dedup", "-t", "0.5", "--memory-limit", "64K", in},
 		{"join", "--files", "-t", "0.5", "--memory-limit", "100", in},
+		{"passwords", "--memory-limit", "64K", pw},
+		{"passwords", "check", "--against", pw, "--memory-limit", "64K", "x"},
 	} {
 		code, out, stderr := cliRun(t, "", args...)
 		if code != exitRuntime || out != "" || strings.Count(stderr, "\n") != 1 ||
@@ -236,6 +244,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
+	cliOK(t, "", "passwords", "--memory-limit", "1G", pw)
 	if code, _, _ := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "lots", in); code != exitUsage {
 		t.Errorf("--memory-limit lots: exit %d", code)
 	}

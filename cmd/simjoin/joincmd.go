@@ -245,6 +245,9 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	e.outs.Protect(input, cfg.against)
+	if input == "-" || cfg.against == "-" {
+		e.outs.ProtectReader(e.stdin)
+	}
 	e.outs.Protect(cfg.docs.args...)
 	if out, err = e.create(cfg.output); err != nil {
 		return nil, nil, nil, err

@@ -184,6 +184,16 @@ func TestOutputOntoInputRefused(t *testing.T) {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
 		}
 	}
+	// Standard input redirected from the file is the file.
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb strings.Builder
+	if code := run([]string{"join", "-t", "0.5", "-o", in, "-"}, f, &out, &errb); code != exitUsage {
+		t.Errorf("-o onto the file on stdin: exit %d (%s), want 2", code, errb.String())
+	}
 	if b, _ := os.ReadFile(in); string(b) != "a b c\na b c d\n" {
 		t.Errorf("input now holds %q", b)
 	}

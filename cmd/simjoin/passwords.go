@@ -18,8 +18,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -46,6 +48,8 @@ type pwConfig struct {
 	statsJSON   string
 	workers     int
 	maxLine     int
+	memLimit    string // --memory-limit, parsed into mem
+	mem         memlimit.Limit
 	statsOut    *outfile.File // --stats-json's, created before any work
 
 	// passwords only
@@ -124,6 +128,7 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
+	addMemoryFlag(fs, &c.memLimit)
 }
 
 // parse checks the flags before any work starts.
@@ -168,6 +173,9 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
+	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
+		return err
+	}
 	switch {
 	case c.maxLine < 0:
 		return usagef("--max-line must be >= 0")
@@ -262,6 +270,13 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 		}
 		return nil, st, &inputError{file: shown, err: err}
 	}
+	// A password of n code points has at most n grams: the list's bytes
+	// bound its tokens, and so the memory of joining or indexing it (the
+	// grams' vocabulary is far smaller: an eighth is generous).
+	if err := memlimit.Check(join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8), cfg.mem,
+		fmt.Sprintf("joining %s passwords of %s", group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
+		return nil, st, err
+	}
 	return l, st, nil
 }
 
@@ -339,6 +354,9 @@ func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
 // work, refusing to overwrite the input.
 func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
 	e.outs.Protect(input)
+	if input == "-" {
+		e.outs.ProtectReader(e.stdin)
+	}
 	var f *outfile.File
 	if out {
 		var err error
@@ -585,23 +603,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
-	rep.addSection("check", "candidates", struct {
-		Candidates int `json:"candidates"`
-		Empty      int `json:"empty"`
-		TooClose   int `json:"too_close"`
-	}{cs.candidates, cs.empty, cs.tooClose}, [][2]string{
-		{"checked", group(int64(cs.candidates))},
-		{"empty", group(int64(cs.empty))},
-		{"too close", group(int64(cs.tooClose))},
-		{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
-	})
-	if err := finishPWReport(e, cfg, rep); err != nil {
-		return err
-	}
-	if cs.tooClose > 0 {
-		return exitError{code: exitTooClose}
-	}
-	return nil
+	return cs.finish(e, cfg, rep)
 }
 
 // terminal returns r's descriptor if r is a terminal.
@@ -616,6 +618,30 @@ func terminal(r io.Reader) (int, bool) {
 type checkStats struct {
 	candidates, empty, tooClose int
 	matches                     int64
+}
+
+// finish adds the "check" section to the report (after the rows first, if
+// any), writes the report, and returns the command's exit status: 3 when a
+// candidate is too close.
+func (cs *checkStats) finish(e *env, cfg *pwConfig, rep *report, first ...[2]string) error {
+	rows := append(first,
+		[2]string{"checked", group(int64(cs.candidates))},
+		[2]string{"empty", group(int64(cs.empty))},
+		[2]string{"too close", group(int64(cs.tooClose))},
+		[2]string{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
+	)
+	rep.addSection("check", "candidates", struct {
+		Candidates int `json:"candidates"`
+		Empty      int `json:"empty"`
+		TooClose   int `json:"too_close"`
+	}{cs.candidates, cs.empty, cs.tooClose}, rows)
+	if err := finishPWReport(e, cfg, rep); err != nil {
+		return err
+	}
+	if cs.tooClose > 0 {
+		return exitError{code: exitTooClose}
+	}
+	return nil
 }
 
 // checkAll checks every candidate on workers goroutines and returns their

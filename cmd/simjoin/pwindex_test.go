@@ -69,6 +69,15 @@ func TestCheckIndex(t *testing.T) {
 			t.Errorf("-t %s: same matches in another order", th)
 		}
 	}
+	// CSV and JSONL name the fields; the candidate is never echoed.
+	_, out, _ := cliRun(t, lines[0]+"\n", "passwords", "check", "--index", ix, "--format", "csv")
+	if !strings.HasPrefix(out, "candidate,id,similarity\n1,0,1\n") {
+		t.Errorf("--format csv: %q", out)
+	}
+	_, out, _ = cliRun(t, lines[0]+"\n", "passwords", "check", "--index", ix, "--format", "jsonl")
+	if !strings.HasPrefix(out, `{"candidate":1,"id":0,"sim":1}`+"\n") || strings.Contains(out, lines[0]) {
+		t.Errorf("--format jsonl: %q", out)
+	}
 	// The statistics report follows the published schema (cliRun checks it).
 	rep := filepath.Join(dir, "check.json")
 	if code, _, errs := cliRun(t, stdin, "passwords", "check", "--index", ix, "--silent", "--stats-json", rep); code != 3 {

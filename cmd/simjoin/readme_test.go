@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -30,7 +31,10 @@ import (
 // later commands name). The block is the last command's stream: the lines of
 // section TITLE only (from the line TITLE to the next unindented line), the
 // first N lines and "..." with head=N, preceded by the command lines as
-// `$ COMMAND` with show. In README.md the block follows the line
+// `$ COMMAND` with show; with format=gotree, the summary scripts/gotree.sh
+// prints from the report OUT/exact.json. In arguments, OUT/ names the case's
+// temporary directory and GOROOT/ the Go tree; go=VERSION runs the case only
+// on that Go release, whose tree README.md describes. In README.md the block follows the line
 // `<!-- readme-test: NAME -->` as a fenced code block. Cases marked long run
 // only with -long.
 //
@@ -120,6 +124,12 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 				if p, ok := files[a]; ok {
 					args[k] = p
 				}
+				if rest, ok := strings.CutPrefix(a, "OUT/"); ok {
+					args[k] = filepath.Join(dir, rest)
+				}
+				if rest, ok := strings.CutPrefix(a, "GOROOT/"); ok {
+					args[k] = filepath.Join(goroot(t), rest)
+				}
 			}
 			var out, errb strings.Builder
 			if code := runChecked(t, args, strings.NewReader(""), &out, &errb); code != 0 {
@@ -131,8 +141,11 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 		}
 	}
 	text := stdout
-	if c.opts["stream"] == "stderr" {
+	switch {
+	case c.opts["stream"] == "stderr":
 		text = stderr
+	case c.opts["format"] == "gotree":
+		text = gotreeSummary(t, filepath.Join(dir, "exact.json"))
 	}
 	lines := strings.SplitAfter(text, "\n")
 	if lines[len(lines)-1] == "" {
@@ -203,6 +216,49 @@ func maskReadme(block string) string {
 	return b.String()
 }
 
+// goroot returns the Go tree's root, as `go env GOROOT` prints it.
+func goroot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gotreeSummary formats the exact run on the Go tree as scripts/gotree.sh
+// prints it, from its --stats-json report.
+func gotreeSummary(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		SetTokens  int64 `json:"set_tokens"`
+		Vocabulary int64 `json:"vocabulary"`
+		Results    int64 `json:"results"`
+		Sections   struct {
+			Files struct {
+				Listed    int64 `json:"listed"`
+				Selected  int64 `json:"selected"`
+				BelowMin  int64 `json:"below_min"`
+				MinTokens int64 `json:"min_tokens"`
+				Records   int64 `json:"records"`
+				Bytes     int64 `json:"bytes"`
+			} `json:"files"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	f := r.Sections.Files
+	return fmt.Sprintf("files: %s listed, %s selected (non-test .go outside testdata), %s below %d shingles, %s records, %.1f MiB\n",
+		group(f.Listed), group(f.Selected), group(f.BelowMin), f.MinTokens, group(f.Records), float64(f.Bytes)/(1<<20)) +
+		fmt.Sprintf("shingles: %s (distinct per file, summed), vocabulary %s\n", group(r.SetTokens), group(r.Vocabulary)) +
+		fmt.Sprintf("exact pairs at J >= 0.5: %s\n", group(r.Results))
+}
+
 // mergeMeasured returns got, but where a line differs from the old block's
 // only in measured figures it keeps the old line: README's times and memory
 // come from runs on a quiet machine, not from the test's.
@@ -253,6 +309,10 @@ func TestReadme(t *testing.T) {
 	for _, c := range cases {
 		if _, long := c.opts["long"]; long && !jointest.Long() && !*updateReadme {
 			t.Logf("%s: runs with -long", c.name)
+			continue
+		}
+		if v := c.opts["go"]; v != "" && v != runtime.Version() {
+			t.Logf("%s: README.md shows the tree of %s; this is %s", c.name, v, runtime.Version())
 			continue
 		}
 		c.run(t, dir)

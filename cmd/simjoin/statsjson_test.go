@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,9 +11,16 @@ import (
 	"github.com/simjoin/simjoin/internal/jsonschema"
 )
 
+// schemaPath is docs/stats.schema.json, found from the package's directory
+// (the tests' working directory when they start; some change it).
+var schemaPath = func() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "..", "..", "docs", "stats.schema.json")
+}()
+
 // statsSchema is docs/stats.schema.json, compiled once.
 var statsSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	data, err := os.ReadFile("../../docs/stats.schema.json")
+	data, err := os.ReadFile(schemaPath)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,16 @@
 // Records and queries are tokenized by the index's own tokenizer, as on the
 // command line. A threshold is a JSON number (0.8) or a string holding a
 // decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
-// answered rounded to six decimals, as the command line writes them. A search may add
-// "only" or "exclude", lists of ids it is restricted to or skips. Similarities
-// that are MinHash estimates (LSH without raw sets) carry "estimated": true.
+// answered rounded to six decimals, as the command line writes them. A
+// search may add "only" or "exclude", lists of ids it is restricted to or
+// skips. Similarities that are MinHash estimates (LSH without raw sets)
+// carry "estimated": true.
+//
+// Lifecycle: open the index, New, Serve until its context ends (or mount the
+// Server in an http.Server of your own), then close the index. The package
+// does not authenticate, encrypt or rate-limit: serve it on loopback or
+// behind a proxy that does. A request costs its index operation plus
+// decoding and encoding its JSON, linear in the body.
 //
 // An insert is answered only once its batch is durable (the index's
 // write-ahead log is synced), so an acknowledged record survives a crash.

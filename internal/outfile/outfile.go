@@ -105,6 +105,16 @@ func (s *Set) Protect(paths ...string) {
 	}
 }
 
+// ProtectReader names an input read from r (standard input, say) when r is
+// a regular file: Create refuses to write it.
+func (s *Set) ProtectReader(r io.Reader) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			s.inputs = append(s.inputs, inputInfo{f.Name(), st})
+		}
+	}
+}
+
 // StdoutFree reports whether no file of s has claimed standard output.
 func (s *Set) StdoutFree() bool { return !s.stdoutTaken }
 

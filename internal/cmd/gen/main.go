@@ -2,6 +2,7 @@
 // the README, one set a line, tokens as decimal integers.
 //
 //	go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > sets.txt
+//	go run ./internal/cmd/gen docs -seed 1 > docs.txt   # synth.BenchDocs: 20,000 documents of ~300 shingles
 package main
 
 import (
@@ -15,8 +16,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "docs" {
+		docs()
+		return
+	}
 	if len(os.Args) < 2 || os.Args[1] != "sets" {
-		fmt.Fprintln(os.Stderr, "usage: gen sets [flags]")
+		fmt.Fprintln(os.Stderr, "usage: gen sets|docs [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("sets", flag.ExitOnError)
@@ -43,6 +48,34 @@ func main() {
 				buf = append(buf, ' ')
 			}
 			buf = strconv.AppendUint(buf, uint64(tok), 10)
+		}
+		buf = append(buf, '\n')
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// docs writes synth.BenchDocs(seed) (with -n documents), one document a line,
+// its shingle keys as decimal integers.
+func docs() {
+	fs := flag.NewFlagSet("docs", flag.ExitOnError)
+	seed := fs.Uint64("seed", 1, "random seed")
+	n := fs.Int("n", 20000, "number of documents")
+	fs.Parse(os.Args[2:])
+	cfg := synth.BenchDocs(*seed)
+	cfg.N = *n
+	w := bufio.NewWriterSize(os.Stdout, 1<<20)
+	var buf []byte
+	for _, set := range synth.Documents(cfg).Sets {
+		buf = buf[:0]
+		for i, k := range set {
+			if i > 0 {
+				buf = append(buf, ' ')
+			}
+			buf = strconv.AppendUint(buf, k, 10)
 		}
 		buf = append(buf, '\n')
 		w.Write(buf)
