@@ -160,12 +160,7 @@ func collect(f func(yield func(Pair) bool) (Stats, error)) ([]Pair, Stats, error
 	if err != nil {
 		return nil, st, err
 	}
-	slices.SortFunc(pairs, func(a, b Pair) int {
-		if c := cmp.Compare(a.A, b.A); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.B, b.B)
-	})
+	slices.SortFunc(pairs, join.ComparePairs)
 	return pairs, st, nil
 }
 

@@ -6,9 +6,9 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
-	"sync"
 
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // entry is one unit in one band table: the band's key and the unit.
@@ -90,7 +90,7 @@ func buildTables(ctx context.Context, sigs *Signatures, shape Shape, keep func(u
 		largest                             int
 	}
 	bs := make([]bandStats, shape.B)
-	err := parallelFor(ctx, shape.B, 1, workers, func(_, j, _ int) {
+	err := parallel.For(ctx, shape.B, 1, workers, func(_, j, _ int) {
 		var tab []entry
 		add := func(u uint32) {
 			tab = append(tab, entry{bandKey(t.bandOf(sigs.Row(int(u)), j), j), u})
@@ -249,79 +249,27 @@ func (t *tables) selfTasks(budget int) (tasks []task, bounds []int) {
 	return out, bounds
 }
 
-// chunk is one unit of parallel work and its output, handed on in order.
-type chunk[T any] struct {
-	lo, hi int
-	out    []T
-	stats  Stats
-	done   chan struct{}
-}
-
-// runChunks runs work over the chunks [bounds[k], bounds[k+1]) on workers
-// goroutines (each with its own state from newState) and hands every chunk's
-// output to emit in chunk order, from the calling goroutine. emit returning
-// false stops the run without error. All goroutines have ended on return.
+// runChunks runs work over the chunks [bounds[k], bounds[k+1]) with
+// parallel.Ordered (each worker with its own state from newState) and hands
+// every chunk to emit in chunk order, from the calling goroutine; progress,
+// if not nil, gets the chunks done and their total after each. emit
+// returning false stops the run without error.
 func runChunks[T, S any](ctx context.Context, bounds []int, workers int, newState func() S,
 	work func(s S, lo, hi int, out []T, st *Stats) []T,
-	emit func(c *chunk[T]) bool, progress func(done, total int)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	nchunks := max(len(bounds)-1, 0)
-	inOrder := make(chan *chunk[T], 2*workers)
-	todo := make(chan *chunk[T])
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	wg.Go(func() {
-		defer close(inOrder)
-		defer close(todo)
-		for k := 0; k < nchunks; k++ {
-			c := &chunk[T]{lo: bounds[k], hi: bounds[k+1], done: make(chan struct{})}
-			select {
-			case inOrder <- c:
-			case <-ctx.Done():
-				return
+	emit func(c *parallel.Chunk[T, Stats]) bool, progress func(done, total int)) error {
+	total, done := max(len(bounds)-1, 0), 0
+	return parallel.Ordered(ctx, bounds, workers, newState,
+		func(s S, c *parallel.Chunk[T, Stats]) { c.Out = work(s, c.Lo, c.Hi, c.Out, &c.Stats) },
+		func(c *parallel.Chunk[T, Stats]) bool {
+			if !emit(c) {
+				return false
 			}
-			select {
-			case todo <- c:
-			case <-ctx.Done():
-				close(c.done)
-				return
+			done++
+			if progress != nil {
+				progress(done, total)
 			}
-		}
-	})
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			s := newState()
-			for c := range todo {
-				if ctx.Err() == nil {
-					c.out = work(s, c.lo, c.hi, c.out, &c.stats)
-				}
-				close(c.done)
-			}
+			return true
 		})
-	}
-	stopped := false
-	done := 0
-	for c := range inOrder {
-		<-c.done
-		if stopped || ctx.Err() != nil {
-			continue
-		}
-		if !emit(c) {
-			stopped = true
-			cancel()
-			continue
-		}
-		done++
-		if progress != nil {
-			progress(done, nchunks)
-		}
-	}
-	if stopped {
-		return nil
-	}
-	return context.Cause(ctx)
 }
 
 // probe finds the candidates of one signature row among the indexed units,

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -74,7 +75,7 @@ func (b *Builder) Build(ctx context.Context) (*Index, error) {
 		return nil, err
 	}
 	buf := make([][]uint64, ix.opt.Workers)
-	err = parallelFor(ctx, n, 64, ix.opt.Workers, func(w, lo, hi int) {
+	err = parallel.For(ctx, n, 64, ix.opt.Workers, func(w, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			buf[w] = ix.h.Sign(buf[w], ix.Set(i))
 			ix.sigs.Put(i, buf[w])
@@ -115,12 +116,9 @@ type Index struct {
 
 // Match is one answer of a query: the id of an indexed set, the overlap with
 // the query and the similarity. With VerifyEstimate (and for TopK's ranking
-// before refinement) Overlap is -1 and Sim an estimate.
-type Match struct {
-	ID      int
-	Overlap int
-	Sim     float64
-}
+// before refinement) Overlap is -1 and Sim an estimate. It is join.Match,
+// the exact index's answer, so both indexes answer in one type.
+type Match = join.Match
 
 // Len returns the number of indexed sets.
 func (ix *Index) Len() int { return len(ix.offs) - 1 }
@@ -243,12 +241,7 @@ func (ix *Index) TopK(dst []Match, keys []uint64, k, refineK int) []Match {
 		j := EstimateJaccard(matches(s.row, ix.sigs.Row(int(w)), ix.sigs.bits), ix.sigs.k, ix.sigs.bits)
 		s.cand = append(s.cand, Match{ID: int(w), Overlap: -1, Sim: j})
 	})
-	byRank := func(a, b Match) int {
-		if c := cmp.Compare(b.Sim, a.Sim); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}
+	byRank := join.ByRank
 	slices.SortFunc(s.cand, byRank)
 	cand := s.cand[:min(refineK, len(s.cand))]
 	for i := range cand {
@@ -269,7 +262,7 @@ func (ix *Index) QueryAll(ctx context.Context, queries [][]uint64, yield func(qu
 		q int
 		m Match
 	}
-	return runChunks(ctx, even(len(queries), unitsPerChunk), ix.opt.Workers, func() *struct{} { return nil },
+	return runChunks(ctx, parallel.Even(len(queries), unitsPerChunk), ix.opt.Workers, func() *struct{} { return nil },
 		func(_ *struct{}, lo, hi int, out []qm, _ *Stats) []qm {
 			var ms []Match
 			for q := lo; q < hi; q++ {
@@ -280,8 +273,8 @@ func (ix *Index) QueryAll(ctx context.Context, queries [][]uint64, yield func(qu
 			}
 			return out
 		},
-		func(c *chunk[qm]) bool {
-			for _, x := range c.out {
+		func(c *parallel.Chunk[qm, Stats]) bool {
+			for _, x := range c.Out {
 				if !yield(x.q, x.m) {
 					return false
 				}
@@ -335,10 +328,10 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 			}
 			return out
 		},
-		func(c *chunk[join.Pair]) bool {
-			st.Collisions += c.stats.Collisions
-			st.Candidates += c.stats.Candidates
-			for _, p := range c.out {
+		func(c *parallel.Chunk[join.Pair, Stats]) bool {
+			st.Collisions += c.Stats.Collisions
+			st.Candidates += c.Stats.Candidates
+			for _, p := range c.Out {
 				st.Results++
 				if !yield(p) {
 					return false

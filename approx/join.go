@@ -4,42 +4,36 @@ import (
 	"context"
 	"errors"
 	"math"
-	"slices"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// units is one collection seen as distinct sets: unit u holds positions
-// start[u]..start[u+1]-1 of the collection, all with the same set.
+// units is one collection seen as distinct sets: unit u is the
+// collection's group u (order.Collection.Group), all with the same set.
 type units struct {
-	c     *order.Collection
-	start []uint32
-	keep  []bool // false: dropped by MinSize
+	c    *order.Collection
+	keep []bool // false: dropped by MinSize
 }
 
 func unitsOf(c *order.Collection, minSize int) *units {
-	s := &units{c: c}
-	n := c.Len()
-	s.start = make([]uint32, 0, n+1)
-	for i := 0; i < n; i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			s.start = append(s.start, uint32(i))
-		}
-	}
-	s.start = append(s.start, uint32(n))
-	s.keep = make([]bool, s.len())
+	s := &units{c: c, keep: make([]bool, c.Groups())}
 	for u := range s.keep {
-		s.keep[u] = c.Size(int(s.start[u])) >= minSize
+		lo, _ := c.Group(u)
+		s.keep[u] = c.Size(lo) >= minSize
 	}
 	return s
 }
 
-func (s *units) len() int                   { return len(s.start) - 1 }
-func (s *units) set(u int) []uint32         { return s.c.Set(int(s.start[u])) }
-func (s *units) members(u int) (lo, hi int) { return int(s.start[u]), int(s.start[u+1]) }
+func (s *units) len() int { return s.c.Groups() }
+func (s *units) set(u int) []uint32 {
+	lo, _ := s.c.Group(u)
+	return s.c.Set(lo)
+}
+func (s *units) members(u int) (lo, hi int) { return s.c.Group(u) }
 
 // dropped returns the number of records in units dropped by MinSize.
 func (s *units) dropped() int {
@@ -58,7 +52,7 @@ func (s *units) dropped() int {
 func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([]*Signatures, error) {
 	dict := sides[0].c.Dict()
 	words := make([]uint64, dict.Len())
-	err := parallelFor(ctx, len(words), 8192, workers, func(_, lo, hi int) {
+	err := parallel.For(ctx, len(words), 8192, workers, func(_, lo, hi int) {
 		for id := lo; id < hi; id++ {
 			words[id] = h.TokenHash(dict.Key(uint32(id)))
 		}
@@ -73,7 +67,7 @@ func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([
 			return nil, err
 		}
 		buf := make([][]uint64, max(workers, 1))
-		err = parallelFor(ctx, s.len(), 64, workers, func(w, lo, hi int) {
+		err = parallel.For(ctx, s.len(), 64, workers, func(w, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				if s.keep[u] {
 					buf[w] = h.SignWords(buf[w], words, s.set(u))
@@ -160,18 +154,18 @@ func (v *verifier) emit(u, w, o int, sim float64, out []join.Pair) []join.Pair {
 // unitsPerChunk is the number of probing units in one R-S work chunk.
 const unitsPerChunk = 256
 
-// even returns chunk bounds over [0, n) every size.
-func even(n, size int) []int {
-	b := make([]int, 0, n/size+2)
-	for lo := 0; lo < n; lo += size {
-		b = append(b, lo)
-	}
-	return append(b, n)
-}
-
 // pairBudget is the number of unit pairs in one self-join work chunk; fixed,
 // so that the output order does not depend on the number of workers.
 const pairBudget = 4096
+
+// Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
+// one place that chooses between them.
+func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(join.Pair) bool) (Stats, error) {
+	if s == nil {
+		return SelfJoin(ctx, r, opt, yield)
+	}
+	return RSJoin(ctx, r, s, opt, yield)
+}
 
 // SelfJoin reports the pairs of records of c whose similarity reaches the
 // threshold among the candidates of MinHash-LSH: pairs whose signatures agree
@@ -275,10 +269,10 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			}
 			return out
 		},
-		func(ch *chunk[join.Pair]) bool {
-			st.Collisions += ch.stats.Collisions
-			st.Candidates += ch.stats.Candidates
-			for _, p := range ch.out {
+		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
+			st.Collisions += ch.Stats.Collisions
+			st.Candidates += ch.Stats.Candidates
+			for _, p := range ch.Out {
 				if !emitPair(p) {
 					return false
 				}
@@ -331,7 +325,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 
 	v := verifier{opt: &opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
-	err = runChunks(ctx, even(ru.len(), unitsPerChunk), opt.Workers, func() *verifier { vv := v; return &vv },
+	err = runChunks(ctx, parallel.Even(ru.len(), unitsPerChunk), opt.Workers, func() *verifier { vv := v; return &vv },
 		func(v *verifier, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for u := lo; u < hi; u++ {
 				if !ru.keep[u] {
@@ -343,9 +337,9 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 			}
 			return out
 		},
-		func(ch *chunk[join.Pair]) bool {
-			st.add(&ch.stats)
-			for _, p := range ch.out {
+		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
+			st.add(&ch.Stats)
+			for _, p := range ch.Out {
 				st.Results++
 				if !yield(p) {
 					return false

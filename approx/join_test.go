@@ -222,7 +222,7 @@ func TestBadOptions(t *testing.T) {
 		opt  approx.Options
 		want error
 	}{
-		{"no threshold", approx.Options{}, approx.ErrNoThreshold},
+		{"no threshold", approx.Options{}, prefix.ErrNoThreshold},
 		{"B*R > K", approx.Options{Threshold: th, K: 64, Shape: approx.Shape{B: 9, R: 13}}, approx.ErrShape},
 		{"K too large", approx.Options{Threshold: th, K: approx.MaxK + 1}, approx.ErrShape},
 		{"K negative", approx.Options{Threshold: th, K: -1}, approx.ErrShape},

@@ -54,9 +54,6 @@ const (
 // Jaccard threshold bounds: use the exact join.
 var ErrMeasure = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
 
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("approx: no threshold")
-
 // Options configures the LSH joins and the query index. The zero value of
 // every field but Threshold works: Jaccard, one-permutation hashing, K = 128,
 // 32-bit values, the cheapest banding that finds every pair at or above the
@@ -103,7 +100,7 @@ type Options struct {
 // set contains the other; otherwise Jaccard is higher). Overlap has none.
 func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 	if t.Den == 0 {
-		return 0, ErrNoThreshold
+		return 0, fmt.Errorf("approx: %w", prefix.ErrNoThreshold)
 	}
 	f := t.Float()
 	switch m {
@@ -121,7 +118,7 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 // chosen. It is what the joins and the index run with, so a caller (a command
 // line, a planner) can report the choice and fail on bad options before any
 // work starts. Errors wrap ErrShape, ErrRecall, ErrMeasure, ErrScheme or
-// ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
+// prefix.ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
 func (o Options) Resolve() (Options, error) {
 	jt, err := JaccardThreshold(o.Measure, o.Threshold)
 	if err != nil {
@@ -208,9 +205,7 @@ type Stats struct {
 	BandTime time.Duration // band keys and sorting them
 	JoinTime time.Duration // candidates, verification and emitting
 
-	Workers       int
-	MeasureName   string
-	ThresholdText string
+	Workers int
 }
 
 func (s *Stats) add(o *Stats) {
@@ -234,6 +229,4 @@ func (s *Stats) fill(o *Options) {
 	s.MaxBucket = max(o.MaxBucket, -1)
 	s.Estimated = o.Verify == VerifyEstimate
 	s.Workers = o.Workers
-	s.MeasureName = o.Measure.String()
-	s.ThresholdText = o.Threshold.String()
 }

@@ -1,15 +1,10 @@
 package approx
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
-	"sync"
-	"sync/atomic"
-
-	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // Signatures holds the MinHash signatures of n sets in one packed arena:
@@ -176,38 +171,4 @@ func matches(a, b []byte, w int) int {
 		}
 	}
 	return m
-}
-
-// parallelFor runs f over [0, n) in blocks of the given size on workers
-// goroutines, all of which have ended when it returns; f gets the worker's
-// number (0 <= w < workers) for scratch space of its own. It stops early (and
-// returns the context's error) once ctx is done.
-func parallelFor(ctx context.Context, n, block, workers int, f func(w, lo, hi int)) error {
-	workers = parallel.Workers(workers)
-	nblocks := (n + block - 1) / block
-	workers = min(workers, nblocks)
-	if workers <= 1 {
-		for lo := 0; lo < n; lo += block {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			f(0, lo, min(lo+block, n))
-		}
-		return ctx.Err()
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				b := int(next.Add(1) - 1)
-				if b >= nblocks {
-					return
-				}
-				f(w, b*block, min((b+1)*block, n))
-			}
-		})
-	}
-	wg.Wait()
-	return ctx.Err()
 }

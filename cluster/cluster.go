@@ -16,6 +16,7 @@ import (
 type Forest struct {
 	parent []uint32
 	size   []uint32
+	unions int64 // calls of Union: the clustering's work
 }
 
 // New returns a forest of n singleton clusters.
@@ -43,6 +44,7 @@ func (f *Forest) Find(a int) int {
 
 // Union merges the clusters of a and b and reports whether they were apart.
 func (f *Forest) Union(a, b int) bool {
+	f.unions++
 	ra, rb := uint32(f.Find(a)), uint32(f.Find(b))
 	if ra == rb {
 		return false
@@ -54,6 +56,10 @@ func (f *Forest) Union(a, b int) bool {
 	f.size[ra] += f.size[rb]
 	return true
 }
+
+// Unions returns the number of Union calls so far: the pairs the clustering
+// handled (with SelfJoin, n - 1 for n identical copies, not n(n-1)/2).
+func (f *Forest) Unions() int64 { return f.unions }
 
 // Size returns the number of records in a's cluster.
 func (f *Forest) Size(a int) int { return int(f.size[f.Find(a)]) }

@@ -72,6 +72,24 @@ func TestJoinAgainstOracle(t *testing.T) {
 			if got := f.Labels(); !slices.Equal(got, want) {
 				t.Fatalf("%s t=%s: labels\n%v\nwant\n%v", fx.Name, th, got, want)
 			}
+			// SelfJoin (groups unioned once) on every path of the join.
+			for ell := range 4 {
+				o := opt
+				o.Ell = ell
+				if ell > 1 && th.Float() < 0.3 {
+					continue // keys of long sets at low thresholds: slow, not different
+				}
+				g, st, err := cluster.SelfJoin(context.Background(), c, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := g.Labels(); !slices.Equal(got, want) {
+					t.Fatalf("%s t=%s ell=%d: SelfJoin labels\n%v\nwant\n%v", fx.Name, th, ell, got, want)
+				}
+				if st.Results != int64(len(jointest.SelfJoin(fx.Sets, prefix.Jaccard, th))) {
+					t.Fatalf("%s t=%s ell=%d: Results %d, want the %d record pairs stood for", fx.Name, th, ell, st.Results, len(jointest.SelfJoin(fx.Sets, prefix.Jaccard, th)))
+				}
+			}
 			// Firsts: the first record of each component, ascending.
 			var firsts []int
 			for i, l := range want {
@@ -103,6 +121,42 @@ func TestJoinAgainstOracle(t *testing.T) {
 				t.Errorf("%s t=%s: sizes cover %d records (want %d), missing %v", fx.Name, th, total, len(fx.Sets), count)
 			}
 		}
+	}
+}
+
+// TestSelfJoinCopiesLinear clusters many exact copies of a few sets: the
+// unions must grow with the records (n - 1 for n copies), not with the
+// n(n-1)/2 pairs among the copies.
+func TestSelfJoinCopiesLinear(t *testing.T) {
+	var sets [][]uint32
+	for i := range 3000 {
+		sets = append(sets, []uint32{1, 2, 3, 4, 5}, []uint32{1, 2, 3, 4, 6}, []uint32{uint32(100 + i%7), 200})
+	}
+	c, err := order.New(jointest.Input(sets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.6")
+	f, st, err := cluster.SelfJoin(context.Background(), c, join.Options{Threshold: th})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(sets))
+	if f.Unions() > n {
+		t.Errorf("%d records: %d unions, want at most %d (one a record, not one a pair of copies)", n, f.Unions(), n)
+	}
+	// The pairs stood for: the 6000 copies of the first two sets all pair
+	// (Jaccard 4/6 between them), and each 3000/7 copies of the others.
+	want := 6000 * 5999 / 2
+	for k := range 7 {
+		m := (3000 - k + 6) / 7
+		want += m * (m - 1) / 2
+	}
+	if st.Results != int64(want) {
+		t.Errorf("Results %d, want %d", st.Results, want)
+	}
+	if got := f.Sizes(); len(got) != 3 || f.Size(0) != 6000 {
+		t.Errorf("sizes %v, cluster of record 0 %d: want one of 6000 and seven of about 429", got, f.Size(0))
 	}
 }
 

@@ -52,7 +52,8 @@ func (ix *Index) maybeCheckpoint() error {
 	for _, s := range st.segs {
 		held += s.rows()
 	}
-	if st.mut.n < min(max(held, flushMin), flushMax) {
+	m := st.mut
+	if st.mut.n < min(max(held, flushMin), flushMax) && 4*len(m.sets)+8*len(m.keys)+len(m.sigs) < flushBytes {
 		return nil
 	}
 	live := ix.liveCount()
@@ -72,39 +73,50 @@ func (ix *Index) liveCount() uint64 {
 }
 
 // checkpoint turns the live rows of the mutable part into a new segment
-// (in the current token order), writes the dictionary when tokens were
-// appended and the tombstones that changed, starts a new WAL and commits all
-// of it with a new manifest. A crash before the manifest's rename leaves the
-// old manifest and WAL in force; the new files are removed at the next Open.
+// (in the current token order), merging into it the trailing segments whose
+// live records are no more than it holds with them (a binary counter: a
+// logarithmic number of segments between compactions, each record rewritten
+// O(log n) times); writes the dictionary when tokens were appended and the
+// tombstones that changed, starts a new WAL and commits all of it with a new
+// manifest. A crash before the manifest's rename leaves the old manifest and
+// WAL in force; the new files are removed at the next Open.
 func (ix *Index) checkpoint() error {
 	st := ix.live
 	m := ix.man
 	m.Gen++
 	gen := m.Gen
 	name := func(f string, a ...any) string { return fmt.Sprintf(f, a...) }
-	m.Segments = slices.Clone(m.Segments)
-	var newSeg string
 	mut := st.mut
-	var rows []int
+	var rows []liveRec
 	for r := 0; r < mut.n; r++ {
 		if !mut.tomb.Contains(uint32(r)) {
-			rows = append(rows, r)
+			rows = append(rows, liveRec{-1, r})
 		}
 	}
+	keep := len(st.segs)
 	if len(rows) > 0 {
-		recs := records{ids: make([]uint64, len(rows))}
-		for i, r := range rows {
-			recs.ids[i] = uint64(mut.base) + uint64(r)
+		acc := len(rows)
+		for keep > 0 && st.liveRows(keep-1) <= acc {
+			keep--
+			acc += st.liveRows(keep)
 		}
-		rb := ix.cfg.Perm * ix.cfg.Bits / 8
-		recs.set = func(i int) []uint32 { return mut.set(rows[i]) }
-		recs.keys = func(i int) []uint64 { return mut.keySet(rows[i]) }
-		recs.sig = func(i int) []byte { return mut.sig(rows[i], rb) }
-		newSeg = name("seg-%d.sj", gen)
-		if err := writeSegment(filepath.Join(ix.dir, newSeg), &ix.cfg, st.dict.len(), recs); err != nil {
+	}
+	var merged []liveRec
+	for i := keep; i < len(st.segs); i++ {
+		for r := 0; r < st.segs[i].rows(); r++ {
+			if !st.tombs[i].Contains(uint32(r)) {
+				merged = append(merged, liveRec{i, r})
+			}
+		}
+	}
+	rows = append(merged, rows...)
+	m.Segments = slices.Clone(m.Segments[:keep])
+	if len(rows) > 0 {
+		ref := segRef{File: name("seg-%d.sj", gen)}
+		if err := writeSegment(filepath.Join(ix.dir, ref.File), &ix.cfg, st.dict.len(), st.recordsOf(rows)); err != nil {
 			return err
 		}
-		m.Segments = append(m.Segments, segRef{File: newSeg})
+		m.Segments = append(m.Segments, ref)
 	}
 	if ix.cfg.Method == Exact && (len(st.dict.addedKeys) > 0 || m.Dict == "") {
 		m.Dict = name("dict-%d.sj", gen)
@@ -112,7 +124,7 @@ func (ix *Index) checkpoint() error {
 			return err
 		}
 	}
-	for i := range st.segs {
+	for i := 0; i < keep; i++ {
 		if ix.tombDirty[i] {
 			m.Segments[i].Tomb = name("tomb-%d-%d.sj", gen, i)
 			if err := writeTomb(filepath.Join(ix.dir, m.Segments[i].Tomb), st.segs[i].rows(), st.tombs[i]); err != nil {
@@ -121,13 +133,46 @@ func (ix *Index) checkpoint() error {
 		}
 	}
 	m.NextID = st.next
-	return ix.commit(&m, false)
+	return ix.commit(&m, keep)
+}
+
+// liveRows returns the number of live records of segment i.
+func (st *state) liveRows(i int) int { return st.segs[i].rows() - st.tombs[i].Count() }
+
+// recordsOf returns the records at the given places (ascending ids) for
+// writeSegment.
+func (st *state) recordsOf(live []liveRec) records {
+	rb := st.cfg.Perm * st.cfg.Bits / 8
+	recs := records{ids: make([]uint64, len(live))}
+	for i, lr := range live {
+		if lr.part < 0 {
+			recs.ids[i] = uint64(st.mut.base) + uint64(lr.row)
+		} else {
+			recs.ids[i] = st.segs[lr.part].ids[lr.row]
+		}
+	}
+	recs.set = func(r int) []uint32 { return st.setOf(live[r]) }
+	recs.sig = func(r int) []byte {
+		lr := live[r]
+		if lr.part < 0 {
+			return st.mut.sig(lr.row, rb)
+		}
+		return st.segs[lr.part].sig(lr.row)
+	}
+	recs.keys = func(r int) []uint64 {
+		lr := live[r]
+		if lr.part < 0 {
+			return st.mut.keySet(lr.row)
+		}
+		return st.segs[lr.part].keySet(lr.row)
+	}
+	return recs
 }
 
 // commit starts a new WAL, writes manifest m and switches the live state to
-// the files it names: the segments already open stay, new ones are opened.
-// With all, every segment is reopened (a compaction replaced them).
-func (ix *Index) commit(m *manifest, all bool) error {
+// the files it names: the first keep segments stay open as they are, the
+// ones after them in m are opened.
+func (ix *Index) commit(m *manifest, keep int) error {
 	m.WAL = fmt.Sprintf("wal-%d.log", m.Gen)
 	w, err := createWAL(filepath.Join(ix.dir, m.WAL))
 	if err != nil {
@@ -142,10 +187,6 @@ func (ix *Index) commit(m *manifest, all bool) error {
 	st := ix.live
 	next := &state{cfg: st.cfg, next: st.next, mut: newMutable(st.next), minB: st.minB, pairMax: st.pairMax}
 	next.dict.added = newAdded()
-	keep := len(st.segs)
-	if all {
-		keep = 0
-	}
 	for i := 0; i < keep; i++ {
 		next.segs = append(next.segs, st.segs[i])
 		st.segs[i].ref()
@@ -215,26 +256,22 @@ type liveRec struct {
 func (ix *Index) compact() error {
 	st := ix.live
 	var live []liveRec
-	var ids []uint64
 	for i, s := range st.segs {
 		for r := 0; r < s.rows(); r++ {
 			if !st.tombs[i].Contains(uint32(r)) {
 				live = append(live, liveRec{i, r})
-				ids = append(ids, s.ids[r])
 			}
 		}
 	}
 	for r := 0; r < st.mut.n; r++ {
 		if !st.mut.tomb.Contains(uint32(r)) {
 			live = append(live, liveRec{-1, r})
-			ids = append(ids, uint64(st.mut.base)+uint64(r))
 		}
 	}
 	m := ix.man
 	m.Gen++
 	gen := m.Gen
-	rb := ix.cfg.Perm * ix.cfg.Bits / 8
-	recs := records{ids: ids}
+	recs := st.recordsOf(live)
 	vocab := 0
 	var dictKeys []uint64
 	switch ix.cfg.Method {
@@ -263,21 +300,6 @@ func (ix *Index) compact() error {
 		for id := range dictKeys {
 			dictKeys[id] = d.Key(uint32(id))
 		}
-	case LSH:
-		recs.sig = func(r int) []byte {
-			lr := live[r]
-			if lr.part < 0 {
-				return st.mut.sig(lr.row, rb)
-			}
-			return st.segs[lr.part].sig(lr.row)
-		}
-		recs.keys = func(r int) []uint64 {
-			lr := live[r]
-			if lr.part < 0 {
-				return st.mut.keySet(lr.row)
-			}
-			return st.segs[lr.part].keySet(lr.row)
-		}
 	}
 	m.Segments = nil
 	if len(live) > 0 {
@@ -295,7 +317,7 @@ func (ix *Index) compact() error {
 	}
 	m.NextID = st.next
 	m.Reordered = uint64(len(live))
-	return ix.commit(&m, true)
+	return ix.commit(&m, 0)
 }
 
 func (st *state) setOf(lr liveRec) []uint32 {

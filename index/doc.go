@@ -56,8 +56,8 @@
 //   - the write-ahead log (wal-N.log): every batch since the last checkpoint.
 //
 // Recent inserts live in a mutable part in memory (and in the WAL); when it
-// holds as many records as the segments (from 1,024 up to 65,536) it is
-// written as a segment (a checkpoint), merged with the trailing segments no
+// holds as many records as the segments (from 1,024 up to 65,536), or 64 MiB
+// of sets and signatures, it is written as a segment (a checkpoint), merged with the trailing segments no
 // larger than it (so there are O(log n) segments). An Exact index is
 // compacted (one segment, deleted records dropped, tokens re-ordered) each
 // time it has doubled since the last compaction, an LSH index when it has

@@ -193,12 +193,14 @@ type Index struct {
 
 // Checkpoint policy ("Can change for testing"): the mutable part becomes a
 // segment when it holds flushMax records, or as many as the segments hold
-// when that is more than flushMin; an Exact index is compacted (tokens
-// re-ordered rare-first) when it has doubled since the last re-ordering, an
-// LSH index when it has more than maxSegments segments.
+// when that is more than flushMin, or flushBytes of sets and signatures
+// (long documents); an Exact index is compacted (tokens re-ordered
+// rare-first) when it has doubled since the last re-ordering, an LSH index
+// when it has more than maxSegments segments.
 var (
 	flushMin    = 1024
 	flushMax    = 1 << 16
+	flushBytes  = 64 << 20
 	maxSegments = 8
 )
 
@@ -528,31 +530,37 @@ func (ix *Index) prepare(records [][]byte) ([]query, error) {
 			ix.prepareOne(&qs[i])
 		}
 	}
-	const chunk = 256
-	if len(records) <= chunk || ix.workers == 1 {
-		do(0, len(records))
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, (len(records)+chunk-1)/chunk)
-		for lo := 0; lo < len(records); lo += chunk {
-			next <- lo
-		}
-		close(next)
-		for w := 0; w < ix.workers; w++ {
-			wg.Go(func() {
-				for lo := range next {
-					do(lo, min(lo+chunk, len(records)))
-				}
-			})
-		}
-		wg.Wait()
-	}
+	ix.parallel(len(records), 256, do)
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("index: record %d: %w", i+1, err)
 		}
 	}
 	return qs, nil
+}
+
+// parallel calls do over [0, n) in chunks of chunk items on the index's
+// workers (in the calling goroutine when there is one chunk or one worker);
+// every goroutine has ended when it returns.
+func (ix *Index) parallel(n, chunk int, do func(lo, hi int)) {
+	if n <= chunk || ix.workers == 1 {
+		do(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, (n+chunk-1)/chunk)
+	for lo := 0; lo < n; lo += chunk {
+		next <- lo
+	}
+	close(next)
+	for w := 0; w < min(ix.workers, cap(next)); w++ {
+		wg.Go(func() {
+			for lo := range next {
+				do(lo, min(lo+chunk, n))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // prepareOne computes the signature of q.keys (LSH).
@@ -790,25 +798,7 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 		}
 		ix.pool.Put(sc)
 	}
-	const chunk = 64
-	if len(qs) <= chunk || ix.workers == 1 {
-		do(0, len(qs))
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, (len(qs)+chunk-1)/chunk)
-		for lo := 0; lo < len(qs); lo += chunk {
-			next <- lo
-		}
-		close(next)
-		for w := 0; w < ix.workers; w++ {
-			wg.Go(func() {
-				for lo := range next {
-					do(lo, min(lo+chunk, len(qs)))
-				}
-			})
-		}
-		wg.Wait()
-	}
+	ix.parallel(len(qs), 64, do)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -77,6 +77,20 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	}
+	// A batch (answered in chunks on the workers) equals its queries one by one.
+	batch, err := ix.Search(ctx, texts, SearchOptions{Threshold: min})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range texts {
+		one, err := ix.Search(ctx, [][]byte{tx}, SearchOptions{Threshold: min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(batch[i], one[0]) {
+			t.Fatalf("query %d: batch %v, alone %v", i, batch[i], one[0])
+		}
+	}
 	if _, err := ix.Search(ctx, texts[:1], SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 5}}); !errors.Is(err, ErrThresholdBelowMin) {
 		t.Fatalf("threshold below the minimum: %v", err)
 	}

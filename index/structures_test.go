@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -161,4 +162,59 @@ func itoa(n int) string {
 			return s
 		}
 	}
+}
+
+// BenchmarkAddedTokens measures the dictionary's tokens added since the
+// last checkpoint as the index uses them: add the new tokens of a batch
+// (1,000), publish a snapshot, look up 4,000 keys (half of them added),
+// until 64,000 tokens are added. impl=btree is the library alternative
+// (google/btree, a lazy copy-on-write Clone per snapshot, lock-free reads);
+// impl=map is what the index keeps, a map under a read-write lock (readers
+// ignore ids past their snapshot).
+//
+//	go test ./index -run '^$' -bench AddedTokens
+func BenchmarkAddedTokens(b *testing.B) {
+	const total, batch = 64000, 1000
+	keys := make([]uint64, total)
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	b.Run("impl=btree", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tree := btree.NewG(32, func(x, y [2]uint64) bool { return x[0] < y[0] })
+			hits, n := 0, uint64(0)
+			for lo := 0; lo < total; lo += batch {
+				for _, k := range slices.Sorted(slices.Values(keys[lo : lo+batch])) {
+					if _, ok := tree.Get([2]uint64{k}); !ok {
+						tree.ReplaceOrInsert([2]uint64{k, n})
+						n++
+					}
+				}
+				snap := tree.Clone()
+				for k := 0; k < 4000; k++ {
+					if _, ok := snap.Get([2]uint64{keys[(lo+k*7)%total]}); ok {
+						hits++
+					}
+				}
+			}
+		}
+	})
+	b.Run("impl=map", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			d := dict{added: newAdded()}
+			hits := 0
+			for lo := 0; lo < total; lo += batch {
+				d.add(slices.Sorted(slices.Values(keys[lo : lo+batch])))
+				snap := d.snapshot()
+				for k := 0; k < 4000; k++ {
+					if _, ok := snap.lookup(keys[(lo+k*7)%total]); ok {
+						hits++
+					}
+				}
+			}
+		}
+	})
 }

@@ -41,9 +41,10 @@ type bitmaps struct {
 	bits  []uint64
 }
 
-func newBitmaps(s *side, words int) *bitmaps {
-	b := &bitmaps{words: words, mask: uint32(64*words - 1), bits: make([]uint64, s.groups()*words)}
-	for g := 0; g < s.groups(); g++ {
+// newBitmaps returns the bitmaps of the first n groups of s.
+func newBitmaps(s *side, n, words int) *bitmaps {
+	b := &bitmaps{words: words, mask: uint32(64*words - 1), bits: make([]uint64, n*words)}
+	for g := 0; g < n; g++ {
 		bm := b.bits[g*words : (g+1)*words]
 		for _, w := range s.set(g) {
 			k := w & b.mask

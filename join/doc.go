@@ -1,48 +1,94 @@
 // Package join holds the exact similarity joins: SelfJoin and RSJoin report
 // every pair of records whose similarity reaches a threshold, and nothing
-// else.
+// else; Index answers the same question for one query set at a time against
+// a collection indexed once.
 //
 // # Algorithm
 //
 // The joins follow AllPairs (Bayardo, Ma and Srikant, "Scaling up all pairs
 // similarity search", WWW 2007) with the positional filter and verification
 // of PPJoin (Xiao, Wang, Lin and Yu, "Efficient similarity joins for near
-// duplicate detection", WWW 2008):
+// duplicate detection", WWW 2008). Before probing:
 //
 //  1. Identical sets are grouped (order.Collection makes them adjacent), so n
-//     copies cost one probe; their n(n-1)/2 pairs are reported directly.
+//     copies cost one probe; their n(n-1)/2 pairs are reported directly (or,
+//     with Options.Copies, the group once).
 //  2. Every group's prefix is indexed: in a self-join the short index prefix
 //     |x| - MinOverlap(|x|, |x|) + 1, since a set is only probed by sets at
 //     least as large; in an R-S join the probe prefix of S.
-//  3. Every probe group x scans the postings of its probe prefix. The size
-//     filter skips postings of sets outside SizeRange(|x|) by binary search
-//     (posting lists are in size order); in a self-join only groups before x
-//     are met. The positional filter prunes a candidate y as soon as the
-//     count so far plus 1 plus min(|x|-i-1, |y|-j-1) cannot reach
-//     MinOverlap(|x|, |y|), where i and j are the positions of the shared
-//     token.
-//  4. Each surviving candidate is verified by merging only the suffixes past
-//     the last counted token (every shared token before it is already
-//     counted); the merge stops as soon as the required overlap is out of
-//     reach.
 //
-// Departures from the papers: the index is built in full before probing
-// (instead of growing as probes go), and a probe meets only the groups that
-// precede it; this makes probes independent, so they run in parallel and the
-// output does not depend on the number of workers. Every "similarity >= t"
-// decision is made by prefix.Bounds in integer arithmetic, so pairs exactly
-// at the threshold are kept.
+// Then every probe group x meets the indexed groups through these filters,
+// in the order a probe applies them:
+//
+//  1. Single-holder tokens: token ids are in document-frequency order, so the
+//     ids below the first one held by two sets can meet no partner; a probe
+//     skips them without a lookup.
+//  2. The prefix filter (AllPairs): x scans only the postings of its probe
+//     prefix |x| - MinOverlap(|x|, lo) + 1, lo its smallest admissible
+//     partner.
+//  3. The size filter (AllPairs): postings of sets outside SizeRange(|x|)
+//     are skipped; posting lists are in size order, so the start is found by
+//     binary search, and a per-worker, per-token cursor remembers it (probes
+//     grow, so the start only moves forward). In a self-join only groups
+//     before x are met.
+//  4. Late postings: once |x| - i tokens are left at probe position i, a
+//     group met for the first time can no longer reach its least overlap;
+//     such postings are skipped unless their group is already a candidate
+//     (a bitset answers that without touching its state).
+//  5. The positional filter (PPJoin): a candidate y is pruned as soon as the
+//     count so far plus 1 plus min(|x|-i-1, |y|-j-1) cannot reach
+//     MinOverlap(|x|, |y|), i and j the positions of the shared token.
+//  6. The count bound before merging (PPJoin's verification): the tokens
+//     left past the last counted one bound the overlap.
+//  7. The bitmap filter (Sandes, Teodoro and Melo, "Bitmap Filter: Speeding
+//     up Exact Set Similarity Joins with Bitwise Operations", 2020): a
+//     bitmap of a few words per set bounds |x ∩ y| by
+//     (|x| + |y| - popcount(bx XOR by)) / 2.
+//  8. Verification: the suffixes past the last counted token are merged,
+//     stopping as soon as the least overlap is out of reach.
+//
+// Stats counts each step: LateSkipped, SizePruned and Postings by posting;
+// Candidates, Positional, BoundPruned, BitmapPruned and Verified by distinct
+// pair of groups, with Candidates = Positional + BoundPruned + BitmapPruned
+// + Verified.
+//
+// # The ℓ-prefix path
+//
+// Where sets are short and the vocabulary small (passwords as character
+// bigrams), even the rarest token of a set is common and the prefix filter's
+// posting lists grow with the collection. SelfJoin then indexes pairs or
+// triples of tokens instead (the ℓ-prefix of AdaptJoin: Wang, Li and Feng,
+// "Can we beat the prefix filtering?", SIGMOD 2012), chosen by cost
+// (Options.Ell; see lprefix.go): a probe looks up the ℓ-subsets of its
+// ℓ-prefix, skips groups too small by binary search, prunes by a 64-bit
+// token mask kept beside each entry (MaskPruned, by posting), and verifies
+// each distinct group met with Check (so Candidates = Verified there).
+//
+// # Departures from the papers
+//
+// The index is built in full before probing (instead of growing as probes
+// go), and a probe meets only the groups that precede it; this makes probes
+// independent, so they run in parallel and the output does not depend on the
+// number of workers. Every "similarity >= t" decision is made by
+// prefix.Bounds in integer arithmetic, so pairs exactly at the threshold are
+// kept. PPJoin+'s suffix filter (a recursive search for a bound on the
+// Hamming distance of the suffixes) is left out: the bitmap filter bounds the
+// same overlap for a few word operations where the suffix filter costs binary
+// searches into both sets at every level of its recursion. Whether the suffix
+// filter would pay on long sets at low thresholds has not been measured here.
 //
 // # Cost and concurrency
 //
-// Index: one pass over the prefixes, 8 bytes per posting. Probing: the
-// postings of the probe prefixes within the size range, one O(1) step each;
-// verification: at most |x| + |y| steps per candidate that survives the
-// filters. Each worker keeps 12 bytes per indexed group of scratch space.
-// Pairs are handed to the caller's callback from the calling goroutine, in
-// chunks of probe groups in collection order. A chunk buffers one entry per
-// verified pair of distinct sets, never the record pairs themselves: those
-// are expanded from the groups of identical copies as they are yielded, so
-// n copies cost O(1) memory, not O(n²). At most 2·Workers chunks are
-// buffered. All goroutines have ended when a join returns.
+// Index: one pass over the prefixes, 12 bytes per posting (prefix.Posting:
+// record, position, size). Probing: the postings of the probe prefixes
+// within the size range, one O(1) step each; verification: at most
+// |x| + |y| steps per candidate that survives the filters. Each worker keeps
+// 16 bytes per indexed group of candidate state, 4 bytes per token of
+// cursors and one bit per group. Pairs are handed to the caller's callback
+// from the calling goroutine, in chunks of probe groups in collection order
+// (internal/parallel.Ordered). A chunk buffers one entry per verified pair of
+// distinct sets, never the record pairs themselves: those are expanded from
+// the groups of identical copies as they are yielded, so n copies cost O(1)
+// memory, not O(n²). At most 2·Workers chunks are buffered. All goroutines
+// have ended when a join returns.
 package join

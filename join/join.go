@@ -1,10 +1,10 @@
 package join
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -22,6 +22,16 @@ type Pair struct {
 	Sim     float64
 }
 
+// ComparePairs orders pairs by (A, B): the total order of sorted output
+// (the joins stream pairs in a documented order of their own; sort with
+// slices.SortFunc(pairs, ComparePairs) for this one).
+func ComparePairs(a, b Pair) int {
+	if c := cmp.Compare(a.A, b.A); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.B, b.B)
+}
+
 // Options configures a join. The zero value of every field but Threshold
 // works: Jaccard, all cores.
 type Options struct {
@@ -34,45 +44,69 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine with the
 	// number of probe groups done and the total, at most once per chunk.
 	Progress func(done, total int)
+	// Ell is the number of tokens a self-join's index keys hold: 1 is the
+	// prefix filter (AllPairs with PPJoin's filters), 2 or 3 the ℓ-prefix of
+	// AdaptJoin (pairs or hashed triples of tokens; see lprefix.go). 0 lets
+	// SelfJoin choose by cost. The pairs are the same for every value. RSJoin
+	// takes 0 or 1 only.
+	Ell int
+	// Copies, if not nil, makes SelfJoin report groups instead of record
+	// pairs, for clustering: each group of two or more records with
+	// identical sets (that reach the threshold with each other) is handed to
+	// Copies once, its ids ascending (the slice is reused after the call),
+	// and yield gets one pair per pair of distinct sets, between the lowest
+	// ids of their groups. So n identical copies cost one call, not
+	// n(n-1)/2 pairs. Copies returning false stops the join as yield does.
+	// Stats.Results still counts the record pairs stood for. RSJoin ignores
+	// it.
+	Copies func(ids []int) bool
 }
-
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("join: no threshold")
 
 func (o *Options) check() error {
 	if o.Threshold.Den == 0 {
-		return ErrNoThreshold
+		return fmt.Errorf("join: %w", prefix.ErrNoThreshold)
 	}
 	if o.Measure > prefix.Overlap {
 		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
+	}
+	if o.Ell < 0 || o.Ell > 3 {
+		return fmt.Errorf("%w: %d (want 0 to choose, 1, 2 or 3)", ErrEll, o.Ell)
 	}
 	o.Workers = parallel.Workers(o.Workers)
 	return nil
 }
 
+// ErrEll is returned for an Options.Ell outside 0..3, or above 1 for RSJoin.
+var ErrEll = errors.New("join: bad number of tokens per index key")
+
 // Stats counts what a join did. Candidates are distinct (probe group, indexed
-// group) pairs that shared a prefix token; each is then pruned by the
+// group) pairs that shared a prefix token (an index key, on the ℓ-prefix
+// path) and passed the posting filters; each is then pruned by the
 // positional filter, pruned by the verification bound, or verified by a
-// merge. Groups are distinct sets: n identical sets cost one probe.
+// merge:
+//
+//	Candidates = Positional + BoundPruned + BitmapPruned + Verified <= Postings
+//
+// Groups are distinct sets: n identical sets cost one probe.
 type Stats struct {
-	Records       int           // records given, both sides for an R-S join
-	Skipped       int           // empty records, which never join
-	Groups        int           // distinct non-empty sets probed or indexed
-	IndexEntries  int           // postings in the prefix index
-	Postings      int64         // postings whose candidate was examined while probing
-	LateSkipped   int64         // postings skipped unseen: too late in the probe to start a candidate
-	SizePruned    int64         // postings skipped by the size filter
-	Candidates    int64         // distinct group pairs sharing a prefix token
-	Positional    int64         // candidates pruned by the positional filter
-	BoundPruned   int64         // candidates pruned by the count bound before merging
-	BitmapPruned  int64         // candidates pruned by the bitmap bound before merging
-	Verified      int64         // candidates whose suffixes were merged
-	Results       int64         // pairs reported, identical copies included
-	IndexTime     time.Duration // grouping and building the index
-	JoinTime      time.Duration // probing, filtering, verifying and emitting
-	Workers       int
-	MeasureName   string
-	ThresholdText string
+	Records      int           // records given, both sides for an R-S join
+	Skipped      int           // empty records, which never join
+	Groups       int           // distinct non-empty sets probed or indexed
+	IndexEntries int           // postings in the prefix index
+	Postings     int64         // postings whose candidate was examined while probing
+	LateSkipped  int64         // postings skipped unseen: too late in the probe to start a candidate
+	SizePruned   int64         // postings skipped by the size filter
+	Candidates   int64         // distinct group pairs sharing a prefix token
+	Positional   int64         // candidates pruned by the positional filter
+	BoundPruned  int64         // candidates pruned by the count bound before merging
+	BitmapPruned int64         // candidates pruned by the bitmap bound before merging
+	MaskPruned   int64         // postings skipped by the token-mask bound (ℓ-prefix path)
+	Verified     int64         // candidates whose suffixes were merged
+	Results      int64         // record pairs reported (or stood for, with Options.Copies), identical copies included
+	IndexTime    time.Duration // grouping and building the index
+	JoinTime     time.Duration // probing, filtering, verifying and emitting
+	Workers      int
+	Ell          int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
 }
 
 func (s *Stats) add(o *Stats) {
@@ -83,32 +117,25 @@ func (s *Stats) add(o *Stats) {
 	s.Positional += o.Positional
 	s.BoundPruned += o.BoundPruned
 	s.BitmapPruned += o.BitmapPruned
+	s.MaskPruned += o.MaskPruned
 	s.Verified += o.Verified
 }
 
-// side is one collection seen as groups of identical sets.
+// side is one collection seen as its groups of identical sets
+// (order.Collection.Group).
 type side struct {
-	c     *order.Collection
-	start []uint32 // group g holds positions start[g]..start[g+1]-1
-	size  []uint32 // size of group g's set
+	c    *order.Collection
+	size []uint32 // size of group g's set, non-decreasing in g
 	// bySize[n] is the first group whose size is >= n, for n up to the
 	// largest size.
 	bySize []uint32
 }
 
 func groupsOf(c *order.Collection) *side {
-	s := &side{c: c}
-	n := c.Len()
-	s.start = make([]uint32, 0, n+1)
-	for i := 0; i < n; i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			s.start = append(s.start, uint32(i))
-		}
-	}
-	s.start = append(s.start, uint32(n))
-	s.size = make([]uint32, len(s.start)-1)
+	s := &side{c: c, size: make([]uint32, c.Groups())}
 	for g := range s.size {
-		s.size[g] = uint32(c.Size(int(s.start[g])))
+		lo, _ := c.Group(g)
+		s.size[g] = uint32(c.Size(lo))
 	}
 	largest := 0
 	if len(s.size) > 0 {
@@ -125,9 +152,12 @@ func groupsOf(c *order.Collection) *side {
 	return s
 }
 
-func (s *side) groups() int                { return len(s.size) }
-func (s *side) set(g int) []uint32         { return s.c.Set(int(s.start[g])) }
-func (s *side) members(g int) (lo, hi int) { return int(s.start[g]), int(s.start[g+1]) }
+func (s *side) groups() int { return len(s.size) }
+func (s *side) set(g int) []uint32 {
+	lo, _ := s.c.Group(g)
+	return s.c.Set(lo)
+}
+func (s *side) members(g int) (lo, hi int) { return s.c.Group(g) }
 
 // firstOfSize returns the first group whose size is >= n, in O(1) from a
 // table by size.
@@ -159,19 +189,61 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	s := groupsOf(c)
-	ix := prefix.NewIndex(s.groups(), c.Dict().Len(), s.set, b.IndexPrefix)
+	vocab := c.Dict().Len()
+	// The prefix index of every group serves the prefix path, the tiny
+	// groups of the ℓ-prefix path (whose probes meet only tiny groups), and
+	// the estimate that chooses between them.
+	ix := prefix.NewIndex(s.groups(), vocab, s.set, b.IndexPrefix)
+	ell := opt.Ell
+	if ell == 0 {
+		ell = chooseEll(s, b, ix)
+	}
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),
 		Groups:       s.groups(),
 		IndexEntries: ix.Len(),
-		IndexTime:    time.Since(t0),
+		Ell:          ell,
 	}
-	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true}
+	if ell > 1 {
+		// Tiny groups (the smallest sizes) are probed by the prefix filter,
+		// meeting only the tiny groups before them; the others by keys.
+		j.indexed = 0
+		for j.indexed < s.groups() {
+			if _, ok := probeLen(b, int(s.size[j.indexed]), ell); ok {
+				break
+			}
+			j.indexed++
+		}
+	}
+	if ell > 1 && j.indexed < s.groups() {
+		j.masks = make([]uint64, s.groups())
+		parallel.For(ctx, s.groups(), 4096, opt.Workers, func(_, lo, hi int) {
+			for g := lo; g < hi; g++ {
+				j.masks[g] = tokenMask(s.set(g))
+			}
+		})
+		var err error
+		j.keyIx, err = newKeyIndex(s, j.masks, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers)
+		if err != nil {
+			return st, err
+		}
+		st.IndexEntries += len(j.keyIx.groups)
+	}
 	j.prepare()
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
+}
+
+// Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
+// one place that chooses between them.
+func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
+	if s == nil {
+		return SelfJoin(ctx, r, opt, yield)
+	}
+	return RSJoin(ctx, r, s, opt, yield)
 }
 
 // RSJoin reports every pair (r, s) of a record of r and a record of s whose
@@ -182,6 +254,9 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
 	if err := opt.check(); err != nil {
 		return Stats{}, err
+	}
+	if opt.Ell > 1 {
+		return Stats{}, fmt.Errorf("%w: ℓ = %d is for self-joins", ErrEll, opt.Ell)
 	}
 	if r.Dict() != s.Dict() {
 		return Stats{}, errors.New("join: R and S must share a dictionary (build them with one order.Build call)")
@@ -195,9 +270,9 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 		Skipped:      r.Skipped() + s.Skipped(),
 		Groups:       rs.groups() + ss.groups(),
 		IndexEntries: ix.Len(),
-		IndexTime:    time.Since(t0),
+		Ell:          1,
 	}
-	j := &joiner{b: b, probe: rs, build: ss, ix: ix}
+	j := &joiner{b: b, probe: rs, build: ss, ix: ix, indexed: ss.groups()}
 	j.prepare()
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)

@@ -17,12 +17,18 @@ var measures = []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, pref
 
 func selfJoin(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) ([]jointest.Pair, join.Stats) {
 	t.Helper()
+	return selfJoinEll(t, sets, m, th, workers, 0)
+}
+
+// selfJoinEll is selfJoin with Options.Ell set (0: chosen by cost).
+func selfJoinEll(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, workers, ell int) ([]jointest.Pair, join.Stats) {
+	t.Helper()
 	c, err := order.New(jointest.Input(sets))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []jointest.Pair
-	st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
+	st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Workers: workers, Ell: ell}, func(p join.Pair) bool {
 		if p.A >= p.B {
 			t.Errorf("pair (%d, %d) not ordered", p.A, p.B)
 		}
@@ -53,8 +59,9 @@ func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold
 }
 
 // TestAgainstOracle runs every fixture, measure and threshold through the
-// self-join and the R-S join and compares with the nested-loop oracle, for a
-// few fixture seeds (all 60 with -long).
+// self-join (on every path: chosen by cost, the prefix filter, ℓ = 2 and 3)
+// and the R-S join and compares with the nested-loop oracle, for a few
+// fixture seeds (all 60 with -long).
 func TestAgainstOracle(t *testing.T) {
 	for _, seed := range jointest.Seeds(60, 6) {
 		r := rand.New(rand.NewPCG(seed, 99))
@@ -65,13 +72,35 @@ func TestAgainstOracle(t *testing.T) {
 			for _, m := range measures {
 				for _, th := range jointest.Thresholds(m, fx.Sets, r) {
 					name := fmt.Sprintf("seed=%d/%s/%s/t=%s", seed, fx.Name, m, th)
-					got, _ := selfJoin(t, fx.Sets, m, th, 1+int(seed%3))
-					jointest.Diff(t, name+"/self", got, self.Join(m, th))
+					want := self.Join(m, th)
+					for ell := range 4 {
+						if ell > 1 && !ellAffordable(t, fx.Sets, m, th, ell) {
+							continue
+						}
+						got, st := selfJoinEll(t, fx.Sets, m, th, 1+int(seed%3), ell)
+						jointest.Diff(t, fmt.Sprintf("%s/self/ell=%d", name, ell), got, want)
+						if ell > 0 && st.Ell != ell {
+							t.Fatalf("%s: Ell %d forced, Stats.Ell %d", name, ell, st.Ell)
+						}
+					}
 					jointest.Diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), cross.Join(m, th))
 				}
 			}
 		}
 	}
+}
+
+// ellAffordable reports whether forcing ℓ-prefix keys of ell tokens on sets
+// stays cheap: forced on long sets at low thresholds, the keys are the
+// binomial of the prefix length (a 400-token set at t = 0.001 would look up
+// ten million triples), which the cost-based choice never takes.
+func ellAffordable(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, ell int) bool {
+	t.Helper()
+	c, err := order.New(jointest.Input(sets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return join.EllKeys(c, prefix.NewBounds(m, th), ell) <= 20_000
 }
 
 // TestExactBoundary plants pairs whose Jaccard similarity is exactly the

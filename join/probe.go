@@ -5,9 +5,9 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -35,6 +35,19 @@ type joiner struct {
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup.
 	unique uint32
+	// indexed is the number of groups probed through ix: all of build's on
+	// the prefix path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix
+	// path, whose other groups probe keyIx (see lprefix.go). A tiny probe
+	// meets only groups before it, so candidate state for the first indexed
+	// groups suffices.
+	indexed int
+	ell     int       // tokens per index key: 1, 2 or 3
+	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1
+	masks   []uint64  // token mask of each group; nil when ell == 1
+	// copies, if not nil, receives groups of identical sets, and pairs of
+	// groups are yielded once (Options.Copies); ids is its reused buffer.
+	copies func(ids []int) bool
+	ids    []int
 }
 
 // prepare computes what every worker shares besides the index.
@@ -49,10 +62,12 @@ func (j *joiner) prepare() {
 		sets += s.groups()
 	}
 	words := bitmapWords(tokens, sets)
-	j.buildBits = newBitmaps(j.build, words)
+	// Only the groups probed through ix need bitmaps and last prefix
+	// tokens (all but on the ℓ-prefix path, where the tiny ones).
+	j.buildBits = newBitmaps(j.build, j.indexed, words)
 	j.probeBits = j.buildBits
 	if !j.self {
-		j.probeBits = newBitmaps(j.probe, words)
+		j.probeBits = newBitmaps(j.probe, j.probe.groups(), words)
 	}
 	j.ipre = make([]int32, maxSize(j.build)+1)
 	for n := range j.ipre {
@@ -62,20 +77,12 @@ func (j *joiner) prepare() {
 			j.ipre[n] = int32(j.b.ProbePrefix(n))
 		}
 	}
-	j.lastPre = make([]uint32, j.build.groups())
+	j.lastPre = make([]uint32, j.indexed)
 	for g := range j.lastPre {
 		if py := j.ipre[j.build.size[g]]; py > 0 {
 			j.lastPre[g] = j.build.set(g)[py-1]
 		}
 	}
-}
-
-// chunk is the output of one run of chunkGroups probe groups.
-type chunk struct {
-	lo, hi  int
-	matches []match
-	stats   Stats
-	done    chan struct{}
 }
 
 // match is a verified pair of groups. The calling goroutine expands it into
@@ -88,79 +95,40 @@ type match struct {
 	sim     float64
 }
 
-// run probes every group of j.probe on opt.Workers goroutines and hands the
-// pairs to yield in chunk order.
+// run probes every group of j.probe on opt.Workers goroutines, in chunks of
+// chunkGroups groups, and hands the pairs to yield in chunk order.
 func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pair) bool) error {
 	t0 := time.Now()
 	defer func() { st.JoinTime = time.Since(t0) }()
 	st.Workers = opt.Workers
-	st.MeasureName = j.b.Measure().String()
-	st.ThresholdText = j.b.Threshold().String()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	total := j.probe.groups()
-	nchunks := (total + chunkGroups - 1) / chunkGroups
-	inOrder := make(chan *chunk, 2*opt.Workers)
-	work := make(chan *chunk)
-	var wg sync.WaitGroup
-	wg.Go(func() { // producer
-		defer close(inOrder)
-		defer close(work)
-		for k := 0; k < nchunks; k++ {
-			c := &chunk{lo: k * chunkGroups, hi: min((k+1)*chunkGroups, total), done: make(chan struct{})}
-			select {
-			case inOrder <- c:
-			case <-ctx.Done():
-				return
+	cancelled := false // expand stopped on ctx, not on yield
+	err := parallel.Ordered(ctx, parallel.Even(total, chunkGroups), opt.Workers,
+		func() *prober { return newProber(j) },
+		func(p *prober, c *parallel.Chunk[match, Stats]) {
+			p.stats = &c.Stats
+			for g := c.Lo; g < c.Hi; g++ {
+				c.Out = p.probeGroup(g, c.Out)
 			}
-			select {
-			case work <- c:
-			case <-ctx.Done():
-				close(c.done)
-				return
-			}
-		}
-	})
-	for w := 0; w < opt.Workers; w++ {
-		wg.Go(func() {
-			p := newProber(j)
-			for c := range work {
-				if ctx.Err() == nil {
-					p.stats = &c.stats
-					for g := c.lo; g < c.hi; g++ {
-						c.matches = p.probeGroup(g, c.matches)
-					}
+		},
+		func(c *parallel.Chunk[match, Stats]) bool {
+			st.add(&c.Stats)
+			for _, m := range c.Out {
+				if !j.expand(ctx, m, st, yield) {
+					cancelled = ctx.Err() != nil
+					return false
 				}
-				close(c.done)
 			}
+			if opt.Progress != nil {
+				opt.Progress(c.Hi, total)
+			}
+			return true
 		})
+	if err == nil && cancelled {
+		err = context.Cause(ctx)
 	}
-	defer wg.Wait()
-	defer cancel()
-
-	stopped := false
-	for c := range inOrder {
-		<-c.done
-		if stopped || ctx.Err() != nil {
-			continue
-		}
-		st.add(&c.stats)
-		for _, m := range c.matches {
-			if !j.expand(ctx, m, st, yield) {
-				stopped = ctx.Err() == nil
-				cancel()
-				break
-			}
-		}
-		if opt.Progress != nil && !stopped {
-			opt.Progress(c.hi, total)
-		}
-	}
-	if !stopped {
-		return context.Cause(ctx)
-	}
-	return nil
+	return err
 }
 
 // expand yields the record pairs of m, counting them in st.Results. It
@@ -169,6 +137,23 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair) bool) bool {
 	xlo, xhi := j.probe.members(int(m.gx))
 	cx := j.probe.c
+	if j.copies != nil {
+		// Groups, not record pairs: a group's first record has its lowest
+		// id (a Collection orders identical sets by original index).
+		if m.same {
+			k := int64(xhi - xlo)
+			st.Results += k * (k - 1) / 2
+			j.ids = j.ids[:0]
+			for a := xlo; a < xhi; a++ {
+				j.ids = append(j.ids, cx.ID(a))
+			}
+			return j.copies(j.ids)
+		}
+		ylo, yhi := j.build.members(int(m.gy))
+		st.Results += int64(xhi-xlo) * int64(yhi-ylo)
+		a, b := cx.ID(xlo), j.build.c.ID(ylo)
+		return yield(Pair{A: min(a, b), B: max(a, b), Overlap: int(m.overlap), Sim: m.sim})
+	}
 	n := 0
 	emit := func(a, b int) bool {
 		if j.self && a > b {
@@ -226,11 +211,15 @@ type prober struct {
 	alpha  []int32     // least overlap by candidate size - lo
 	stats  *Stats
 	bounds prefix.Bounds
+	// The ℓ-prefix path's scratch: 1 + the last probe group that met each
+	// group, and the probe's keys.
+	seen []uint32
+	keys []uint64
 }
 
 func newProber(j *joiner) *prober {
-	p := &prober{joiner: j, cand: make([]candidate, j.build.groups()), bounds: j.b,
-		live: make([]uint64, (j.build.groups()+63)/64), cursor: make([]uint32, j.ix.Tokens())}
+	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
+		live: make([]uint64, (j.indexed+63)/64), cursor: make([]uint32, j.ix.Tokens())}
 	for g := range p.cand {
 		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
 	}
@@ -240,6 +229,9 @@ func newProber(j *joiner) *prober {
 // probeGroup finds the partners of probe group gx among the indexed groups
 // (those before it, in a self-join) and appends the resulting pairs.
 func (p *prober) probeGroup(gx int, out []match) []match {
+	if gx >= p.indexed && p.keyIx != nil {
+		return p.probeKeys(gx, out)
+	}
 	b := p.bounds
 	x := p.probe.set(gx)
 	n := len(x)

@@ -28,6 +28,12 @@ func zipfSets(n int, seed uint64) [][]uint32 {
 // statistics, the pairs, and the collections.
 func statsOf(t *testing.T, r, s [][]uint32, m prefix.Measure, th prefix.Threshold) (join.Stats, []join.Pair, []*order.Collection) {
 	t.Helper()
+	return statsOfEll(t, r, s, m, th, 0)
+}
+
+// statsOfEll is statsOf with Options.Ell set.
+func statsOfEll(t *testing.T, r, s [][]uint32, m prefix.Measure, th prefix.Threshold, ell int) (join.Stats, []join.Pair, []*order.Collection) {
+	t.Helper()
 	var cs []*order.Collection
 	var err error
 	if s == nil {
@@ -40,7 +46,7 @@ func statsOf(t *testing.T, r, s [][]uint32, m prefix.Measure, th prefix.Threshol
 	}
 	var pairs []join.Pair
 	yield := func(p join.Pair) bool { pairs = append(pairs, p); return true }
-	opt := join.Options{Measure: m, Threshold: th, Workers: 2}
+	opt := join.Options{Measure: m, Threshold: th, Workers: 2, Ell: ell}
 	var st join.Stats
 	if s == nil {
 		st, err = join.SelfJoin(context.Background(), cs[0], opt, yield)
@@ -229,7 +235,7 @@ func TestCostFallsWithThreshold(t *testing.T) {
 }
 
 // TestAccountingOnFixtures checks the Stats identities on every fixture,
-// measure and threshold, in both joins.
+// measure and threshold, in both joins and on every path of the self-join.
 func TestAccountingOnFixtures(t *testing.T) {
 	for _, fx := range jointest.Fixtures(5) {
 		for _, m := range measures {
@@ -240,10 +246,15 @@ func TestAccountingOnFixtures(t *testing.T) {
 			for _, ts := range ths {
 				th, _ := prefix.ParseThreshold(m, ts)
 				what := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, ts)
-				st, pairs, _ := statsOf(t, fx.Sets, nil, m, th)
-				checkAccounting(t, what+"/self", st, pairs, fx.Sets, nil)
+				for ell := range 4 {
+					if ell > 1 && !ellAffordable(t, fx.Sets, m, th, ell) {
+						continue
+					}
+					st, pairs, _ := statsOfEll(t, fx.Sets, nil, m, th, ell)
+					checkAccounting(t, fmt.Sprintf("%s/self/ell=%d", what, ell), st, pairs, fx.Sets, nil)
+				}
 				half := len(fx.Sets) / 2
-				st, pairs, _ = statsOf(t, fx.Sets[:half], fx.Sets[half:], m, th)
+				st, pairs, _ := statsOf(t, fx.Sets[:half], fx.Sets[half:], m, th)
 				checkAccounting(t, what+"/rs", st, pairs, fx.Sets[:half], fx.Sets[half:])
 			}
 		}

@@ -2,13 +2,14 @@ package order
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -180,10 +181,15 @@ func (d *Dictionary) Map(dst []uint32, keys []uint64) []uint32 {
 // concurrent use.
 type Collection struct {
 	dict    *Dictionary
-	tokens  []uint32
-	offs    []int
+	tokens  []uint32 // every set, sorted ascending, one after another
+	offs    []int    // set i is tokens[offs[i]:offs[i+1]]; offs[0] = 0, sizes non-decreasing
 	ids     []uint32 // original 0-based record index, by position
 	records int      // records given, empty ones included
+	// group holds the first position of every run of identical sets, then
+	// Len(): group g is positions group[g]..group[g+1]-1, all with one set,
+	// whose ids ascend; adjacent groups hold different sets (computed once,
+	// when the collection is built).
+	group []uint32
 }
 
 // Dict returns the dictionary the collection's ids refer to.
@@ -210,6 +216,28 @@ func (c *Collection) Size(i int) int { return c.offs[i+1] - c.offs[i] }
 
 // ID returns the original 0-based index of the record at position i.
 func (c *Collection) ID(i int) int { return int(c.ids[i]) }
+
+// Groups returns the number of runs of identical sets: the distinct
+// non-empty sets (a hash collision between different sets of one size could
+// split one set's copies into two runs; that costs a join a probe, never a
+// pair).
+func (c *Collection) Groups() int { return len(c.group) - 1 }
+
+// Group returns the positions lo..hi-1 of group g (0 <= g < Groups()): its
+// records all hold the set Set(lo), their ids ascending. Cost: O(1).
+func (c *Collection) Group(g int) (lo, hi int) { return int(c.group[g]), int(c.group[g+1]) }
+
+// findGroups computes c.group from the sets.
+func (c *Collection) findGroups() {
+	n := c.Len()
+	c.group = make([]uint32, 0, n+1)
+	for i := 0; i < n; i++ {
+		if i == 0 || c.Size(i) != c.Size(i-1) || !slices.Equal(c.Set(i), c.Set(i-1)) {
+			c.group = append(c.group, uint32(i))
+		}
+	}
+	c.group = append(c.group, uint32(n))
+}
 
 // New builds the order from in and returns the collection over it. It
 // consumes in: the Input is empty afterwards, so that its arena can be freed
@@ -303,23 +331,20 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 		}
 	}
 	// Point every slot at its final id, the shards on all cores.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for sh := range v.tabs {
 		t := &v.tabs[sh]
 		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
-		f := final[sh]
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+	}
+	parallel.For(context.Background(), len(v.tabs), 1, 0, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			t, f := &v.tabs[sh], final[sh]
 			for i, s := range t.slots {
 				if s.id != 0 {
 					t.slots[i].id = f[s.id-1] + 1
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	*v = vocab{}
 	return d, &final
 }
@@ -330,7 +355,7 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	n := in.Len()
 	ids, offs := in.ids, in.offs
 	limit := uint32(dict.Len())
-	parallel(n, func(lo, hi int) {
+	onAllCores(n, func(lo, hi int) {
 		var sorter keysort.Sorter // a radix sort: ids are dense, below limit
 		for r := lo; r < hi; r++ {
 			rec := ids[offs[r]:offs[r+1]]
@@ -353,7 +378,7 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 			recs = append(recs, rec{size: uint32(offs[r+1] - offs[r]), idx: uint32(r)})
 		}
 	}
-	parallel(len(recs), func(lo, hi int) {
+	onAllCores(len(recs), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			h := uint64(0x9e3779b97f4a7c15)
 			for _, w := range ids[offs[recs[k].idx]:offs[recs[k].idx+1]] {
@@ -389,37 +414,22 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 		pos += copy(c.tokens[pos:], set(r))
 		c.offs[i+1] = pos
 	}
+	c.findGroups()
 	return c
 }
 
-// parallel splits [0, n) into blocks and runs f on them on all cores.
-func parallel(n int, f func(lo, hi int)) {
+// onAllCores splits [0, n) into blocks and runs f on them on all cores
+// (parallel.For).
+func onAllCores(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	// Blocks small enough that a few thousand long records (documents)
-	// still spread over the cores, large enough to amortise the lock.
+	// still spread over the cores, large enough to amortise taking them.
 	block := min(4096, max(16, n/(8*workers)))
 	if workers <= 1 || n <= 16 {
 		f(0, n)
 		return
 	}
-	var next int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				lo := int(next)
-				next += int64(block)
-				mu.Unlock()
-				if lo >= n {
-					return
-				}
-				f(lo, min(lo+block, n))
-			}
-		})
-	}
-	wg.Wait()
+	parallel.For(context.Background(), n, block, workers, func(_, lo, hi int) { f(lo, hi) })
 }
 
 // Subset returns the collection of the records at positions pos (ascending,
@@ -447,5 +457,6 @@ func (c *Collection) Subset(pos []int) *Collection {
 		s.offs = append(s.offs, len(s.tokens))
 		s.ids[k] = c.ids[p]
 	}
+	s.findGroups()
 	return s
 }

@@ -1,6 +1,7 @@
 package order_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -184,5 +185,62 @@ func TestSubset(t *testing.T) {
 		if k > 0 && s.Size(k) < s.Size(k-1) {
 			t.Fatal("subset not in size order")
 		}
+	}
+}
+
+// TestGroups checks the groups of identical sets on collections with many
+// copies, and on a Subset: every group holds one set with ids ascending,
+// adjacent groups differ, and there is one group per distinct non-empty set.
+func TestGroups(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		in := new(order.Input)
+		distinct := map[string]bool{}
+		for range 2000 {
+			n := r.IntN(5)
+			set := make([]uint64, 0, n)
+			for range n {
+				set = append(set, uint64(r.IntN(6)))
+			}
+			in.Add(set)
+			if k := fmt.Sprint(slices.Compact(slices.Sorted(slices.Values(set)))); n > 0 {
+				distinct[k] = true
+			}
+		}
+		c, err := order.New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(what string, c *order.Collection, want int) {
+			t.Helper()
+			if c.Groups() != want && want >= 0 {
+				t.Fatalf("%s: %d groups, want %d distinct sets", what, c.Groups(), want)
+			}
+			next := 0
+			for g := range c.Groups() {
+				lo, hi := c.Group(g)
+				if lo != next || hi <= lo {
+					t.Fatalf("%s: group %d is [%d, %d), want it to start at %d", what, g, lo, hi, next)
+				}
+				for i := lo + 1; i < hi; i++ {
+					if !slices.Equal(c.Set(i), c.Set(lo)) || c.ID(i) <= c.ID(i-1) {
+						t.Fatalf("%s: group %d: position %d differs or ids not ascending", what, g, i)
+					}
+				}
+				if g > 0 && slices.Equal(c.Set(lo), c.Set(lo-1)) {
+					t.Fatalf("%s: groups %d and %d hold the same set", what, g-1, g)
+				}
+				next = hi
+			}
+			if next != c.Len() {
+				t.Fatalf("%s: groups cover %d of %d positions", what, next, c.Len())
+			}
+		}
+		check("collection", c, len(distinct))
+		var pos []int
+		for i := 0; i < c.Len(); i += 1 + r.IntN(3) {
+			pos = append(pos, i)
+		}
+		check("subset", c.Subset(pos), -1)
 	}
 }

@@ -1,10 +1,11 @@
 package order
 
 import (
+	"context"
 	"runtime"
-	"sync"
 
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // table maps 64-bit token keys to local ids (in order of first appearance)
@@ -154,17 +155,13 @@ func (v *vocab) addBatch(keys []uint64, ids []uint32) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for g := range workers {
-		wg.Go(func() {
-			for j, k := range keys {
-				h := mix.Mix64(k)
-				s := shardOf(h)
-				if int(s)%workers == g {
-					ids[j] = v.tabs[s].add(k, h, 1)<<shardBits | s
-				}
+	parallel.For(context.Background(), workers, 1, workers, func(_, g, _ int) {
+		for j, k := range keys {
+			h := mix.Mix64(k)
+			s := shardOf(h)
+			if int(s)%workers == g {
+				ids[j] = v.tabs[s].add(k, h, 1)<<shardBits | s
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 }

@@ -91,8 +91,8 @@ func BenchmarkJoin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				g := newGroups(c)
 				for _, path := range []string{"pair", "triple", "prefix"} {
+					ell := map[string]int{"pair": 2, "triple": 3, "prefix": 1}[path]
 					b.Run(fmt.Sprintf("list=%s/n=%d/q=%d/t=%s/path=%s", in.name, in.l.Len(), q, t, path), func(b *testing.B) {
 						b.ReportAllocs()
 						var pairs int64
@@ -102,14 +102,7 @@ func BenchmarkJoin(b *testing.B) {
 						for b.Loop() {
 							pairs = 0
 							var err error
-							switch path {
-							case "pair":
-								st, err = ellSelfJoin(context.Background(), c, g, 2, &opt, count)
-							case "triple":
-								st, err = ellSelfJoin(context.Background(), c, g, 3, &opt, count)
-							default:
-								st, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold}, count)
-							}
+							st, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold, Ell: ell}, count)
 							if err != nil {
 								b.Fatal(err)
 							}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/join"
 )
 
 // Family is a connected group of similar passwords: every member reaches the
@@ -20,19 +21,27 @@ type Family struct {
 
 // Families joins l (as Join does) and returns its families of two or more
 // passwords: the connected components of the similar pairs, found with a
-// union-find forest (cluster.Forest) as the pairs stream out. Families come
+// union-find forest (cluster.SelfJoin) as the pairs stream out. Passwords
+// with identical gram sets (after normalisation) are one group, unioned
+// once, so n of them cost n - 1 unions, not n(n-1)/2 pairs. Families come
 // largest first (most members), then by Count descending, then by their
 // first index; the result is the same on every run and for any number of
 // workers.
 //
-// Cost: the join, plus O(α(n)) per pair and 8 bytes per password for the
+// Cost: the join, plus O(α(n)) per union and 8 bytes per password for the
 // forest, plus the members of the families returned. Pairs are not kept.
 func Families(ctx context.Context, l *List, opt Options) ([]Family, Stats, error) {
-	f := cluster.New(l.Len())
-	st, err := Join(ctx, l, opt, func(p Pair) bool {
-		f.Union(p.A, p.B)
-		return true
+	if err := opt.fill(); err != nil {
+		return nil, Stats{}, err
+	}
+	c, st, err := collect(l, &opt)
+	if err != nil {
+		return nil, st, err
+	}
+	f, est, err := cluster.SelfJoin(ctx, c, join.Options{
+		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress, Ell: opt.Ell,
 	})
+	st.Exact = est
 	if err != nil {
 		return nil, st, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/race"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -105,7 +104,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 		known := testList(200+r.IntN(400), seed+100)
 		cands := candidates(known, 150, r)
 		m := allMeasures[seed%4]
-		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}, {Num: 9, Den: 10}}[r.IntN(4)]
+		th := []prefix.Threshold{DefaultThreshold(), {Num: 1, Den: 2}, {Num: 2, Den: 3}, {Num: 9, Den: 10}}[r.IntN(4)]
 		if m == prefix.Overlap {
 			th = prefix.Threshold{Num: uint64(1 + r.IntN(5)), Den: 1}
 		}
@@ -118,8 +117,8 @@ func TestCheckAgainstOracle(t *testing.T) {
 			for k, c := range cands {
 				got = ix.Check(got[:0], c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("seed %d (%v >= %v, q=%d, %v, %s): candidate %d: got %+v, want %+v",
-						seed, m, th, opt.Q, opt.Norm, ix.Stats().Method, k, got, want[k])
+					t.Fatalf("seed %d (%v >= %v, q=%d, %v, ℓ = %d): candidate %d: got %+v, want %+v",
+						seed, m, th, opt.Q, opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
 				}
 				found += len(got)
 			}
@@ -134,14 +133,16 @@ func TestCheckAgainstOracle(t *testing.T) {
 // off.
 func newTestIndex(t *testing.T, known *List, opt Options, keys bool) *Index {
 	t.Helper()
-	defer func(f func(*order.Collection, prefix.Bounds) bool) { queryKeys = f }(queryKeys)
-	queryKeys = func(*order.Collection, prefix.Bounds) bool { return keys }
+	opt.Ell = 1
+	if keys {
+		opt.Ell = 2
+	}
 	ix, err := NewIndex(known, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[bool]string{true: "l-prefix (l = 2)", false: "prefix"}[keys]; ix.Stats().Method != want {
-		t.Fatalf("index method %q, want %q", ix.Stats().Method, want)
+	if ell := ix.Stats().Exact.Ell; ell != opt.Ell {
+		t.Fatalf("index keys of %d tokens, want %d", ell, opt.Ell)
 	}
 	return ix
 }
@@ -164,7 +165,7 @@ func TestCheckJohn(t *testing.T) {
 			for k, c := range cands {
 				got := ix.Check(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("%v, %s: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Method, k, got, want[k])
+					t.Fatalf("%v, ℓ = %d: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
 				}
 			}
 		}
@@ -210,7 +211,7 @@ func TestCheckAllocs(t *testing.T) {
 		dst := make([]Match, 0, 64)
 		ix.Check(dst, pw) // warm up
 		if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {
-			t.Errorf("%s: Check allocates %v times", ix.Stats().Method, n)
+			t.Errorf("ℓ = %d: Check allocates %v times", ix.Stats().Exact.Ell, n)
 		}
 	}
 }
@@ -238,7 +239,7 @@ func FuzzCheck(f *testing.F) {
 			for k, c := range cands {
 				got := ix.Check(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
-					t.Fatalf("%s: candidate %q: got %+v, want %+v", ix.Stats().Method, c, got, want[k])
+					t.Fatalf("ℓ = %d: candidate %q: got %+v, want %+v", ix.Stats().Exact.Ell, c, got, want[k])
 				}
 			}
 		}

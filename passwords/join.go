@@ -2,10 +2,8 @@ package passwords
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -14,14 +12,14 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// DefaultThreshold is the threshold used when Options.Threshold is zero:
+// DefaultThreshold returns the threshold used when Options.Threshold is zero:
 // 4/5. At q = 2 it pairs a password of 5 characters or more with the same
 // plus or minus one character at either end ("monkey", "monkey1"), and a
 // password of 9 or more with one character changed at an end; it does not
 // pair two that differ in the middle unless a normalisation makes them
 // meet. It is also the threshold of the published benchmarks on password
 // lists.
-var DefaultThreshold = prefix.Threshold{Num: 4, Den: 5}
+func DefaultThreshold() prefix.Threshold { return prefix.Threshold{Num: 4, Den: 5} }
 
 // Options configures Join, Families and NewIndex. The zero value works:
 // bigrams of the raw passwords, Jaccard >= 0.8, all cores.
@@ -37,10 +35,10 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine as the join
 	// goes, with the probe groups done and their total.
 	Progress func(done, total int)
+	// Ell is the number of tokens per index key, as join.Options.Ell: 0
+	// chooses by cost (for Join) or by the list's size (for NewIndex).
+	Ell int
 }
-
-// ErrNoThreshold is returned for the Overlap measure without a threshold.
-var ErrNoThreshold = errors.New("passwords: the overlap measure needs a threshold")
 
 func (o *Options) fill() error {
 	if err := o.Grams.check(); err != nil {
@@ -48,9 +46,9 @@ func (o *Options) fill() error {
 	}
 	if o.Threshold.Den == 0 {
 		if o.Measure == prefix.Overlap {
-			return ErrNoThreshold
+			return fmt.Errorf("passwords: the overlap measure needs a threshold: %w", prefix.ErrNoThreshold)
 		}
-		o.Threshold = DefaultThreshold
+		o.Threshold = DefaultThreshold()
 	}
 	o.Workers = parallel.Workers(o.Workers)
 	return nil
@@ -61,26 +59,20 @@ func (o *Options) bounds() prefix.Bounds { return prefix.NewBounds(o.Measure, o.
 // Pair is two similar passwords: A < B are their indices in the List (so
 // the line of A comes first), Overlap the number of q-grams they share and
 // Sim their similarity.
-type Pair struct {
-	A, B    int
-	Overlap int
-	Sim     float64
-}
+type Pair = join.Pair
 
-// Stats counts what a join did.
+// Stats counts what a join did. Exact.Ell tells the exact join's keys: 1
+// the prefix filter, 2 or 3 the ℓ-prefix of token pairs or triples (short
+// sets at high thresholds; see package join).
 type Stats struct {
 	Passwords  int // distinct passwords in the list
 	TooShort   int // skipped: no q-gram after normalisation
 	Joined     int // passwords with at least one q-gram, given to the join
 	Grams      int // q-grams summed over the joined passwords' sets
 	Vocabulary int // distinct q-grams
-	// Method is the exact join used: "l-prefix (l = 2)" or "l-prefix (l =
-	// 3)" (token pairs or triples as index keys, for short sets at high
-	// thresholds; see lprefix.go) or "prefix" (join.SelfJoin).
-	Method    string
-	Exact     join.Stats
-	GramTime  time.Duration // normalising and taking q-grams
-	OrderTime time.Duration // building the token order and the collection
+	Exact      join.Stats
+	GramTime   time.Duration // normalising and taking q-grams
+	OrderTime  time.Duration // building the token order and the collection
 }
 
 // JoinTime is the time of the exact join proper: indexing and probing the
@@ -88,16 +80,15 @@ type Stats struct {
 func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.JoinTime }
 
 // Join reports every pair of distinct passwords of l whose q-gram sets reach
-// the threshold, each once with A < B, by an exact join: no pair is missed
-// and none is approximate. Short sets at high thresholds (passwords at the
-// defaults) go through the ℓ-prefix join, which indexes pairs or triples of
-// tokens (AdaptJoin's ℓ-prefix, see lprefix.go) and verifies with
-// join.Check; others through join.SelfJoin (AllPairs with PPJoin's
-// filters). Two passwords that normalise to the
-// same set pair with similarity 1. It calls yield from the calling
-// goroutine; yield returning false stops the join early without error. Pairs
-// come out grouped by the later password in set-size order, the same for any
-// number of workers; sort them for a total order. ctx cancels the join.
+// the threshold, each once with A < B, by an exact join (join.SelfJoin): no
+// pair is missed and none is approximate. Short sets at high thresholds
+// (passwords at the defaults) go through its ℓ-prefix path, which indexes
+// pairs or triples of tokens (AdaptJoin's ℓ-prefix); others through AllPairs
+// with PPJoin's filters. Two passwords that normalise to the same set pair
+// with similarity 1. It calls yield from the calling goroutine; yield
+// returning false stops the join early without error. Pairs come out grouped
+// by the later password in set-size order, the same for any number of
+// workers; sort them for a total order. ctx cancels the join.
 //
 // Cost: O(total bytes) to take the grams, on all cores, then the exact join
 // (see package join); memory about 12 bytes a gram plus the join's index.
@@ -109,19 +100,11 @@ func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Sta
 	if err != nil {
 		return st, err
 	}
-	emit := func(p join.Pair) bool {
-		return yield(Pair{A: p.A, B: p.B, Overlap: p.Overlap, Sim: p.Sim})
-	}
-	g := newGroups(c)
-	if ell := chooseEll(c, opt.bounds(), g.len()); ell > 0 {
-		st.Method = fmt.Sprintf("l-prefix (l = %d)", ell)
-		st.Exact, err = ellSelfJoin(ctx, c, g, ell, &opt, emit)
-	} else {
-		st.Method = "prefix"
-		st.Exact, err = join.SelfJoin(ctx, c, join.Options{
-			Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress,
-		}, emit)
-	}
+	st.Exact, err = join.SelfJoin(ctx, c, join.Options{
+		Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers, Progress: opt.Progress, Ell: opt.Ell,
+	}, func(p join.Pair) bool {
+		return yield(p)
+	})
 	return st, err
 }
 
@@ -147,58 +130,30 @@ func collect(l *List, opt *Options) (*order.Collection, Stats, error) {
 const gramBlock = 8192
 
 // input turns every password of l into its set of q-gram keys, in list
-// order, on workers goroutines.
+// order, on workers goroutines (parallel.Ordered: blocks of gramBlock
+// passwords, each block's sets handed to the Input in order).
 func input(l *List, g Grams, workers int) *order.Input {
-	n := l.Len()
-	nblocks := (n + gramBlock - 1) / gramBlock
-	type block struct {
-		keys []uint64
-		offs []int
-		done chan struct{}
-	}
-	blocks := make([]block, nblocks)
-	for b := range blocks {
-		blocks[b].done = make(chan struct{})
-	}
-	var next int
-	var mu sync.Mutex // protects next
-	var wg sync.WaitGroup
-	for range min(workers, max(nblocks, 1)) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				b := next
-				next++
-				mu.Unlock()
-				if b >= nblocks {
-					return
-				}
-				blk := &blocks[b]
-				lo, hi := b*gramBlock, min((b+1)*gramBlock, n)
-				blk.offs = make([]int, 0, hi-lo+1)
-				blk.offs = append(blk.offs, 0)
-				for i := lo; i < hi; i++ {
-					from := len(blk.keys)
-					blk.keys = g.Append(blk.keys, l.Password(i))
-					set := blk.keys[from:]
-					slices.Sort(set)
-					set = slices.Compact(set)
-					blk.keys = blk.keys[:from+len(set)]
-					blk.offs = append(blk.offs, len(blk.keys))
-				}
-				close(blk.done)
-			}
-		})
-	}
 	in := new(order.Input)
-	for b := range blocks {
-		blk := &blocks[b]
-		<-blk.done
-		for k := 0; k+1 < len(blk.offs); k++ {
-			in.AddSorted(blk.keys[blk.offs[k]:blk.offs[k+1]])
-		}
-		*blk = block{}
-	}
-	wg.Wait()
+	parallel.Ordered(context.Background(), parallel.Even(l.Len(), gramBlock), workers,
+		func() struct{} { return struct{}{} },
+		func(_ struct{}, c *parallel.Chunk[uint64, []int]) {
+			offs := make([]int, 1, c.Hi-c.Lo+1)
+			for i := c.Lo; i < c.Hi; i++ {
+				from := len(c.Out)
+				c.Out = g.Append(c.Out, l.Password(i))
+				set := c.Out[from:]
+				slices.Sort(set)
+				set = slices.Compact(set)
+				c.Out = c.Out[:from+len(set)]
+				offs = append(offs, len(c.Out))
+			}
+			c.Stats = offs
+		},
+		func(c *parallel.Chunk[uint64, []int]) bool {
+			for k := 0; k+1 < len(c.Stats); k++ {
+				in.AddSorted(c.Out[c.Stats[k]:c.Stats[k+1]])
+			}
+			return true
+		})
 	return in
 }

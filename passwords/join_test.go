@@ -99,12 +99,10 @@ func TestJoinAgainstOracle(t *testing.T) {
 				name := fmt.Sprintf("seed=%d/n=%d/q=%d/norm=%v/%v>=%v", seed, l.Len(), q, norm, m, th)
 				want := ov.Join(m, th)
 				var st Stats
-				for _, path := range []string{"pair", "triple", "prefix", ""} {
-					joinPath = path
+				for _, ell := range []int{2, 3, 1, 0} {
 					var got []jointest.Pair
-					got, st = joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3)})
-					joinPath = ""
-					jointest.Diff(t, name+"/path="+path, got, want)
+					got, st = joinPairs(t, l, Options{Grams: g, Measure: m, Threshold: th, Workers: 1 + int(seed%3), Ell: ell})
+					jointest.Diff(t, fmt.Sprintf("%s/ell=%d", name, ell), got, want)
 				}
 				short := 0
 				for _, s := range sets {
@@ -155,14 +153,12 @@ func TestJoinJohn(t *testing.T) {
 		t.Skipf("%s is absent (Debian package john-data): skipping", johnPath)
 	}
 	sets := setsOf(l, Grams{Q: 2})
-	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold)
+	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold())
 	got, st := joinPairs(t, l, Options{})
 	jointest.Diff(t, "john q=2 t=0.8", got, want)
-	for _, path := range []string{"pair", "triple", "prefix"} {
-		joinPath = path
-		other, _ := joinPairs(t, l, Options{})
-		joinPath = ""
-		jointest.Diff(t, "john q=2 t=0.8 path="+path, other, want)
+	for _, ell := range []int{2, 3, 1} {
+		other, _ := joinPairs(t, l, Options{Ell: ell})
+		jointest.Diff(t, fmt.Sprintf("john q=2 t=0.8 ell=%d", ell), other, want)
 	}
 	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
 	if len(want) == 0 {
@@ -226,7 +222,7 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 	for seed := uint64(0); seed < 6; seed++ {
 		l := testList(800, seed)
 		g := Grams{Norm: norms[int(seed)%len(norms)]}
-		th := []prefix.Threshold{DefaultThreshold, {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
+		th := []prefix.Threshold{DefaultThreshold(), {Num: 1, Den: 2}, {Num: 2, Den: 3}}[seed%3]
 		pairs := jointest.SelfOverlaps(setsOf(l, g)).Join(prefix.Jaccard, th)
 		adj := make([][]int, l.Len())
 		for _, p := range pairs {
@@ -301,34 +297,31 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 // both paths, in the tiny sets' part and after it.
 func TestJoinStopsEarly(t *testing.T) {
 	l := testList(3000, 2)
-	defer func() { joinPath = "" }()
-	for _, path := range []string{"pair", "triple", "prefix"} {
-		joinPath = path
-		all, _ := joinPairs(t, l, Options{})
+	for _, ell := range []int{2, 3, 1} {
+		all, _ := joinPairs(t, l, Options{Ell: ell})
 		for _, stop := range []int{1, 5, len(all) - 1} {
 			n := 0
-			_, err := Join(context.Background(), l, Options{}, func(Pair) bool {
+			_, err := Join(context.Background(), l, Options{Ell: ell}, func(Pair) bool {
 				n++
 				return n < stop
 			})
 			if err != nil || n != stop {
-				t.Fatalf("path %s: stopped after %d pairs, want %d; err %v", path, n, stop, err)
+				t.Fatalf("ℓ = %d: stopped after %d pairs, want %d; err %v", ell, n, stop, err)
 			}
 		}
 	}
 }
 
 // TestJoinPathsSameOutput checks that the ℓ-prefix joins give the same
-// sequence of pairs for every number of workers and the same pairs as
-// join.SelfJoin, that they scan fewer postings on passwords (the saving
-// they exist for), and that Join chooses ℓ as documented.
+// sequence of pairs for every number of workers and the same pairs as the
+// prefix filter, that they scan fewer postings on passwords (the saving
+// they exist for), and that Join chooses the ℓ-prefix for passwords at the
+// defaults and the prefix filter at a low threshold.
 func TestJoinPathsSameOutput(t *testing.T) {
 	l := testList(20000, 3)
-	defer func(tg int) { joinPath, tripleGroups = "", tg }(tripleGroups)
-	seq := func(path string, workers int) ([]Pair, Stats) {
-		joinPath = path
+	seq := func(ell, workers int, th prefix.Threshold) ([]Pair, Stats) {
 		var out []Pair
-		st, err := Join(context.Background(), l, Options{Workers: workers}, func(p Pair) bool {
+		st, err := Join(context.Background(), l, Options{Workers: workers, Ell: ell, Threshold: th}, func(p Pair) bool {
 			out = append(out, p)
 			return true
 		})
@@ -345,44 +338,35 @@ func TestJoinPathsSameOutput(t *testing.T) {
 		slices.SortFunc(out, func(x, y [2]int) int { return x[0]*1e9 + x[1] - y[0]*1e9 - y[1] })
 		return out
 	}
-	base, sst := seq("prefix", 2)
-	if len(base) == 0 || sst.Method != "prefix" {
-		t.Fatalf("join.SelfJoin: %d pairs, method %q", len(base), sst.Method)
+	base, sst := seq(1, 2, DefaultThreshold())
+	if len(base) == 0 || sst.Exact.Ell != 1 {
+		t.Fatalf("prefix filter: %d pairs, ℓ = %d", len(base), sst.Exact.Ell)
 	}
-	postings := map[string]int64{"prefix": sst.Exact.Postings}
-	for _, tc := range []struct{ path, method string }{{"pair", "l-prefix (l = 2)"}, {"triple", "l-prefix (l = 3)"}} {
-		ref, st := seq(tc.path, 1)
-		if st.Method != tc.method {
-			t.Fatalf("%s: method %q", tc.path, st.Method)
+	postings := map[int]int64{1: sst.Exact.Postings}
+	for _, ell := range []int{2, 3} {
+		ref, st := seq(ell, 1, DefaultThreshold())
+		if st.Exact.Ell != ell {
+			t.Fatalf("ℓ = %d forced, %d used", ell, st.Exact.Ell)
 		}
 		for _, w := range []int{2, 3, 7} {
-			if got, _ := seq(tc.path, w); !slices.Equal(got, ref) {
-				t.Fatalf("%s, workers=%d: output differs from workers=1", tc.path, w)
+			if got, _ := seq(ell, w, DefaultThreshold()); !slices.Equal(got, ref) {
+				t.Fatalf("ℓ = %d, workers=%d: output differs from workers=1", ell, w)
 			}
 		}
 		if !slices.Equal(keys(ref), keys(base)) {
-			t.Fatalf("%s: %d pairs, join.SelfJoin %d", tc.path, len(ref), len(base))
+			t.Fatalf("ℓ = %d: %d pairs, the prefix filter %d", ell, len(ref), len(base))
 		}
-		postings[tc.path] = st.Exact.Postings
+		postings[ell] = st.Exact.Postings
 	}
-	t.Logf("%d passwords, %d pairs; postings scanned: %v", l.Len(), len(base), postings)
-	if postings["pair"]*2 > postings["prefix"] || postings["triple"] > postings["pair"] {
-		t.Errorf("postings scanned %v: the ℓ-prefix joins do not save what they exist for", postings)
+	t.Logf("%d passwords, %d pairs; postings scanned by ℓ: %v", l.Len(), len(base), postings)
+	if postings[2]*2 > postings[1] || postings[3] > postings[2] {
+		t.Errorf("postings scanned by ℓ %v: the ℓ-prefix joins do not save what they exist for", postings)
 	}
-	if _, st := seq("", 2); st.Method != "l-prefix (l = 2)" {
-		t.Errorf("Join chose %q for %d passwords", st.Method, l.Len())
+	if _, st := seq(0, 2, DefaultThreshold()); st.Exact.Ell != 2 {
+		t.Errorf("Join chose ℓ = %d for %d passwords", st.Exact.Ell, l.Len())
 	}
-	tripleGroups = 1000
-	if _, st := seq("", 2); st.Method != "l-prefix (l = 3)" {
-		t.Errorf("Join chose %q past tripleGroups", st.Method)
-	}
-	joinPath = ""
-	_, st, _ := func() ([]Pair, Stats, error) {
-		st, err := Join(context.Background(), l, Options{Threshold: prefix.Threshold{Num: 1, Den: 5}, Workers: 2}, func(Pair) bool { return true })
-		return nil, st, err
-	}()
-	if st.Method != "prefix" {
-		t.Errorf("Join chose %q at t = 0.2", st.Method)
+	if _, st := seq(0, 2, prefix.Threshold{Num: 1, Den: 5}); st.Exact.Ell != 1 {
+		t.Errorf("Join chose ℓ = %d at t = 0.2", st.Exact.Ell)
 	}
 }
 
@@ -405,11 +389,9 @@ func FuzzJoin(f *testing.F) {
 		}
 		th, _ = prefix.ThresholdOf(prefix.Jaccard, th.Float())
 		want := jointest.SelfOverlaps(setsOf(l, g)).Join(prefix.Jaccard, th)
-		defer func() { joinPath = "" }()
-		for _, path := range []string{"pair", "triple", "prefix"} {
-			joinPath = path
-			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th, Workers: 2})
-			jointest.Diff(t, fmt.Sprintf("path=%s q=%d norm=%v t=%v", path, g.Q, g.Norm, th), got, want)
+		for _, ell := range []int{2, 3, 1} {
+			got, _ := joinPairs(t, l, Options{Grams: g, Threshold: th, Workers: 2, Ell: ell})
+			jointest.Diff(t, fmt.Sprintf("ell=%d q=%d norm=%v t=%v", ell, g.Q, g.Norm, th), got, want)
 		}
 	})
 }
@@ -420,13 +402,11 @@ func TestJoinCancelled(t *testing.T) {
 	l := testList(5000, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	defer func() { joinPath = "" }()
-	for _, path := range []string{"pair", "triple", "prefix"} {
-		joinPath = path
+	for _, ell := range []int{2, 3, 1} {
 		n := 0
-		_, err := Join(ctx, l, Options{}, func(Pair) bool { n++; return true })
+		_, err := Join(ctx, l, Options{Ell: ell}, func(Pair) bool { n++; return true })
 		if err == nil || n > 0 {
-			t.Errorf("path %s: err %v after %d pairs, want the context's error and none", path, err, n)
+			t.Errorf("ℓ = %d: err %v after %d pairs, want the context's error and none", ell, err, n)
 		}
 	}
 }

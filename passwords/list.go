@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/simjoin/simjoin/internal/eol"
 )
 
 // ErrTooLarge is returned when a list would exceed its 32-bit limits: 2³²-1
@@ -220,7 +222,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 			}
 			line = long
 		}
-		if maxLine >= 0 && len(line) > maxLine && len(trimEOL(line)) > maxLine {
+		if maxLine >= 0 && len(line) > maxLine && len(eol.Trim(line)) > maxLine {
 			return nil, st, &LineError{st.Lines + 1, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, maxLine)}
 		}
 		if err != nil && err != io.EOF {
@@ -237,7 +239,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 		if opt.Progress != nil && st.Lines%65536 == 0 {
 			opt.Progress(read)
 		}
-		line = trimEOL(line)
+		line = eol.Trim(line)
 		if opt.SkipComments && bytes.HasPrefix(line, []byte(commentPrefix)) {
 			st.Comments++
 		} else if e := addLine(l, &st, line, opt.Counts); e != nil {
@@ -307,14 +309,4 @@ func parseCount(b []byte) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(string(b), 10, 64)
 	return n, err == nil
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
 }

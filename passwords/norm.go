@@ -19,7 +19,7 @@ const (
 	// not, its bytes read as Latin-1 (A-Z and À-Þ but ×).
 	FoldCase Norm = 1 << iota
 	// FoldLeet reads leet-speak digits and symbols as the letters they stand
-	// for, by the table in LeetTable (@ and 4 as a, 3 as e, 0 as o, 1 ! and |
+	// for, by the table LeetTable returns (@ and 4 as a, 3 as e, 0 as o, 1 ! and |
 	// as i, $ and 5 as s, 7 and + as t, ...). Only ASCII bytes change.
 	FoldLeet
 	// StripSuffix removes the trailing run of ASCII digits, punctuation,
@@ -51,29 +51,38 @@ func (n Norm) String() string {
 	return strings.Join(parts, "+")
 }
 
-// LeetTable maps each ASCII byte that FoldLeet rewrites to the letter it
-// stands for. Digits stand for the letter they look like; 1, ! and | all
-// read as i (l would serve as well; one letter must be chosen so that they
-// meet).
-var LeetTable = map[byte]byte{
-	'@': 'a', '4': 'a',
-	'8': 'b',
-	'(': 'c',
-	'3': 'e',
-	'6': 'g', '9': 'g',
-	'#': 'h',
-	'1': 'i', '!': 'i', '|': 'i',
-	'0': 'o',
-	'$': 's', '5': 's',
-	'7': 't', '+': 't',
-	'2': 'z',
+// LeetTable returns a new map of each ASCII byte that FoldLeet rewrites to
+// the letter it stands for. Digits stand for the letter they look like; 1, !
+// and | all read as i (l would serve as well; one letter must be chosen so
+// that they meet). Changing the map changes nothing else.
+func LeetTable() map[byte]byte {
+	m := make(map[byte]byte, len(leetPairs)/2)
+	for i := 0; i < len(leetPairs); i += 2 {
+		m[leetPairs[i]] = leetPairs[i+1]
+	}
+	return m
+}
+
+// leetPairs lists FoldLeet's rewrites as (from, to) byte pairs.
+var leetPairs = [...]byte{
+	'@', 'a', '4', 'a',
+	'8', 'b',
+	'(', 'c',
+	'3', 'e',
+	'6', 'g', '9', 'g',
+	'#', 'h',
+	'1', 'i', '!', 'i', '|', 'i',
+	'0', 'o',
+	'$', 's', '5', 's',
+	'7', 't', '+', 't',
+	'2', 'z',
 }
 
 var leet [256]byte // 0: unchanged
 
 func init() {
-	for from, to := range LeetTable {
-		leet[from] = to
+	for i := 0; i < len(leetPairs); i += 2 {
+		leet[leetPairs[i]] = leetPairs[i+1]
 	}
 }
 

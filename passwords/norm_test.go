@@ -99,7 +99,7 @@ func FuzzNorm(f *testing.F) {
 		}
 		if n&FoldLeet != 0 {
 			for _, c := range got {
-				if _, ok := LeetTable[c]; ok {
+				if _, ok := LeetTable()[c]; ok {
 					t.Fatalf("%v: %q -> %q keeps a leet character", n, pw, got)
 				}
 			}

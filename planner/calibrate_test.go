@@ -121,7 +121,7 @@ func TestCalibrate(t *testing.T) {
 				tokens = int64(ss[0].C.Tokens())
 			})
 			sampleNs = append(sampleNs, bcpu/float64(tokens)*1e9)
-			pl := &planning{opt: Options{PairSample: 20000}, cal: &Default, c: c, sides: []*order.Collection{c},
+			pl := &planning{opt: Options{PairSample: 20000}, cal: &defaultCalibration, c: c, sides: []*order.Collection{c},
 				b: prefix.NewBounds(prefix.Jaccard, w.threshold(t)), p: &Plan{}, pairs: float64(c.Len()) * float64(c.Len()-1) / 2,
 				meanSize: float64(c.Tokens()) / float64(c.Len()), budget: math.Inf(1)}
 			pcpu, _ := timeRun(func() { pl.pairSample(make([]float64, Bins)) })
@@ -154,7 +154,7 @@ func TestCalibrate(t *testing.T) {
 	t.Logf("planning: %.0f ns a sampled token (%.0f..%.0f), %.2f ns a merged token of a random pair (%.2f..%.2f); medians taken",
 		cal.PlanSampleToken, sampleNs[0], sampleNs[len(sampleNs)-1], cal.PlanPairToken, pairNs[0], pairNs[len(pairNs)-1])
 	var b strings.Builder
-	fmt.Fprintf(&b, "var Default = Calibration{\n")
+	fmt.Fprintf(&b, "var defaultCalibration = Calibration{\n")
 	v := reflect.ValueOf(cal)
 	for i := 0; i < v.NumField(); i++ {
 		fmt.Fprintf(&b, "\t%s: %.4g,\n", v.Type().Field(i).Name, v.Field(i).Float())

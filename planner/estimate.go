@@ -298,7 +298,11 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 	if err != nil {
 		return err
 	}
-	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers}
+	// The prefix filter (Ell 1): the cost model (SelfWork, RSWork) counts
+	// its postings, so the sample's ratios must be its own. The join may
+	// take the ℓ-prefix path instead where that is cheaper, so the exact
+	// path's cost is an upper bound there.
+	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers, Ell: 1}
 	sizeA := sizesByID(ss[0].C)
 	sizeB := sizeA
 	var st join.Stats

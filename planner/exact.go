@@ -21,29 +21,16 @@ type ExactWork struct {
 	SameSetPairs int64 `json:"same_set_pairs"`
 }
 
-// groups returns the start of every run of identical sets in c (which
-// order.Collection keeps adjacent), and len(c) at the end.
+// groups returns the first position of every group of identical sets of c
+// (order.Collection.Group), and c.Len() at the end.
 func groups(c *order.Collection) []int32 {
-	n := c.Len()
-	start := make([]int32, 0, n+1)
-	for i := 0; i < n; i++ {
-		if i == 0 || !equalSets(c.Set(i), c.Set(i-1)) {
-			start = append(start, int32(i))
-		}
+	start := make([]int32, c.Groups()+1)
+	for g := range c.Groups() {
+		lo, _ := c.Group(g)
+		start[g] = int32(lo)
 	}
-	return append(start, int32(n))
-}
-
-func equalSets(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	start[c.Groups()] = int32(c.Len())
+	return start
 }
 
 // SelfWork computes the exact self-join's work on c at b. It mirrors

@@ -57,7 +57,7 @@ func FuzzSelfWork(f *testing.F) {
 		}
 		b := prefix.NewBounds(m, th)
 		w := SelfWork(c, b)
-		st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th}, func(join.Pair) bool { return true })
+		st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Ell: 1}, func(join.Pair) bool { return true })
 		if err != nil {
 			t.Fatal(err)
 		}

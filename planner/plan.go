@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -67,9 +66,6 @@ const (
 	DefaultBudget = 0.25
 )
 
-// ErrNoThreshold is returned when Options.Threshold is the zero value.
-var ErrNoThreshold = errors.New("planner: no threshold")
-
 // Options configures planning. The zero value of every field but Threshold
 // works: Jaccard, the planner's choice, approx's defaults for LSH, the
 // calibrated constants, all cores.
@@ -104,7 +100,7 @@ type Options struct {
 	// Workers is the number of goroutines of the runs; 0 means GOMAXPROCS, and
 	// more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
-	// Calibration holds the unit costs; nil means Default.
+	// Calibration holds the unit costs; nil means DefaultCalibration().
 	Calibration *Calibration
 }
 
@@ -246,7 +242,7 @@ func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Ava
 // collections are only read.
 func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error) {
 	if opt.Threshold.Den == 0 {
-		return nil, ErrNoThreshold
+		return nil, fmt.Errorf("planner: %w", prefix.ErrNoThreshold)
 	}
 	if opt.Measure > prefix.Overlap {
 		return nil, fmt.Errorf("planner: %w: %d", prefix.ErrMeasure, opt.Measure)
@@ -275,7 +271,7 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 	opt.Workers = parallel.Workers(opt.Workers)
 	cal := opt.Calibration
 	if cal == nil {
-		cal = &Default
+		cal = &defaultCalibration
 	}
 	pl := &planning{opt: opt, cal: cal, c: c, s: s, b: prefix.NewBounds(opt.Measure, opt.Threshold)}
 	return pl.plan(ctx)

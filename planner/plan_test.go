@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"runtime"
 	"strings"
@@ -187,7 +188,7 @@ func TestPlanForcedAndUnavailable(t *testing.T) {
 	if !p.LSH.Available || math.Abs(p.LSH.JaccardThreshold-0.8/1.2) > 1e-12 {
 		t.Errorf("dice: %+v", p.LSH)
 	}
-	if _, err := New(ctx, c, nil, Options{}); err != ErrNoThreshold {
+	if _, err := New(ctx, c, nil, Options{}); !errors.Is(err, prefix.ErrNoThreshold) {
 		t.Errorf("no threshold: %v", err)
 	}
 	if _, err := New(ctx, c, nil, Options{Threshold: threshold(t, prefix.Jaccard, "0.5"), Prefer: 0.5}); err == nil {

@@ -76,12 +76,7 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 	switch m {
 	case Exact:
 		opt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
-		var st join.Stats
-		if s == nil {
-			st, err = join.SelfJoin(ctx, c, opt, yield)
-		} else {
-			st, err = join.RSJoin(ctx, c, s, opt, yield)
-		}
+		st, err := join.Join(ctx, c, s, opt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {
 			return out, err
@@ -94,12 +89,7 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 		if !ok {
 			return out, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
 		}
-		var st approx.Stats
-		if s == nil {
-			st, err = approx.SelfJoin(ctx, c, opt, yield)
-		} else {
-			st, err = approx.RSJoin(ctx, c, s, opt, yield)
-		}
+		st, err := approx.Join(ctx, c, s, opt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {
 			return out, err

@@ -56,6 +56,12 @@ func (m Measure) AppendSim(b []byte, sim float64) []byte {
 // ErrMeasure is returned (wrapped) for an unknown measure name.
 var ErrMeasure = errors.New("unknown measure")
 
+// ErrNoThreshold is returned by every join, index and planner of the module
+// when no threshold is given (the zero Threshold), and by the password
+// functions for the Overlap measure, which has no default. It is the one
+// sentinel for that case: test it with errors.Is.
+var ErrNoThreshold = errors.New("no threshold given")
+
 // ErrThreshold is returned (wrapped) for a threshold outside its range: (0, 1]
 // with at most MaxDecimals decimal places for Jaccard, Cosine and Dice, an
 // integer >= 1 for Overlap.

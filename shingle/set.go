@@ -3,6 +3,8 @@ package shingle
 import (
 	"slices"
 	"unicode/utf8"
+
+	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // PieceBytes is the length of the pieces AppendSet cuts a long record into.
@@ -13,11 +15,10 @@ const PieceBytes = 1 << 18
 //
 // Memory per record is bounded by its distinct keys, not by its keys: a
 // record longer than PieceBytes is tokenized in pieces of about PieceBytes,
-// cut where no key can span the cut, and the record's keys are sorted and
-// deduplicated whenever they have doubled since the last time. So dst grows
-// by at most about 2·distinct + 2·PieceBytes keys beyond the result (a
+// cut where no key can span the cut, each piece's keys entered in a hash set
+// of the record's distinct keys (16 to 32 bytes a distinct key), so a
 // one-line 200 MB record under qgram:2 holds a few thousand distinct grams,
-// not 200M keys). The cuts:
+// not 200M keys. The cuts:
 //
 //   - Set and Words: at a space, tab or line break, which no token spans;
 //   - QGram: anywhere between code points, the next piece starting N-1 code
@@ -27,7 +28,8 @@ const PieceBytes = 1 << 18
 //   - Go: none (a Go token or an inserted semicolon depends on what precedes
 //     it); the record is tokenized whole.
 //
-// Cost: O(keys · log distinct) time. Safe for concurrent use.
+// Cost: O(keys) for the pieces and O(distinct · log distinct) for the final
+// sort. Safe for concurrent use.
 func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 	from := len(dst)
 	if len(record) <= PieceBytes || s.Kind == Go {
@@ -40,23 +42,75 @@ func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 	if s.Kind != Set && !utf8.ValidString(record) {
 		return dst, ErrUTF8
 	}
-	distinct := 0 // keys of the record after the last compaction
-	// A piece has at most about one key a byte (QGram): room for one piece
-	// and the compaction threshold, allocated once.
-	dst = slices.Grow(dst, PieceBytes+PieceBytes/4)
+	var set keySet
+	// A piece has at most about one key a byte (QGram).
+	piece := make([]uint64, 0, PieceBytes+PieceBytes/4)
 	for start := 0; start < len(record); {
 		end, next := s.cut(record, start)
 		var err error
-		if dst, err = s.Append(dst, record[start:end]); err != nil {
-			return dst[:from], err
+		if piece, err = s.Append(piece[:0], record[start:end]); err != nil {
+			return dst, err
 		}
-		if n := len(dst) - from; n >= 2*distinct+PieceBytes/4 {
-			dst = compact(dst, from)
-			distinct = len(dst) - from
+		for _, k := range piece {
+			set.add(k)
 		}
 		start = next
 	}
+	dst = set.appendTo(dst)
 	return compact(dst, from), nil
+}
+
+// keySet is an open-addressing hash set of keys, at most half full. The key
+// 0 marks an empty slot and is held aside.
+type keySet struct {
+	slots   []uint64
+	n       int
+	hasZero bool
+}
+
+func (s *keySet) add(k uint64) {
+	if k == 0 {
+		s.hasZero = true
+		return
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := mix.Mix64(k) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return
+		case 0:
+			s.slots[i] = k
+			s.n++
+			return
+		}
+	}
+}
+
+func (s *keySet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, max(2*len(old), 1<<10))
+	s.n = 0
+	for _, k := range old {
+		if k != 0 {
+			s.add(k)
+		}
+	}
+}
+
+// appendTo appends the keys of s, in no order.
+func (s *keySet) appendTo(dst []uint64) []uint64 {
+	if s.hasZero {
+		dst = append(dst, 0)
+	}
+	for _, k := range s.slots {
+		if k != 0 {
+			dst = append(dst, k)
+		}
+	}
+	return dst
 }
 
 // compact sorts dst[from:] and drops its duplicates.

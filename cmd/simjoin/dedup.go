@@ -59,6 +59,7 @@ type clusterSection struct {
 	Singletons int          `json:"singletons"`
 	Removed    int          `json:"removed"` // records - clusters
 	Largest    int          `json:"largest"`
+	Unions     int64        `json:"unions"` // pairs the clustering handled
 	Sizes      []sizeBin    `json:"sizes"`
 	Top        []topCluster `json:"largest_clusters,omitempty"`
 }
@@ -100,7 +101,7 @@ const topClusters = 5
 
 func newClusterSection(f *cluster.Forest, names []string) *clusterSection {
 	sizes := f.Sizes()
-	s := &clusterSection{Records: f.Len(), Sizes: sizeBins(sizes)}
+	s := &clusterSection{Records: f.Len(), Sizes: sizeBins(sizes), Unions: f.Unions()}
 	for k, c := range f.Clusters(2) {
 		if k == topClusters {
 			break
@@ -159,6 +160,14 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	tm := rep.phase("join+cluster")
 	f, err := cluster.Join(l.r.Records(), func(yield func(join.Pair) bool) error {
 		sink.consume = yield
+		// Identical records are one group on the exact path: n copies are
+		// n - 1 unions, not n(n-1)/2 pairs.
+		sink.copies = func(ids []int) bool {
+			for _, id := range ids[1:] {
+				yield(join.Pair{A: ids[0], B: id})
+			}
+			return true
+		}
 		return runMethod(ctx, e, cfg, l, sink, io.Discard)
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -229,5 +230,56 @@ func TestDedupUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.msg)
 		}
+	}
+}
+
+// TestDedupCopiesLinear is the regression test for dedup on exact copies:
+// n identical lines are one group, unioned in n - 1 steps, not n(n-1)/2
+// pairs; the report still counts the record pairs they stand for, and the
+// clusters are those of the pairs.
+func TestDedupCopiesLinear(t *testing.T) {
+	const n = 2000
+	var lines []string
+	for i := range n {
+		lines = append(lines, "a b c d", "a b c e", "x"+strconv.Itoa(i%5)+" y")
+	}
+	path := filepath.Join(t.TempDir(), "copies.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(t.TempDir(), "stats.json")
+	out, errs, code := docsRun(t, "dedup", "--method", "exact", "-t", "0.6", "--stats-json", js, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if out != "1\n3\n6\n9\n12\n15\n" {
+		t.Fatalf("kept %q, want the first of the copies' cluster and of each x cluster", out)
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results  int64 `json:"results"`
+		Sections struct {
+			Clusters struct {
+				Records  int   `json:"records"`
+				Clusters int   `json:"clusters"`
+				Unions   int64 `json:"unions"`
+			} `json:"clusters"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// "a b c d" and "a b c e" (Jaccard 3/5) all pair: 2n records; each
+	// "xk y" pairs with its n/5 copies.
+	want := int64(2*n*(2*n-1)/2 + 5*(n/5)*(n/5-1)/2)
+	c := rep.Sections.Clusters
+	if rep.Results != want || c.Records != 3*n || c.Clusters != 6 {
+		t.Errorf("results %d (want %d), records %d, clusters %d", rep.Results, want, c.Records, c.Clusters)
+	}
+	if c.Unions <= 0 || c.Unions > int64(3*n) {
+		t.Errorf("%d unions for %d records: want at most one a record, not one a pair of copies", c.Unions, 3*n)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -76,8 +77,18 @@ func closeIndex(ix *index.Index, err *error) {
 	}
 }
 
-// indexError maps an error of an index operation: a threshold below the
-// index's minimum is the user's (exit status 2).
+// checkOptions has the index check a threshold and search options before
+// any input is read: a search of no queries runs the index's own checks
+// and nothing else.
+func checkOptions(ctx context.Context, ix *index.Index, opt index.SearchOptions) error {
+	_, err := ix.Search(ctx, nil, opt)
+	return indexError(err, "-t")
+}
+
+// indexError maps an error of an index operation: a threshold below an
+// exact index's minimum, or search options it refuses, are the user's (exit
+// status 2). The index checks the threshold before it reads or writes
+// anything.
 func indexError(err error, flag string) error {
 	if errors.Is(err, index.ErrThresholdBelowMin) || errors.Is(err, index.ErrOptions) {
 		return usageError{fmt.Errorf("%s: %w", flag, err)}

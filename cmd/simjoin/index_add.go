@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -80,7 +79,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
 			return usageError{err}
 		}
-		if err := checkMin(cfg, t, "-t"); err != nil {
+		if err := checkOptions(ctx, ix, index.SearchOptions{Threshold: t}); err != nil {
 			return err
 		}
 	}
@@ -141,16 +140,6 @@ func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines 
 	return f(first, lines)
 }
 
-// checkMin rejects a threshold below an Exact index's minimum before any
-// work.
-func checkMin(cfg index.Config, t prefix.Threshold, flag string) error {
-	m := cfg.MinThreshold
-	if cfg.Method == index.Exact && t.Den != 0 && m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
-		return usagef("%s %s is below the index's minimum threshold %s (fixed at index create)", flag, t, m)
-	}
-	return nil
-}
-
 // recordError names the file and line of a record the tokenizer rejected
 // (found by tokenizing the batch again, only on this failure path), and
 // maps the other errors of the index.
@@ -169,22 +158,23 @@ func recordError(err error, cfg index.Config, recs [][]byte, name string, first 
 	return indexError(err, flag)
 }
 
-// outcomeWriter writes the outcome of each input record of `index add`.
+// outcomeWriter writes the outcome of each input record of `index add`:
+// TSV as documented, CSV with the header line,status,id,similarity
+// ("estimate" for MinHash estimates), JSONL {"line":1,"status":"inserted",
+// "id":0} with "sim" (or "est") for a duplicate.
 type outcomeWriter struct {
-	pw  *pairWriter // its buffer, CSV writer and similarity format
-	est bool        // similarities are MinHash estimates
+	pw  *pairWriter // its buffer, CSV header and similarity format
 	err error
 }
 
 func newOutcomeWriter(w io.Writer, f format, cfg index.Config) *outcomeWriter {
-	pw := &pairWriter{format: f, integer: cfg.Measure == prefix.Overlap, simKey: "sim"}
-	pw.w = bufio.NewWriterSize(w, 1<<16)
-	ow := &outcomeWriter{pw: pw, est: cfg.Method == index.LSH && !cfg.RawSets}
-	if ow.est {
-		pw.simKey = "est"
+	pw := newPairWriter(w, f, cfg.Measure == prefix.Overlap)
+	simCol := "similarity"
+	if cfg.Method == index.LSH && !cfg.RawSets {
+		pw.simKey, simCol = "est", "estimate"
 	}
-	pw.header = "line,status,id," + pw.simKey
-	return ow
+	pw.header = "line,status,id," + simCol
+	return &outcomeWriter{pw: pw}
 }
 
 func (ow *outcomeWriter) outcome(line int, o index.Outcome) {

@@ -89,9 +89,6 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 		if err != nil {
 			return opt, usageError{err}
 		}
-		if err := checkMin(cfg, t, "-t"); err != nil {
-			return opt, err
-		}
 		opt.Threshold = t
 	}
 	opt.TopK, opt.RefineK = f.topK, f.refineK
@@ -127,6 +124,9 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	cfg := ix.Config()
 	opt, err := f.options(cfg)
 	if err != nil {
+		return err
+	}
+	if err := checkOptions(ctx, ix, opt); err != nil {
 		return err
 	}
 	in, err := openInput(queries, e.stdin)

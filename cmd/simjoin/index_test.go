@@ -160,7 +160,7 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
 		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
 		{[]string{"index", "add", ix, "-t", "0.8", in}, 2, "-t applies to --dedup"},
-		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold 0.5"},
+		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold: 0.4 < 0.5"},
 		{[]string{"index", "add", ix, filepath.Join(dir, "missing.txt")}, 1, "missing.txt"},
 		{[]string{"index", "search", ix, in}, 2, "missing -t/--threshold or --top-k"},
 		{[]string{"index", "search", ix, "-t", "0.8", "--top-k", "3", in}, 2, "not both"},
@@ -283,5 +283,9 @@ func TestIndexLSH(t *testing.T) {
 	out, _ = cliOK(t, "", "index", "add", est, "--dedup", "-t", "0.9", "--format", "jsonl", news)
 	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
 		t.Errorf("add --dedup on estimates: %q", out)
+	}
+	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "add", est, "--dedup", "-t", "0.9", "--format", "csv", "-")
+	if out != "line,status,id,estimate\n1,duplicate,0,1\n" {
+		t.Errorf("add --dedup --format csv on estimates: %q", out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -108,24 +109,14 @@ func (lr *lineReader) next() ([]byte, error) {
 				return nil, io.EOF
 			}
 			lr.line++
-			return trimEOL(lr.buf), nil
+			return eol.Trim(lr.buf), nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		lr.line++
-		return trimEOL(lr.buf), nil
+		return eol.Trim(lr.buf), nil
 	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // batch is a run of lines and, once tokenized, their sorted distinct keys.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -331,13 +330,11 @@ func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) e
 	bar := l.prog.count("joining")
 	defer bar.finish()
 	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers, Progress: bar.setOf}
-	var st join.Stats
-	var err error
-	if l.s == nil {
-		st, err = join.SelfJoin(ctx, l.r, opt, sink.add)
-	} else {
-		st, err = join.RSJoin(ctx, l.r, l.s, opt, sink.add)
+	if l.s == nil && sink.copies != nil {
+		sink.sizes = map[int]int64{}
+		opt.Copies = sink.addCopies
 	}
+	st, err := join.Join(ctx, l.r, l.s, opt, sink.add)
 	l.rep.Exact = &st
 	if err == nil {
 		err = sink.err
@@ -380,6 +377,13 @@ type pairSink struct {
 	// consume, if not nil, takes every pair instead of the writer (dedup
 	// and plot collect pairs rather than write them).
 	consume func(join.Pair) bool
+	// copies, if not nil, takes the groups of identical records of an exact
+	// self-join (dedup): the join then reports one pair per pair of groups,
+	// between their first records (join.Options.Copies), and the sink counts
+	// each pair as the record pairs it stands for, sizes holding the size of
+	// every group by its first record.
+	copies func(ids []int) bool
+	sizes  map[int]int64
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
@@ -392,8 +396,12 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 
 // add takes one pair; it returns false once writing has failed.
 func (s *pairSink) add(p join.Pair) bool {
-	s.n++
-	s.hist.add(p.Sim)
+	w := int64(1)
+	if s.sizes != nil {
+		w = s.weight(p.A) * s.weight(p.B)
+	}
+	s.n += w
+	s.hist.addN(p.Sim, w)
 	if s.consume != nil {
 		return s.consume(p)
 	}
@@ -402,6 +410,24 @@ func (s *pairSink) add(p join.Pair) bool {
 		return true
 	}
 	return s.write(p)
+}
+
+// addCopies takes a group of identical records (ids ascending), counting
+// its pairs (similarity 1) and recording its size for the pairs of groups.
+func (s *pairSink) addCopies(ids []int) bool {
+	k := int64(len(ids))
+	s.n += k * (k - 1) / 2
+	s.hist.addN(1, k*(k-1)/2)
+	s.sizes[ids[0]] = k
+	return s.copies(ids)
+}
+
+// weight returns the number of records the group of first record a holds.
+func (s *pairSink) weight(a int) int64 {
+	if k, ok := s.sizes[a]; ok {
+		return k
+	}
+	return 1
 }
 
 func (s *pairSink) write(p join.Pair) bool {
@@ -426,12 +452,7 @@ func (s *pairSink) close() error {
 		return s.err
 	}
 	if s.sorted {
-		slices.SortFunc(s.held, func(a, b join.Pair) int {
-			if c := cmp.Compare(a.A, b.A); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.B, b.B)
-		})
+		slices.SortFunc(s.held, join.ComparePairs)
 		for _, p := range s.held {
 			if !s.write(p) {
 				return s.err

@@ -145,13 +145,7 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 			return sink.add(p)
 		}
 	}
-	var st approx.Stats
-	var err error
-	if l.s == nil {
-		st, err = approx.SelfJoin(ctx, l.r, opt, yield)
-	} else {
-		st, err = approx.RSJoin(ctx, l.r, l.s, opt, yield)
-	}
+	st, err := approx.Join(ctx, l.r, l.s, opt, yield)
 	if err == nil {
 		err = sink.err
 	}
@@ -188,12 +182,7 @@ func measureRecall(ctx context.Context, cfg *joinConfig, l *loaded, found []uint
 		}
 		return true
 	}
-	var err error
-	if l.s == nil {
-		_, err = join.SelfJoin(ctx, l.r, opt, yield)
-	} else {
-		_, err = join.RSJoin(ctx, l.r, l.s, opt, yield)
-	}
+	_, err := join.Join(ctx, l.r, l.s, opt, yield)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -431,7 +430,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + st.Method
+	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	rep.Exact = &st.Exact
 	sec, rows := listSection(cfg, rs, &st, "joined")
 
@@ -460,12 +459,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			Pairs           int64 `json:"pairs"`
 		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
 	} else {
-		slices.SortFunc(held, func(a, b passwords.Pair) int {
-			if c := cmp.Compare(a.A, b.A); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.B, b.B)
-		})
+		slices.SortFunc(held, join.ComparePairs)
 		for _, p := range held {
 			w.pair(l, p)
 		}
@@ -509,7 +503,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + st.Method
+	rep.Method = "exact: " + keysName(st.Exact.Ell)
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
@@ -837,4 +831,13 @@ func (pw *pwWriter) flush() error {
 // password that is not UTF-8.
 func appendJSONPassword(b []byte, key string, p []byte) []byte {
 	return fieldenc.AppendJSONField(append(b, ','), key, p)
+}
+
+// keysName names the exact join's index keys for the report: the prefix
+// filter (one token a key) or the ℓ-prefix (pairs or triples of tokens).
+func keysName(ell int) string {
+	if ell <= 1 {
+		return "prefix"
+	}
+	return fmt.Sprintf("l-prefix (l = %d)", ell)
 }

@@ -346,12 +346,13 @@ func unitsOf(c *order.Collection) *setUnits {
 	for i := range u.pos {
 		u.pos[i] = -1
 	}
-	for i := 0; i < c.Len(); i++ {
-		if i == 0 || !slices.Equal(c.Set(i), c.Set(i-1)) {
-			u.first = append(u.first, int32(i))
+	for g := range c.Groups() {
+		lo, hi := c.Group(g)
+		u.first = append(u.first, int32(lo))
+		for i := lo; i < hi; i++ {
+			u.unit[i] = int32(g)
+			u.pos[c.ID(i)] = int32(i)
 		}
-		u.unit[i] = int32(len(u.first) - 1)
-		u.pos[c.ID(i)] = int32(i)
 	}
 	return u
 }

@@ -40,7 +40,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkMin(icfg, t, "-t"); err != nil {
+	if err := checkOptions(ctx, ix, index.SearchOptions{Threshold: t}); err != nil {
 		return err
 	}
 	rep := &report{

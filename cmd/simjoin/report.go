@@ -106,10 +106,13 @@ func processCPU() time.Duration {
 // histogram counts similarities in bins of 0.05 over [0, 1].
 type histogram [20]int64
 
-func (h *histogram) add(sim float64) {
+func (h *histogram) add(sim float64) { h.addN(sim, 1) }
+
+// addN counts n pairs of similarity sim.
+func (h *histogram) addN(sim float64, n int64) {
 	k := int(sim * 20)
 	k = min(max(k, 0), 19)
-	h[k]++
+	h[k] += n
 }
 
 func (h *histogram) bins() []histogramBin {

@@ -28,11 +28,13 @@ type exactJSON struct {
 	Positional   int64   `json:"positional_pruned"`
 	BoundPruned  int64   `json:"count_bound_pruned"`
 	BitmapPruned int64   `json:"bitmap_bound_pruned"`
+	MaskPruned   int64   `json:"mask_pruned"`
 	Verified     int64   `json:"verified"`
 	Results      int64   `json:"results"`
 	Index        float64 `json:"index_s"`
 	Join         float64 `json:"join_s"`
 	Workers      int     `json:"workers"`
+	Ell          int     `json:"key_tokens,omitempty"`
 }
 
 func newExactJSON(s *join.Stats) *exactJSON {
@@ -43,8 +45,8 @@ func newExactJSON(s *join.Stats) *exactJSON {
 		Records: s.Records, Skipped: s.Skipped, Groups: s.Groups, IndexEntries: s.IndexEntries,
 		Postings: s.Postings, SizePruned: s.SizePruned, LateSkipped: s.LateSkipped,
 		Candidates: s.Candidates, Positional: s.Positional, BoundPruned: s.BoundPruned,
-		BitmapPruned: s.BitmapPruned, Verified: s.Verified, Results: s.Results,
-		Index: s.IndexTime.Seconds(), Join: s.JoinTime.Seconds(), Workers: s.Workers,
+		BitmapPruned: s.BitmapPruned, MaskPruned: s.MaskPruned, Verified: s.Verified, Results: s.Results,
+		Index: s.IndexTime.Seconds(), Join: s.JoinTime.Seconds(), Workers: s.Workers, Ell: s.Ell,
 	}
 }
 

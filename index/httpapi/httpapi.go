@@ -115,7 +115,6 @@ func (o Options) withDefaults() Options {
 type Server struct {
 	ix      *index.Index
 	measure prefix.Measure
-	min     prefix.Threshold // an Exact index's MinThreshold: thresholds below it are refused
 	opt     Options
 	mux     *http.ServeMux
 	commit  committer // merges concurrent inserts into one synced batch
@@ -127,9 +126,6 @@ type Server struct {
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
 	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux(), commit: committer{ix: ix}}
-	if cfg.Method == index.Exact {
-		s.min = cfg.MinThreshold
-	}
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
 	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
@@ -223,7 +219,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
-	enc.Encode(v) // the client may be gone; nothing more to do
+	enc.SetEscapeHTML(false) // answers are JSON, not HTML: "<" stays "<"
+	enc.Encode(v)            // the client may be gone; nothing more to do
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -296,10 +293,17 @@ func (s *Server) threshold(field string, raw json.RawMessage) (prefix.Threshold,
 	if err != nil {
 		return prefix.Threshold{}, badRequest("%s: %v", field, err)
 	}
-	if m := s.min; m.Den != 0 && t.Num*m.Den < m.Num*t.Den {
-		return prefix.Threshold{}, badRequest("%s %s is below the index's minimum threshold %s", field, t, m)
-	}
 	return t, nil
+}
+
+// named prefixes the field a threshold came from to the index's refusal of
+// it (below an exact index's minimum threshold); other errors stay as they
+// are. The index checks before it writes anything.
+func named(field string, err error) error {
+	if errors.Is(err, index.ErrThresholdBelowMin) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	return err
 }
 
 // texts converts the records or queries of a request, checking their count.
@@ -370,7 +374,7 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 	}
 	outs, err := s.commit.insert(r.Context(), recs, t)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(w, r, named("dedup_threshold", err))
 		return
 	}
 	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
@@ -485,7 +489,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.ix.Search(r.Context(), qs, opt)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fail(w, r, named("threshold", err))
 		return
 	}
 	resp := SearchResponse{Results: make([][]Hit, len(res))}

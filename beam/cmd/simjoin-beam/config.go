@@ -39,7 +39,7 @@ type config struct {
 	perm, bits              int
 	recall                  float64
 	maxBucket, minSize      int
-	logLevel                string
+	logLevel, cpuProfile    string
 
 	spec shingle.Spec
 	join pipeline.Join
@@ -72,6 +72,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.minhash, "minhash", "oneperm", "lsh: oneperm or classic")
 	fs.IntVar(&c.maxBucket, "max-bucket", approx.DefaultMaxBucket, "lsh: a band bucket of more units pairs none (0: no cap)")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (Prism runs in this process) to `FILE`")
 	fs.IntVar(&c.minSize, "min-size", 0, "lsh: drop sets of fewer tokens before banding")
 }
 

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -55,14 +56,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "join" || args[0] == "dedup") {
 		cmd, args = args[0], args[1:]
 	}
+	// The command's flags and Beam's (--runner, --endpoint, ...: registered
+	// on the standard flag set by the SDK's packages) parse together.
 	var c config
-	c.addFlags(flag.CommandLine)
-	flag.CommandLine.SetOutput(stderr)
-	flag.CommandLine.Usage = func() {
+	fs := flag.NewFlagSet("simjoin-beam", flag.ContinueOnError)
+	c.addFlags(fs)
+	flag.CommandLine.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
 		fmt.Fprintln(stderr, usage)
-		flag.CommandLine.PrintDefaults()
+		fs.PrintDefaults()
 	}
-	if err := flag.CommandLine.Parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "simjoin-beam: unexpected argument %q (inputs are given with --input)\n", fs.Arg(0))
 		return 2
 	}
 	// Prism and the SDK harness log every job step at level info.
@@ -70,7 +79,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	beam.Init()
 	if cmd == "" {
 		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup")
-		flag.CommandLine.Usage()
+		fs.Usage()
 		return 2
 	}
 	c.command = cmd
@@ -123,6 +132,17 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 		}
 	}
 	pipeline.WriteLines(s, lines, c.output, c.shards)
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	res, err := beam.Run(ctx, *runners.Runner, p)
 	wall := time.Since(start)

@@ -1,0 +1,386 @@
+package join
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+
+	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// The ℓ-prefix self-join.
+//
+// The prefix filter indexes each set under its rarest tokens (ℓ = 1). Where
+// the vocabulary is small and sets are short, that is not selective: a list
+// of passwords uses a few thousand distinct bigrams (digit-only passwords a
+// hundred), even a set's rarest one is common, and at high thresholds the
+// index prefix of a short set is a single token, so posting lists grow with
+// the collection and candidates with its square (1M generated passwords at
+// q = 2, t = 0.8: 333M postings for 0.5M results).
+//
+// This path uses the ℓ-prefix of AdaptJoin (Wang, Li and Feng, "Can we beat
+// the prefix filtering? An adaptive framework for similarity join and
+// search", SIGMOD 2012) with ℓ = 2 or 3. In the global token order, if
+// |x ∩ y| >= α >= ℓ, the first ℓ tokens that x and y share are followed in
+// both sets by the other α-ℓ shared ones, so they lie within the first
+// |x| - α + ℓ tokens of x and within the first |y| - α + ℓ of y. So every
+// group is indexed under the ℓ-subsets of its ℓ-prefix, probes look up the
+// ℓ-subsets of theirs, and a candidate must share ℓ tokens, not one. A key
+// is its first token and, for ℓ = 3, a 32-bit hash of the other two: a hash
+// collision only adds candidates, never loses one. Each candidate is then
+// verified exactly by Check.
+//
+// As in the prefix path, groups are probed in size order and a probe meets
+// only the groups before it, so α is at least MinOverlap(|x|, lo) for the
+// probe x (lo its smallest admissible partner) and at least
+// MinOverlap(|y|, |y|) for the indexed y (its partners are no smaller); the
+// prefixes use those bounds. Groups whose least overlap with their smallest
+// partner is below ℓ ("tiny": one or two tokens at t = 0.8) cannot use the
+// ℓ-prefix; MinOverlap(n, lo(n)) does not decrease with n, so they are the
+// smallest sizes and meet only each other: they are probed by the prefix
+// path against a prefix index of the tiny groups alone. A larger set meeting
+// a tiny one shares >= ℓ tokens with it, which the tiny set's keys cover.
+//
+// Departures from the paper: ℓ is chosen once per join, not per set
+// (chooseEll), the index is built in full before probing (so probes run in
+// parallel and the output does not depend on the number of workers), and
+// there is no positional or count filter: a 64-bit mask of each group's
+// tokens, kept beside the index entries, bounds the overlap before the merge
+// instead (Stats.MaskPruned).
+
+// maxKeys is the most index keys per probe, on average, for which the
+// ℓ-prefix path is taken; above it (long sets at low thresholds) the keys
+// would outnumber the postings they save.
+const maxKeys = 28
+
+// keyPostingRatio is how many prefix-filter postings a probe must be
+// expected to scan per key it would look up for the ℓ-prefix path to be
+// taken: a key lookup is a hash-table probe (a cache miss) and starts a run
+// of its own, a posting a sequential step. On generated password lists at
+// q = 2, t = 0.8, where ℓ = 2 halves the join at 59,000 passwords and cuts
+// it fifteen-fold at 1M, the ratio is above 5; on john's 3,545 passwords,
+// where both paths cost the same, it is about 1.
+const keyPostingRatio = 3
+
+// tripleGroups is the number of distinct sets from which chooseEll takes
+// ℓ = 3. On generated lists at q = 2, t = 0.8, ℓ = 3 costs more than ℓ = 2
+// below a million passwords (more lookups, each a cache miss, for runs that
+// are already short; 29 against 24 ms of CPU at 59k), the same at 1M (1.77 s
+// each), and 30% less at 10M (44 against 62 s: the runs of common bigram
+// pairs, digit passwords' above all, grow with the list).
+const tripleGroups = 3_000_000
+
+// chooseEll returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
+// ℓ-prefix is expected to cost less than the prefix filter, else 1. The
+// ℓ-prefix pays when probes look up few keys (at most maxKeys on average)
+// and the prefix filter's postings per probe, estimated from ix (the
+// prefix index of every group) on a sample of probes, are many per key.
+// Cost: O(largest size) for the keys, and (only when they are few) a few
+// thousand probe prefixes' posting-list lengths.
+func chooseEll(s *side, b prefix.Bounds, ix *prefix.Index) int {
+	groups := s.groups()
+	if groups < 2 {
+		return 1
+	}
+	var postings int64 = -1
+	for _, ell := range []int{3, 2} {
+		if ell == 3 && groups < tripleGroups {
+			continue
+		}
+		keys, probes, _ := ellKeys(s, b, ell)
+		if probes == 0 || keys > maxKeys*probes {
+			continue
+		}
+		if postings < 0 {
+			postings = prefixPostings(s, b, ix)
+		}
+		if postings > keyPostingRatio*keys {
+			return ell
+		}
+	}
+	return 1
+}
+
+// ellKeys returns the keys the groups of s would look up on the ℓ-prefix
+// path, the number of groups that would look them up (not tiny), and the
+// keys the index would hold (none when every group is tiny). Cost: O(largest
+// size), one step per size.
+func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
+	for n := 1; n < len(s.bySize); n++ {
+		k := int64(s.firstOfSize(n+1) - s.firstOfSize(n)) // groups of size n
+		if k == 0 {
+			continue
+		}
+		if p, ok := probeLen(b, n, ell); ok {
+			keys += k * binom(p, ell)
+			probes += k
+		}
+		indexed += k * binom(indexLen(b, n, ell), ell)
+	}
+	if probes == 0 {
+		indexed = 0
+	}
+	return keys, probes, indexed
+}
+
+// estimateProbes is the number of probes prefixPostings samples.
+const estimateProbes = 4096
+
+// prefixPostings estimates the postings the prefix filter's probes would
+// scan in a self-join of s (index ix): the lengths of the posting lists of
+// the probe-prefix tokens of evenly spaced groups, halved (a probe meets only
+// the groups before it) and scaled to all groups.
+func prefixPostings(s *side, b prefix.Bounds, ix *prefix.Index) int64 {
+	groups := s.groups()
+	step := max(1, groups/estimateProbes)
+	var n, sampled int64
+	for g := 0; g < groups; g += step {
+		x := s.set(g)
+		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
+			n += int64(len(ix.Postings(w)))
+		}
+		sampled++
+	}
+	return n * int64(groups) / (2 * sampled)
+}
+
+func binom(n, k int) int64 {
+	switch {
+	case n < k:
+		return 0
+	case k == 2:
+		return int64(n) * int64(n-1) / 2
+	default:
+		return int64(n) * int64(n-1) * int64(n-2) / 6
+	}
+}
+
+// probeLen returns the length of the ℓ-prefix a set of size n probes with
+// (and, in a query index, is indexed with: the prefix that serves partners
+// of any size), and false for a tiny size (least overlap below ℓ with its
+// smallest partner).
+func probeLen(b prefix.Bounds, n, ell int) (int, bool) {
+	lo, _ := b.SizeRange(n)
+	a := b.MinOverlap(n, max(lo, 1))
+	if a < ell {
+		return 0, false
+	}
+	return min(n, n-a+ell), true
+}
+
+// indexLen returns the length of the ℓ-prefix a set of size n is indexed
+// with in a self-join (its partners are no smaller).
+func indexLen(b prefix.Bounds, n, ell int) int {
+	return min(n, n-b.MinOverlap(n, n)+ell)
+}
+
+// appendKeys appends the keys of the ℓ-subsets of t[:p]: the first token
+// in the high 32 bits, then the second (ℓ = 2) or a hash of the second and
+// third (ℓ = 3).
+func appendKeys(dst []uint64, t []uint32, p, ell int) []uint64 {
+	for i := 0; i+ell <= p; i++ {
+		hi := uint64(t[i]) << 32
+		for j := i + 1; j+ell-1 <= p; j++ {
+			if ell == 2 {
+				dst = append(dst, hi|uint64(t[j]))
+				continue
+			}
+			for k := j + 1; k < p; k++ {
+				dst = append(dst, hi|uint64(mix32(t[j], t[k])))
+			}
+		}
+	}
+	return dst
+}
+
+func mix32(a, b uint32) uint32 {
+	return uint32(mix.Mix64(uint64(a)<<32|uint64(b)) >> 32)
+}
+
+// tokenMask returns the 64-bit mask of a set: bit h(w) for each token w.
+// Each bit of x's mask that y's lacks stands for at least one token of x
+// not in y, so |x ∩ y| <= |x| - popcount(mask(x) &^ mask(y)).
+func tokenMask(set []uint32) uint64 {
+	var m uint64
+	for _, w := range set {
+		m |= 1 << (uint64(w) * 0x9e3779b97f4a7c15 >> 58)
+	}
+	return m
+}
+
+// keyIndex maps a key to the groups whose ℓ-prefix has it, in group order:
+// the key's run of groups, with each group's token mask beside it (so that
+// the mask bound is checked while scanning, without a random access per
+// posting). A hash table finds a key's run.
+type keyIndex struct {
+	ell    int
+	groups []uint32 // runs of group ids, each run ascending
+	masks  []uint64 // masks[k] is the token mask of groups[k]
+	table  []keySlot
+}
+
+// keySlot is one key's run groups[start:end]; end == 0 marks a free slot.
+type keySlot struct {
+	key        uint64
+	start, end uint32
+}
+
+func (ix *keyIndex) slot(key uint64) uint64 {
+	return (key * 0x9e3779b97f4a7c15) >> 32 & uint64(len(ix.table)-1)
+}
+
+// lookup returns the run of key: its groups and their masks (empty if
+// none).
+func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
+	for k := ix.slot(key); ; k = (k + 1) & uint64(len(ix.table)-1) {
+		sl := &ix.table[k]
+		if sl.end == 0 {
+			return nil, nil
+		}
+		if sl.key == key {
+			return ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
+		}
+	}
+}
+
+// newKeyIndex indexes every group of s under the keys of its first plen(n)
+// tokens (n: its size). The entries go into buckets by first token (a
+// counting sort), then each bucket is sorted by (rest of key, group) and its
+// runs enter an open-addressing table of twice their number, rounded up to a
+// power of two.
+func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
+	start := make([]int, vocab+2)
+	var keys []uint64
+	for g := range s.groups() {
+		y := s.set(g)
+		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+		for _, k := range keys {
+			start[k>>32+2]++
+		}
+	}
+	for w := 2; w < len(start); w++ {
+		start[w] += start[w-1]
+	}
+	if start[len(start)-1] >= 1<<32-1 {
+		return nil, order.ErrTooLarge
+	}
+	entries := make([]uint64, start[len(start)-1])
+	for g := range s.groups() {
+		y := s.set(g)
+		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+		for _, k := range keys {
+			a := k >> 32
+			entries[start[a+1]] = k<<32 | uint64(g)
+			start[a+1]++
+		}
+	}
+	start = start[:vocab+1]
+	var distinct atomic.Int64
+	ctx := context.Background()
+	parallel.For(ctx, vocab, 1024, workers, func(_, lo, hi int) {
+		n := 0
+		for w := lo; w < hi; w++ {
+			bucket := entries[start[w]:start[w+1]]
+			slices.Sort(bucket)
+			for k := range bucket {
+				if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
+					n++
+				}
+			}
+		}
+		distinct.Add(int64(n))
+	})
+	ix := &keyIndex{
+		ell:    ell,
+		groups: make([]uint32, len(entries)),
+		masks:  make([]uint64, len(entries)),
+		table:  make([]keySlot, 1<<bits.Len(uint(2*distinct.Load()))),
+	}
+	parallel.For(ctx, len(entries), 1024, workers, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			g := uint32(entries[k])
+			ix.groups[k], ix.masks[k] = g, masks[g]
+		}
+	})
+	for a := range vocab {
+		bucket := entries[start[a]:start[a+1]]
+		for k := 0; k < len(bucket); {
+			e := k + 1
+			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
+				e++
+			}
+			key := uint64(a)<<32 | bucket[k]>>32
+			sl := ix.slot(key)
+			for ix.table[sl].end != 0 {
+				sl = (sl + 1) & uint64(len(ix.table)-1)
+			}
+			ix.table[sl] = keySlot{key: key, start: uint32(start[a] + k), end: uint32(start[a] + e)}
+			k = e
+		}
+	}
+	return ix, nil
+}
+
+// probeKeys finds the partners of group gx among the groups before it
+// through the ℓ-prefix keys, and appends the resulting matches.
+func (p *prober) probeKeys(gx int, out []match) []match {
+	b := p.bounds
+	x := p.probe.set(gx)
+	n := len(x)
+	out = p.sameGroup(gx, n, out)
+	px, ok := probeLen(b, n, p.ell)
+	if !ok {
+		return out
+	}
+	if p.seen == nil {
+		p.seen = make([]uint32, p.build.groups())
+	}
+	lo, _ := b.SizeRange(n)
+	first := uint32(p.build.firstOfSize(lo))
+	mark := uint32(gx) + 1
+	mx := p.masks[gx]
+	// The least overlap with any admissible partner (the smallest) serves
+	// the mask bound; Check then decides with the partner's own.
+	alpha := b.MinOverlap(n, max(lo, 1))
+	var postings, sizePruned, maskPruned, candidates int64
+	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
+	for _, key := range p.keys {
+		groups, masks := p.keyIx.lookup(key)
+		k := 0
+		if len(groups) > 0 && groups[0] < first {
+			k, _ = slices.BinarySearch(groups, first)
+			sizePruned += int64(k)
+		}
+		for ; k < len(groups); k++ {
+			gy := groups[k]
+			if gy >= uint32(gx) {
+				break
+			}
+			postings++
+			if n-bits.OnesCount64(mx&^masks[k]) < alpha {
+				maskPruned++
+				continue
+			}
+			if p.seen[gy] == mark {
+				continue
+			}
+			p.seen[gy] = mark
+			candidates++
+			y := p.build.set(int(gy))
+			if o, ok := Check(b, x, y); ok {
+				out = p.emit(gx, int(gy), o, n, len(y), out)
+			}
+		}
+	}
+	st := p.stats
+	st.Postings += postings
+	st.SizePruned += sizePruned
+	st.MaskPruned += maskPruned
+	st.Candidates += candidates
+	st.Verified += candidates
+	return out
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates the "Beyond one machine" figures of BENCHMARKS.md: the Beam
+# pipelines on Prism (in-process) against the single-machine CLI on the same
+# data. Usage: scripts/beam-bench.sh [N_SETS] [THRESHOLD...]; data goes to
+# ${DATA:-/tmp/simjoin-bench}. N_SETS is the first lines of the 1M-set file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=${DATA:-/tmp/simjoin-bench}
+n=${1:-100000}
+shift || true
+ts=${*:-0.9 0.8}
+mkdir -p "$data"
+go build -o "$data/simjoin" ./cmd/simjoin
+(cd beam && go build -o "$data/simjoin-beam" ./cmd/simjoin-beam)
+[ -s "$data/zipf1m.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+  -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
+[ -s "$data/docs20k.txt" ] || go run ./internal/cmd/gen docs -seed 1 > "$data/docs20k.txt"
+head -n "$n" "$data/zipf1m.txt" > "$data/zipf-$n.txt"
+row() { # file method threshold
+  local f=$1 method=$2 t=$3 cmd=join
+  /usr/bin/time -f "%e %M" -o "$data/time.cli" "$data/simjoin" join --method "$method" -t "$t" "$f" > "$data/cli.out"
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" join --method "$method" -t "$t" \
+    --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
+  read -r cw cr < "$data/time.cli"
+  read -r bw br < "$data/time.beam"
+  local same=no
+  cmp -s <(sort "$data/cli.out") <(sort "$data/beam-00000-of-00001") && same=yes
+  local recs shuf pairs
+  recs=$(awk '/^records /{gsub(",","",$2); print $2}' "$data/beam.stats")
+  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  pairs=$(wc -l < "$data/cli.out")
+  python3 - "$f" "$method" "$t" "$recs" "$pairs" "$bw" "$br" "$cw" "$cr" "$shuf" "$same" <<'PY'
+import sys, os
+f, m, t, recs, pairs, bw, br, cw, cr, shuf, same = sys.argv[1:]
+recs, pairs, shuf = int(recs), int(pairs), int(shuf)
+bw, cw = float(bw), float(cw)
+print(f"| {os.path.basename(f)} | {m} | {t} | {recs:,} | {pairs:,} | {bw:.1f} | {int(br)/1024:.0f} | "
+      f"{cw:.2f} | {int(cr)/1024:.0f} | {bw/cw:.0f}x | {shuf/1e6:.1f} | {shuf/recs:.0f} | {same} |")
+PY
+}
+echo "| data | method | t | records | pairs | Prism wall s | Prism peak MiB | CLI wall s | CLI peak MiB | Prism/CLI | shuffled MB | shuffled bytes/record | same pairs |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for t in $ts; do row "$data/zipf-$n.txt" exact "$t"; done
+row "$data/docs20k.txt" lsh 0.8
