@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/invariants"
+	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 )
@@ -379,13 +380,15 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Collection {
 	n := in.Len()
 	ids, offs := in.ids, in.offs
+	limit := uint32(dict.Len())
 	onAllCores(n, func(lo, hi int) {
+		var sorter keysort.Sorter // a radix sort: ids are dense, below limit
 		for r := lo; r < hi; r++ {
 			rec := ids[offs[r]:offs[r+1]]
 			for j, pid := range rec {
 				rec[j] = final[pid&(shards-1)][pid>>shardBits]
 			}
-			slices.Sort(rec)
+			sorter.SortIDs(rec, limit)
 		}
 	})
 	// Sort records by (size, hash of the set, index): the comparator touches

@@ -7,5 +7,6 @@
 // stays O(k log k) at worst.
 //
 // It serves the parallel readers of the command line; order.Input.AddSorted
-// takes its output as it is.
+// takes its output as it is. SortIDs sorts a record's dense 32-bit ids, as
+// order rewrites every set to them, by a radix sort on bytes.
 package keysort
