@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -162,41 +163,23 @@ func (m Metrics) WriteSummary(w io.Writer, head [][2]string) error {
 		if !ok {
 			continue
 		}
-		text := group(v)
+		text := numfmt.Group(v)
 		if r.of != "" && m.Counters[r.of] > 0 {
 			text += fmt.Sprintf(" (%.1f%%)", 100*float64(v)/float64(m.Counters[r.of]))
 		}
 		row(r.label, text)
 	}
 	if g, ok := m.Max["group_records"]; ok {
-		row("largest group", group(g))
+		row("largest group", numfmt.Group(g))
 	}
 	if g, ok := m.Max["bucket_units"]; ok {
-		row("largest bucket", group(g))
+		row("largest bucket", numfmt.Group(g))
 	}
 	sh := m.ShuffleBytes()
-	row("shuffled bytes", group(sh))
+	row("shuffled bytes", numfmt.Group(sh))
 	if n := m.Counters["records"]; n > 0 {
 		row("shuffled bytes/record", strconv.FormatFloat(float64(sh)/float64(n), 'f', 1, 64))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// group writes n with thousands separators, as the CLI's report does.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

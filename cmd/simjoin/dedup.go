@@ -10,6 +10,7 @@ import (
 
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -125,11 +126,11 @@ func newClusterSection(f *cluster.Forest, names []string) *clusterSection {
 
 func (s *clusterSection) rows() [][2]string {
 	rows := [][2]string{
-		{"records", group(int64(s.Records))},
-		{"clusters", group(int64(s.Clusters))},
-		{"singletons", group(int64(s.Singletons))},
-		{"removed", group(int64(s.Removed)) + pct(int64(s.Removed), int64(s.Records)) + " (records less clusters)"},
-		{"largest", group(int64(s.Largest))},
+		{"records", numfmt.Group(int64(s.Records))},
+		{"clusters", numfmt.Group(int64(s.Clusters))},
+		{"singletons", numfmt.Group(int64(s.Singletons))},
+		{"removed", numfmt.Group(int64(s.Removed)) + pct(int64(s.Removed), int64(s.Records)) + " (records less clusters)"},
+		{"largest", numfmt.Group(int64(s.Largest))},
 	}
 	for _, b := range s.Sizes {
 		k := "size " + strconv.Itoa(b.From)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/planner"
 )
 
@@ -246,14 +247,14 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		if len(p.Stats) > 1 {
 			side = []string{" (R)", " (S)"}[i]
 		}
-		line("  records"+side, fmt.Sprintf("%s (%s empty)", group(int64(st.Records)), group(int64(st.Empty))))
-		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", group(st.Tokens), group(int64(st.Distinct))))
+		line("  records"+side, fmt.Sprintf("%s (%s empty)", numfmt.Group(int64(st.Records)), numfmt.Group(int64(st.Empty))))
+		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", numfmt.Group(st.Tokens), numfmt.Group(int64(st.Distinct))))
 		z := st.Size
 		line("  set size"+side, fmt.Sprintf("min %d, p25 %d, median %d, p75 %d, p90 %d, p99 %d, max %d, mean %.1f",
 			z.Min, z.P25, z.P50, z.P75, z.P90, z.P99, z.Max, z.Mean))
 		f := st.Freq
 		line("  token frequency"+side, fmt.Sprintf("max %s sets, mean %.2f; %.1f%% of tokens in one set; the top 1%% of tokens hold %.1f%% of occurrences; zipf s = %.2f",
-			group(int64(f.Max)), f.Mean, 100*f.Once, 100*f.Top1, f.Zipf))
+			numfmt.Group(int64(f.Max)), f.Mean, 100*f.Once, 100*f.Top1, f.Zipf))
 	}
 	kv.Flush()
 
@@ -288,16 +289,16 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 	s := p.Sample
 	if len(s.ExactRecords) > 0 {
 		line("  exact join", fmt.Sprintf("%s records (%s of the pairs): %s postings, %s examined, %s candidates, %s verified, %s results",
-			records(s.ExactRecords), share(s.ExactFraction), group(s.Postings), group(s.Examined), group(s.Candidates), group(s.Verified), group(s.Results)))
+			records(s.ExactRecords), share(s.ExactFraction), numfmt.Group(s.Postings), numfmt.Group(s.Examined), numfmt.Group(s.Candidates), numfmt.Group(s.Verified), numfmt.Group(s.Results)))
 	} else {
 		line("  exact join", "none: candidates bounded by the prefix postings")
 	}
 	if len(s.LSHRecords) > 0 {
 		line("  lsh join", fmt.Sprintf("%s records (%s of the pairs): %s collisions, %s candidates, %s results",
-			records(s.LSHRecords), share(s.LSHFraction), group(s.LSHCollisions), group(s.LSHCandidates), group(s.LSHResults)))
+			records(s.LSHRecords), share(s.LSHFraction), numfmt.Group(s.LSHCollisions), numfmt.Group(s.LSHCandidates), numfmt.Group(s.LSHResults)))
 	}
 	if s.Pairs > 0 {
-		line("  random pairs", group(int64(s.Pairs))+" measured for the similarity distribution")
+		line("  random pairs", numfmt.Group(int64(s.Pairs))+" measured for the similarity distribution")
 	}
 	line("  expected results", count(s.Predicted))
 	line("  planning took", seconds(p.Seconds))
@@ -315,10 +316,10 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 			row("  CPU", seconds(a.Predicted.CPU), seconds(a.Measured.CPU))
 		}
 		if a.Method == planner.LSH {
-			row("  band collisions", count(a.Predicted.Collisions), group(a.Measured.Collisions))
+			row("  band collisions", count(a.Predicted.Collisions), numfmt.Group(a.Measured.Collisions))
 		}
-		row("  candidates", count(a.Predicted.Candidates), group(a.Measured.Candidates))
-		row("  results", count(a.Predicted.Results), group(a.Measured.Results))
+		row("  candidates", count(a.Predicted.Candidates), numfmt.Group(a.Measured.Candidates))
+		row("  results", count(a.Predicted.Results), numfmt.Group(a.Measured.Results))
 		tw.Flush()
 	}
 	if cc := res.CrossCheck; cc != nil {
@@ -329,8 +330,8 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		fmt.Fprintf(w, "\ncross-check: exact and lsh on %s\n", what)
 		kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		pct := fmt.Sprintf("%g%% Clopper-Pearson", 100*cc.Confidence)
-		line("  exact", fmt.Sprintf("%s pairs in %s", group(cc.Exact.Results), seconds(cc.Exact.Seconds)))
-		line("  lsh", fmt.Sprintf("%s pairs in %s, %s candidates", group(cc.LSH.Results), seconds(cc.LSH.Seconds), group(cc.LSH.Candidates)))
+		line("  exact", fmt.Sprintf("%s pairs in %s", numfmt.Group(cc.Exact.Results), seconds(cc.Exact.Seconds)))
+		line("  lsh", fmt.Sprintf("%s pairs in %s, %s candidates", numfmt.Group(cc.LSH.Results), seconds(cc.LSH.Seconds), numfmt.Group(cc.LSH.Candidates)))
 		line("  recall", interval(cc.Recall)+" "+pct)
 		line("  precision", interval(cc.Precision))
 		line("  candidate precision", interval(cc.CandidatePrecision))
@@ -341,7 +342,7 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			rrow("    bin", "pairs", "found", "recall", "interval", "S-curve")
 			for _, b := range cc.Bins {
-				rrow(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), group(b.Recall.N), group(b.Recall.K),
+				rrow(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), numfmt.Group(b.Recall.N), numfmt.Group(b.Recall.K),
 					fmt.Sprintf("%.3f", b.Recall.Estimate), fmt.Sprintf("[%.3f, %.3f]", b.Recall.Lo, b.Recall.Hi), fmt.Sprintf("%.3f", b.Predicted))
 			}
 			tw.Flush()
@@ -397,13 +398,13 @@ func count(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "?"
 	}
-	return group(int64(math.Round(x)))
+	return numfmt.Group(int64(math.Round(x)))
 }
 
 func records(n []int) string {
 	parts := make([]string, len(n))
 	for i, v := range n {
-		parts[i] = group(int64(v))
+		parts[i] = numfmt.Group(int64(v))
 	}
 	return strings.Join(parts, " x ")
 }
@@ -421,5 +422,5 @@ func interval(iv planner.Interval) string {
 	if iv.N == 0 {
 		return "- (no pairs)"
 	}
-	return fmt.Sprintf("%.3f [%.3f, %.3f] (%s of %s)", iv.Estimate, iv.Lo, iv.Hi, group(iv.K), group(iv.N))
+	return fmt.Sprintf("%.3f [%.3f, %.3f] (%s of %s)", iv.Estimate, iv.Lo, iv.Hi, numfmt.Group(iv.K), numfmt.Group(iv.N))
 }

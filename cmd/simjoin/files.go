@@ -19,6 +19,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/keysort"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -501,25 +502,25 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 	}
 	l.names, l.snames = rnames, snames
 	rows := [][2]string{
-		{"listed", group(int64(st.Listed))},
-		{"selected", group(int64(st.Selected))},
+		{"listed", numfmt.Group(int64(st.Listed))},
+		{"selected", numfmt.Group(int64(st.Selected))},
 	}
 	if d.keepGoing {
-		rows = append(rows, [2]string{"unreadable, skipped", group(int64(st.Unreadable))})
+		rows = append(rows, [2]string{"unreadable, skipped", numfmt.Group(int64(st.Unreadable))})
 	}
 	if n := st.NotRegular + st.Dangling + st.Loops; n > 0 {
 		rows = append(rows, [2]string{"not files, skipped", fmt.Sprintf("%s (FIFO, device or socket: %s; link to nothing: %s; link loop: %s)",
-			group(int64(n)), group(int64(st.NotRegular)), group(int64(st.Dangling)), group(int64(st.Loops)))})
+			numfmt.Group(int64(n)), numfmt.Group(int64(st.NotRegular)), numfmt.Group(int64(st.Dangling)), numfmt.Group(int64(st.Loops)))})
 	}
 	if d.minTokens > 0 {
-		rows = append(rows, [2]string{fmt.Sprintf("below %d tokens", d.minTokens), group(int64(st.TooFew))})
+		rows = append(rows, [2]string{fmt.Sprintf("below %d tokens", d.minTokens), numfmt.Group(int64(st.TooFew))})
 	}
 	rows = append(rows,
-		[2]string{"records", group(int64(st.Records))},
+		[2]string{"records", numfmt.Group(int64(st.Records))},
 		[2]string{"bytes read", bytesText(st.Bytes)},
 	)
 	if st.Gzip+st.Zstd > 0 {
-		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", group(int64(st.Gzip)), group(int64(st.Zstd)))})
+		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", numfmt.Group(int64(st.Gzip)), numfmt.Group(int64(st.Zstd)))})
 	}
 	rows = append(rows,
 		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},

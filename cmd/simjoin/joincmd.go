@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -501,5 +502,5 @@ func checkMemory(l memlimit.Limit, ins ...*order.Input) error {
 		}
 	}
 	return memlimit.Check(join.EstimateMemory(records, tokens, vocab), l,
-		fmt.Sprintf("joining %s records of %s tokens", group(int64(records)), group(int64(tokens))))
+		fmt.Sprintf("joining %s records of %s tokens", numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
 }

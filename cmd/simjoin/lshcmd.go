@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -168,7 +169,7 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
-			group(st.CappedBuckets), st.MaxBucket, group(st.CappedPairs), group(int64(st.LargestBucket)))
+			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
 	}
 	return nil
 }
@@ -215,20 +216,20 @@ func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
 		{"banding", fmt.Sprintf("%d bands x %d rows (%s)", s.Shape.B, s.Shape.R, choice)},
 		{"banded at", "jaccard " + jt},
 		{"predicted recall", fmt.Sprintf("%s at the threshold (every pair at or above it), %s on average over [t, 1]", f3(s.PredictedRecall), f3(s.PredictedMeanRecall))},
-		{"distinct sets", group(int64(s.Units))},
+		{"distinct sets", numfmt.Group(int64(s.Units))},
 	}
 	if s.Dropped > 0 {
-		rows = append(rows, [2]string{"dropped (--min-size)", group(int64(s.Dropped))})
+		rows = append(rows, [2]string{"dropped (--min-size)", numfmt.Group(int64(s.Dropped))})
 	}
 	maxB := "no cap"
 	if s.MaxBucket >= 0 {
-		maxB = "cap " + group(int64(s.MaxBucket))
+		maxB = "cap " + numfmt.Group(int64(s.MaxBucket))
 	}
 	rows = append(rows,
-		[2]string{"buckets (>= 2 sets)", fmt.Sprintf("%s, largest %s (%s)", group(s.Buckets), group(int64(s.LargestBucket)), maxB)},
-		[2]string{"capped buckets", fmt.Sprintf("%s (%s pairs not considered in their band)", group(s.CappedBuckets), group(s.CappedPairs))},
-		[2]string{"band collisions", group(s.Collisions)},
-		[2]string{"candidates", group(s.Candidates) + " (distinct pairs, each verified once)"},
+		[2]string{"buckets (>= 2 sets)", fmt.Sprintf("%s, largest %s (%s)", numfmt.Group(s.Buckets), numfmt.Group(int64(s.LargestBucket)), maxB)},
+		[2]string{"capped buckets", fmt.Sprintf("%s (%s pairs not considered in their band)", numfmt.Group(s.CappedBuckets), numfmt.Group(s.CappedPairs))},
+		[2]string{"band collisions", numfmt.Group(s.Collisions)},
+		[2]string{"candidates", numfmt.Group(s.Candidates) + " (distinct pairs, each verified once)"},
 	)
 	if s.Estimated {
 		rows = append(rows, [2]string{"verification", "estimate: similarities are MinHash estimates (JSONL key \"est\"), pairs may be false"})
@@ -236,7 +237,7 @@ func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
 		rows = append(rows, [2]string{"verification", "exact: similarities are exact, no false pairs"})
 	}
 	if s.ExactPairs > 0 || s.MeasuredRecall > 0 {
-		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), group(s.FoundPairs), group(s.ExactPairs), group(s.FalsePairs))})
+		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), numfmt.Group(s.FoundPairs), numfmt.Group(s.ExactPairs), numfmt.Group(s.FalsePairs))})
 	}
 	rows = append(rows,
 		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", bytesText(s.SignatureBytes), bytesText(s.IndexBytes))},

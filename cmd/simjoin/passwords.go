@@ -18,6 +18,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -273,7 +274,7 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	// bound its tokens, and so the memory of joining or indexing it (the
 	// grams' vocabulary is far smaller: an eighth is generous).
 	if err := memlimit.Check(join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8), cfg.mem,
-		fmt.Sprintf("joining %s passwords of %s", group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
+		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
 		return nil, st, err
 	}
 	return l, st, nil
@@ -318,17 +319,17 @@ func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joi
 		Normalisations: cfg.opt.Norm.String(), Counts: counts,
 	}
 	rows := [][2]string{
-		{"lines read", group(int64(rs.Lines))},
+		{"lines read", numfmt.Group(int64(rs.Lines))},
 	}
 	if cfg.comments {
-		rows = append(rows, [2]string{"comments (skipped)", group(int64(rs.Comments))})
+		rows = append(rows, [2]string{"comments (skipped)", numfmt.Group(int64(rs.Comments))})
 	}
 	rows = append(rows,
-		[2]string{"empty (skipped)", group(int64(rs.Empty))},
-		[2]string{"duplicates (merged)", group(int64(rs.Duplicates))},
-		[2]string{"distinct passwords", group(int64(st.Passwords))},
-		[2]string{"too short for q (skipped)", group(int64(st.TooShort))},
-		[2]string{joined, group(int64(st.Joined))},
+		[2]string{"empty (skipped)", numfmt.Group(int64(rs.Empty))},
+		[2]string{"duplicates (merged)", numfmt.Group(int64(rs.Duplicates))},
+		[2]string{"distinct passwords", numfmt.Group(int64(st.Passwords))},
+		[2]string{"too short for q (skipped)", numfmt.Group(int64(st.TooShort))},
+		[2]string{joined, numfmt.Group(int64(st.Joined))},
 		[2]string{"normalisations", sec.Normalisations},
 		[2]string{"counts", counts},
 	)
@@ -447,9 +448,9 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			largest = len(fams[0].Members)
 		}
 		rows = append(rows,
-			[2]string{"families", group(int64(len(fams)))},
-			[2]string{"  passwords in them", group(int64(members))},
-			[2]string{"  largest", group(int64(largest))},
+			[2]string{"families", numfmt.Group(int64(len(fams)))},
+			[2]string{"  passwords in them", numfmt.Group(int64(members))},
+			[2]string{"  largest", numfmt.Group(int64(largest))},
 		)
 		rep.addSection("passwords", "passwords", struct {
 			pwListSection
@@ -619,9 +620,9 @@ type checkStats struct {
 // candidate is too close.
 func (cs *checkStats) finish(e *env, cfg *pwConfig, rep *report, first ...[2]string) error {
 	rows := append(first,
-		[2]string{"checked", group(int64(cs.candidates))},
-		[2]string{"empty", group(int64(cs.empty))},
-		[2]string{"too close", group(int64(cs.tooClose))},
+		[2]string{"checked", numfmt.Group(int64(cs.candidates))},
+		[2]string{"empty", numfmt.Group(int64(cs.empty))},
+		[2]string{"too close", numfmt.Group(int64(cs.tooClose))},
 		[2]string{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
 	)
 	rep.addSection("check", "candidates", struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
 	"github.com/simjoin/simjoin/join"
@@ -243,13 +244,13 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	if pf.circle != "" {
 		fig := &plotting.CircleFigure{N: c.Records(), Names: l.names}
-		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", group(exactAtT), cfg.t)
+		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(exactAtT), cfg.t)
 		if cfg.method == "lsh" {
 			s := shapes[0]
 			for k, sim := range s.runs[0] {
 				fig.Chords = append(fig.Chords, plotting.Chord{A: int(k >> 32), B: int(k & (1<<32 - 1)), Sim: sim})
 			}
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", group(int64(len(s.runs[0]))), s.Shape, s.K)
+			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(s.runs[0]))), s.Shape, s.K)
 		} else {
 			for _, p := range truePairs {
 				if p.atT {
@@ -263,7 +264,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 			}
 			return x.B - y.B
 		})
-		fig.Title = fmt.Sprintf("%s records, %s", group(int64(c.Records())), what)
+		fig.Title = fmt.Sprintf("%s records, %s", numfmt.Group(int64(c.Records())), what)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
@@ -274,7 +275,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %s), recall %.3f (predicted %.3f; %s: %.3f to %.3f), %.3f s a run",
 			count(s.Candidates), count(s.PredictedCandidates), s.Recall, s.PredictedRecall, plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
 	}
-	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", truth, group(int64(len(below)))), shapes, rows)
+	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", truth, numfmt.Group(int64(len(below)))), shapes, rows)
 	return finishReport(e, cfg, rep, sink)
 }
 
@@ -519,12 +520,12 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 		how = "all"
 	}
 	fmt.Fprintf(w, "%s records (%s non-empty), %s pairs; %s pairs at J >= %s; truth: exact at J >= %.2f (%s pairs), below it %s %s pairs of distinct sets\n\n",
-		group(int64(c.Records())), group(n), group(n*(n-1)/2), group(exactAtT), cfg.t, truth, group(int64(len(truePairs))), how, group(int64(sampled)))
+		numfmt.Group(int64(c.Records())), numfmt.Group(n), numfmt.Group(n*(n-1)/2), numfmt.Group(exactAtT), cfg.t, truth, numfmt.Group(int64(len(truePairs))), how, numfmt.Group(int64(sampled)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "banding\tK\tseeds\tcandidates\tpredicted\tfound\tof\trecall\t(min-max)\tpredicted\t\n")
 	for _, s := range shapes {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", s.Shape, s.K, s.Seeds, group(int64(math.Round(s.Candidates))),
-			count(s.PredictedCandidates), group(int64(math.Round(s.Found))), group(s.Exact), s.Recall, s.RecallMin, s.RecallMax, s.PredictedRecall)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", s.Shape, s.K, s.Seeds, numfmt.Group(int64(math.Round(s.Candidates))),
+			count(s.PredictedCandidates), numfmt.Group(int64(math.Round(s.Found))), numfmt.Group(s.Exact), s.Recall, s.RecallMin, s.RecallMax, s.PredictedRecall)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -539,19 +540,19 @@ func writePlotTable(w io.Writer, c *order.Collection, truePairs []simPair, truth
 	fmt.Fprintln(tw, head.String())
 	for k := range binCount {
 		b := shapes[0].Bins[k]
-		pairs := group(int64(math.Round(b.Pairs)))
+		pairs := numfmt.Group(int64(math.Round(b.Pairs)))
 		if b.Sampled {
 			pairs = "~" + pairs
 		}
 		line := fmt.Sprintf("%s\t%s\t", binLabel(b.From, b.To), pairs)
 		for _, s := range shapes {
 			sb, raw := s.Bins[k], s.bins[k]
-			found := group(raw.Found)
+			found := numfmt.Group(raw.Found)
 			if s.Seeds > 1 {
 				found = fmt.Sprintf("%.1f", float64(raw.Found)/float64(s.Seeds))
 			}
 			if raw.Sampled {
-				found += "/" + group(raw.Pairs/int64(s.Seeds))
+				found += "/" + numfmt.Group(raw.Pairs/int64(s.Seeds))
 			}
 			line += fmt.Sprintf("%s\t%.3f\t%.3f\t", found, sb.Share, sb.Predicted)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -108,5 +109,5 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	rep.Records = int(st.Live)
 	// The schema's "check" section has no field for the known count: it is
 	// the report's records.
-	return cs.finish(e, cfg, rep, [2]string{"known (live in the index)", group(int64(st.Live))})
+	return cs.finish(e, cfg, rep, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
 }

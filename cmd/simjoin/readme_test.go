@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/numfmt"
 )
 
 // The command outputs README.md shows are produced by TestReadme from the
@@ -254,9 +255,9 @@ func gotreeSummary(t *testing.T, path string) string {
 	}
 	f := r.Sections.Files
 	return fmt.Sprintf("files: %s listed, %s selected (non-test .go outside testdata), %s below %d shingles, %s records, %.1f MiB\n",
-		group(f.Listed), group(f.Selected), group(f.BelowMin), f.MinTokens, group(f.Records), float64(f.Bytes)/(1<<20)) +
-		fmt.Sprintf("shingles: %s (distinct per file, summed), vocabulary %s\n", group(r.SetTokens), group(r.Vocabulary)) +
-		fmt.Sprintf("exact pairs at J >= 0.5: %s\n", group(r.Results))
+		numfmt.Group(f.Listed), numfmt.Group(f.Selected), numfmt.Group(f.BelowMin), f.MinTokens, numfmt.Group(f.Records), float64(f.Bytes)/(1<<20)) +
+		fmt.Sprintf("shingles: %s (distinct per file, summed), vocabulary %s\n", numfmt.Group(r.SetTokens), numfmt.Group(r.Vocabulary)) +
+		fmt.Sprintf("exact pairs at J >= 0.5: %s\n", numfmt.Group(r.Results))
 }
 
 // mergeMeasured returns got, but where a line differs from the old block's

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -134,33 +135,13 @@ func peakRSS() int64 {
 	return ru.Maxrss * 1024 // kilobytes on Linux
 }
 
-// group formats n with thousands separators.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // plural formats n with thousands separators and its noun, singular for one:
 // "1 core", "2 cores".
 func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return group(n) + " " + many
+	return numfmt.Group(n) + " " + many
 }
 
 // binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
@@ -213,26 +194,26 @@ func (r *report) writeText(w io.Writer) {
 		{"measure", r.Measure + " >= " + r.Threshold},
 		{"method", r.Method},
 		{"workers", strconv.Itoa(r.Workers)},
-		{"records", group(int64(r.Records))},
-		{"skipped (empty)", group(int64(r.Skipped))},
-		{"set tokens", group(int64(r.SetTokens))},
-		{"vocabulary", group(int64(r.Vocabulary))},
+		{"records", numfmt.Group(int64(r.Records))},
+		{"skipped (empty)", numfmt.Group(int64(r.Skipped))},
+		{"set tokens", numfmt.Group(int64(r.SetTokens))},
+		{"vocabulary", numfmt.Group(int64(r.Vocabulary))},
 	}...)
 	if s := r.Exact; s != nil {
 		rows = append(rows,
-			[2]string{"distinct sets", group(int64(s.Groups))},
-			[2]string{"index entries", group(int64(s.IndexEntries))},
-			[2]string{"postings scanned", group(s.Postings)},
-			[2]string{"size filter skipped", group(s.SizePruned)},
-			[2]string{"position skipped", group(s.LateSkipped)},
-			[2]string{"candidates", group(s.Candidates)},
-			[2]string{"  positional filter", group(s.Positional) + pct(s.Positional, s.Candidates)},
-			[2]string{"  count bound", group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
-			[2]string{"  bitmap bound", group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
-			[2]string{"  verified by merge", group(s.Verified) + pct(s.Verified, s.Candidates)},
+			[2]string{"distinct sets", numfmt.Group(int64(s.Groups))},
+			[2]string{"index entries", numfmt.Group(int64(s.IndexEntries))},
+			[2]string{"postings scanned", numfmt.Group(s.Postings)},
+			[2]string{"size filter skipped", numfmt.Group(s.SizePruned)},
+			[2]string{"position skipped", numfmt.Group(s.LateSkipped)},
+			[2]string{"candidates", numfmt.Group(s.Candidates)},
+			[2]string{"  positional filter", numfmt.Group(s.Positional) + pct(s.Positional, s.Candidates)},
+			[2]string{"  count bound", numfmt.Group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
+			[2]string{"  bitmap bound", numfmt.Group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
+			[2]string{"  verified by merge", numfmt.Group(s.Verified) + pct(s.Verified, s.Candidates)},
 		)
 	}
-	rows = append(rows, [2]string{"results", group(r.Results)})
+	rows = append(rows, [2]string{"results", numfmt.Group(r.Results)})
 	width := 0
 	for _, row := range rows {
 		width = max(width, len(row[0]))
@@ -263,7 +244,7 @@ func (r *report) writeText(w io.Writer) {
 		}
 		for _, b := range r.Histogram {
 			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, group(b.Count), bar)
+			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, numfmt.Group(b.Count), bar)
 		}
 	}
 	fmt.Fprintln(w, "phases:")
