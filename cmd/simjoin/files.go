@@ -3,21 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/order"
@@ -37,7 +33,7 @@ type docFlags struct {
 	semis     string // --go-semicolons; "" when not given
 
 	args   []string // the INPUT arguments, set by the command
-	filter *globFilter
+	filter *fileset.Filter
 }
 
 func (d *docFlags) addFlags(fs *pflag.FlagSet) {
@@ -95,8 +91,10 @@ func (d *docFlags) parse(spec *shingle.Spec) error {
 		return nil
 	}
 	var err error
-	d.filter, err = newGlobFilter(d.include, d.exclude)
-	return err
+	if d.filter, err = fileset.NewFilter(d.include, d.exclude); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // checkArgs checks the number of INPUT arguments and keeps them.
@@ -114,156 +112,6 @@ func (d *docFlags) checkArgs(args []string) error {
 	return nil
 }
 
-// docFile is one selected file: its id (the path as given, or joined to the
-// directory given) and its path relative to that directory.
-type docFile struct {
-	id   string
-	rel  string
-	size int64 // from the listing; 0 when unknown
-}
-
-// fileStats is the "files" section of the report.
-type fileStats struct {
-	Listed      int     `json:"listed"`            // regular files found under INPUT
-	Selected    int     `json:"selected"`          // kept by --include and --exclude
-	Unreadable  int     `json:"unreadable"`        // skipped with --keep-going
-	TooFew      int     `json:"below_min"`         // dropped by --min-tokens
-	Records     int     `json:"records"`           // files that became records
-	Bytes       int64   `json:"bytes"`             // bytes read (decompressed)
-	Gzip        int     `json:"gzip"`              // files read decompressed from gzip
-	Zstd        int     `json:"zstd"`              // files read decompressed from zstd
-	Shingles    int64   `json:"tokens"`            // distinct tokens summed over records
-	ListSeconds float64 `json:"list_s"`            // walking the directories
-	ReadCPU     float64 `json:"read_worker_s"`     // summed over workers, wall time
-	TokenCPU    float64 `json:"tokenize_worker_s"` // summed over workers, wall time
-	MinTokens   int     `json:"min_tokens"`
-	// Files that cannot be records, skipped: FIFOs, devices and sockets;
-	// symbolic links to nothing; symbolic link loops.
-	NotRegular int `json:"not_regular_skipped"`
-	Dangling   int `json:"dangling_links_skipped"`
-	Loops      int `json:"link_loops_skipped"`
-}
-
-// skip counts a file that cannot be a record (see fileStats) and tells warn
-// (--keep-going); without warn it returns the error, as for an unreadable
-// file.
-func (st *fileStats) skip(path string, err error, warn func(error)) error {
-	var what string
-	switch {
-	case errors.Is(err, syscall.ELOOP):
-		st.Loops++
-		what = "symbolic link loop"
-	case errors.Is(err, fs.ErrNotExist):
-		st.Dangling++
-		what = "symbolic link to nothing"
-	default:
-		st.NotRegular++
-		what = "not a regular file"
-	}
-	e := fmt.Errorf("%s: %s (--keep-going skips it)", path, what)
-	if warn == nil {
-		return e
-	}
-	warn(fmt.Errorf("%s: %s", path, what))
-	return nil
-}
-
-// errNotRegular is the error of a file that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
-// listFiles walks the INPUT arguments in order, each directory in lexical
-// order, and returns the selected files. Hidden files and directories (a
-// name starting with '.') are skipped inside directories; symbolic links to
-// files are followed, to directories not. A missing INPUT is an error; an
-// unreadable directory is one unless warn is given, which is then told.
-// FIFOs, devices, sockets, symbolic links to nothing and link loops are
-// errors too unless warn is given; then they are counted in st and skipped.
-// Listing never opens a file, so it never blocks on a FIFO.
-func listFiles(args []string, filter *globFilter, st *fileStats, warn func(error)) ([]docFile, error) {
-	var out []docFile
-	for _, arg := range args {
-		info, err := os.Stat(arg)
-		if err != nil {
-			if errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrNotExist) && isSymlink(arg) {
-				if err := st.skip(arg, err, warn); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return nil, err
-		}
-		if !info.IsDir() && !info.Mode().IsRegular() {
-			if err := st.skip(arg, errNotRegular, warn); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if !info.IsDir() {
-			st.Listed++
-			if filter.keep(filepath.ToSlash(arg)) {
-				out = append(out, docFile{id: arg, rel: filepath.ToSlash(arg)})
-			}
-			continue
-		}
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if warn == nil || path == arg {
-					return err
-				}
-				warn(err)
-				return nil
-			}
-			if path != arg && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			switch {
-			case d.IsDir():
-				return nil
-			case d.Type()&fs.ModeSymlink != 0:
-				target, err := os.Stat(path)
-				switch {
-				case err != nil:
-					return st.skip(path, err, warn)
-				case target.IsDir():
-					return nil // links to directories are not followed
-				case !target.Mode().IsRegular():
-					return st.skip(path, errNotRegular, warn)
-				}
-			case !d.Type().IsRegular():
-				return st.skip(path, errNotRegular, warn)
-			}
-			st.Listed++
-			rel, err := filepath.Rel(arg, path)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			if filter.keep(rel) {
-				f := docFile{id: path, rel: rel}
-				if info, err := d.Info(); err == nil {
-					f.size = info.Size()
-				}
-				out = append(out, f)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if g, ok := filter.unmatched(); ok {
-		return nil, usagef("--include %q matches no file in %s", g, strings.Join(args, " "))
-	}
-	if len(out) == 0 {
-		return nil, usagef("no file selected in %s (%d listed)", strings.Join(args, " "), st.Listed)
-	}
-	st.Selected = len(out)
-	return out, nil
-}
-
 // fileResult is one file read and tokenized: its sorted distinct keys, or the
 // error that stopped it.
 type fileResult struct {
@@ -278,7 +126,7 @@ type fileResult struct {
 // reported through warn and skipped. Files with fewer than minTokens distinct
 // tokens are dropped. progress, if not nil, is called from the calling
 // goroutine with the files done and the total.
-func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileStats,
+func readFiles(files []fileset.File, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileset.Stats,
 	warn func(error), progress func(done, total int)) (*order.Input, []string, error) {
 	results := make([]fileResult, len(files))
 	done := make([]chan struct{}, len(files))
@@ -303,7 +151,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 					continue
 				}
 				t0 := time.Now()
-				data, err := readRegular(files[i].id)
+				data, err := fileset.ReadRegular(files[i].ID)
 				if err == nil {
 					data, results[i].format, err = decompress.Bytes(data)
 				}
@@ -326,7 +174,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 					tokNS.Add(int64(time.Since(t1)))
 				}
 				if err != nil {
-					results[i].err = fileError(files[i].id, err)
+					results[i].err = fileError(files[i].ID, err)
 					if !keepGoing {
 						stop.Store(true)
 					}
@@ -340,7 +188,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
 	var total int64
 	for _, f := range files {
-		total += f.size
+		total += f.Size
 	}
 	in.Grow(int(total / 17))
 	// Accepted files' keys are entered in batches, which order.Input spreads
@@ -377,7 +225,7 @@ func readFiles(files []docFile, spec shingle.Spec, workers, minTokens int, keepG
 			if len(pending) >= 1<<17 {
 				flush()
 			}
-			ids = append(ids, files[i].id)
+			ids = append(ids, files[i].ID)
 			st.Shingles += int64(len(r.keys))
 		}
 		r.keys = nil
@@ -419,44 +267,6 @@ func fileError(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-// isSymlink reports whether path is a symbolic link.
-func isSymlink(path string) bool {
-	st, err := os.Lstat(path)
-	return err == nil && st.Mode()&fs.ModeSymlink != 0
-}
-
-// readRegular reads a file that must be a regular one. It opens without
-// blocking, so that a file replaced by a FIFO since the listing is an error
-// rather than a wait for a writer.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errNotRegular}
-	}
-	data := make([]byte, 0, st.Size()+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
-}
-
 // loadFiles reads the records of --files: INPUT arguments (and --against)
 // listed, read and tokenized in parallel, ordered into collections; the ids
 // are the paths.
@@ -467,11 +277,15 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 	if d.keepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
-	var st fileStats
+	var st fileset.Stats
 	read := func(args []string) (*order.Input, []string, error) {
 		t0 := time.Now()
-		files, err := listFiles(args, d.filter, &st, warn)
+		files, err := fileset.List(args, d.filter, &st, warn)
 		st.ListSeconds += time.Since(t0).Seconds()
+		var se *fileset.SelectionError
+		if errors.As(err, &se) {
+			return nil, nil, usageError{err}
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -332,24 +333,24 @@ func TestFilesNoPartialOutput(t *testing.T) {
 // is reported with its path, and skipped with keepGoing.
 func TestReadFilesVanished(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.txt": "one two three", "c.txt": "one two three"})
-	files := []docFile{
-		{id: filepath.Join(dir, "a.txt")},
-		{id: filepath.Join(dir, "b.txt")},
-		{id: filepath.Join(dir, "c.txt")},
+	files := []fileset.File{
+		{ID: filepath.Join(dir, "a.txt")},
+		{ID: filepath.Join(dir, "b.txt")},
+		{ID: filepath.Join(dir, "c.txt")},
 	}
 	spec := shingle.Spec{Kind: shingle.Words}
-	var st fileStats
+	var st fileset.Stats
 	_, _, err := readFiles(files, spec, 2, 0, false, &st, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), files[1].id) {
-		t.Fatalf("err %v, want one naming %s", err, files[1].id)
+	if err == nil || !strings.Contains(err.Error(), files[1].ID) {
+		t.Fatalf("err %v, want one naming %s", err, files[1].ID)
 	}
 	var warned []string
-	st = fileStats{}
+	st = fileset.Stats{}
 	in, ids, err := readFiles(files, spec, 2, 0, true, &st, func(err error) { warned = append(warned, err.Error()) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Len() != 2 || !slices.Equal(ids, []string{files[0].id, files[2].id}) || st.Unreadable != 1 || len(warned) != 1 {
+	if in.Len() != 2 || !slices.Equal(ids, []string{files[0].ID, files[2].ID}) || st.Unreadable != 1 || len(warned) != 1 {
 		t.Errorf("records %d, ids %v, unreadable %d, warned %q", in.Len(), ids, st.Unreadable, warned)
 	}
 }
@@ -376,12 +377,12 @@ func BenchmarkReadFiles(b *testing.B) {
 		b.Skip("set SIMJOIN_GOROOT_BENCH=1 to read $(go env GOROOT)/src")
 	}
 	src := filepath.Join(runtime.GOROOT(), "src")
-	filter, err := newGlobFilter([]string{"*.go"}, []string{"*_test.go", "*/testdata/*"})
+	filter, err := fileset.NewFilter([]string{"*.go"}, []string{"*_test.go", "*/testdata/*"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var st fileStats
-	files, err := listFiles([]string{src}, filter, &st, nil)
+	var st fileset.Stats
+	files, err := fileset.List([]string{src}, filter, &st, nil)
 	if err != nil {
 		b.Skipf("no Go tree at %s: %v", src, err)
 	}
@@ -395,7 +396,7 @@ func BenchmarkReadFiles(b *testing.B) {
 				b.ReportAllocs()
 				var bytes int64
 				for b.Loop() {
-					var st fileStats
+					var st fileset.Stats
 					if _, _, err := readFiles(files, spec, workers, 50, true, &st, func(error) {}, nil); err != nil {
 						b.Fatal(err)
 					}

@@ -1,4 +1,4 @@
-package main
+package fileset
 
 import (
 	"fmt"
@@ -39,22 +39,22 @@ func TestMatchGlob(t *testing.T) {
 		{"a*b*c", "aXbYbZ", false},
 		{"*/internal/*", "cmd/gofmt/internal.go", false},
 	} {
-		if err := checkGlob(tc.glob); err != nil {
+		if err := CheckGlob(tc.glob); err != nil {
 			t.Fatalf("%q: %v", tc.glob, err)
 		}
-		if got := matchGlob(tc.glob, tc.name); got != tc.want {
-			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
+		if got := MatchGlob(tc.glob, tc.name); got != tc.want {
+			t.Errorf("MatchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
 		}
 	}
 	for _, bad := range []string{"[", "[]", "[!]", "[a", "[z-a]", "[-a]", "[a-]", `a\`, "\xff"} {
-		if err := checkGlob(bad); err == nil {
-			t.Errorf("checkGlob(%q) accepted a bad glob", bad)
+		if err := CheckGlob(bad); err == nil {
+			t.Errorf("CheckGlob(%q) accepted a bad glob", bad)
 		}
 	}
 }
 
 func TestGlobFilter(t *testing.T) {
-	f, err := newGlobFilter([]string{"*.go", "*.s"}, []string{"*_test.go", "*/testdata/*"})
+	f, err := NewFilter([]string{"*.go", "*.s"}, []string{"*_test.go", "*/testdata/*"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,19 +69,19 @@ func TestGlobFilter(t *testing.T) {
 		"x/testdata/nested/y.txt": false,
 		"testdata/top.go":         false,
 	} {
-		if got := f.keep(rel); got != want {
+		if got := f.Keep(rel); got != want {
 			t.Errorf("keep(%q) = %v, want %v", rel, got, want)
 		}
 	}
-	if g, ok := f.unmatched(); ok {
+	if g, ok := f.Unmatched(); ok {
 		t.Errorf("unmatched %q, want none", g)
 	}
-	f, _ = newGlobFilter([]string{"*.go", "*.gox"}, nil)
-	f.keep("a.go")
-	if g, ok := f.unmatched(); !ok || g != "*.gox" {
+	f, _ = NewFilter([]string{"*.go", "*.gox"}, nil)
+	f.Keep("a.go")
+	if g, ok := f.Unmatched(); !ok || g != "*.gox" {
 		t.Errorf("unmatched = %q, %v; want *.gox", g, ok)
 	}
-	if _, err := newGlobFilter(nil, []string{"[x"}); err == nil {
+	if _, err := NewFilter(nil, []string{"[x"}); err == nil {
 		t.Error("a bad exclude glob was accepted")
 	}
 }
@@ -136,7 +136,7 @@ func globRegexp(p string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// shellNegation rewrites each class [!...] of a glob that checkGlob accepts as
+// shellNegation rewrites each class [!...] of a glob that CheckGlob accepts as
 // [^...], path.Match's spelling of the same class.
 func shellNegation(p string) string {
 	var b strings.Builder
@@ -172,13 +172,13 @@ func TestShellNegation(t *testing.T) {
 		{"[^0]x", "0x", false}, {"[^0]x", "!x", true}, {"*.[!o]", "a.c", true}, {"*.[!o]", "a.o", false},
 		{`[\!]x`, "!x", true}, {`[\!]x`, "1x", false},
 	} {
-		if got := matchGlob(tc.glob, tc.name); got != tc.want {
-			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
+		if got := MatchGlob(tc.glob, tc.name); got != tc.want {
+			t.Errorf("MatchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
 		}
 	}
 }
 
-// FuzzMatchGlob compares matchGlob with a regular expression built from the
+// FuzzMatchGlob compares MatchGlob with a regular expression built from the
 // glob, and, on names without '/', with path.Match (whose '*' and '?' differ
 // only on '/').
 func FuzzMatchGlob(f *testing.F) {
@@ -191,17 +191,17 @@ func FuzzMatchGlob(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, glob, name string) {
-		if checkGlob(glob) != nil || !utf8.ValidString(name) || len(glob) > 40 {
+		if CheckGlob(glob) != nil || !utf8.ValidString(name) || len(glob) > 40 {
 			return
 		}
-		got := matchGlob(glob, name)
+		got := MatchGlob(glob, name)
 		if want := globRegexp(glob).MatchString(name); got != want {
-			t.Fatalf("matchGlob(%q, %q) = %v, regexp %v", glob, name, got, want)
+			t.Fatalf("MatchGlob(%q, %q) = %v, regexp %v", glob, name, got, want)
 		}
 		if !strings.Contains(name, "/") {
 			// path.Match spells negation [^...] only.
 			if want, err := path.Match(shellNegation(glob), name); err == nil && got != want {
-				t.Fatalf("matchGlob(%q, %q) = %v, path.Match(%q) %v", glob, name, got, shellNegation(glob), want)
+				t.Fatalf("MatchGlob(%q, %q) = %v, path.Match(%q) %v", glob, name, got, shellNegation(glob), want)
 			}
 		}
 	})

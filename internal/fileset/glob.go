@@ -1,4 +1,10 @@
-package main
+// Package fileset selects the files of a --files run: INPUT files and
+// directories walked in lexical order, hidden entries skipped, symbolic links
+// to files followed, files kept by --include and --exclude globs, and what
+// cannot be a record (FIFOs, devices, sockets, links to nothing, link loops)
+// counted and skipped or reported. The CLI's join and the Beam pipelines
+// select with it, so both read the same files.
+package fileset
 
 import (
 	"errors"
@@ -22,26 +28,26 @@ import (
 //	         [^...] negates
 //	\c       the character c
 
-var errBadGlob = errors.New("bad glob")
+var ErrBadGlob = errors.New("bad glob")
 
-// checkGlob returns an error for a glob that matchGlob cannot read: an
+// CheckGlob returns an error for a glob that MatchGlob cannot read: an
 // unclosed or empty class, a reversed range, a trailing backslash.
-func checkGlob(p string) error {
+func CheckGlob(p string) error {
 	if !utf8.ValidString(p) {
-		return fmt.Errorf("%w %q: invalid UTF-8", errBadGlob, p)
+		return fmt.Errorf("%w %q: invalid UTF-8", ErrBadGlob, p)
 	}
 	for i := 0; i < len(p); {
 		switch p[i] {
 		case '\\':
 			if i+1 == len(p) {
-				return fmt.Errorf("%w %q: trailing backslash", errBadGlob, p)
+				return fmt.Errorf("%w %q: trailing backslash", ErrBadGlob, p)
 			}
 			_, w := utf8.DecodeRuneInString(p[i+1:])
 			i += 1 + w
 		case '[':
 			_, n, ok := matchClass(p[i:], 0)
 			if !ok {
-				return fmt.Errorf("%w %q: malformed [class]", errBadGlob, p)
+				return fmt.Errorf("%w %q: malformed [class]", ErrBadGlob, p)
 			}
 			i += n
 		default:
@@ -51,9 +57,9 @@ func checkGlob(p string) error {
 	return nil
 }
 
-// matchGlob reports whether name matches the glob p, which checkGlob has
+// MatchGlob reports whether name matches the glob p, which CheckGlob has
 // accepted. Cost: O(len(p)·len(name)) at worst, no allocation.
-func matchGlob(p, name string) bool {
+func MatchGlob(p, name string) bool {
 	px, nx := 0, 0
 	starP, starN := -1, -1 // after the last '*': where to resume on a mismatch
 	for nx < len(name) {
@@ -160,20 +166,21 @@ func classChar(p string, i *int) (rune, bool) {
 	return r, true
 }
 
-// globFilter selects files by --include and --exclude globs.
-type globFilter struct {
+// Filter selects files by --include and --exclude globs. Keep counts the
+// matches of each include glob, so a Filter is for one goroutine at a time.
+type Filter struct {
 	include, exclude []string
 	hits             []int // files each include glob matched, before excludes
 }
 
-// newGlobFilter checks the globs; a bad one is a usage error.
-func newGlobFilter(include, exclude []string) (*globFilter, error) {
+// NewFilter checks the globs; a bad one is an error wrapping ErrBadGlob.
+func NewFilter(include, exclude []string) (*Filter, error) {
 	for _, g := range append(append([]string(nil), include...), exclude...) {
-		if err := checkGlob(g); err != nil {
-			return nil, usageError{err}
+		if err := CheckGlob(g); err != nil {
+			return nil, err
 		}
 	}
-	return &globFilter{include: include, exclude: exclude, hits: make([]int, len(include))}, nil
+	return &Filter{include: include, exclude: exclude, hits: make([]int, len(include))}, nil
 }
 
 // globMatches reports whether glob selects the file at rel: a glob without
@@ -181,14 +188,14 @@ func newGlobFilter(include, exclude []string) (*globFilter, error) {
 // path and against it with a leading '/'.
 func globMatches(glob, rel string) bool {
 	if !strings.Contains(glob, "/") {
-		return matchGlob(glob, rel[strings.LastIndexByte(rel, '/')+1:])
+		return MatchGlob(glob, rel[strings.LastIndexByte(rel, '/')+1:])
 	}
-	return matchGlob(glob, rel) || !strings.HasPrefix(rel, "/") && matchGlob(glob, "/"+rel)
+	return MatchGlob(glob, rel) || !strings.HasPrefix(rel, "/") && MatchGlob(glob, "/"+rel)
 }
 
-// keep reports whether the file at rel (relative, '/'-separated) is selected:
+// Keep reports whether the file at rel (relative, '/'-separated) is selected:
 // it matches an include glob (or there is none) and no exclude glob.
-func (f *globFilter) keep(rel string) bool {
+func (f *Filter) Keep(rel string) bool {
 	in := len(f.include) == 0
 	for k, g := range f.include {
 		if globMatches(g, rel) {
@@ -207,8 +214,8 @@ func (f *globFilter) keep(rel string) bool {
 	return true
 }
 
-// unmatched returns the first include glob that matched no file.
-func (f *globFilter) unmatched() (string, bool) {
+// Unmatched returns the first include glob that matched no file.
+func (f *Filter) Unmatched() (string, bool) {
 	for k, n := range f.hits {
 		if n == 0 {
 			return f.include[k], true
