@@ -6,9 +6,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -39,19 +43,79 @@ type Input struct {
 	Files bool
 	// Tokens says how a record becomes a set.
 	Tokens shingle.Spec
+	// MinTokens drops, with Files, the files of fewer distinct tokens
+	// (counted as below_min_tokens); KeepGoing skips, with Files, a file that
+	// cannot be read or tokenized (counted as unreadable_skipped) instead of
+	// failing the run: the CLI's --min-tokens and --keep-going.
+	MinTokens int
+	KeepGoing bool
 	// SpanBytes is the size of the byte ranges read in parallel; 0 means
 	// DefaultSpanBytes. Record ids do not depend on it.
 	SpanBytes int64
+}
+
+// Selection is the CLI's selection of --files (internal/fileset) for local
+// paths: directories walked in lexical order (hidden entries skipped, links to
+// directories not followed), files kept by Filter's --include and --exclude
+// globs, and, with KeepGoing, FIFOs, devices, sockets, links to nothing, link
+// loops and unreadable directories counted in Stats, told to Warn and skipped
+// instead of failing the run. MinTokens and KeepGoing also apply when the
+// files are read (see Input).
+type Selection struct {
+	Filter    *fileset.Filter // nil: every file; share one between R and S as the CLI does
+	MinTokens int
+	KeepGoing bool
+	Warn      func(error) // with KeepGoing: told of each file skipped at listing; may be nil
+	Stats     *fileset.Stats
 }
 
 // ListInput expands globs (local paths, or any scheme a Beam filesystem is
 // registered for, such as gs://) at pipeline construction, in the order
 // given, each glob's matches sorted, and returns the input. A glob that
 // matches nothing is an error, as is a file listed twice.
-func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spec) (Input, error) {
+//
+// With files and sel not nil, local inputs are selected as the CLI's
+// `simjoin join --files` selects them (see Selection and internal/fileset):
+// a glob's matches (or a path without glob characters, as given) are the
+// INPUT arguments of fileset.List, directories among them walked, so the same
+// files come in the same order with the same ids. Remote paths (a scheme such
+// as gs://) keep the plain glob expansion: no directory walk, and Filter and
+// KeepGoing are an error there; MinTokens applies to them too.
+func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spec, sel *Selection) (Input, error) {
 	in := Input{Files: files, Tokens: spec}
+	if files && sel != nil {
+		in.MinTokens, in.KeepGoing = sel.MinTokens, sel.KeepGoing
+	}
 	seen := map[string]bool{}
+	add := func(n string, size int64) error {
+		if seen[n] {
+			return fmt.Errorf("%s: listed twice", n)
+		}
+		seen[n] = true
+		in.Paths = append(in.Paths, n)
+		in.Sizes = append(in.Sizes, size)
+		return nil
+	}
+	var local []string // the INPUT arguments of fileset.List
 	for _, g := range globs {
+		if files && sel != nil && !strings.Contains(g, "://") {
+			if !hasGlobMeta(g) {
+				local = append(local, g)
+				continue
+			}
+			m, err := filepath.Glob(g)
+			if err != nil {
+				return in, fmt.Errorf("%s: %w", g, err)
+			}
+			if len(m) == 0 {
+				return in, fmt.Errorf("%s: no such file", g)
+			}
+			local = append(local, m...) // sorted by filepath.Glob
+			continue
+		}
+		if files && sel != nil && (sel.Filter != nil || sel.KeepGoing) {
+			return in, fmt.Errorf("%s: --include, --exclude and --keep-going apply to local paths only", g)
+		}
 		fs, err := filesystem.New(ctx, g)
 		if err != nil {
 			return in, err
@@ -67,23 +131,56 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			if seen[n] {
-				fs.Close()
-				return in, fmt.Errorf("%s: listed twice", n)
-			}
-			seen[n] = true
 			size, err := fs.Size(ctx, n)
+			if err == nil {
+				err = add(n, size)
+			}
 			if err != nil {
 				fs.Close()
 				return in, fmt.Errorf("%s: %w", n, err)
 			}
-			in.Paths = append(in.Paths, n)
-			in.Sizes = append(in.Sizes, size)
 		}
 		fs.Close()
 	}
+	if len(local) == 0 {
+		return in, nil
+	}
+	st := sel.Stats
+	if st == nil {
+		st = new(fileset.Stats)
+	}
+	filter := sel.Filter
+	if filter == nil {
+		filter, _ = fileset.NewFilter(nil, nil)
+	}
+	var warn func(error)
+	if sel.KeepGoing {
+		warn = func(err error) {
+			if sel.Warn != nil {
+				sel.Warn(err)
+			}
+		}
+	}
+	list, err := fileset.List(local, filter, st, warn)
+	if err != nil {
+		return in, err
+	}
+	for _, f := range list {
+		if f.Size == 0 { // a file given as an argument: the listing has no size
+			if info, err := os.Stat(f.ID); err == nil {
+				f.Size = info.Size()
+			}
+		}
+		if err := add(f.ID, f.Size); err != nil {
+			return in, err
+		}
+	}
 	return in, nil
 }
+
+// hasGlobMeta reports whether p holds a character filepath.Match treats
+// specially.
+func hasGlobMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // IDs formats record ids as the CLI does: for one line file its 1-based line
 // numbers; for several, PATH:LINE; with Files, the path. Paths are escaped as
@@ -181,7 +278,7 @@ func ReadRecords(s beam.Scope, in Input) beam.PCollection {
 	spans = beam.Reshuffle(s, spans)
 	tok := tokenizer{Kind: int(in.Tokens.Kind), N: in.Tokens.N, Norm: int(in.Tokens.Norm)}
 	if in.Files {
-		return beam.ParDo(s, &readFilesFn{Tok: tok}, spans)
+		return beam.ParDo(s, &readFilesFn{Tok: tok, MinTokens: in.MinTokens, KeepGoing: in.KeepGoing}, spans)
 	}
 	counts := beam.ParDo(s, &countLinesFn{}, spans)
 	return beam.ParDo(s, &readLinesFn{Tok: tok}, spans, beam.SideInput{Input: counts})
@@ -347,25 +444,45 @@ func skipLine(br *bufio.Reader) (int64, error) {
 	}
 }
 
-// readFilesFn reads a whole file as one record.
+// readFilesFn reads a whole file as one record. A file of fewer than
+// MinTokens distinct tokens is dropped; with KeepGoing a file that cannot be
+// read or tokenized is counted and dropped instead of failing the bundle.
 type readFilesFn struct {
-	Tok tokenizer
+	Tok       tokenizer
+	MinTokens int
+	KeepGoing bool
 }
 
 func (f *readFilesFn) ProcessElement(ctx context.Context, sp Span, emit func(Record)) error {
+	keys, err := f.read(ctx, sp)
+	switch {
+	case err != nil && f.KeepGoing:
+		mUnreadable.Inc(ctx, 1)
+		return nil
+	case err != nil:
+		return err
+	case len(keys) < f.MinTokens:
+		mBelowMin.Inc(ctx, 1)
+		return nil
+	}
+	emit(Record{ID: MakeID(sp.File, 0), Keys: keys})
+	return nil
+}
+
+// read returns the sorted distinct keys of the file of sp.
+func (f *readFilesFn) read(ctx context.Context, sp Span) ([]uint64, error) {
 	rc, done, err := openAt(ctx, sp.Path, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer done()
 	text, err := io.ReadAll(rc)
 	if err != nil {
-		return fmt.Errorf("%s: %w", sp.Path, err)
+		return nil, fmt.Errorf("%s: %w", sp.Path, err)
 	}
 	keys, err := f.Tok.keys(nil, text)
 	if err != nil {
-		return fmt.Errorf("%s: %w", sp.Path, err)
+		return nil, fmt.Errorf("%s: %w", sp.Path, err)
 	}
-	emit(Record{ID: MakeID(sp.File, 0), Keys: keys})
-	return nil
+	return keys, nil
 }

@@ -25,6 +25,8 @@ const Namespace = "simjoin"
 var (
 	mRecords    = beam.NewCounter(Namespace, "records")
 	mSkipped    = beam.NewCounter(Namespace, "skipped")
+	mBelowMin   = beam.NewCounter(Namespace, "below_min_tokens")
+	mUnreadable = beam.NewCounter(Namespace, "unreadable_skipped")
 	mSetTokens  = beam.NewCounter(Namespace, "set_tokens")
 	mVocabulary = beam.NewCounter(Namespace, "vocabulary")
 
@@ -104,6 +106,8 @@ func MetricsOf(r beam.PipelineResult) Metrics {
 // summaryRows lists what the report shows, in order: key, metric, and the
 // counter a share is taken of ("" for none).
 var summaryRows = []struct{ label, name, of string }{
+	{"below --min-tokens", "below_min_tokens", ""},
+	{"unreadable, skipped", "unreadable_skipped", ""},
 	{"records", "records", ""},
 	{"skipped (empty)", "skipped", ""},
 	{"set tokens", "set_tokens", ""},

@@ -101,7 +101,7 @@ func runJobs(t *testing.T, jobs []*job) pipeline.Metrics {
 		}
 		var globs []string
 		globs = append(globs, j.in.paths...)
-		in, err := pipeline.ListInput(ctx, globs, false, spec)
+		in, err := pipeline.ListInput(ctx, globs, false, spec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/beam/pipeline"
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -30,6 +33,9 @@ type config struct {
 	shards                  int
 	tokens, caseMode, punct string
 	files                   bool
+	include, exclude        globs
+	minTokens               int
+	keepGoing               bool
 	threshold, measure      string
 	method                  string
 	stats, clusters         bool
@@ -41,9 +47,11 @@ type config struct {
 	maxBucket, minSize      int
 	logLevel, cpuProfile    string
 
-	spec shingle.Spec
-	join pipeline.Join
-	lsh  pipeline.LSH
+	spec    shingle.Spec
+	filter  *fileset.Filter // with --files: the --include and --exclude globs
+	listing fileset.Stats   // with --files: the local listing, R's and S's
+	join    pipeline.Join
+	lsh     pipeline.LSH
 }
 
 func (c *config) addFlags(fs *flag.FlagSet) {
@@ -54,7 +62,11 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVar(&c.caseMode, "case", "fold", "words and shingle:N: fold or keep letter case")
 	fs.StringVar(&c.punct, "punct", "drop", "words and shingle:N: drop punctuation or keep it as tokens")
-	fs.BoolVar(&c.files, "files", false, "every input file is one record, its id the path")
+	fs.BoolVar(&c.files, "files", false, "every input file is one record, its id the path; local directories are walked as simjoin join --files walks them")
+	fs.Var(&c.include, "include", "with --files: take only local files matching `GLOB` (repeatable; '*' matches '/' too; a glob without '/' matches the file name)")
+	fs.Var(&c.exclude, "exclude", "with --files: leave out local files matching `GLOB` (repeatable), such as '*_test.go' or '*/testdata/*'")
+	fs.IntVar(&c.minTokens, "min-tokens", 0, "with --files: drop files with fewer than `N` distinct tokens")
+	fs.BoolVar(&c.keepGoing, "keep-going", false, "with --files: count and skip what cannot be read (FIFOs, links to nothing, link loops, unreadable files) instead of stopping")
 	fs.StringVar(&c.threshold, "t", "", "similarity threshold (short for --threshold)")
 	fs.StringVar(&c.threshold, "threshold", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
@@ -104,6 +116,9 @@ func (c *config) parse() error {
 		c.spec.Norm |= shingle.KeepPunct
 	default:
 		return usagef("unknown --punct %q: want drop or keep", c.punct)
+	}
+	if err := c.parseFiles(); err != nil {
+		return err
 	}
 	if c.join.Measure, err = prefix.ParseMeasure(c.measure); err != nil {
 		return usageError{err}
@@ -166,15 +181,54 @@ func (c *config) parse() error {
 	return nil
 }
 
-// input lists the input files (R's, then S's for an R-S join).
-func (c *config) input(ctx context.Context) (pipeline.Input, error) {
-	in, err := pipeline.ListInput(ctx, c.inputs, c.files, c.spec)
+// parseFiles checks the selection flags of --files, as the CLI does.
+func (c *config) parseFiles() error {
+	if c.minTokens < 0 {
+		return usagef("--min-tokens must be >= 0")
+	}
+	if !c.files {
+		switch {
+		case len(c.include) > 0:
+			return usagef("--include needs --files")
+		case len(c.exclude) > 0:
+			return usagef("--exclude needs --files")
+		case c.minTokens > 0:
+			return usagef("--min-tokens needs --files")
+		case c.keepGoing:
+			return usagef("--keep-going needs --files")
+		}
+		return nil
+	}
+	if len(c.include)+len(c.exclude) > 0 {
+		f, err := fileset.NewFilter(c.include, c.exclude)
+		if err != nil {
+			return usageError{err}
+		}
+		c.filter = f
+	}
+	return nil
+}
+
+// input lists the input files (R's, then S's for an R-S join); with
+// --keep-going what the listing skips is told to stderr.
+func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, error) {
+	sel := &pipeline.Selection{Filter: c.filter, MinTokens: c.minTokens, KeepGoing: c.keepGoing, Stats: &c.listing,
+		Warn: func(err error) { fmt.Fprintf(stderr, "simjoin-beam: warning: %v (skipped)\n", err) }}
+	list := func(globs []string) (pipeline.Input, error) {
+		in, err := pipeline.ListInput(ctx, globs, c.files, c.spec, sel)
+		var se *fileset.SelectionError
+		if errors.As(err, &se) {
+			return in, usageError{err}
+		}
+		return in, err
+	}
+	in, err := list(c.inputs)
 	if err != nil {
 		return in, err
 	}
 	in.SpanBytes = c.spanBytes
 	if len(c.against) > 0 {
-		s, err := pipeline.ListInput(ctx, c.against, c.files, c.spec)
+		s, err := list(c.against)
 		if err != nil {
 			return in, err
 		}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 	if *runners.Runner == "" {
 		*runners.Runner = "prism"
 	}
-	in, err := c.input(ctx)
+	in, err := c.input(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -166,6 +167,13 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 			{"measure", c.join.Measure.String() + " >= " + c.join.Threshold.String()},
 			{"method", c.methodText()},
 			{"runner", *runners.Runner},
+		}
+		if st := c.listing; st.Listed > 0 {
+			head = append(head, [2]string{"files listed", strconv.Itoa(st.Listed)}, [2]string{"files selected", strconv.Itoa(st.Selected)})
+			if n := st.NotRegular + st.Dangling + st.Loops; n > 0 {
+				head = append(head, [2]string{"not files, skipped", fmt.Sprintf("%d (FIFO, device or socket: %d; link to nothing: %d; link loop: %d)",
+					n, st.NotRegular, st.Dangling, st.Loops)})
+			}
 		}
 		if err := m.WriteSummary(stderr, head); err != nil {
 			return err

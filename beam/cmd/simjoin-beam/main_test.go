@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -122,5 +123,136 @@ func TestUsage(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(out + "*"); len(m) != 0 {
 		t.Errorf("a failed run left %q", m)
+	}
+}
+
+// TestFilesSelection: --files over a directory with --include, --exclude,
+// --min-tokens and --keep-going selects the files `simjoin join --files`
+// selects (internal/fileset, as the CLI calls it) and yields the pairs the
+// CLI's exact join finds over them (the library, as the CLI calls it).
+func TestFilesSelection(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a.txt":            "the quick brown fox jumps over the lazy dog",
+		"b.txt":            "the quick brown fox jumps over the lazy cat",
+		"notes.md":         "a quick brown fox jumps over a lazy cat",
+		"obj.mo":           "the quick brown fox jumps over the lazy dog",
+		"sub/c.txt":        "the quick brown fox leaps over the lazy dog",
+		"sub/c_test.txt":   "the quick brown fox jumps over the lazy dog",
+		"testdata/x.txt":   "the quick brown fox jumps over the lazy dog",
+		".hidden/y.txt":    "the quick brown fox jumps over the lazy dog",
+		"tiny.txt":         "the quick",
+		"sub/deep/far.txt": "something else entirely with other words",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "sub", "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	include := []string{"*.txt", "*.m[!o]"}
+	exclude := []string{"*_test.txt", "*/testdata/*"}
+
+	// The CLI's selection and join.
+	filter, err := fileset.NewFilter(include, exclude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st fileset.Stats
+	files, err := fileset.List([]string{dir}, filter, &st, func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, f := range files {
+		rels = append(rels, f.Rel)
+	}
+	if want := []string{"a.txt", "b.txt", "notes.md", "sub/c.txt", "sub/deep/far.txt", "tiny.txt"}; !slices.Equal(rels, want) {
+		t.Fatalf("selected %q, want %q", rels, want)
+	}
+	if st.Dangling != 1 {
+		t.Errorf("links to nothing %d, want 1", st.Dangling)
+	}
+	spec := shingle.Spec{Kind: shingle.Words}
+	in := new(order.Input)
+	var ids []string
+	for _, f := range files {
+		text, err := fileset.ReadRegular(f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, err := spec.AppendBytes(nil, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(keys)
+		if keys = slices.Compact(keys); len(keys) < 3 {
+			continue // --min-tokens 3
+		}
+		in.Add(keys)
+		ids = append(ids, f.ID)
+	}
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
+	var want []string
+	if _, err := join.SelfJoin(context.Background(), c, join.Options{Threshold: th}, func(p join.Pair) bool {
+		want = append(want, ids[p.A]+"\t"+ids[p.B]+"\t"+string(prefix.Jaccard.AppendSim(nil, p.Sim)))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	if len(want) < 3 {
+		t.Fatalf("fixture too weak: %d pairs", len(want))
+	}
+
+	args := []string{"join", "--files", "--input", dir, "--tokens", "words", "-t", "0.5", "--min-tokens", "3"}
+	for _, g := range include {
+		args = append(args, "--include", g)
+	}
+	for _, g := range exclude {
+		args = append(args, "--exclude", g)
+	}
+	var stderr bytes.Buffer
+	out := filepath.Join(t.TempDir(), "pairs")
+	if code := run(context.Background(), append(args, "--keep-going", "--stats", "--output", out), &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := readLines(t, out+"-00000-of-00001"); !slices.Equal(got, want) {
+		t.Errorf("pairs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, s := range []string{"symbolic link to nothing (skipped)", "below --min-tokens         1", "files selected             6"} {
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+		}
+	}
+
+	// Without --keep-going the link to nothing stops the run; an include
+	// glob that matches nothing and a bad glob are usage errors.
+	for _, tc := range []struct {
+		extra []string
+		code  int
+	}{
+		{nil, 1},
+		{[]string{"--keep-going", "--include", "*.zzz"}, 2},
+		{[]string{"--keep-going", "--exclude", "[x"}, 2},
+	} {
+		stderr.Reset()
+		o := filepath.Join(t.TempDir(), "x")
+		a := append(append(slices.Clone(args), tc.extra...), "--output", o)
+		if code := run(context.Background(), a, &stderr); code != tc.code {
+			t.Errorf("%q: exit %d, want %d (%s)", tc.extra, code, tc.code, stderr.String())
+		}
+		if m, _ := filepath.Glob(o + "*"); len(m) != 0 {
+			t.Errorf("%q: a failed run left %q", tc.extra, m)
+		}
 	}
 }
