@@ -122,6 +122,7 @@ func List(args []string, filter *Filter, st *Stats, warn func(error)) ([]File, e
 				}
 				return nil
 			}
+			size := d.Info
 			switch {
 			case d.IsDir():
 				return nil
@@ -135,6 +136,7 @@ func List(args []string, filter *Filter, st *Stats, warn func(error)) ([]File, e
 				case !target.Mode().IsRegular():
 					return st.Skip(path, ErrNotRegular, warn)
 				}
+				size = func() (fs.FileInfo, error) { return target, nil } // the target's, not the link's
 			case !d.Type().IsRegular():
 				return st.Skip(path, ErrNotRegular, warn)
 			}
@@ -146,7 +148,7 @@ func List(args []string, filter *Filter, st *Stats, warn func(error)) ([]File, e
 			rel = filepath.ToSlash(rel)
 			if filter.Keep(rel) {
 				f := File{ID: path, Rel: rel}
-				if info, err := d.Info(); err == nil {
+				if info, err := size(); err == nil {
 					f.Size = info.Size()
 				}
 				out = append(out, f)
