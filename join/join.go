@@ -201,32 +201,22 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
-	// The prefix index of every group serves the prefix path, the tiny
-	// groups of the ℓ-prefix path (whose probes meet only tiny groups), and
-	// the estimate that chooses between them.
-	ix := prefix.NewIndex(s.groups(), vocab, s.set, b.IndexPrefix)
 	ell := opt.Ell
 	if ell == 0 {
-		ell = chooseEll(s, b, ix)
+		ell = chooseEll(s, b)
 	}
-	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
+	// The prefix filter probes every group through the prefix index; the
+	// ℓ-prefix path only its tiny groups (the smallest sizes, which meet
+	// only each other), so only they are indexed there.
+	indexed := tinyGroups(s, b, ell)
+	ix := prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix)
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies}
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),
 		Groups:       s.groups(),
 		IndexEntries: ix.Len(),
 		Ell:          ell,
-	}
-	if ell > 1 {
-		// Tiny groups (the smallest sizes) are probed by the prefix filter,
-		// meeting only the tiny groups before them; the others by keys.
-		j.indexed = 0
-		for j.indexed < s.groups() {
-			if _, ok := probeLen(b, int(s.size[j.indexed]), ell); ok {
-				break
-			}
-			j.indexed++
-		}
 	}
 	if ell > 1 && j.indexed < s.groups() {
 		j.masks = make([]uint64, s.groups())

@@ -74,35 +74,102 @@ const keyPostingRatio = 3
 // pairs, digit passwords' above all, grow with the list).
 const tripleGroups = 3_000_000
 
+// EllChoice is SelfJoin's choice of index keys for a self-join (Options.Ell
+// 0) and the figures behind it, for a cost model to price the path taken
+// (package planner does).
+type EllChoice struct {
+	// Ell is the tokens per index key SelfJoin takes: 1 the prefix filter,
+	// 2 or 3 the ℓ-prefix.
+	Ell int
+	// PrefixPostings is the estimate of the postings the prefix filter's
+	// probes would scan, from which the choice was made; -1 when the
+	// ℓ-prefix was ruled out by its keys alone (no estimate needed).
+	PrefixPostings int64
+	// On the ℓ-prefix path (Ell > 1): Keys is the keys the probes look up,
+	// IndexKeys the entries of the key index, and Tiny the number of groups
+	// (the smallest sets) probed by the prefix filter instead. All 0 for
+	// Ell 1.
+	Keys, IndexKeys int64
+	Tiny            int
+}
+
+// ChooseEll returns the index keys SelfJoin(ctx, c, opt, …) would use when
+// opt.Ell is 0, with the figures of its choice; for a given opt.Ell it
+// returns that choice (ℓ = 2 or 3 with its figures, as if chosen). The
+// choice is the one SelfJoin makes, from the same code. Cost: O(groups +
+// largest size), plus one pass over the index prefixes when the keys are
+// few; it builds no index. Safe for concurrent use.
+func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
+	if err := opt.check(); err != nil {
+		return EllChoice{}, err
+	}
+	s := groupsOf(c)
+	b := prefix.NewBounds(opt.Measure, opt.Threshold)
+	if opt.Ell == 0 {
+		return ellChoice(s, b), nil
+	}
+	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
+	if opt.Ell > 1 {
+		ch.Keys, _, ch.IndexKeys = ellKeys(s, b, opt.Ell)
+		ch.Tiny = tinyGroups(s, b, opt.Ell)
+	}
+	return ch, nil
+}
+
 // chooseEll returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
 // ℓ-prefix is expected to cost less than the prefix filter, else 1. The
 // ℓ-prefix pays when probes look up few keys (at most maxKeys on average)
-// and the prefix filter's postings per probe, estimated from ix (the
-// prefix index of every group) on a sample of probes, are many per key.
-// Cost: O(largest size) for the keys, and (only when they are few) a few
-// thousand probe prefixes' posting-list lengths.
-func chooseEll(s *side, b prefix.Bounds, ix *prefix.Index) int {
+// and the prefix filter's postings per probe, estimated on a sample of
+// probes, are many per key. Cost: O(largest size) for the keys, and (only
+// when they are few) one pass over the index prefixes to count the posting
+// lists' lengths, 4 bytes per token id; no index is built.
+func chooseEll(s *side, b prefix.Bounds) int {
+	return ellChoice(s, b).Ell
+}
+
+// ellChoice is chooseEll with the figures behind the choice.
+func ellChoice(s *side, b prefix.Bounds) EllChoice {
+	ch := EllChoice{Ell: 1, PrefixPostings: -1}
 	groups := s.groups()
 	if groups < 2 {
-		return 1
+		return ch
 	}
-	var postings int64 = -1
 	for _, ell := range []int{3, 2} {
 		if ell == 3 && groups < tripleGroups {
 			continue
 		}
-		keys, probes, _ := ellKeys(s, b, ell)
+		keys, probes, indexed := ellKeys(s, b, ell)
 		if probes == 0 || keys > maxKeys*probes {
 			continue
 		}
-		if postings < 0 {
-			postings = prefixPostings(s, b, ix)
+		if ch.PrefixPostings < 0 {
+			ch.PrefixPostings = prefixPostings(s, b)
 		}
-		if postings > keyPostingRatio*keys {
-			return ell
+		if ch.PrefixPostings > keyPostingRatio*keys {
+			ch.Ell, ch.Keys, ch.IndexKeys = ell, keys, indexed
+			ch.Tiny = tinyGroups(s, b, ell)
+			return ch
 		}
 	}
-	return 1
+	return ch
+}
+
+// tinyGroups returns the number of groups of s that the prefix filter probes
+// at ℓ: all of them for ℓ = 1; for the ℓ-prefix, the tiny ones, whose least
+// overlap with their smallest partner is below ℓ (the first groups, since
+// that overlap does not decrease with the size).
+func tinyGroups(s *side, b prefix.Bounds, ell int) int {
+	if ell <= 1 {
+		return s.groups()
+	}
+	g := 0
+	for g < s.groups() {
+		if _, ok := probeLen(b, int(s.size[g]), ell); ok {
+			break
+		}
+		g++
+	}
+	return g
 }
 
 // ellKeys returns the keys the groups of s would look up on the ℓ-prefix
@@ -131,17 +198,18 @@ func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
 const estimateProbes = 4096
 
 // prefixPostings estimates the postings the prefix filter's probes would
-// scan in a self-join of s (index ix): the lengths of the posting lists of
-// the probe-prefix tokens of evenly spaced groups, halved (a probe meets only
+// scan in a self-join of s: the lengths of the posting lists of the
+// probe-prefix tokens of evenly spaced groups, halved (a probe meets only
 // the groups before it) and scaled to all groups.
-func prefixPostings(s *side, b prefix.Bounds, ix *prefix.Index) int64 {
+func prefixPostings(s *side, b prefix.Bounds) int64 {
 	groups := s.groups()
+	lengths := prefix.Lengths(groups, s.c.Dict().Len(), s.set, b.IndexPrefix)
 	step := max(1, groups/estimateProbes)
 	var n, sampled int64
 	for g := 0; g < groups; g += step {
 		x := s.set(g)
 		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
-			n += int64(len(ix.Postings(w)))
+			n += int64(lengths[w])
 		}
 		sampled++
 	}

@@ -25,29 +25,41 @@ type Index struct {
 // are indexed. Cost: two calls of set per record and two passes over the
 // prefixes; memory 12 bytes per posting plus 4 per token id.
 func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Index {
-	prefix := func(r int) ([]uint32, int) {
-		s := set(r)
-		return s[:min(prefixLen(len(s)), len(s))], len(s)
-	}
 	start := make([]uint32, vocab+2)
-	for r := 0; r < n; r++ {
-		p, _ := prefix(r)
-		for _, w := range p {
-			start[w+2]++
-		}
-	}
+	countPrefixes(start[2:], n, set, prefixLen)
 	for w := 2; w < len(start); w++ {
 		start[w] += start[w-1]
 	}
 	post := make([]Posting, start[len(start)-1])
 	for r := 0; r < n; r++ {
-		p, size := prefix(r)
-		for i, w := range p {
-			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(size)}
+		s := set(r)
+		for i, w := range s[:min(prefixLen(len(s)), len(s))] {
+			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
 			start[w+1]++
 		}
 	}
 	return &Index{start: start[:vocab+1], post: post}
+}
+
+// Lengths returns, for each token id 0..vocab-1, the length of its posting
+// list in NewIndex(n, vocab, set, prefixLen), without building the index:
+// what a cost estimate needs. Cost: one call of set per record, one pass
+// over the prefixes; memory 4 bytes per token id.
+func Lengths(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) []uint32 {
+	cnt := make([]uint32, vocab)
+	countPrefixes(cnt, n, set, prefixLen)
+	return cnt
+}
+
+// countPrefixes adds to cnt[w] the number of records 0..n-1 whose prefix
+// holds token w.
+func countPrefixes(cnt []uint32, n int, set func(r int) []uint32, prefixLen func(size int) int) {
+	for r := 0; r < n; r++ {
+		s := set(r)
+		for _, w := range s[:min(prefixLen(len(s)), len(s))] {
+			cnt[w]++
+		}
+	}
 }
 
 // Postings returns the postings of token w; nil for a token outside the
