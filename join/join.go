@@ -231,6 +231,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			return st, err
 		}
 		st.IndexEntries += len(j.keyIx.groups)
+		j.keyProbes = keyProbesOf(s, b, ell)
 	}
 	j.prepare()
 	st.IndexTime = time.Since(t0)

@@ -393,6 +393,30 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 	return ix, nil
 }
 
+// keyProbe is what a probe of one set size needs on the ℓ-prefix path,
+// computed once per size rather than once per probe.
+type keyProbe struct {
+	prefix int32 // the probe's ℓ-prefix length (probeLen); 0 for a tiny size
+	// alpha is the least overlap with the smallest admissible partner: the
+	// mask bound uses it, and Check then decides with the partner's own.
+	alpha int32
+	first uint32 // the first group of an admissible partner's size
+}
+
+// keyProbesOf returns the keyProbe of every size of s up to the largest.
+func keyProbesOf(s *side, b prefix.Bounds, ell int) []keyProbe {
+	kp := make([]keyProbe, maxSize(s)+1)
+	for n := range kp {
+		px, ok := probeLen(b, n, ell)
+		if !ok {
+			continue
+		}
+		lo, _ := b.SizeRange(n)
+		kp[n] = keyProbe{prefix: int32(px), alpha: int32(b.MinOverlap(n, max(lo, 1))), first: uint32(s.firstOfSize(lo))}
+	}
+	return kp
+}
+
 // probeKeys finds the partners of group gx among the groups before it
 // through the ℓ-prefix keys, and appends the resulting matches.
 func (p *prober) probeKeys(gx int, out []match) []match {
@@ -400,20 +424,16 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	x := p.probe.set(gx)
 	n := len(x)
 	out = p.sameGroup(gx, n, out)
-	px, ok := probeLen(b, n, p.ell)
-	if !ok {
+	kp := p.keyProbes[n]
+	if kp.prefix == 0 {
 		return out
 	}
 	if p.seen == nil {
 		p.seen = make([]uint32, p.build.groups())
 	}
-	lo, _ := b.SizeRange(n)
-	first := uint32(p.build.firstOfSize(lo))
+	px, first, alpha := int(kp.prefix), kp.first, int(kp.alpha)
 	mark := uint32(gx) + 1
 	mx := p.masks[gx]
-	// The least overlap with any admissible partner (the smallest) serves
-	// the mask bound; Check then decides with the partner's own.
-	alpha := b.MinOverlap(n, max(lo, 1))
 	var postings, sizePruned, maskPruned, candidates int64
 	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
 	for _, key := range p.keys {
