@@ -272,7 +272,11 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		return s
 	}
 	row("", "exact", "lsh")
-	row("  parameters", fmt.Sprintf("%s prefix postings", count(float64(ew.Postings))), lshCol(lshParams(p)))
+	exactParams := fmt.Sprintf("%s prefix postings", count(float64(ew.Postings)))
+	if ew.Ell > 1 {
+		exactParams = fmt.Sprintf("ℓ = %d: %s key postings", ew.Ell, count(float64(ew.Postings)))
+	}
+	row("  parameters", exactParams, lshCol(lshParams(p)))
 	row("  predicted time", seconds(p.Exact.Cost.Seconds), lshCol(seconds(p.LSH.Cost.Seconds)))
 	row("  predicted CPU", seconds(p.Exact.Cost.CPU), lshCol(seconds(p.LSH.Cost.CPU)))
 	row("  candidates", count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", count(p.LSH.Candidates), count(p.LSH.CurveCandidates))))
