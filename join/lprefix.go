@@ -2,10 +2,12 @@ package join
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync/atomic"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
@@ -285,13 +287,19 @@ func tokenMask(set []uint32) uint64 {
 // the mask bound is checked while scanning, without a random access per
 // posting). A hash table finds a key's run.
 type keyIndex struct {
-	ell    int
-	groups []uint32 // runs of group ids, each run ascending
-	masks  []uint64 // masks[k] is the token mask of groups[k]
-	table  []keySlot
+	ell int // tokens per key: 2 or 3
+	// groups holds the runs back to back, every entry in exactly one run;
+	// within a run group ids ascend strictly.
+	groups []uint32
+	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
+	// table is open addressing with linear probing, its length a power of
+	// two above twice the number of keys: each key is in one slot, reached
+	// from slot(key) without crossing a free slot.
+	table []keySlot
 }
 
-// keySlot is one key's run groups[start:end]; end == 0 marks a free slot.
+// keySlot is one key's run groups[start:end], start < end; end == 0 marks a
+// free slot.
 type keySlot struct {
 	key        uint64
 	start, end uint32
@@ -390,7 +398,39 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 			k = e
 		}
 	}
+	if invariants.Enabled {
+		ix.check(masks)
+	}
 	return ix, nil
+}
+
+// check panics unless the invariants stated on keyIndex's fields hold, for
+// groups whose token masks are masks (called under -tags invariants). Cost:
+// O(entries + table slots).
+func (ix *keyIndex) check(masks []uint64) {
+	n := len(ix.table)
+	keys, covered := 0, 0
+	for _, sl := range ix.table {
+		if sl.end == 0 {
+			continue
+		}
+		keys++
+		if sl.start >= sl.end || int(sl.end) > len(ix.groups) {
+			panic(fmt.Sprintf("join: key %#x: run [%d, %d) of %d entries", sl.key, sl.start, sl.end, len(ix.groups)))
+		}
+		covered += int(sl.end - sl.start)
+		for k := sl.start; k < sl.end; k++ {
+			if k > sl.start && ix.groups[k] <= ix.groups[k-1] || ix.masks[k] != masks[ix.groups[k]] {
+				panic(fmt.Sprintf("join: key %#x: entry %d (group %d): groups not ascending or mask not the group's", sl.key, k, ix.groups[k]))
+			}
+		}
+		if g, _ := ix.lookup(sl.key); len(g) != int(sl.end-sl.start) || &g[0] != &ix.groups[sl.start] {
+			panic(fmt.Sprintf("join: key %#x not found from its hash slot", sl.key))
+		}
+	}
+	if n&(n-1) != 0 || n <= 2*keys || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
+		panic(fmt.Sprintf("join: key index of %d slots for %d keys; runs cover %d of %d entries (%d masks)", n, keys, covered, len(ix.groups), len(ix.masks)))
+	}
 }
 
 // keyProbe is what a probe of one set size needs on the ℓ-prefix path,
