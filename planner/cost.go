@@ -9,9 +9,9 @@ import "github.com/simjoin/simjoin/approx"
 type Term struct {
 	Name  string  `json:"name"`
 	Phase string  `json:"phase"`
-	Count float64 `json:"count"`
-	Nanos float64 `json:"cpu_ns_per_unit"`
-	CPU   float64 `json:"cpu_s"`
+	Count float64 `json:"count"`           // >= 0
+	Nanos float64 `json:"cpu_ns_per_unit"` // >= 0
+	CPU   float64 `json:"cpu_s"`           // Count·Nanos·1e-9
 	// Serial marks work done on one core (building the exact join's index);
 	// the rest is spread over all of them.
 	Serial bool `json:"serial,omitempty"`
@@ -21,9 +21,9 @@ type Term struct {
 // wall time they take with Parallel cores: serial terms take their CPU time,
 // the others their CPU time over Parallel.
 type Cost struct {
-	Seconds  float64 `json:"wall_s"`
-	CPU      float64 `json:"cpu_s"`
-	Parallel int     `json:"parallel"`
+	Seconds  float64 `json:"wall_s"`   // Σ over Terms of their CPU, divided by Parallel unless Serial
+	CPU      float64 `json:"cpu_s"`    // Σ over Terms of their CPU, in Terms' order
+	Parallel int     `json:"parallel"` // >= 1
 	Terms    []Term  `json:"terms"`
 }
 

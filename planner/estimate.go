@@ -2,12 +2,14 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -135,7 +137,43 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	}
 	pl.decide()
 	p.Seconds = time.Since(t0).Seconds()
+	if invariants.Enabled {
+		p.check()
+	}
 	return p, nil
+}
+
+// check panics unless the invariants stated on Plan's, ExactEstimate's and
+// Cost's fields hold (called under -tags invariants on every plan).
+func (p *Plan) check() {
+	if p.Method != Exact && !(p.Method == LSH && (p.LSH.Available || p.Forced)) {
+		panic(fmt.Sprintf("planner: plan method %s (LSH available: %v)", p.Method, p.LSH.Available))
+	}
+	if want := map[Method]float64{Exact: 1, LSH: p.LSH.Recall}[p.Method]; p.Recall != want {
+		panic(fmt.Sprintf("planner: %s plan with recall %v, want %v", p.Method, p.Recall, want))
+	}
+	e := &p.Exact
+	if !(e.Verified <= e.Candidates && e.Candidates <= e.Examined && e.Examined <= float64(e.Work.Postings)) {
+		panic(fmt.Sprintf("planner: exact estimate out of order: %v verified, %v candidates, %v examined, %d postings",
+			e.Verified, e.Candidates, e.Examined, e.Work.Postings))
+	}
+	costs := []Cost{e.Cost}
+	if p.LSH.Available {
+		costs = append(costs, p.LSH.Cost)
+	}
+	for _, c := range costs {
+		cpu, wall := 0.0, 0.0
+		for _, t := range c.Terms {
+			if t.Count < 0 || t.Nanos < 0 || t.CPU != t.Count*t.Nanos*1e-9 {
+				panic(fmt.Sprintf("planner: term %q: %v units at %v ns is not %v s", t.Name, t.Count, t.Nanos, t.CPU))
+			}
+			cpu += t.CPU
+			wall += c.termWall(t)
+		}
+		if c.Parallel < 1 || cpu != c.CPU || wall != c.Seconds {
+			panic(fmt.Sprintf("planner: cost of %v s CPU, %v s wall on %d cores; its terms sum to %v s CPU, %v s wall", c.CPU, c.Seconds, c.Parallel, cpu, wall))
+		}
+	}
 }
 
 // Sampling limits.

@@ -118,7 +118,8 @@ type ExactEstimate struct {
 	// Examined, Candidates and Verified are predicted from Work.Postings
 	// and the ratios measured on the sample (upper bounds when there is
 	// none): the postings whose candidate the join examines, the distinct
-	// candidates, and the candidates merged.
+	// candidates, and the candidates merged. Verified <= Candidates <=
+	// Examined <= Work.Postings, as in the join's Stats.
 	Examined   float64 `json:"examined"`
 	Candidates float64 `json:"candidates"`
 	Verified   float64 `json:"verified"`
@@ -203,12 +204,13 @@ const Bins = 100
 // Plan is the planner's choice for one join and the figures behind it. It is
 // a plain value: safe to copy, print and marshal.
 type Plan struct {
-	Method    Method  `json:"method"`
+	Method    Method  `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
 	Forced    bool    `json:"forced,omitempty"` // the method was given, not chosen
 	Measure   string  `json:"measure"`
 	Threshold string  `json:"threshold"`
 	Prefer    float64 `json:"prefer"`
-	// Recall is the predicted recall of the chosen path: 1 for exact.
+	// Recall is the predicted recall of the chosen path: 1 for exact,
+	// LSH.Recall for LSH.
 	Recall  float64        `json:"recall"`
 	Reason  string         `json:"reason"`
 	Figures []Figure       `json:"figures"`
