@@ -7,11 +7,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -97,11 +97,8 @@ func (t *timer) done(name string) {
 // processCPU returns the CPU time the process has used, user and system, or
 // 0 if the system does not say.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := rusage.CPU()
+	return d
 }
 
 // histogram counts similarities in bins of 0.05 over [0, 1].
@@ -127,13 +124,7 @@ func (h *histogram) bins() []histogramBin {
 }
 
 // peakRSS returns the peak resident set size of the process in bytes.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024 // kilobytes on Linux
-}
+func peakRSS() int64 { return rusage.PeakRSS() }
 
 // plural formats n with thousands separators and its noun, singular for one:
 // "1 core", "2 cores".
