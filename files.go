@@ -75,6 +75,12 @@ func (l *loading) readFiles(paths []string) (*order.Input, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return l.readList(files, warn)
+}
+
+// readList reads and tokenizes the files listed, as readFiles says.
+func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input, []string, error) {
+	fo, st := &l.opts.Files, l.stats.Files
 	report := l.progress(StageFiles, "")
 	defer report(-1, -1, true)
 	spec := l.opts.Tokens

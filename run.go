@@ -241,9 +241,14 @@ func (in *Input) counter(st *Stats, copies func([]int) bool) *counter {
 func (c *counter) add(sim float64, n int64) {
 	c.st.Results += n
 	if c.bins {
-		k := min(max(int(sim*SimilarityBins), 0), SimilarityBins-1)
-		c.st.Similarity[k] += n
+		c.st.Similarity[SimilarityBin(sim)] += n
 	}
+}
+
+// SimilarityBin returns the bin of Stats.Similarity that counts a pair of
+// similarity sim: floor(sim·SimilarityBins), clamped to the bins.
+func SimilarityBin(sim float64) int {
+	return min(max(int(sim*SimilarityBins), 0), SimilarityBins-1)
 }
 
 // pair counts one pair: the record pairs it stands for when grouped.

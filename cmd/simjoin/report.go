@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/rusage"
@@ -90,6 +91,11 @@ func (r *report) phase(name string) *timer {
 	return &timer{r: r, start: time.Now(), cpu: processCPU()}
 }
 
+// addPhase records a phase the library timed.
+func (r *report) addPhase(name string, t simjoin.Timing) {
+	r.Phases = append(r.Phases, phase{name, t.Wall.Seconds(), t.CPU.Seconds()})
+}
+
 func (t *timer) done(name string) {
 	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
 }
@@ -101,23 +107,17 @@ func processCPU() time.Duration {
 	return d
 }
 
-// histogram counts similarities in bins of 0.05 over [0, 1].
-type histogram [20]int64
+// histogram counts similarities in the bins of simjoin.Stats.Similarity:
+// 0.05 wide over [0, 1].
+type histogram [simjoin.SimilarityBins]int64
 
-func (h *histogram) add(sim float64) { h.addN(sim, 1) }
-
-// addN counts n pairs of similarity sim.
-func (h *histogram) addN(sim float64, n int64) {
-	k := int(sim * 20)
-	k = min(max(k, 0), 19)
-	h[k] += n
-}
+func (h *histogram) add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
 func (h *histogram) bins() []histogramBin {
 	var out []histogramBin
 	for k, n := range h {
 		if n > 0 {
-			out = append(out, histogramBin{float64(k) / 20, float64(k+1) / 20, n})
+			out = append(out, histogramBin{float64(k) / simjoin.SimilarityBins, float64(k+1) / simjoin.SimilarityBins, n})
 		}
 	}
 	return out
