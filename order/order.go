@@ -25,9 +25,9 @@ var ErrTooLarge = errors.New("order: collection too large")
 // arena holds 4 bytes a token and no key is stored twice. The zero value is
 // empty and ready. An Input is not safe for concurrent mutation.
 type Input struct {
-	ids     []uint32 // provisional ids, record by record
-	offs    []int    // record r is ids[offs[r]:offs[r+1]]
-	voc     vocab
+	ids     []uint32 // provisional ids, record by record; distinct within a record
+	offs    []int    // record r is ids[offs[r]:offs[r+1]]; nil before the first record, then offs[0] = 0, non-decreasing
+	voc     vocab    // every key added, with its provisional id and the records holding it
 	scratch []uint64
 }
 
@@ -135,9 +135,9 @@ func (in *Input) Vocabulary() int { return in.voc.len() }
 // gives the same order; any order gives the same join results). It is immutable once built and safe for
 // concurrent use.
 type Dictionary struct {
-	voc  vocab    // slots hold final ids
-	keys []uint64 // by id
-	df   []uint32 // by id
+	voc  vocab    // maps every key of keys to its id, and no other key
+	keys []uint64 // by id; distinct
+	df   []uint32 // by id: >= 1, non-decreasing (rare first)
 }
 
 // Len returns the number of distinct tokens.
