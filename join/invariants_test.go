@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/order"
 )
 
@@ -57,8 +58,8 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 	build().check(masks)
 	for name, breakIt := range map[string]func(ix *keyIndex){
 		"groups not ascending": func(ix *keyIndex) {
-			for _, sl := range ix.table {
-				if sl.end-sl.start >= 2 {
+			for _, s := range ix.table.Slots() {
+				if sl := s.Val; sl.end-sl.start >= 2 {
 					ix.groups[sl.start], ix.groups[sl.start+1] = ix.groups[sl.start+1], ix.groups[sl.start]
 					return
 				}
@@ -67,11 +68,13 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 		},
 		"mask not the group's": func(ix *keyIndex) { ix.masks[0] ^= 1 },
 		"key off its slot": func(ix *keyIndex) {
-			for k, sl := range ix.table {
-				if sl.end != 0 {
-					to := (uint64(k) + uint64(len(ix.table))/2) & uint64(len(ix.table)-1)
-					if ix.table[to].end == 0 && ix.slot(sl.key) != to {
-						ix.table[to], ix.table[k] = sl, keySlot{}
+			slots := ix.table.Slots()
+			n := uint64(len(slots))
+			for k, sl := range slots {
+				if sl.Val.end != 0 {
+					to := (uint64(k) + n/2) & (n - 1)
+					if slots[to].Val.end == 0 && keyHash(sl.Key)&(n-1) != to {
+						slots[to], slots[k] = sl, keymap.Slot[keyRun]{}
 						return
 					}
 				}

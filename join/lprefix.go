@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simjoin/simjoin/internal/invariants"
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
@@ -292,42 +293,37 @@ type keyIndex struct {
 	// within a run group ids ascend strictly.
 	groups []uint32
 	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
-	// table is open addressing with linear probing, its length a power of
-	// two above twice the number of keys: each key is in one slot, reached
-	// from slot(key) without crossing a free slot.
-	table []keySlot
+	// table holds every key's run, at most half full (so that the many
+	// lookups of absent keys stop early).
+	table keymap.Map[keyRun]
 }
 
-// keySlot is one key's run groups[start:end], start < end; end == 0 marks a
-// free slot.
-type keySlot struct {
-	key        uint64
+// keyRun is one key's run groups[start:end], start < end (so never the
+// zero value, which keymap keeps for free slots).
+type keyRun struct {
 	start, end uint32
 }
 
-func (ix *keyIndex) slot(key uint64) uint64 {
-	return (key * 0x9e3779b97f4a7c15) >> 32 & uint64(len(ix.table)-1)
-}
+// keyHash places the keys of a keyIndex, packed pairs or triples of token
+// ids: the middle bits of one multiplication (by 2⁶⁴ over the golden ratio)
+// spread them, and cost less than mix.Mix64 on the lookups of absent keys
+// that dominate a probe.
+func keyHash(key uint64) uint64 { return key * 0x9e3779b97f4a7c15 >> 32 }
 
 // lookup returns the run of key: its groups and their masks (empty if
 // none).
 func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
-	for k := ix.slot(key); ; k = (k + 1) & uint64(len(ix.table)-1) {
-		sl := &ix.table[k]
-		if sl.end == 0 {
-			return nil, nil
-		}
-		if sl.key == key {
-			return ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
-		}
+	r, ok := ix.table.FindHash(key, keyHash(key))
+	if !ok {
+		return nil, nil
 	}
+	return ix.groups[r.start:r.end], ix.masks[r.start:r.end]
 }
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
 // tokens (n: its size). The entries go into buckets by first token (a
 // counting sort), then each bucket is sorted by (rest of key, group) and its
-// runs enter an open-addressing table of twice their number, rounded up to a
-// power of two.
+// runs enter a keymap at most half full.
 func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
 	start := make([]int, vocab+2)
 	var keys []uint64
@@ -374,8 +370,8 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		ell:    ell,
 		groups: make([]uint32, len(entries)),
 		masks:  make([]uint64, len(entries)),
-		table:  make([]keySlot, 1<<bits.Len(uint(2*distinct.Load()))),
 	}
+	ix.table.InitHash(int(3*distinct.Load()/2+1), keyHash)
 	parallel.For(ctx, len(entries), 1024, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			g := uint32(entries[k])
@@ -389,12 +385,8 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
 				e++
 			}
-			key := uint64(a)<<32 | bucket[k]>>32
-			sl := ix.slot(key)
-			for ix.table[sl].end != 0 {
-				sl = (sl + 1) & uint64(len(ix.table)-1)
-			}
-			ix.table[sl] = keySlot{key: key, start: uint32(start[a] + k), end: uint32(start[a] + e)}
+			r, _ := ix.table.Insert(uint64(a)<<32 | bucket[k]>>32)
+			*r = keyRun{start: uint32(start[a] + k), end: uint32(start[a] + e)}
 			k = e
 		}
 	}
@@ -408,27 +400,28 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 // groups whose token masks are masks (called under -tags invariants). Cost:
 // O(entries + table slots).
 func (ix *keyIndex) check(masks []uint64) {
-	n := len(ix.table)
+	n := len(ix.table.Slots())
 	keys, covered := 0, 0
-	for _, sl := range ix.table {
+	for _, s := range ix.table.Slots() {
+		key, sl := s.Key, s.Val
 		if sl.end == 0 {
 			continue
 		}
 		keys++
 		if sl.start >= sl.end || int(sl.end) > len(ix.groups) {
-			panic(fmt.Sprintf("join: key %#x: run [%d, %d) of %d entries", sl.key, sl.start, sl.end, len(ix.groups)))
+			panic(fmt.Sprintf("join: key %#x: run [%d, %d) of %d entries", key, sl.start, sl.end, len(ix.groups)))
 		}
 		covered += int(sl.end - sl.start)
 		for k := sl.start; k < sl.end; k++ {
 			if k > sl.start && ix.groups[k] <= ix.groups[k-1] || ix.masks[k] != masks[ix.groups[k]] {
-				panic(fmt.Sprintf("join: key %#x: entry %d (group %d): groups not ascending or mask not the group's", sl.key, k, ix.groups[k]))
+				panic(fmt.Sprintf("join: key %#x: entry %d (group %d): groups not ascending or mask not the group's", key, k, ix.groups[k]))
 			}
 		}
-		if g, _ := ix.lookup(sl.key); len(g) != int(sl.end-sl.start) || &g[0] != &ix.groups[sl.start] {
-			panic(fmt.Sprintf("join: key %#x not found from its hash slot", sl.key))
+		if g, _ := ix.lookup(key); len(g) != int(sl.end-sl.start) || &g[0] != &ix.groups[sl.start] {
+			panic(fmt.Sprintf("join: key %#x not found from its hash slot", key))
 		}
 	}
-	if n&(n-1) != 0 || n <= 2*keys || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
+	if n < 2*keys || keys != ix.table.Len() || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
 		panic(fmt.Sprintf("join: key index of %d slots for %d keys; runs cover %d of %d entries (%d masks)", n, keys, covered, len(ix.groups), len(ix.masks)))
 	}
 }

@@ -7,9 +7,13 @@
 //
 // Against the runtime's map it saves a second hash and most of the per-entry
 // overhead: a slot is the key beside its value, so a lookup of a present key
-// costs one cache miss, and the keys of the project are already hashes (one
-// mixing step, mix.Mix64, spreads even packed q-gram keys). What it does not
-// do: delete, iterate in insertion order, or hold values that may be zero.
+// costs one cache miss. A key's probe starts at the low bits of its hash: by
+// default Hash (mix.Mix64, one mixing step, which spreads even packed q-gram
+// keys); a map may be given a cheaper function that suits its keys (the
+// ℓ-prefix index's packed id pairs take one multiplication), which callers
+// on a hot path compute inline and pass to the *Hash methods. What it does
+// not do: delete, iterate in insertion order, or hold values that may be
+// zero.
 //
 // A slot is empty while its value is the zero value of V: the caller stores
 // only non-zero values (an id + 1, a non-empty run). That keeps a slot as
@@ -18,9 +22,9 @@ package keymap
 
 import "github.com/simjoin/simjoin/internal/mix"
 
-// Hash is the hash a key is placed by: mix.Mix64. Callers that need it for
-// something else too (choosing a shard) pass it to the *Hash methods, so it
-// is computed once.
+// Hash is the default hash keys are placed by: mix.Mix64. Callers that need
+// it for something else too (choosing a shard) pass it to the *Hash methods,
+// so it is computed once.
 func Hash(key uint64) uint64 { return mix.Mix64(key) }
 
 // Slot is one slot of the table: a key and its value, or empty when Val is
@@ -40,10 +44,13 @@ type Map[V comparable] struct {
 	slots []Slot[V] // len a power of two (or 0); at most 3/4 hold a value
 	mask  uint64    // len(slots) - 1
 	n     int       // slots holding a value
+	// hash places keys: a key is in the slots from hash(key) & mask onward,
+	// wrapping, with no empty slot between. nil means Hash.
+	hash func(uint64) uint64
 }
 
-// Init empties m and sizes it for capacity keys without growing. Cost:
-// O(capacity) to allocate and clear.
+// Init empties m and sizes it for capacity keys without growing, keeping its
+// hash function. Cost: O(capacity) to allocate and clear.
 func (m *Map[V]) Init(capacity int) {
 	n := 16
 	for 3*n < 4*capacity {
@@ -57,6 +64,22 @@ func (m *Map[V]) Init(capacity int) {
 // Len returns the number of keys held.
 func (m *Map[V]) Len() int { return m.n }
 
+// InitHash is Init for an empty map that places keys by hash (nil: Hash)
+// instead of Hash. Every h given to the *Hash methods must then be
+// hash(key).
+func (m *Map[V]) InitHash(capacity int, hash func(uint64) uint64) {
+	m.hash = hash
+	m.Init(capacity)
+}
+
+// hashOf returns the hash key is placed by.
+func (m *Map[V]) hashOf(key uint64) uint64 {
+	if m.hash != nil {
+		return m.hash(key)
+	}
+	return Hash(key)
+}
+
 // Slots returns the slot array, empty slots included, for a walk over every
 // key (in slot order, which depends on the keys alone) or an update of the
 // values in place. The caller must keep a non-zero value non-zero and must
@@ -68,9 +91,9 @@ func (m *Map[V]) Slots() []Slot[V] { return m.slots }
 // caller must store a non-zero value through the pointer before any other
 // call on m. The pointer is valid until the next insertion. Cost: O(1)
 // expected, amortised over doublings.
-func (m *Map[V]) Insert(key uint64) (*V, bool) { return m.InsertHash(key, Hash(key)) }
+func (m *Map[V]) Insert(key uint64) (*V, bool) { return m.InsertHash(key, m.hashOf(key)) }
 
-// InsertHash is Insert for a key whose Hash is h.
+// InsertHash is Insert for a key whose hash (Hash, or the map's own) is h.
 func (m *Map[V]) InsertHash(key, h uint64) (*V, bool) {
 	var zero V
 	if 4*(m.n+1) > 3*len(m.slots) {
@@ -92,9 +115,9 @@ func (m *Map[V]) InsertHash(key, h uint64) (*V, bool) {
 }
 
 // Find returns key's value and whether it is present. Cost: O(1) expected.
-func (m *Map[V]) Find(key uint64) (V, bool) { return m.FindHash(key, Hash(key)) }
+func (m *Map[V]) Find(key uint64) (V, bool) { return m.FindHash(key, m.hashOf(key)) }
 
-// FindHash is Find for a key whose Hash is h.
+// FindHash is Find for a key whose hash (Hash, or the map's own) is h.
 func (m *Map[V]) FindHash(key, h uint64) (V, bool) {
 	var zero V
 	if len(m.slots) == 0 {
@@ -114,7 +137,7 @@ func (m *Map[V]) FindHash(key, h uint64) (V, bool) {
 }
 
 // Peek returns the key held in the first slot of the probe of a key whose
-// Hash is h (0 for an empty map). It changes nothing: a caller entering many
+// hash is h (0 for an empty map). It changes nothing: a caller entering many
 // keys reads the slots of the next few before inserting them (as the order's
 // vocabulary does), so that their cache misses overlap instead of coming one
 // after another.
@@ -137,7 +160,7 @@ func (m *Map[V]) grow() {
 		if s.Val == zero {
 			continue
 		}
-		i := Hash(s.Key) & m.mask
+		i := m.hashOf(s.Key) & m.mask
 		for m.slots[i].Val != zero {
 			i = (i + 1) & m.mask
 		}
