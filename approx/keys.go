@@ -217,3 +217,13 @@ func RSJoinKeys(ctx context.Context, r, s *KeySets, opt Options, yield func(join
 	}
 	return rsJoin(ctx, ru, su, h, &opt, st, t0, yield)
 }
+
+// EstimateKeysMemory returns about the bytes a key-set join holds at its
+// peak for records sets of keys keys in all, under the resolved opt: the
+// keys (8 bytes each), offsets and units (about 40 bytes a record), a
+// signature (K·Bits/8 bytes) and band entries (16·B bytes) a record. It
+// serves to refuse an input that cannot fit before reading on.
+func EstimateKeysMemory(records, keys int, opt Options) int64 {
+	perRecord := int64(40 + opt.K*opt.Bits/8 + 16*opt.Shape.B)
+	return int64(keys)*8 + int64(records)*perRecord
+}

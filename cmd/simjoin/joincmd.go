@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -151,7 +152,10 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 // loaded is the input of a join, ordered and ready.
 type loaded struct {
 	r, s *order.Collection // s is nil for a self-join
-	rep  *report
+	// rk, sk replace r and s when the join needs no token order (see
+	// keysOnly): the token sets as keys; sk is nil for a self-join.
+	rk, sk *approx.KeySets
+	rep    *report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
@@ -175,16 +179,13 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		}
 		return loadFiles(e, cfg, rep, prog)
 	}
+	if cfg.keysOnly() {
+		return loadKeys(e, cfg, rep, prog, input)
+	}
 	read := func(name string) (*order.Input, error) {
-		f, err := openInput(name, e.stdin)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		rep.noteCompressed(f)
-		bar := prog.bytes(f.size, "reading "+f.name)
-		defer bar.finish()
-		return readRecords(f, f.name, cfg.spec, bar.set)
+		return readInput(e, rep, prog, name, func(r io.Reader, name string, progress func(int64)) (*order.Input, error) {
+			return readRecords(r, name, cfg.spec, progress)
+		})
 	}
 	tm := rep.phase("read")
 	rin, err := read(input)
@@ -203,6 +204,21 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		return nil, err
 	}
 	return buildLoaded(rep, prog, rin, sin)
+}
+
+// readInput opens the file argument name, notes its compression in rep and
+// reads it with read, which reports progress in bytes.
+func readInput[T any](e *env, rep *report, prog *progress, name string, read func(r io.Reader, name string, progress func(int64)) (T, error)) (T, error) {
+	f, err := openInput(name, e.stdin)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	rep.noteCompressed(f)
+	bar := prog.bytes(f.size, "reading "+f.name)
+	defer bar.finish()
+	return read(f, f.name, bar.set)
 }
 
 // buildLoaded orders the inputs read (sin is nil for a self-join) into the
@@ -388,7 +404,7 @@ type pairSink struct {
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
-	s := &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil, names: l.names, snames: l.snames}
+	s := &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil || l.sk != nil, names: l.names, snames: l.snames}
 	if s.snames == nil && !s.rs {
 		s.snames = l.names
 	}

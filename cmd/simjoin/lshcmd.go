@@ -10,7 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/keysort"
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
@@ -146,11 +149,17 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 			return sink.add(p)
 		}
 	}
-	if l.s == nil && sink.copies != nil && !cfg.lsh.checkRecall {
+	if l.s == nil && l.sk == nil && sink.copies != nil && !cfg.lsh.checkRecall {
 		sink.sizes = map[int]int64{}
 		opt.Copies = sink.addCopies
 	}
-	st, err := approx.Join(ctx, l.r, l.s, opt, yield)
+	var st approx.Stats
+	var err error
+	if l.rk != nil {
+		st, err = approx.JoinKeys(ctx, l.rk, l.sk, opt, yield)
+	} else {
+		st, err = approx.Join(ctx, l.r, l.s, opt, yield)
+	}
 	if err == nil {
 		err = sink.err
 	}
@@ -244,4 +253,59 @@ func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
 		[2]string{"time", fmt.Sprintf("sign %.3f s, band %.3f s, verify %.3f s", s.SignTime.Seconds(), s.BandTime.Seconds(), s.JoinTime.Seconds())},
 	)
 	return rows
+}
+
+// keysOnly reports whether the command's join needs no token order: an LSH
+// join (signatures hash the token keys, candidates are verified on sorted
+// keys) of lines, without --check-recall's exact join.
+func (c *joinConfig) keysOnly() bool {
+	return c.method == "lsh" && c.command == "join" && !c.lsh.checkRecall && !c.docs.files
+}
+
+// loadKeys reads INPUT (and --against) as key sets for an LSH join, without
+// building the token order; the report's vocabulary is counted only when a
+// report is asked for (a sort of every key).
+func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string) (*loaded, error) {
+	read := func(name string) (*approx.KeySets, error) {
+		return readInput(e, rep, prog, name, func(r io.Reader, name string, progress func(int64)) (*approx.KeySets, error) {
+			return simjoin.ReadKeySets(r, cfg.spec, simjoin.ReadOptions{Name: name, Progress: progress})
+		})
+	}
+	tm := rep.phase("read")
+	l := &loaded{rep: rep, prog: prog}
+	var err error
+	if l.rk, err = read(input); err != nil {
+		return nil, err
+	}
+	if cfg.against != "" {
+		rep.Input = append(rep.Input, "--against", cfg.against)
+		if l.sk, err = read(cfg.against); err != nil {
+			return nil, err
+		}
+	}
+	tm.done("read")
+	for _, ks := range []*approx.KeySets{l.rk, l.sk} {
+		if ks == nil {
+			continue
+		}
+		rep.Records += ks.Len()
+		rep.SetTokens += ks.Offs[ks.Len()]
+		for i := range ks.Len() {
+			if ks.Offs[i+1] == ks.Offs[i] {
+				rep.Skipped++
+			}
+		}
+	}
+	if cfg.stats || cfg.statsJSON != "" {
+		keys := l.rk.Keys[:l.rk.Offs[l.rk.Len()]]
+		if l.sk != nil {
+			keys = append(slices.Clip(keys), l.sk.Keys[:l.sk.Offs[l.sk.Len()]]...)
+		}
+		rep.Vocabulary = keysort.CountDistinct(keys, cfg.workers)
+	}
+	need := approx.EstimateKeysMemory(rep.Records, rep.SetTokens, cfg.lsh.opt)
+	if err := memlimit.Check(need, cfg.mem, fmt.Sprintf("joining %s records of %s tokens", numfmt.Group(int64(rep.Records)), numfmt.Group(int64(rep.SetTokens)))); err != nil {
+		return nil, err
+	}
+	return l, nil
 }

@@ -1,8 +1,12 @@
 package keysort
 
 import (
+	"context"
 	"math/bits"
 	"slices"
+
+	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // Sorter holds the scratch memory of SortDistinct and SortIDs; the zero value
@@ -130,4 +134,40 @@ func (s *Sorter) SortIDs(ids []uint32, limit uint32) {
 	if &src[0] != &ids[0] {
 		copy(ids, src)
 	}
+}
+
+// CountDistinct returns the number of distinct values among keys, which it
+// only reads, sorting on workers goroutines (parallel.Workers; 0 means
+// GOMAXPROCS). Keys are first mixed by splitmix64's finaliser (a bijection,
+// so distinct keys stay distinct and small or clustered keys spread) and
+// scattered by their top byte into 256 buckets; each bucket is then sorted
+// by SortDistinct on the remaining 56 bits. Cost: O(n) expected, two passes
+// over the keys and one sort of each bucket; memory 8 bytes a key.
+func CountDistinct(keys []uint64, workers int) int {
+	var start [257]int
+	for _, k := range keys {
+		start[mix.Mix64(k)>>56+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	buf := make([]uint64, len(keys))
+	next := start
+	for _, k := range keys {
+		m := mix.Mix64(k)
+		buf[next[m>>56]] = m << 8
+		next[m>>56]++
+	}
+	counts := make([]int, parallel.Workers(workers))
+	sorters := make([]Sorter, len(counts))
+	parallel.For(context.Background(), 256, 1, workers, func(w, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			counts[w] += len(sorters[w].SortDistinct(buf[start[b]:start[b+1]]))
+		}
+	})
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

@@ -172,3 +172,39 @@ func BenchmarkSortIDs(b *testing.B) {
 		})
 	}
 }
+
+// TestCountDistinct: the count is that of the sorted, compacted keys, for
+// hashed, small, repeated and clustered keys and any number of workers; the
+// keys are not changed.
+func TestCountDistinct(t *testing.T) {
+	seed := uint64(78)
+	t.Logf("Using seed %d.", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	for _, n := range []int{0, 1, 2, 300, 5000, 200000} {
+		for _, kind := range []string{"hashed", "small", "dups", "one"} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				switch kind {
+				case "hashed":
+					keys[i] = r.Uint64()
+				case "small":
+					keys[i] = r.Uint64N(1 << 12)
+				case "dups":
+					keys[i] = mix.Mix64(r.Uint64N(uint64(n/3 + 1)))
+				case "one":
+					keys[i] = 42
+				}
+			}
+			before := slices.Clone(keys)
+			want := len(reference(keys))
+			for _, w := range []int{1, 3} {
+				if got := CountDistinct(keys, w); got != want {
+					t.Errorf("n=%d %s workers=%d: %d distinct, want %d", n, kind, w, got, want)
+				}
+			}
+			if !slices.Equal(keys, before) {
+				t.Errorf("n=%d %s: keys changed", n, kind)
+			}
+		}
+	}
+}
