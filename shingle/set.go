@@ -132,7 +132,7 @@ func compact(dst []uint64, from int) []uint64 {
 
 // sortSmall is the record length from which compact sorts with a
 // keysort.Sorter (below it, slices.Sort is as fast).
-const sortSmall = 64
+const sortSmall = 16
 
 // sorters holds the scratch of compact's sorts, one per goroutine at a time.
 var sorters = sync.Pool{New: func() any { return new(keysort.Sorter) }}

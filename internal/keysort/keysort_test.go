@@ -21,7 +21,7 @@ func TestSortDistinct(t *testing.T) {
 	t.Logf("Using seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
 	var s Sorter
-	for _, n := range []int{0, 1, 2, 47, 48, 49, 100, 1000, 5000, 70000} {
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 30, 47, 48, 49, 100, 1000, 5000, 70000} {
 		for _, kind := range []string{"hashed", "small", "dups", "sorted", "reversed", "one-bucket"} {
 			keys := make([]uint64, n)
 			for i := range keys {
