@@ -149,18 +149,7 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 // the hash-table step a key that order.Input takes.
 func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
 	ks := &approx.KeySets{Offs: []int{0}}
-	err := readLines(r, spec, opts, func(keys []uint64, offs []int) {
-		base, n := len(ks.Keys), offs[len(offs)-1]
-		if base+n > cap(ks.Keys) {
-			// Double, rather than append's quarter for large slices: fewer
-			// copies of the arena and fewer fresh pages touched.
-			ks.Keys = slices.Grow(ks.Keys, max(n, base, 1<<16))
-		}
-		ks.Keys = append(ks.Keys, keys[:n]...)
-		for _, o := range offs[1:] {
-			ks.Offs = append(ks.Offs, base+o)
-		}
-	})
+	err := readLines(r, spec, opts, ks.AddBatch)
 	if err != nil {
 		return nil, err
 	}

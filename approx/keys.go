@@ -37,6 +37,31 @@ func (s *KeySets) Len() int { return max(len(s.Offs)-1, 0) }
 // Set returns the keys of set i. The slice aliases the arena.
 func (s *KeySets) Set(i int) []uint64 { return s.Keys[s.Offs[i]:s.Offs[i+1]:s.Offs[i+1]] }
 
+// AddBatch appends len(offs)-1 sets: set r has the keys
+// keys[offs[r]:offs[r+1]] (offs[0] must be 0), which must be sorted
+// ascending and distinct (the joins check). The keys are copied; the arena
+// doubles when it grows. It has the form of order.Input.AddBatch, so that a
+// reader can fill either. Cost: O(len(keys)) amortised.
+func (s *KeySets) AddBatch(keys []uint64, offs []int) {
+	if len(offs) < 2 {
+		return
+	}
+	if len(s.Offs) == 0 {
+		s.Offs = append(s.Offs, 0)
+	}
+	base, n := s.Offs[len(s.Offs)-1], offs[len(offs)-1]
+	s.Keys = s.Keys[:base]
+	if base+n > cap(s.Keys) {
+		// Double, rather than append's quarter for large slices: fewer
+		// copies of the arena and fewer fresh pages touched.
+		s.Keys = slices.Grow(s.Keys, max(n, base, 1<<16))
+	}
+	s.Keys = append(s.Keys, keys[:n]...)
+	for _, o := range offs[1:] {
+		s.Offs = append(s.Offs, base+o)
+	}
+}
+
 // check verifies the invariants of s, the sets on all workers.
 func (s *KeySets) check(ctx context.Context, workers int) error {
 	n := s.Len()

@@ -247,3 +247,21 @@ func TestKeysRecallWithinSCurve(t *testing.T) {
 		t.Errorf("found %d, S-curve expects %.1f ± %.1f", len(got), expect, math.Sqrt(variance))
 	}
 }
+
+// TestKeySetsAddBatch: batches added one after another make the sets in
+// order, empty sets included.
+func TestKeySetsAddBatch(t *testing.T) {
+	var ks approx.KeySets
+	ks.AddBatch([]uint64{1, 2, 3, 9}, []int{0, 2, 2, 4})
+	ks.AddBatch(nil, []int{0})
+	ks.AddBatch([]uint64{5, 7}, []int{0, 2})
+	want := [][]uint64{{1, 2}, {}, {3, 9}, {5, 7}}
+	if ks.Len() != len(want) {
+		t.Fatalf("%d sets, want %d", ks.Len(), len(want))
+	}
+	for i, w := range want {
+		if !slices.Equal(ks.Set(i), w) {
+			t.Errorf("set %d = %v, want %v", i, ks.Set(i), w)
+		}
+	}
+}

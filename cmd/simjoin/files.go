@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/keysort"
@@ -128,6 +129,27 @@ type fileResult struct {
 // goroutine with the files done and the total.
 func readFiles(files []fileset.File, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileset.Stats,
 	warn func(error), progress func(done, total int)) (*order.Input, []string, error) {
+	in := new(order.Input)
+	// Size the vocabulary from the bytes to read: about one distinct shingle
+	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
+	var total int64
+	for _, f := range files {
+		total += f.Size
+	}
+	in.Grow(int(total / 17))
+	ids, err := readFilesTo(files, spec, workers, minTokens, keepGoing, st, warn, progress, in.AddBatch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, ids, nil
+}
+
+// readFilesTo is readFiles handing the records' sorted distinct keys to add
+// in file order, a batch at a time (order.Input.AddBatch, or
+// approx.KeySets.AddBatch when the join needs no token order); it returns
+// the ids.
+func readFilesTo(files []fileset.File, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileset.Stats,
+	warn func(error), progress func(done, total int), add func(keys []uint64, offs []int)) ([]string, error) {
 	results := make([]fileResult, len(files))
 	done := make([]chan struct{}, len(files))
 	for i := range done {
@@ -183,20 +205,12 @@ func readFiles(files []fileset.File, spec shingle.Spec, workers, minTokens int, 
 			}
 		})
 	}
-	in := new(order.Input)
-	// Size the vocabulary from the bytes to read: about one distinct shingle
-	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
-	var total int64
-	for _, f := range files {
-		total += f.Size
-	}
-	in.Grow(int(total / 17))
 	// Accepted files' keys are entered in batches, which order.Input spreads
 	// over all cores.
 	var pending []uint64
 	pendingOffs := []int{0}
 	flush := func() {
-		in.AddBatch(pending, pendingOffs)
+		add(pending, pendingOffs)
 		pending, pendingOffs = pending[:0], pendingOffs[:1]
 	}
 	var ids []string
@@ -240,14 +254,14 @@ func readFiles(files []fileset.File, spec shingle.Spec, workers, minTokens int, 
 	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()
 	st.MinTokens = minTokens
 	if firstErr != nil {
-		return nil, nil, firstErr
+		return nil, firstErr
 	}
 	st.Records += len(ids)
 	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
+		return nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
 			len(files), st.Unreadable, st.TooFew, minTokens)
 	}
-	return in, ids, nil
+	return ids, nil
 }
 
 // fileError names the file of a read or tokenizing error: "path: error", or
@@ -278,14 +292,19 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
 	var st fileset.Stats
-	read := func(args []string) (*order.Input, []string, error) {
+	// list lists the files of args.
+	list := func(args []string) ([]fileset.File, error) {
 		t0 := time.Now()
 		files, err := fileset.List(args, d.filter, &st, warn)
 		st.ListSeconds += time.Since(t0).Seconds()
 		var se *fileset.SelectionError
 		if errors.As(err, &se) {
-			return nil, nil, usageError{err}
+			return nil, usageError{err}
 		}
+		return files, err
+	}
+	read := func(args []string) (*order.Input, []string, error) {
+		files, err := list(args)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -293,26 +312,54 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 		defer bar.finish()
 		return readFiles(files, cfg.spec, cfg.workers, d.minTokens, d.keepGoing, &st, warn, bar.setOf)
 	}
-	tm := rep.phase("read+tokenize")
-	rin, rnames, err := read(d.args)
-	if err != nil {
-		return nil, err
+	readKeys := func(args []string) (*approx.KeySets, []string, error) {
+		files, err := list(args)
+		if err != nil {
+			return nil, nil, err
+		}
+		bar := prog.count("reading files")
+		defer bar.finish()
+		ks := new(approx.KeySets)
+		ids, err := readFilesTo(files, cfg.spec, cfg.workers, d.minTokens, d.keepGoing, &st, warn, bar.setOf, ks.AddBatch)
+		return ks, ids, err
 	}
-	var sin *order.Input
-	var snames []string
-	if cfg.against != "" {
-		rep.Input = append(rep.Input, "--against", cfg.against)
-		if sin, snames, err = read([]string{cfg.against}); err != nil {
+	tm := rep.phase("read+tokenize")
+	var l *loaded
+	var rnames, snames []string
+	var err error
+	if cfg.keysOnly() {
+		var rk, sk *approx.KeySets
+		if rk, rnames, err = readKeys(d.args); err != nil {
 			return nil, err
 		}
-	}
-	tm.done("read+tokenize")
-	if err := checkMemory(cfg.mem, rin, sin); err != nil {
-		return nil, err
-	}
-	l, err := buildLoaded(rep, prog, rin, sin)
-	if err != nil {
-		return nil, err
+		if cfg.against != "" {
+			rep.Input = append(rep.Input, "--against", cfg.against)
+			if sk, snames, err = readKeys([]string{cfg.against}); err != nil {
+				return nil, err
+			}
+		}
+		tm.done("read+tokenize")
+		if l, err = keysLoaded(cfg, rep, prog, rk, sk); err != nil {
+			return nil, err
+		}
+	} else {
+		var rin, sin *order.Input
+		if rin, rnames, err = read(d.args); err != nil {
+			return nil, err
+		}
+		if cfg.against != "" {
+			rep.Input = append(rep.Input, "--against", cfg.against)
+			if sin, snames, err = read([]string{cfg.against}); err != nil {
+				return nil, err
+			}
+		}
+		tm.done("read+tokenize")
+		if err := checkMemory(cfg.mem, rin, sin); err != nil {
+			return nil, err
+		}
+		if l, err = buildLoaded(rep, prog, rin, sin); err != nil {
+			return nil, err
+		}
 	}
 	l.names, l.snames = rnames, snames
 	rows := [][2]string{

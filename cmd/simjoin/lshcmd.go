@@ -257,14 +257,13 @@ func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
 
 // keysOnly reports whether the command's join needs no token order: an LSH
 // join (signatures hash the token keys, candidates are verified on sorted
-// keys) of lines, without --check-recall's exact join.
+// keys) without --check-recall's exact join.
 func (c *joinConfig) keysOnly() bool {
-	return c.method == "lsh" && c.command == "join" && !c.lsh.checkRecall && !c.docs.files
+	return c.method == "lsh" && c.command == "join" && !c.lsh.checkRecall
 }
 
 // loadKeys reads INPUT (and --against) as key sets for an LSH join, without
-// building the token order; the report's vocabulary is counted only when a
-// report is asked for (a sort of every key).
+// building the token order.
 func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string) (*loaded, error) {
 	read := func(name string) (*approx.KeySets, error) {
 		return readInput(e, rep, prog, name, func(r io.Reader, name string, progress func(int64)) (*approx.KeySets, error) {
@@ -272,19 +271,27 @@ func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string
 		})
 	}
 	tm := rep.phase("read")
-	l := &loaded{rep: rep, prog: prog}
-	var err error
-	if l.rk, err = read(input); err != nil {
+	rk, err := read(input)
+	if err != nil {
 		return nil, err
 	}
+	var sk *approx.KeySets
 	if cfg.against != "" {
 		rep.Input = append(rep.Input, "--against", cfg.against)
-		if l.sk, err = read(cfg.against); err != nil {
+		if sk, err = read(cfg.against); err != nil {
 			return nil, err
 		}
 	}
 	tm.done("read")
-	for _, ks := range []*approx.KeySets{l.rk, l.sk} {
+	return keysLoaded(cfg, rep, prog, rk, sk)
+}
+
+// keysLoaded makes the loaded input of key sets read (sk is nil for a
+// self-join): it fills the report's counts, the vocabulary only when a
+// report is asked for (a sort of every key), and checks the memory the join
+// will need.
+func keysLoaded(cfg *joinConfig, rep *report, prog *progress, rk, sk *approx.KeySets) (*loaded, error) {
+	for _, ks := range []*approx.KeySets{rk, sk} {
 		if ks == nil {
 			continue
 		}
@@ -297,9 +304,9 @@ func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string
 		}
 	}
 	if cfg.stats || cfg.statsJSON != "" {
-		keys := l.rk.Keys[:l.rk.Offs[l.rk.Len()]]
-		if l.sk != nil {
-			keys = append(slices.Clip(keys), l.sk.Keys[:l.sk.Offs[l.sk.Len()]]...)
+		keys := rk.Keys[:rk.Offs[rk.Len()]]
+		if sk != nil {
+			keys = append(slices.Clip(keys), sk.Keys[:sk.Offs[sk.Len()]]...)
 		}
 		rep.Vocabulary = keysort.CountDistinct(keys, cfg.workers)
 	}
@@ -307,5 +314,5 @@ func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string
 	if err := memlimit.Check(need, cfg.mem, fmt.Sprintf("joining %s records of %s tokens", numfmt.Group(int64(rep.Records)), numfmt.Group(int64(rep.SetTokens)))); err != nil {
 		return nil, err
 	}
-	return l, nil
+	return &loaded{rk: rk, sk: sk, rep: rep, prog: prog}, nil
 }
