@@ -29,7 +29,7 @@ type units[T token] struct {
 	// signWith returns the signer of unit u's set (hashing each token key
 	// through h, or reading words a shared dictionary precomputed).
 	signWith func(h *Hasher) func(dst []uint64, u int) []uint64
-	keep     []bool // false: dropped by MinSize
+	keep     []bool // by unit: false when dropped by MinSize
 }
 
 // collectionUnits sees the groups of c as units; words, shared by the sides

@@ -37,6 +37,20 @@ func (s *KeySets) Len() int { return max(len(s.Offs)-1, 0) }
 // Set returns the keys of set i. The slice aliases the arena.
 func (s *KeySets) Set(i int) []uint64 { return s.Keys[s.Offs[i]:s.Offs[i+1]:s.Offs[i+1]] }
 
+// Add appends one set: keys in any order, repeats ignored. The keys are
+// copied, then sorted and de-duplicated in the arena; the caller may reuse
+// the slice. It has the form of order.Input.Add. Cost: O(k log k) for k keys.
+func (s *KeySets) Add(keys []uint64) {
+	s.AddBatch(keys, []int{0, len(keys)})
+	set := s.Keys[s.Offs[len(s.Offs)-2]:]
+	if !slices.IsSorted(set) {
+		slices.Sort(set)
+	}
+	n := len(slices.Compact(set))
+	s.Keys = s.Keys[:len(s.Keys)-len(set)+n]
+	s.Offs[len(s.Offs)-1] = len(s.Keys)
+}
+
 // AddBatch appends len(offs)-1 sets: set r has the keys
 // keys[offs[r]:offs[r+1]] (offs[0] must be 0), which must be sorted
 // ascending and distinct (the joins check). The keys are copied; the arena

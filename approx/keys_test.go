@@ -248,14 +248,16 @@ func TestKeysRecallWithinSCurve(t *testing.T) {
 	}
 }
 
-// TestKeySetsAddBatch: batches added one after another make the sets in
-// order, empty sets included.
+// TestKeySetsAddBatch: batches and single sets added one after another make
+// the sets in order, each sorted and distinct, empty sets included.
 func TestKeySetsAddBatch(t *testing.T) {
 	var ks approx.KeySets
 	ks.AddBatch([]uint64{1, 2, 3, 9}, []int{0, 2, 2, 4})
 	ks.AddBatch(nil, []int{0})
 	ks.AddBatch([]uint64{5, 7}, []int{0, 2})
-	want := [][]uint64{{1, 2}, {}, {3, 9}, {5, 7}}
+	ks.Add([]uint64{8, 4, 8, 6})
+	ks.Add(nil)
+	want := [][]uint64{{1, 2}, {}, {3, 9}, {5, 7}, {4, 6, 8}, {}}
 	if ks.Len() != len(want) {
 		t.Fatalf("%d sets, want %d", ks.Len(), len(want))
 	}

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/keysort"
-	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
@@ -125,57 +121,36 @@ type lshSection struct {
 	FalsePairs     int64   `json:"false_pairs,omitempty"`
 }
 
-// runLSH runs the MinHash-LSH join and adds its section to the report. With
-// --verify estimate the similarity column holds estimates: the JSONL key is
-// "est" and the CSV header says "estimate".
-func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
-	if cfg.lsh.opt.Threshold.Den == 0 { // parse ran before the method was known
-		if err := cfg.lsh.resolve(cfg); err != nil {
-			return err
-		}
+// checkRecall wraps yield for --check-recall: the pairs LSH reports are
+// kept, and done measures the recall against the exact join into the LSH
+// section. Without --check-recall yield is returned as it is and done does
+// nothing.
+func checkRecall(ctx context.Context, cfg *joinConfig, l *loaded, yield func(join.Pair) bool) (func(join.Pair) bool, func(*lshSection) error) {
+	if !cfg.lsh.checkRecall {
+		return yield, func(*lshSection) error { return nil }
 	}
-	opt := cfg.lsh.opt
-	if opt.Verify == approx.VerifyEstimate {
-		sink.pw.simKey = "est"
-	}
-	bar := l.prog.count("lsh")
-	defer bar.finish()
-	opt.Progress = bar.setOf
-	var found []uint64 // pairs reported, for --check-recall
-	yield := sink.add
-	if cfg.lsh.checkRecall {
-		yield = func(p join.Pair) bool {
+	var found []uint64 // pairs reported
+	return func(p join.Pair) bool {
 			found = append(found, uint64(p.A)<<32|uint64(p.B))
-			return sink.add(p)
+			return yield(p)
+		}, func(sec *lshSection) error {
+			return measureRecall(ctx, cfg, l, found, sec)
 		}
-	}
-	if l.s == nil && l.sk == nil && sink.copies != nil && !cfg.lsh.checkRecall {
-		sink.sizes = map[int]int64{}
-		opt.Copies = sink.addCopies
-	}
-	var st approx.Stats
-	var err error
-	if l.rk != nil {
-		st, err = approx.JoinKeys(ctx, l.rk, l.sk, opt, yield)
-	} else {
-		st, err = approx.Join(ctx, l.r, l.s, opt, yield)
-	}
-	if err == nil {
-		err = sink.err
-	}
-	if err != nil {
-		return err
-	}
-	sec := lshSection{Stats: st, Banding: st.Shape.String(), Similarities: "exact"}
+}
+
+// addLSHSection adds the LSH join's section to the report (done completes
+// it: --check-recall) and warns of capped buckets. With --verify estimate
+// the similarity column holds estimates: the JSONL key is "est" and the CSV
+// header says "estimate".
+func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, done func(*lshSection) error) error {
+	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
-	if cfg.lsh.checkRecall {
-		if err := measureRecall(ctx, cfg, l, found, &sec); err != nil {
-			return err
-		}
+	if err := done(&sec); err != nil {
+		return err
 	}
-	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
@@ -257,62 +232,8 @@ func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
 
 // keysOnly reports whether the command's join needs no token order: an LSH
 // join (signatures hash the token keys, candidates are verified on sorted
-// keys) without --check-recall's exact join.
+// keys; simjoin.Load then reads key sets) without --check-recall's exact
+// join.
 func (c *joinConfig) keysOnly() bool {
-	return c.method == "lsh" && c.command == "join" && !c.lsh.checkRecall
-}
-
-// loadKeys reads INPUT (and --against) as key sets for an LSH join, without
-// building the token order.
-func loadKeys(e *env, cfg *joinConfig, rep *report, prog *progress, input string) (*loaded, error) {
-	read := func(name string) (*approx.KeySets, error) {
-		return readInput(e, rep, prog, name, func(r io.Reader, name string, progress func(int64)) (*approx.KeySets, error) {
-			return simjoin.ReadKeySets(r, cfg.spec, simjoin.ReadOptions{Name: name, Progress: progress})
-		})
-	}
-	tm := rep.phase("read")
-	rk, err := read(input)
-	if err != nil {
-		return nil, err
-	}
-	var sk *approx.KeySets
-	if cfg.against != "" {
-		rep.Input = append(rep.Input, "--against", cfg.against)
-		if sk, err = read(cfg.against); err != nil {
-			return nil, err
-		}
-	}
-	tm.done("read")
-	return keysLoaded(cfg, rep, prog, rk, sk)
-}
-
-// keysLoaded makes the loaded input of key sets read (sk is nil for a
-// self-join): it fills the report's counts, the vocabulary only when a
-// report is asked for (a sort of every key), and checks the memory the join
-// will need.
-func keysLoaded(cfg *joinConfig, rep *report, prog *progress, rk, sk *approx.KeySets) (*loaded, error) {
-	for _, ks := range []*approx.KeySets{rk, sk} {
-		if ks == nil {
-			continue
-		}
-		rep.Records += ks.Len()
-		rep.SetTokens += ks.Offs[ks.Len()]
-		for i := range ks.Len() {
-			if ks.Offs[i+1] == ks.Offs[i] {
-				rep.Skipped++
-			}
-		}
-	}
-	if cfg.stats || cfg.statsJSON != "" {
-		keys := rk.Keys[:rk.Offs[rk.Len()]]
-		if sk != nil {
-			keys = append(slices.Clip(keys), sk.Keys[:sk.Offs[sk.Len()]]...)
-		}
-		rep.Vocabulary = keysort.CountDistinct(keys, cfg.workers)
-	}
-	need := approx.EstimateKeysMemory(rep.Records, rep.SetTokens, cfg.lsh.opt)
-	if err := memlimit.Check(need, cfg.mem, fmt.Sprintf("joining %s records of %s tokens", numfmt.Group(int64(rep.Records)), numfmt.Group(int64(rep.SetTokens)))); err != nil {
-		return nil, err
-	}
-	return &loaded{rk: rk, sk: sk, rep: rep, prog: prog}, nil
+	return c.method == "lsh" && (c.command == "join" || c.command == "dedup") && !c.lsh.checkRecall
 }
