@@ -198,16 +198,14 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 }
 
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sto
-// is nil or an *approx.KeySets), counted, its distinct tokens counted by a
-// sort of every key (keysort.CountDistinct, on all workers: a fraction of
-// what building the order costs), its memory checked.
+// is nil or an *approx.KeySets), counted (its distinct tokens only on
+// demand, by Vocabulary), its memory checked.
 func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk *approx.KeySets, sto setSink, rid, sid []string) (*Input, error) {
 	in := &Input{rk: rk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
 	if sto != nil {
 		in.sk = sto.(*approx.KeySets)
 	}
 	st := &l.stats
-	all := rk.Keys[:rk.Offs[rk.Len()]]
 	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
 		if ks == nil {
 			continue
@@ -223,10 +221,7 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk *approx.Ke
 	if st.Records >= 1<<32-1 || st.Tokens >= 1<<32-1 {
 		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
 	}
-	if in.sk != nil {
-		all = append(slices.Clip(all), in.sk.Keys[:in.sk.Offs[in.sk.Len()]]...)
-	}
-	st.Vocabulary = keysort.CountDistinct(all, l.opts.Workers)
+	st.Vocabulary = -1 // counted on demand by Vocabulary
 	if l.opts.MemoryCheck != nil {
 		lsh := l.opts.LSH
 		lsh.Measure, lsh.Threshold = l.opts.Measure, t
@@ -247,10 +242,33 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk *approx.Ke
 // rs reports whether the input is an R-S join's.
 func (in *Input) rs() bool { return in.s != nil || in.sk != nil }
 
-// lazyOrder builds an LSH input's collections on first use.
+// lazyOrder builds an LSH input's collections, and counts its distinct
+// tokens, on first use.
 type lazyOrder struct {
-	once sync.Once
-	r, s *order.Collection
+	once      sync.Once
+	r, s      *order.Collection
+	vocabOnce sync.Once
+	vocab     int
+}
+
+// Vocabulary returns the number of distinct tokens of the input (of both
+// sides of an R-S join): the token order's length. An LSH input has no
+// order (Stats.Vocabulary is -1): the first call counts its distinct keys by
+// a sort of every key on the input's workers (keysort.CountDistinct, a
+// fraction of what building the order costs), and later calls return the
+// count. Safe for concurrent use.
+func (in *Input) Vocabulary() int {
+	if in.lazy == nil {
+		return in.r.Dict().Len()
+	}
+	in.lazy.vocabOnce.Do(func() {
+		all := in.rk.Keys[:in.rk.Offs[in.rk.Len()]]
+		if in.sk != nil {
+			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Offs[in.sk.Len()]]...)
+		}
+		in.lazy.vocab = keysort.CountDistinct(all, in.opts.Workers)
+	})
+	return in.lazy.vocab
 }
 
 // collections returns the input's collections, building the token order

@@ -76,7 +76,8 @@ func TestReadKeySets(t *testing.T) {
 // TestLoadLSHKeys: with Method LSH, Load reads key sets and builds no token
 // order, and the join reports the pairs, similarities and LSH statistics
 // that approx.Join reports on the collections of the same input (built on
-// demand by Collections), with the input counts of an exact Load: lines,
+// demand by Collections), with the input counts of an exact Load (the
+// vocabulary counted on demand by Vocabulary): lines,
 // strings and files, self and R-S, exact and estimated similarities.
 func TestLoadLSHKeys(t *testing.T) {
 	ctx := context.Background()
@@ -118,9 +119,10 @@ func TestLoadLSHKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		est, lst := exact.Stats(), in.Stats()
-		if lst.Records != est.Records || lst.Skipped != est.Skipped || lst.Tokens != est.Tokens || lst.Vocabulary != est.Vocabulary {
-			t.Errorf("%s: input counts %d %d %d %d, exact Load's %d %d %d %d", tc.name,
-				lst.Records, lst.Skipped, lst.Tokens, lst.Vocabulary, est.Records, est.Skipped, est.Tokens, est.Vocabulary)
+		if lst.Records != est.Records || lst.Skipped != est.Skipped || lst.Tokens != est.Tokens || lst.Vocabulary != -1 ||
+			in.Vocabulary() != est.Vocabulary || exact.Vocabulary() != est.Vocabulary {
+			t.Errorf("%s: input counts %d %d %d %d (counted %d), exact Load's %d %d %d %d", tc.name,
+				lst.Records, lst.Skipped, lst.Tokens, lst.Vocabulary, in.Vocabulary(), est.Records, est.Skipped, est.Tokens, est.Vocabulary)
 		}
 		if lst.Order != (simjoin.Timing{}) {
 			t.Errorf("%s: an order phase was timed", tc.name)

@@ -25,7 +25,9 @@ type Stats struct {
 	Plan *Plan
 
 	// The input: records of both sides, those with an empty set (which
-	// never join), tokens in the sets, distinct tokens.
+	// never join), tokens in the sets, distinct tokens (-1 for an input
+	// loaded for LSH, whose tokens are not ordered: Input.Vocabulary counts
+	// them).
 	Records, Skipped, Tokens, Vocabulary int
 	// Files counts what Files sources listed and read; nil without them.
 	Files *FileStats

@@ -258,6 +258,9 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		rep.addPhase("order", st.Order)
 	}
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
+	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
+		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
+	}
 	if st.Files != nil {
 		rep.addSection("files", "files", *st.Files, filesRows(st.Files, &cfg.docs))
 	}

@@ -220,3 +220,24 @@ func TestCountDistinct(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCountDistinct counts the distinct keys of a collection's arena:
+// n hashed keys, a tenth of them repeated.
+func BenchmarkCountDistinct(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{100000, 6000000} {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = mix.Mix64(r.Uint64N(uint64(n - n/10)))
+		}
+		for _, w := range []int{1, 2} {
+			b.Run("n="+strconv.Itoa(n)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					CountDistinct(keys, w)
+				}
+			})
+		}
+	}
+}
