@@ -312,13 +312,16 @@ func (ix *keyIndex) slot(key uint64) uint64 {
 // lookup returns the run of key: its groups and their masks (empty if
 // none).
 func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
+	sl := ix.find(key)
+	return ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
+}
+
+// find returns the slot of key, or a free slot (end == 0) if it has none.
+func (ix *keyIndex) find(key uint64) keySlot {
 	for k := ix.slot(key); ; k = (k + 1) & uint64(len(ix.table)-1) {
-		sl := &ix.table[k]
-		if sl.end == 0 {
-			return nil, nil
-		}
-		if sl.key == key {
-			return ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
+		sl := ix.table[k]
+		if sl.end == 0 || sl.key == key {
+			return sl
 		}
 	}
 }
@@ -330,12 +333,22 @@ func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
 // power of two.
 func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
 	start := make([]int, vocab+2)
+	// For ℓ = 2 the second token is below vocab too: a stable counting sort
+	// by it, then the one by the first token, leaves every bucket sorted by
+	// (second token, group) without a comparison sort.
+	var second []int
+	if ell == 2 {
+		second = make([]int, vocab+1)
+	}
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
 		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
+			if second != nil {
+				second[uint32(k)+1]++
+			}
 		}
 	}
 	for w := 2; w < len(start); w++ {
@@ -345,13 +358,40 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		return nil, order.ErrTooLarge
 	}
 	entries := make([]uint64, start[len(start)-1])
-	for g := range s.groups() {
-		y := s.set(g)
-		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
-		for _, k := range keys {
-			a := k >> 32
-			entries[start[a+1]] = k<<32 | uint64(g)
-			start[a+1]++
+	if second != nil {
+		// byFirst holds (first token, group), by second token, groups
+		// ascending within each.
+		for w := 1; w < len(second); w++ {
+			second[w] += second[w-1]
+		}
+		byFirst := make([]uint64, len(entries))
+		for g := range s.groups() {
+			y := s.set(g)
+			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			for _, k := range keys {
+				b := uint32(k)
+				byFirst[second[b]] = k&^(1<<32-1) | uint64(g)
+				second[b]++
+			}
+		}
+		lo := 0
+		for b, hi := range second[:vocab] {
+			for _, e := range byFirst[lo:hi] {
+				a := e >> 32
+				entries[start[a+1]] = uint64(b)<<32 | e&(1<<32-1)
+				start[a+1]++
+			}
+			lo = hi
+		}
+	} else {
+		for g := range s.groups() {
+			y := s.set(g)
+			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			for _, k := range keys {
+				a := k >> 32
+				entries[start[a+1]] = k<<32 | uint64(g)
+				start[a+1]++
+			}
 		}
 	}
 	start = start[:vocab+1]
@@ -361,7 +401,9 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		n := 0
 		for w := lo; w < hi; w++ {
 			bucket := entries[start[w]:start[w+1]]
-			slices.Sort(bucket)
+			if second == nil {
+				slices.Sort(bucket)
+			}
 			for k := range bucket {
 				if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
 					n++
@@ -476,8 +518,17 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	mx := p.masks[gx]
 	var postings, sizePruned, maskPruned, candidates int64
 	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
+	// Find every key's run first, then scan them: the table probes do not
+	// depend on each other, so their cache misses overlap.
+	ix := p.keyIx
+	p.runs = p.runs[:0]
 	for _, key := range p.keys {
-		groups, masks := p.keyIx.lookup(key)
+		if sl := ix.find(key); sl.end != 0 {
+			p.runs = append(p.runs, sl)
+		}
+	}
+	for _, sl := range p.runs {
+		groups, masks := ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
 		k := 0
 		if len(groups) > 0 && groups[0] < first {
 			k, _ = slices.BinarySearch(groups, first)

@@ -222,6 +222,7 @@ type prober struct {
 	// group, and the probe's keys.
 	seen []uint32
 	keys []uint64
+	runs []keySlot // the probe's keys found in the key index
 }
 
 func newProber(j *joiner) *prober {
