@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
@@ -66,10 +67,10 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 		yield = func(join.Pair) bool { return true }
 	}
 	out.Method = m
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := rusage.CPU()
 	t0 := time.Now()
 	defer func() {
-		if c1, ok := cpuTime(); ok && cpuOK {
+		if c1, ok := rusage.CPU(); ok && cpuOK {
 			out.CPU = (c1 - c0).Seconds()
 		}
 	}()
