@@ -53,7 +53,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		Method:    "index: " + icfg.Method.String(),
 		Workers:   cfg.workers,
 	}
-	hw := newHitWriter(sinkOf(out), cfg.outFmt, icfg, "candidate")
+	hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
 	tm := rep.phase("check")
 	var cs passwords.CheckStats
 	var hist histogram
