@@ -159,14 +159,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		norm |= passwords.StripSuffix
 	}
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: m, Threshold: t, Workers: c.workers}
-	switch c.counts {
-	case "":
-		c.read.Counts = passwords.NoCounts
-	case "first":
-		c.read.Counts = passwords.CountFirst
-	case "last":
-		c.read.Counts = passwords.CountLast
-	default:
+	if c.read.Counts, err = passwords.ParseCounts(c.counts); err != nil || c.counts == "none" {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
@@ -267,10 +260,7 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 		}
 		return nil, st, &inputError{file: shown, err: err}
 	}
-	// A password of n code points has at most n grams: the list's bytes
-	// bound its tokens, and so the memory of joining or indexing it (the
-	// grams' vocabulary is far smaller: an eighth is generous).
-	if err := memlimit.Check(join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8), cfg.mem,
+	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
 		return nil, st, err
 	}
@@ -306,10 +296,7 @@ type pwListSection struct {
 // listSection describes a list read and joined (or indexed: joined names
 // the row of the passwords given to the join).
 func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joined string) (pwListSection, [][2]string) {
-	counts := cfg.counts
-	if counts == "" {
-		counts = "none"
-	}
+	counts := cfg.read.Counts.String()
 	sec := pwListSection{
 		Lines: rs.Lines, Comments: rs.Comments, Empty: rs.Empty, Duplicates: rs.Duplicates,
 		Distinct: st.Passwords, TooShort: st.TooShort, Joined: st.Joined,
