@@ -13,6 +13,7 @@ import (
 
 	"github.com/kelindar/bitmap"
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -462,6 +463,9 @@ func (ix *Index) replay(payload []byte) error {
 // The caller holds wmu (or is Open).
 func (ix *Index) publish() {
 	s := ix.live.snapshot()
+	if invariants.Enabled {
+		s.check()
+	}
 	ix.snapMu.Lock()
 	old := ix.cur
 	ix.cur = s

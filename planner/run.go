@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
@@ -66,16 +67,21 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 		yield = func(join.Pair) bool { return true }
 	}
 	out.Method = m
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := rusage.CPU()
 	t0 := time.Now()
 	defer func() {
-		if c1, ok := cpuTime(); ok && cpuOK {
+		if c1, ok := rusage.CPU(); ok && cpuOK {
 			out.CPU = (c1 - c0).Seconds()
 		}
 	}()
 	switch m {
 	case Exact:
+		// The index keys planned for a self-join (join.ChooseEll), not
+		// chosen again.
 		opt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+		if s == nil {
+			opt.Ell = p.ell
+		}
 		st, err := join.Join(ctx, c, s, opt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {

@@ -159,18 +159,19 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	rep := l.rep
 	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
 	tm := rep.phase("join+cluster")
-	f, err := cluster.Join(l.r.Records(), func(yield func(join.Pair) bool) error {
-		sink.consume = yield
-		// Identical records are one group on the exact path: n copies are
-		// n - 1 unions, not n(n-1)/2 pairs.
-		sink.copies = func(ids []int) bool {
-			for _, id := range ids[1:] {
-				yield(join.Pair{A: ids[0], B: id})
-			}
-			return true
-		}
-		return runMethod(ctx, e, cfg, l, sink, io.Discard)
-	})
+	in, err := planned(ctx, cfg, l, nil)
+	if err != nil {
+		return err
+	}
+	var observe func(join.Pair) bool
+	lshDone := func(*lshSection) error { return nil }
+	if cfg.lsh.checkRecall {
+		observe, lshDone = checkRecall(ctx, cfg, l, func(join.Pair) bool { return true })
+	}
+	f, st, err := in.Dedup(ctx, observe)
+	if err == nil {
+		err = joined(e, cfg, l, st, sink, lshDone)
+	}
 	if err != nil {
 		return err
 	}

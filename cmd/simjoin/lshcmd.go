@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
@@ -122,51 +121,36 @@ type lshSection struct {
 	FalsePairs     int64   `json:"false_pairs,omitempty"`
 }
 
-// runLSH runs the MinHash-LSH join and adds its section to the report. With
-// --verify estimate the similarity column holds estimates: the JSONL key is
-// "est" and the CSV header says "estimate".
-func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
-	if cfg.lsh.opt.Threshold.Den == 0 { // parse ran before the method was known
-		if err := cfg.lsh.resolve(cfg); err != nil {
-			return err
-		}
+// checkRecall wraps yield for --check-recall: the pairs LSH reports are
+// kept, and done measures the recall against the exact join into the LSH
+// section. Without --check-recall yield is returned as it is and done does
+// nothing.
+func checkRecall(ctx context.Context, cfg *joinConfig, l *loaded, yield func(join.Pair) bool) (func(join.Pair) bool, func(*lshSection) error) {
+	if !cfg.lsh.checkRecall {
+		return yield, func(*lshSection) error { return nil }
 	}
-	opt := cfg.lsh.opt
-	if opt.Verify == approx.VerifyEstimate {
-		sink.pw.simKey = "est"
-	}
-	bar := l.prog.count("lsh")
-	defer bar.finish()
-	opt.Progress = bar.setOf
-	var found []uint64 // pairs reported, for --check-recall
-	yield := sink.add
-	if cfg.lsh.checkRecall {
-		yield = func(p join.Pair) bool {
+	var found []uint64 // pairs reported
+	return func(p join.Pair) bool {
 			found = append(found, uint64(p.A)<<32|uint64(p.B))
-			return sink.add(p)
+			return yield(p)
+		}, func(sec *lshSection) error {
+			return measureRecall(ctx, cfg, l, found, sec)
 		}
-	}
-	if l.s == nil && sink.copies != nil && !cfg.lsh.checkRecall {
-		sink.sizes = map[int]int64{}
-		opt.Copies = sink.addCopies
-	}
-	st, err := approx.Join(ctx, l.r, l.s, opt, yield)
-	if err == nil {
-		err = sink.err
-	}
-	if err != nil {
-		return err
-	}
-	sec := lshSection{Stats: st, Banding: st.Shape.String(), Similarities: "exact"}
+}
+
+// addLSHSection adds the LSH join's section to the report (done completes
+// it: --check-recall) and warns of capped buckets. With --verify estimate
+// the similarity column holds estimates: the JSONL key is "est" and the CSV
+// header says "estimate".
+func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, done func(*lshSection) error) error {
+	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
-	if cfg.lsh.checkRecall {
-		if err := measureRecall(ctx, cfg, l, found, &sec); err != nil {
-			return err
-		}
+	if err := done(&sec); err != nil {
+		return err
 	}
-	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
