@@ -320,20 +320,6 @@ func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joi
 	return sec, rows
 }
 
-// finishPWReport completes the report and writes it where asked.
-func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
-	rep.PeakRSS = peakRSS()
-	if cfg.stats {
-		rep.writeText(e.stderr)
-	}
-	if cfg.statsOut != nil {
-		if err := rep.writeJSON(cfg.statsOut); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return nil
-}
-
 // createOutputs creates -o (unless out is false) and --stats-json before any
 // work, refusing to overwrite the input.
 func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
@@ -415,7 +401,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 		tm.done("write")
 		rep.Results = int64(len(fams))
-		return finishPWReport(e, cfg, rep)
+		return rep.emit(e, cfg.stats, cfg.statsOut)
 	}
 
 	w := newPairRows(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
@@ -453,7 +439,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	tm.done("write")
 	rep.Results = results
-	return finishPWReport(e, cfg, rep)
+	return rep.emit(e, cfg.stats, cfg.statsOut)
 }
 
 // joinedReport fills the report of a join of the list (or its families)
@@ -588,7 +574,7 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 		Empty      int `json:"empty"`
 		TooClose   int `json:"too_close"`
 	}{cs.Candidates, cs.Empty, cs.TooClose}, rows)
-	if err := finishPWReport(e, cfg, rep); err != nil {
+	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
 		return err
 	}
 	if status != exitOK {
