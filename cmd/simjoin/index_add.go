@@ -63,34 +63,32 @@ exits with status 128 plus the signal's number.`,
 	return cmd
 }
 
-func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) (err error) {
-	ix, err := openIndex(dir, workers)
-	if err != nil {
-		return err
-	}
-	defer closeIndex(ix, &err)
-	cfg := ix.Config()
-	var t prefix.Threshold
-	if dedup {
-		if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
-			return usageError{err}
+func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) error {
+	return withIndex(dir, workers, func(ix *index.Index) error {
+		cfg := ix.Config()
+		var t prefix.Threshold
+		var err error
+		if dedup {
+			if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
+				return usageError{err}
+			}
+			if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
+				return indexError(err, "-t")
+			}
 		}
-		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-			return indexError(err, "-t")
+		in, err := openInput(input, e.stdin)
+		if err != nil {
+			return err
 		}
-	}
-	in, err := openInput(input, e.stdin)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	w := newOutcomeRows(e.stdout, f, cfg)
-	err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
-		for k, o := range outs {
-			w.outcome(first+k, o)
-		}
-		// The batch is durable: its lines go out now.
-		return w.flush()
+		defer in.Close()
+		w := newOutcomeRows(e.stdout, f, cfg)
+		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
+			for k, o := range outs {
+				w.outcome(first+k, o)
+			}
+			// The batch is durable: its lines go out now.
+			return w.flush()
+		})
+		return indexError(err, "-t")
 	})
-	return indexError(err, "-t")
 }

@@ -100,7 +100,7 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 	return opt, nil
 }
 
-func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) (err error) {
+func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
 	outFmt, err := parseFormat(f.format)
 	if err != nil {
 		return err
@@ -110,35 +110,32 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	ix, err := openIndex(dir, f.workers)
-	if err != nil {
-		return err
-	}
-	defer closeIndex(ix, &err)
-	cfg := ix.Config()
-	opt, err := f.options(cfg)
-	if err != nil {
-		return err
-	}
-	if err := ix.CheckSearch(opt); err != nil {
-		return indexError(err, "-t")
-	}
-	in, err := openInput(queries, e.stdin)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	hw := newHitRows(out, outFmt, cfg, "query")
-	err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
-		for k, hits := range res {
-			for _, h := range hits {
-				hw.hit(first+k, h)
-			}
+	return withIndex(dir, f.workers, func(ix *index.Index) error {
+		cfg := ix.Config()
+		opt, err := f.options(cfg)
+		if err != nil {
+			return err
 		}
-		return hw.err
+		if err := ix.CheckSearch(opt); err != nil {
+			return indexError(err, "-t")
+		}
+		in, err := openInput(queries, e.stdin)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		hw := newHitRows(out, outFmt, cfg, "query")
+		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
+			for k, hits := range res {
+				for _, h := range hits {
+					hw.hit(first+k, h)
+				}
+			}
+			return hw.err
+		})
+		if err != nil {
+			return indexError(err, "-t")
+		}
+		return hw.flush()
 	})
-	if err != nil {
-		return indexError(err, "-t")
-	}
-	return hw.flush()
 }
