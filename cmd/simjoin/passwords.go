@@ -239,8 +239,10 @@ func newCheckCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// readList reads a password list with a progress bar.
+// readList reads a password list with a progress bar, as the report's
+// phase "read".
 func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	tm := rep.phase("read")
 	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
@@ -264,6 +266,7 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
 		return nil, st, err
 	}
+	tm.done("read")
 	return l, st, nil
 }
 
@@ -360,12 +363,10 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
-	tm := rep.phase("read")
 	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
-	tm.done("read")
 
 	bar := prog.count("joining")
 	opt := cfg.opt
@@ -377,7 +378,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			return err
 		}
 		sec, rows := joinedReport(cfg, rep, rs, &st)
-		tm = rep.phase("write")
+		tm := rep.phase("write")
 		w := newFamilyRows(out, cfg.outFmt)
 		members, largest := 0, 0
 		for n, f := range fams {
@@ -425,7 +426,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return w.err
 	}
 	sec, rows := joinedReport(cfg, rep, rs, &st)
-	tm = rep.phase("write")
+	tm := rep.phase("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
 		w.pair(l, p)
@@ -460,12 +461,10 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	}
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
-	tm := rep.phase("read")
 	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
-	tm.done("read")
 	ix, err := passwords.NewIndex(known, cfg.opt)
 	if err != nil {
 		return err
@@ -478,7 +477,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
 
-	tm = rep.phase("check")
+	tm := rep.phase("check")
 	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	var cs passwords.CheckStats
 	var hist histogram
