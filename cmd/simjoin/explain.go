@@ -134,9 +134,44 @@ func planRows(p *planner.Plan) [][2]string {
 
 // explained is the JSON of explain.
 type explained struct {
-	Plan       *planner.Plan       `json:"plan"`
-	Analyze    *analysis           `json:"analyze,omitempty"`
-	CrossCheck *planner.CrossCheck `json:"cross_check,omitempty"`
+	Plan       *planner.Plan `json:"plan"`
+	Analyze    *analysis     `json:"analyze,omitempty"`
+	CrossCheck *crossChecked `json:"cross_check,omitempty"`
+}
+
+// crossChecked is the cross-check as explain prints it: the banding's run,
+// and the bins that hold pairs.
+type crossChecked struct {
+	Records            []int            `json:"records"`
+	Whole              bool             `json:"whole"`
+	Confidence         float64          `json:"confidence"`
+	Exact              planner.Measured `json:"exact"`
+	LSH                planner.Measured `json:"lsh"`
+	Recall             planner.Interval `json:"recall"`
+	Precision          planner.Interval `json:"precision"`
+	CandidatePrecision planner.Interval `json:"candidate_precision"`
+	Predicted          float64          `json:"predicted_recall"`
+	AtThreshold        float64          `json:"recall_at_threshold"`
+	Bins               []recallBin      `json:"bins"`
+}
+
+type recallBin struct {
+	From      float64          `json:"from"`
+	To        float64          `json:"to"`
+	Recall    planner.Interval `json:"recall"`
+	Predicted float64          `json:"predicted"`
+}
+
+func crossCheckedOf(cc *planner.CrossCheck) *crossChecked {
+	b := cc.Bandings[0]
+	r := b.Runs[0]
+	v := &crossChecked{cc.Records, cc.Whole, cc.Confidence, cc.Exact, r.LSH, r.Recall, r.Precision, r.CandidatePrecision, b.Predicted, b.AtThreshold, nil}
+	for _, bn := range b.Bins {
+		if bn.Pairs > 0 {
+			v.Bins = append(v.Bins, recallBin{bn.From, bn.To, bn.Recall, bn.Predicted})
+		}
+	}
+	return v
 }
 
 // analysis is a run of the plan beside its prediction.
@@ -186,7 +221,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 		if err != nil {
 			return err
 		}
-		res.CrossCheck = cc
+		res.CrossCheck = crossCheckedOf(cc)
 	}
 	if ex.json {
 		enc := json.NewEncoder(out)

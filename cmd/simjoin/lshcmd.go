@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -138,21 +137,23 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 	bar := l.prog.count("lsh")
 	defer bar.finish()
 	opt.Progress = bar.setOf
-	var found []uint64 // pairs reported, for --check-recall
-	yield := sink.add
+	var st approx.Stats
+	var cc *planner.CrossCheck
+	var err error
 	if cfg.lsh.checkRecall {
-		yield = func(p join.Pair) bool {
-			found = append(found, uint64(p.A)<<32|uint64(p.B))
-			return sink.add(p)
+		cc, err = planner.Check(ctx, l.r, l.s, planner.CheckOptions{LSH: opt, Found: sink.add})
+		if cc != nil {
+			st = *cc.Bandings[0].Runs[0].LSH.LSH
 		}
+	} else {
+		if l.s == nil && sink.copies != nil {
+			sink.sizes = map[int]int64{}
+			opt.Copies = sink.addCopies
+		}
+		st, err = approx.Join(ctx, l.r, l.s, opt, sink.add)
 	}
-	if l.s == nil && sink.copies != nil && !cfg.lsh.checkRecall {
-		sink.sizes = map[int]int64{}
-		opt.Copies = sink.addCopies
-	}
-	st, err := approx.Join(ctx, l.r, l.s, opt, yield)
-	if err == nil {
-		err = sink.err
+	if sink.err != nil {
+		return sink.err
 	}
 	if err != nil {
 		return err
@@ -161,41 +162,18 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
-	if cfg.lsh.checkRecall {
-		if err := measureRecall(ctx, cfg, l, found, &sec); err != nil {
-			return err
+	if cc != nil {
+		r := cc.Bandings[0].Runs[0]
+		sec.ExactPairs, sec.FoundPairs, sec.FalsePairs = cc.Pairs, r.Recall.K, r.Precision.N-r.Precision.K
+		sec.MeasuredRecall = 1
+		if cc.Pairs > 0 {
+			sec.MeasuredRecall = r.Recall.Estimate
 		}
 	}
 	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
-	}
-	return nil
-}
-
-// measureRecall runs the exact join and compares: the share of exact pairs
-// that LSH reported, and (for estimates) the pairs it reported falsely.
-func measureRecall(ctx context.Context, cfg *joinConfig, l *loaded, found []uint64, sec *lshSection) error {
-	slices.Sort(found)
-	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers}
-	var exact, hit int64
-	yield := func(p join.Pair) bool {
-		exact++
-		if _, ok := slices.BinarySearch(found, uint64(p.A)<<32|uint64(p.B)); ok {
-			hit++
-		}
-		return true
-	}
-	_, err := join.Join(ctx, l.r, l.s, opt, yield)
-	if err != nil {
-		return err
-	}
-	sec.ExactPairs, sec.FoundPairs = exact, hit
-	sec.FalsePairs = int64(len(found)) - hit
-	sec.MeasuredRecall = 1
-	if exact > 0 {
-		sec.MeasuredRecall = float64(hit) / float64(exact)
 	}
 	return nil
 }
