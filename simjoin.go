@@ -27,7 +27,8 @@
 // # What it does not do
 //
 // It does not estimate: there is no MinHash or LSH path here, and no planner.
-// It does not read files or keep an index for later queries, and it holds the
+// It reads lines (ReadLines: one record a line, tokenized on all cores) but
+// keeps no index for later queries, and it holds the
 // whole collection in memory (about 4 bytes per distinct token of every set).
 // For those, and for reusing one tokenized collection across several joins,
 // use the packages shingle, order and join directly.

@@ -127,7 +127,7 @@ func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines 
 		}
 		lines = append(lines, slices.Clone(line))
 		size += len(line)
-		if len(lines) >= maxRecs || size >= indexBatchBytes || lr.r.Buffered() == 0 {
+		if len(lines) >= maxRecs || size >= indexBatchBytes || lr.Buffered() == 0 {
 			if err := f(first, lines); err != nil {
 				return err
 			}

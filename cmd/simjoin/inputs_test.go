@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // These tests check how the commands take their input: compression, the
@@ -185,37 +182,6 @@ func TestPasswordsMaxLine(t *testing.T) {
 	code, _, stderr = cliRun(t, "", "passwords", "check", "--against", list, "x")
 	if code != exitRuntime || !strings.Contains(stderr, ":2:") {
 		t.Errorf("check: exit %d, %q", code, stderr)
-	}
-}
-
-// TestLongLineMemory: a one-line input's memory follows its distinct tokens,
-// not its tokens: under qgram:2 a line of L bytes with few distinct grams
-// allocates a few times L (the line itself, read and batched), where its
-// grams alone would take 8·L. Measured as an allocation ratio.
-func TestLongLineMemory(t *testing.T) {
-	const size = 16 << 20
-	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", size/44)
-	for _, tokens := range []string{"qgram:2", "set", "shingle:3"} {
-		spec, err := shingle.Parse(tokens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		in, err := readRecords(strings.NewReader(line), "line", spec, nil)
-		runtime.ReadMemStats(&after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(line))
-		t.Logf("%s: %.2f bytes allocated per input byte", tokens, ratio)
-		if ratio > 5 {
-			t.Errorf("%s: %.2f bytes allocated per byte of a one-line input, want at most 5", tokens, ratio)
-		}
-		if in.Len() != 1 {
-			t.Errorf("%s: %d records", tokens, in.Len())
-		}
 	}
 }
 

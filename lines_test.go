@@ -1,0 +1,189 @@
+package simjoin_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// setsByID returns the sets of c's records by original id, as token ids
+// mapped back through the dictionary of c (so that two collections with
+// different token orders compare).
+func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
+	t.Helper()
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][]uint64{}
+	for i := range c.Len() {
+		var keys []uint64
+		for _, tok := range c.Set(i) {
+			keys = append(keys, c.Dict().Key(tok))
+		}
+		slices.Sort(keys)
+		out[c.ID(i)] = keys
+	}
+	return out
+}
+
+// TestReadLines: the sets read are those of each line tokenized alone, in
+// line order, for line ends \n and \r\n, a last line without a newline, and
+// more lines than one batch, for any number of workers.
+func TestReadLines(t *testing.T) {
+	var b strings.Builder
+	var lines []string
+	for i := range 5000 {
+		line := fmt.Sprintf("w%d w%d w%d", i%97, i%13, i)
+		if i%7 == 0 {
+			line = ""
+		}
+		lines = append(lines, line)
+		b.WriteString(line)
+		if i%3 == 0 {
+			b.WriteString("\r")
+		}
+		if i < 4999 {
+			b.WriteString("\n")
+		}
+	}
+	for _, tokens := range []string{"set", "qgram:2"} {
+		spec, err := shingle.Parse(tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := new(order.Input)
+		for _, line := range lines {
+			keys, err := spec.AppendSet(nil, line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Add(keys)
+		}
+		wantSets := setsByID(t, want)
+		for _, workers := range []int{1, 3, 0} {
+			var last int64
+			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
+				Progress: func(n int64) {
+					if n < last {
+						t.Errorf("progress went back from %d to %d", last, n)
+					}
+					last = n
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != len(lines) {
+				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, got.Len(), len(lines))
+			}
+			gotSets := setsByID(t, got)
+			if len(gotSets) != len(wantSets) {
+				t.Fatalf("%s, %d workers: %d non-empty sets, want %d", tokens, workers, len(gotSets), len(wantSets))
+			}
+			for id, w := range wantSets {
+				if !slices.Equal(gotSets[id], w) {
+					t.Fatalf("%s, %d workers: record %d: %v, want %v", tokens, workers, id, gotSets[id], w)
+				}
+			}
+			// Every line counts its text and one byte for its end.
+			want := int64(len(lines))
+			for _, line := range lines {
+				want += int64(len(line))
+			}
+			if last != want {
+				t.Errorf("%s: progress ended at %d bytes, want %d", tokens, last, want)
+			}
+		}
+	}
+}
+
+// errReader fails after its text.
+type errReader struct{ r io.Reader }
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		return n, errors.New("disk on fire")
+	}
+	return n, err
+}
+
+// TestReadLinesErrors: a line that does not tokenize is named by its
+// number, past the first batch; a read error names the input; neither
+// quotes the line.
+func TestReadLinesErrors(t *testing.T) {
+	text := strings.Repeat("ok\n", 3000) + "secret\xff\n" + "ok\n"
+	spec, _ := shingle.Parse("qgram:2")
+	_, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Name: "in.txt"})
+	var le *simjoin.LineError
+	if !errors.As(err, &le) || le.Name != "in.txt" || le.Line != 3001 || !errors.Is(err, shingle.ErrUTF8) {
+		t.Fatalf("err = %v, want in.txt:3001 wrapping ErrUTF8", err)
+	}
+	if got := err.Error(); !strings.HasPrefix(got, "in.txt:3001: ") || strings.Contains(got, "secret") {
+		t.Errorf("message %q", got)
+	}
+	_, err = simjoin.ReadLines(&errReader{strings.NewReader("a\nb\n")}, shingle.Spec{}, simjoin.ReadOptions{})
+	if !errors.As(err, &le) || le.Line != 0 || err.Error() != "<input>: disk on fire" {
+		t.Errorf("read error: %v", err)
+	}
+}
+
+// TestLineReader: line ends, a last line without one, long lines.
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	lr := simjoin.NewLineReader(strings.NewReader("a\r\nb\n\n" + long + "\nc\r"))
+	var got []string
+	for {
+		line, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"a", "b", "", long, "c\r"}
+	if !slices.Equal(got, want) || lr.Line() != 5 {
+		t.Errorf("%d lines (last %d), want %d", len(got), lr.Line(), len(want))
+	}
+}
+
+// TestLongLineMemory: a one-line input's memory follows its distinct tokens,
+// not its tokens: under qgram:2 a line of L bytes with few distinct grams
+// allocates a few times L (the line itself, read and batched), where its
+// grams alone would take 8·L. Measured as an allocation ratio.
+func TestLongLineMemory(t *testing.T) {
+	const size = 16 << 20
+	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", size/44)
+	for _, tokens := range []string{"qgram:2", "set", "shingle:3"} {
+		spec, err := shingle.Parse(tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		in, err := simjoin.ReadLines(strings.NewReader(line), spec, simjoin.ReadOptions{})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(line))
+		t.Logf("%s: %.2f bytes allocated per input byte", tokens, ratio)
+		if ratio > 5 {
+			t.Errorf("%s: %.2f bytes allocated per byte of a one-line input, want at most 5", tokens, ratio)
+		}
+		if in.Len() != 1 {
+			t.Errorf("%s: %d records", tokens, in.Len())
+		}
+	}
+}
