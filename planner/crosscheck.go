@@ -102,11 +102,16 @@ type Banding struct {
 	// AtThreshold is P at the threshold's Jaccard bound: every true pair is
 	// found with at least this probability. Predicted is the mean of P over
 	// the true pairs' Jaccard similarities: the recall the S-curve expects
-	// here. PredictedCandidates is the candidates the S-curve expects among
-	// the pairs of distinct sets measured (with a pair sample, the pairs
-	// below the floor included).
+	// here, and PredictedSD the standard deviation of one run's recall
+	// about it were the pairs found independently (√(Σ P(1-P)) over the
+	// true pairs, divided by their number): a run's recall within a few
+	// PredictedSD of Predicted agrees with the S-curve. PredictedCandidates
+	// is the candidates the S-curve expects among the pairs of distinct
+	// sets measured (with a pair sample, the pairs below the floor
+	// included).
 	AtThreshold         float64 `json:"recall_at_threshold"`
 	Predicted           float64 `json:"predicted_recall"`
+	PredictedSD         float64 `json:"predicted_recall_sd"`
 	PredictedCandidates float64 `json:"predicted_candidates"`
 	Runs                []Run   `json:"runs"` // one per seed
 	// Candidates and Found (the true pairs found) are means over the runs,
@@ -411,13 +416,15 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 	}
 	// The S-curve's predictions.
 	pred := make([]float64, nb)
-	var sumP, sampleP float64
+	var sumP, varP, sampleP float64
 	for _, tp := range ck.truth {
 		k := ck.bin(tp.sim)
 		b.Bins[k].Pairs++
 		pred[k] += shape.P(tp.sim)
 		if tp.atT {
-			sumP += shape.P(tp.sim)
+			p := shape.P(tp.sim)
+			sumP += p
+			varP += p * (1 - p)
 		}
 		if tp.rep {
 			b.PredictedCandidates += shape.P(tp.sim)
@@ -425,6 +432,7 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 	}
 	if ck.cc.Pairs > 0 {
 		b.Predicted = sumP / float64(ck.cc.Pairs)
+		b.PredictedSD = math.Sqrt(varP) / float64(ck.cc.Pairs)
 	}
 	for _, d := range ck.below {
 		k := ck.bin(d.sim)
