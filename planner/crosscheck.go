@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -201,7 +202,8 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 // the figures are the same on every run and for any workers.
 //
 // Cost: the exact join and every LSH run on the sample; 24 bytes per true
-// pair, 8 per pair a run reports, 16 per pair drawn. ctx cancels the joins.
+// pair, 8 per pair a run reports, about 25 per pair drawn; each run's pairs
+// are sorted and every pair measured is looked up among them. ctx cancels the joins.
 // Not safe to call with collections being modified; the collections are
 // only read.
 func Check(ctx context.Context, c, s *order.Collection, opt CheckOptions) (*CrossCheck, error) {
@@ -526,7 +528,33 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 			bn.Estimate *= scale
 		}
 	}
+	if invariants.Enabled {
+		ck.checkBanding(&b)
+	}
 	return b, nil
+}
+
+// checkBanding panics unless the bins partition the pairs measured and no
+// bin found more than it holds, and unless ck.truth holds each pair once.
+func (ck *checker) checkBanding(b *Banding) {
+	var pairs int64
+	for _, bn := range b.Bins {
+		pairs += bn.Pairs
+		if bn.Found > bn.Pairs*int64(len(b.Runs)) {
+			panic(fmt.Sprintf("planner: bin [%v, %v) found %d of %d pairs in %d runs", bn.From, bn.To, bn.Found, bn.Pairs, len(b.Runs)))
+		}
+	}
+	if pairs != int64(len(ck.truth)+len(ck.below)) {
+		panic(fmt.Sprintf("planner: bins hold %d pairs, measured %d", pairs, len(ck.truth)+len(ck.below)))
+	}
+	keys := make([]uint64, len(ck.truth))
+	for i, tp := range ck.truth {
+		keys[i] = tp.key
+	}
+	slices.Sort(keys)
+	if len(slices.Compact(keys)) != len(ck.truth) {
+		panic("planner: a true pair held twice")
+	}
 }
 
 // bin returns the bin of similarity j.
