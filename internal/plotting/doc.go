@@ -5,6 +5,7 @@
 // of chords stay small).
 //
 // The package only draws: planner.Check measures the pairs, and the plot
-// command of cmd/simjoin hands its bins and pairs over. Figures are deterministic: the same data gives the
-// same bytes, except for the PNG encoder's choices, which are fixed in Go.
+// command of cmd/simjoin hands its bins and pairs over. Figures are
+// deterministic: the same data gives the same bytes, except for the PNG
+// encoder's choices, which are fixed in Go.
 package plotting
