@@ -203,9 +203,9 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 //
 // Cost: the exact join and every LSH run on the sample; 24 bytes per true
 // pair, 8 per pair a run reports, about 25 per pair drawn; each run's pairs
-// are sorted and every pair measured is looked up among them. ctx cancels the joins.
-// Not safe to call with collections being modified; the collections are
-// only read.
+// are sorted and every pair measured is looked up among them. ctx cancels
+// the joins and the sample. The collections are only read; the callbacks
+// are called from the calling goroutine.
 func Check(ctx context.Context, c, s *order.Collection, opt CheckOptions) (*CrossCheck, error) {
 	ck, err := newChecker(c, s, &opt)
 	if err != nil {
@@ -350,7 +350,7 @@ func newChecker(c, s *order.Collection, opt *CheckOptions) (*checker, error) {
 		cc.Records = append(cc.Records, x.Len())
 	}
 	ck.r = sides[0]
-	ck.sizeA, ck.sizeB = sizesByID(ck.r), nil
+	ck.sizeA = sizesByID(ck.r)
 	ck.sizeB = ck.sizeA
 	if len(sides) > 1 {
 		ck.s = sides[1]
