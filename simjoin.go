@@ -1,67 +1,91 @@
 // Package simjoin finds every pair of records whose token sets have
-// similarity at least a threshold t: the exact all-pairs similarity join, as
-// one library call.
+// similarity at least a threshold t: the all-pairs similarity join, as the
+// library calls the simjoin command itself is built on.
 //
-// The join is AllPairs (Bayardo, Ma and Srikant, "Scaling up all pairs
-// similarity search", WWW 2007) with the positional filter and suffix
-// verification of PPJoin (Xiao, Wang, Lin and Yu, "Efficient similarity joins
-// for near duplicate detection", WWW 2008). Every "similarity >= t" decision
-// is made in integer arithmetic against t as an exact fraction, so a pair
-// whose similarity is exactly t is always reported and no pair below it is.
-// See package join for the algorithm and package prefix for the bounds.
+// Two paths answer it. The exact path is AllPairs (Bayardo, Ma and Srikant,
+// "Scaling up all pairs similarity search", WWW 2007) with the positional
+// filter and suffix verification of PPJoin (Xiao, Wang, Lin and Yu,
+// "Efficient similarity joins for near duplicate detection", WWW 2008), or
+// AdaptJoin's ℓ-prefix where it costs less (package join). The LSH path is
+// MinHash with banding (Broder 1997; Indyk and Motwani 1998; package approx):
+// candidates from signature bands, verified exactly, so that a pair may be
+// missed (with a probability the S-curve bounds) but none is false. The
+// planner (package planner) prices both on the input at hand and chooses:
+// Method Auto, the default. Every "similarity >= t" decision is made in
+// integer arithmetic against t as an exact fraction, so a pair whose
+// similarity is exactly t is always found by the exact path and no pair below
+// it is reported by either.
 //
 // # Lifecycle
 //
-// Each call is one pass and keeps nothing afterwards: it tokenizes the
-// records (package shingle) or maps the given tokens to keys, builds the
-// rare-first token order and the size-sorted collection (package order),
-// indexes the prefixes and joins (package join). All goroutines have ended
-// when a call returns. The calls are safe for concurrent use; the records and
-// sets passed in are only read.
+// A join reads its records from Sources (strings, ready sets, lines of a
+// reader, or files selected under directories), tokenizes them (package
+// shingle), builds the rare-first token order and the size-sorted
+// collections (package order): Load returns that Input. Input.Join then
+// plans (for Method Auto) and runs the chosen path, streaming the pairs to a
+// callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
+// plan and the counters of the path that ran. Input.Dedup clusters the pairs
+// of a self-join; Input.Explain returns the plan, and optionally a measured
+// run and a cross-check of LSH against the exact answer. Run is Load and
+// Join in one call; SelfJoin, Join and friends are the shortest forms for
+// strings and sets in memory.
 //
-// The functions come in two forms: SelfJoin and friends collect the pairs and
-// return them sorted by (A, B); SelfJoinFunc and friends stream them to a
-// callback as they are found (in an order that is the same on every run and
-// for any number of workers) and hold none of them.
+// An Input is immutable once loaded and safe for concurrent use; every call
+// has ended its goroutines when it returns. The records and sets passed in
+// are only read.
 //
 // # What it does not do
 //
-// It does not estimate: there is no MinHash or LSH path here, and no planner.
-// It reads lines (ReadLines: one record a line, tokenized on all cores) but
-// keeps no index for later queries, and it holds the
-// whole collection in memory (about 4 bytes per distinct token of every set).
-// For those, and for reusing one tokenized collection across several joins,
-// use the packages shingle, order and join directly.
+// It keeps no index for later queries (see package index and join.Index) and
+// holds the whole collection in memory: about 4 bytes per distinct token of
+// every set, plus the path's own structures (join.EstimateMemory). It does
+// not format: Stats are counters and durations, and the plan is a value;
+// the simjoin command writes them as its reports.
 package simjoin
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"slices"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
-	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// Pair is one result: A and B are 0-based indices into the records (A < B in
-// a self-join; A indexes r and B indexes s in an R-S join), Overlap the exact
-// size of the intersection of their sets, and Sim the similarity computed
-// from it (for prefix.Overlap, Sim equals Overlap).
+// Pair is one result: A and B are 0-based indices of records (A < B in a
+// self-join; A indexes the first source and B the second in an R-S join),
+// Overlap the exact size of the intersection of their sets (-1 when the
+// similarity is an LSH estimate, approx.VerifyEstimate), and Sim the
+// similarity (for prefix.Overlap, Sim equals Overlap).
 type Pair = join.Pair
 
-// Stats counts what a join did: records, skipped empty records, candidates
-// and how the filters disposed of them. See join.Stats.
-type Stats = join.Stats
+// Method is a join path: Auto (the planner's choice), Exact or LSH.
+type Method = planner.Method
+
+// The methods.
+const (
+	// Auto lets the planner choose between Exact and LSH by predicted CPU
+	// time (planner.New); it is the zero value.
+	Auto = planner.Auto
+	// Exact finds every pair: the prefix-filter joins of package join.
+	Exact = planner.Exact
+	// LSH is MinHash-LSH (package approx): faster on long sets at low
+	// thresholds, and a pair may be missed.
+	LSH = planner.LSH
+)
+
+// Plan is the planner's choice and the figures behind it.
+type Plan = planner.Plan
 
 // Options configures a join. The zero value of every field but Threshold
-// works: whitespace-separated tokens, Jaccard, one worker per core.
+// works: whitespace-separated tokens, Jaccard, the planner's choice of
+// method, approx's LSH defaults, one worker per core, no memory check.
 type Options struct {
-	// Tokens says how a record string becomes a set (shingle.Spec{} takes
-	// whitespace-separated tokens as they are). The *Sets functions ignore it.
+	// Tokens says how a record string or line becomes a set (shingle.Spec{}
+	// takes whitespace-separated tokens as they are). Sets sources ignore
+	// it.
 	Tokens shingle.Spec
 	// Measure is the similarity measure; the zero value is prefix.Jaccard.
 	Measure prefix.Measure
@@ -71,16 +95,42 @@ type Options struct {
 	// prefix.MaxDecimals places, so 0.8 means exactly 4/5 (and 2.0/3 means
 	// 0.666666667, which a pair at exactly 2/3 does not reach).
 	Threshold float64
-	// Workers is the number of goroutines probing; 0 or less means GOMAXPROCS,
-	// and more than 4·GOMAXPROCS means 4·GOMAXPROCS. The result does not
-	// depend on it.
+	// Fraction, when its Den is not 0, is the threshold as an exact
+	// fraction (prefix.ParseThreshold reads "2/3"), and Threshold is
+	// ignored.
+	Fraction prefix.Threshold
+	// Method chooses the path; Auto (the zero value) lets the planner
+	// choose. Explain prices both paths whatever it says.
+	Method Method
+	// LSH holds the LSH parameters (scheme, K, bits, banding or target
+	// recall, seed, verification, bucket cap, minimum size). Its Measure,
+	// Threshold, Workers, Progress and Copies are taken from these Options.
+	LSH approx.Options
+	// CheckRecall, when the LSH path runs, also runs the exact join and
+	// measures LSH against it (planner.Check): Stats.Check. The pairs are
+	// LSH's as without it; Dedup then gets copies as pairs.
+	CheckRecall bool
+	// Files applies to the Files sources of a join.
+	Files FileOptions
+	// Workers is the number of goroutines of every phase; 0 or less means
+	// GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS. The result
+	// does not depend on it.
 	Workers int
+	// Progress, if not nil, is told how the long phases advance (see
+	// Progress). It is called from the goroutine that called Load, Join,
+	// Dedup or Explain.
+	Progress func(Progress)
+	// MemoryCheck, if not nil, is called once the records are read and
+	// before they are ordered, with the memory the join is estimated to need
+	// (join.EstimateMemory) and the records and tokens read; an error it
+	// returns stops Load and is returned as it is.
+	MemoryCheck func(need int64, records, tokens int) error
 }
 
-// Errors returned (wrapped) by the join calls. They are the sentinels of the
-// packages that detect them, so errors.Is works with either name.
+// Errors returned (wrapped) by the calls. The first four are the sentinels of
+// the packages that detect them, so errors.Is works with either name.
 var (
-	// ErrThreshold: Options.Threshold is outside its range for the measure.
+	// ErrThreshold: the threshold is outside its range for the measure.
 	ErrThreshold = prefix.ErrThreshold
 	// ErrMeasure: Options.Measure is not one of the prefix measures.
 	ErrMeasure = prefix.ErrMeasure
@@ -88,13 +138,21 @@ var (
 	// kind or normalisation, or a length outside 1..shingle.MaxN).
 	ErrTokens = shingle.ErrSpec
 	// ErrUTF8: a record is not valid UTF-8 and Options.Tokens needs text.
-	// It comes wrapped in a *RecordError.
+	// It comes wrapped in a *RecordError or a *LineError.
 	ErrUTF8 = shingle.ErrUTF8
+	// ErrMethod: Options.Method is not Auto, Exact or LSH, or names LSH
+	// for a measure LSH cannot estimate (prefix.Overlap).
+	ErrMethod = errors.New("simjoin: unknown or unavailable method")
+	// ErrSources: Load was given no first source, or Dedup an R-S join.
+	ErrSources = errors.New("simjoin: wrong sources")
+	// ErrNoLSH: Explain was asked to cross-check LSH where the plan has
+	// no LSH path (Plan.LSH.Why says why).
+	ErrNoLSH = planner.ErrNoLSH
 )
 
 // RecordError reports a record that could not be tokenized. It names the
 // record by side and index, and never quotes its text (records may be
-// passwords).
+// passwords). Lines and files name theirs by *LineError and path.
 type RecordError struct {
 	Side  string // "r" or "s" in an R-S join, "" in a self-join
 	Index int    // 0-based index of the record
@@ -110,16 +168,23 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return e.Err }
 
-// joinOptions checks o and converts it for package join.
-func (o Options) joinOptions() (join.Options, error) {
+// threshold checks the measure and threshold of o and returns t exactly.
+func (o *Options) threshold() (prefix.Threshold, error) {
 	if o.Measure > prefix.Overlap {
-		return join.Options{}, fmt.Errorf("simjoin: %w: %v", ErrMeasure, o.Measure)
+		return prefix.Threshold{}, fmt.Errorf("simjoin: %w: %v", ErrMeasure, o.Measure)
 	}
-	t, err := prefix.ThresholdOf(o.Measure, o.Threshold)
+	var t prefix.Threshold
+	var err error
+	if o.Fraction.Den != 0 {
+		// Read back, which checks the range and reduces the fraction.
+		t, err = prefix.ParseThreshold(o.Measure, o.Fraction.String())
+	} else {
+		t, err = prefix.ThresholdOf(o.Measure, o.Threshold)
+	}
 	if err != nil {
-		return join.Options{}, fmt.Errorf("simjoin: %w", err)
+		return prefix.Threshold{}, fmt.Errorf("simjoin: %w", err)
 	}
-	return join.Options{Measure: o.Measure, Threshold: t, Workers: max(o.Workers, 0)}, nil
+	return t, nil
 }
 
 // checkTokens reports whether spec is one that shingle can apply: a known
@@ -135,205 +200,4 @@ func checkTokens(spec shingle.Spec) error {
 		return fmt.Errorf("simjoin: %w: %s", ErrTokens, spec)
 	}
 	return nil
-}
-
-// tokenize adds the token set of every record to a new Input.
-func tokenize(records []string, spec shingle.Spec, side string) (*order.Input, error) {
-	in := new(order.Input)
-	var buf []uint64
-	for i, rec := range records {
-		var err error
-		if buf, err = spec.Append(buf[:0], rec); err != nil {
-			return nil, &RecordError{Side: side, Index: i, Err: err}
-		}
-		in.Add(buf)
-	}
-	return in, nil
-}
-
-// collect runs f with a callback that gathers the pairs, then sorts them.
-func collect(f func(yield func(Pair) bool) (Stats, error)) ([]Pair, Stats, error) {
-	var pairs []Pair
-	st, err := f(func(p Pair) bool {
-		pairs = append(pairs, p)
-		return true
-	})
-	if err != nil {
-		return nil, st, err
-	}
-	slices.SortFunc(pairs, join.ComparePairs)
-	return pairs, st, nil
-}
-
-// SelfJoin returns every pair of records whose similarity reaches
-// opts.Threshold, each once with A < B, sorted by (A, B). Records whose set
-// is empty never join (they are counted in Stats.Skipped); identical records
-// join with similarity 1.
-//
-// Cost: tokenizing is O(total length) on the calling goroutine; ordering
-// O(T log T) for T tokens; the join as package join describes. Memory: the
-// sets (about 16 bytes per token while ordering, 4 after), the prefix index,
-// and the result slice.
-func SelfJoin(ctx context.Context, records []string, opts Options) ([]Pair, Stats, error) {
-	return collect(func(yield func(Pair) bool) (Stats, error) {
-		return SelfJoinFunc(ctx, records, opts, yield)
-	})
-}
-
-// SelfJoinFunc is SelfJoin with the pairs streamed to yield instead of
-// collected. yield is called from the calling goroutine; returning false
-// stops the join early, without error. Pairs come grouped by probe set in
-// size order, the same on every run and for any number of workers.
-func SelfJoinFunc(ctx context.Context, records []string, opts Options, yield func(Pair) bool) (Stats, error) {
-	jo, err := opts.joinOptions()
-	if err != nil {
-		return Stats{}, err
-	}
-	if err := checkTokens(opts.Tokens); err != nil {
-		return Stats{}, err
-	}
-	in, err := tokenize(records, opts.Tokens, "")
-	if err != nil {
-		return Stats{}, err
-	}
-	return selfJoin(ctx, in, jo, yield)
-}
-
-// Join returns every pair (r[A], s[B]) whose similarity reaches
-// opts.Threshold, sorted by (A, B). The token order is built over r and s
-// together. Otherwise as SelfJoin.
-func Join(ctx context.Context, r, s []string, opts Options) ([]Pair, Stats, error) {
-	return collect(func(yield func(Pair) bool) (Stats, error) {
-		return JoinFunc(ctx, r, s, opts, yield)
-	})
-}
-
-// JoinFunc is Join with the pairs streamed to yield, as SelfJoinFunc does;
-// they come grouped by the record of r in size order.
-func JoinFunc(ctx context.Context, r, s []string, opts Options, yield func(Pair) bool) (Stats, error) {
-	jo, err := opts.joinOptions()
-	if err != nil {
-		return Stats{}, err
-	}
-	if err := checkTokens(opts.Tokens); err != nil {
-		return Stats{}, err
-	}
-	rin, err := tokenize(r, opts.Tokens, "r")
-	if err != nil {
-		return Stats{}, err
-	}
-	sin, err := tokenize(s, opts.Tokens, "s")
-	if err != nil {
-		return Stats{}, err
-	}
-	return rsJoin(ctx, rin, sin, jo, yield)
-}
-
-// SelfJoinSets is SelfJoin over ready token sets: sets[i] is the set of
-// record i, in any order, duplicates ignored. Tokens are equal when
-// cmp.Compare says so (so every NaN is one token, and -0.0 equals 0.0).
-// opts.Tokens is ignored. The sets are only read.
-//
-// Cost: one hash-map operation per token to map tokens to keys, then as
-// SelfJoin.
-func SelfJoinSets[T cmp.Ordered](ctx context.Context, sets [][]T, opts Options) ([]Pair, Stats, error) {
-	return collect(func(yield func(Pair) bool) (Stats, error) {
-		return SelfJoinSetsFunc(ctx, sets, opts, yield)
-	})
-}
-
-// SelfJoinSetsFunc is SelfJoinSets with the pairs streamed to yield, as
-// SelfJoinFunc does.
-func SelfJoinSetsFunc[T cmp.Ordered](ctx context.Context, sets [][]T, opts Options, yield func(Pair) bool) (Stats, error) {
-	jo, err := opts.joinOptions()
-	if err != nil {
-		return Stats{}, err
-	}
-	var k keyer[T]
-	return selfJoin(ctx, k.input(sets), jo, yield)
-}
-
-// JoinSets is Join over ready token sets, as SelfJoinSets is SelfJoin.
-func JoinSets[T cmp.Ordered](ctx context.Context, r, s [][]T, opts Options) ([]Pair, Stats, error) {
-	return collect(func(yield func(Pair) bool) (Stats, error) {
-		return JoinSetsFunc(ctx, r, s, opts, yield)
-	})
-}
-
-// JoinSetsFunc is JoinSets with the pairs streamed to yield, as JoinFunc
-// does.
-func JoinSetsFunc[T cmp.Ordered](ctx context.Context, r, s [][]T, opts Options, yield func(Pair) bool) (Stats, error) {
-	jo, err := opts.joinOptions()
-	if err != nil {
-		return Stats{}, err
-	}
-	var k keyer[T]
-	return rsJoin(ctx, k.input(r), k.input(s), jo, yield)
-}
-
-// keyer numbers the distinct tokens of one join in order of first
-// appearance. NaN, which a map never finds again, gets a number of its own.
-type keyer[T cmp.Ordered] struct {
-	keys   map[T]uint64
-	next   uint64
-	nan    uint64
-	hasNaN bool
-}
-
-func (k *keyer[T]) key(v T) uint64 {
-	if v != v { // only NaN is unequal to itself
-		if !k.hasNaN {
-			k.nan, k.hasNaN = k.next, true
-			k.next++
-		}
-		return k.nan
-	}
-	id, ok := k.keys[v]
-	if !ok {
-		id = k.next
-		k.keys[v] = id
-		k.next++
-	}
-	return id
-}
-
-func (k *keyer[T]) input(sets [][]T) *order.Input {
-	if k.keys == nil {
-		k.keys = make(map[T]uint64)
-	}
-	in := new(order.Input)
-	var buf []uint64
-	for _, set := range sets {
-		buf = buf[:0]
-		for _, v := range set {
-			buf = append(buf, k.key(v))
-		}
-		in.Add(buf)
-	}
-	return in
-}
-
-func selfJoin(ctx context.Context, in *order.Input, jo join.Options, yield func(Pair) bool) (Stats, error) {
-	c, err := order.New(in)
-	if err != nil {
-		return Stats{}, fmt.Errorf("simjoin: %w", err)
-	}
-	return wrap(join.SelfJoin(ctx, c, jo, yield))
-}
-
-func rsJoin(ctx context.Context, r, s *order.Input, jo join.Options, yield func(Pair) bool) (Stats, error) {
-	cs, err := order.Build(r, s)
-	if err != nil {
-		return Stats{}, fmt.Errorf("simjoin: %w", err)
-	}
-	return wrap(join.RSJoin(ctx, cs[0], cs[1], jo, yield))
-}
-
-// wrap passes context errors through unchanged, so that err == ctx.Err()
-// holds, and prefixes others.
-func wrap(st Stats, err error) (Stats, error) {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return st, err
-	}
-	return st, fmt.Errorf("simjoin: %w", err)
 }

@@ -80,7 +80,7 @@ func TestSetsAgainstOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				name := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, th)
-				opts := simjoin.Options{Measure: m, Threshold: tf, Workers: 2}
+				opts := simjoin.Options{Measure: m, Threshold: tf, Workers: 2, Method: simjoin.Exact}
 				pairs, st, err := simjoin.SelfJoinSets(ctx, fx.Sets, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -179,7 +179,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 			for _, tf := range floatThresholds(m) {
 				th, _ := prefix.ThresholdOf(m, tf)
 				name := fmt.Sprintf("q=%d/%s/t=%s", q, m, th)
-				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: tf}
+				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: tf, Method: simjoin.Exact}
 				pairs, _, err := simjoin.SelfJoin(ctx, records, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -440,12 +440,12 @@ func TestWorkersClamped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40})
+	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Workers != 4*runtime.GOMAXPROCS(0) {
-		t.Errorf("Stats.Workers = %d, want 4·GOMAXPROCS = %d", st.Workers, 4*runtime.GOMAXPROCS(0))
+	if st.Exact.Workers != 4*runtime.GOMAXPROCS(0) {
+		t.Errorf("Stats.Workers = %d, want 4·GOMAXPROCS = %d", st.Exact.Workers, 4*runtime.GOMAXPROCS(0))
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("pairs %v, want %v", got, want)

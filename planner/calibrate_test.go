@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -38,11 +39,11 @@ func timeRun(f func()) (cpu, wall float64) {
 	cpu, wall = math.Inf(1), math.Inf(1)
 	var total time.Duration
 	for k := 0; k < 10 && (k < 3 || total < 2*time.Second); k++ {
-		c0, _ := cpuTime()
+		c0, _ := rusage.CPU()
 		t0 := time.Now()
 		f()
 		d := time.Since(t0)
-		c1, _ := cpuTime()
+		c1, _ := rusage.CPU()
 		total += d
 		wall = min(wall, d.Seconds())
 		cpu = min(cpu, (c1 - c0).Seconds())

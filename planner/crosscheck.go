@@ -10,6 +10,7 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -18,9 +19,9 @@ import (
 // CheckOptions configures Check. LSH is required; the zero value of every
 // other field checks the whole input, LSH's banding once, at 95% confidence.
 type CheckOptions struct {
-	// LSH is the LSH path checked, as approx.Options.Resolve or a Plan
-	// (Plan.LSHOptions) gives it: its measure, threshold and workers serve
-	// the exact join too. Copies is ignored.
+	// LSH is the LSH path checked (resolved by approx.Options.Resolve when
+	// it is not yet): its measure, threshold and workers serve the exact
+	// join too. Copies is ignored.
 	LSH approx.Options
 	// Shapes are the bandings measured, each with LSH's other parameters;
 	// empty means LSH.Shape alone.
@@ -277,14 +278,15 @@ type drawnPair struct {
 func pairKey(a, b int) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
 
 func newChecker(c, s *order.Collection, opt *CheckOptions) (*checker, error) {
-	lsh := opt.LSH
-	if lsh.Measure == prefix.Overlap {
+	if opt.LSH.Measure == prefix.Overlap {
 		return nil, ErrNoLSH
 	}
-	jt, err := approx.JaccardThreshold(lsh.Measure, lsh.Threshold)
+	lsh, err := opt.LSH.Resolve()
 	if err != nil {
 		return nil, fmt.Errorf("planner: %w", err)
 	}
+	opt.LSH = lsh
+	jt, _ := approx.JaccardThreshold(lsh.Measure, lsh.Threshold)
 	if opt.Confidence == 0 {
 		opt.Confidence = 0.95
 	}
@@ -572,14 +574,56 @@ type stepTimer struct {
 }
 
 func startStep(name string) stepTimer {
-	c, ok := cpuTime()
+	c, ok := rusage.CPU()
 	return stepTimer{name, time.Now(), c, ok}
 }
 
 func (t stepTimer) done() Step {
 	s := Step{Name: t.name, Seconds: time.Since(t.start).Seconds()}
-	if c, ok := cpuTime(); ok && t.cpuOK {
+	if c, ok := rusage.CPU(); ok && t.cpuOK {
 		s.CPU = (c - t.cpu).Seconds()
+	}
+	return s
+}
+
+// CheckSummary is one banding's first run of a check as one flat value:
+// the form simjoin explain prints.
+type CheckSummary struct {
+	Records            []int    `json:"records"`
+	Whole              bool     `json:"whole"`
+	Confidence         float64  `json:"confidence"`
+	Exact              Measured `json:"exact"`
+	LSH                Measured `json:"lsh"`
+	Recall             Interval `json:"recall"`
+	Precision          Interval `json:"precision"`
+	CandidatePrecision Interval `json:"candidate_precision"`
+	Predicted          float64  `json:"predicted_recall"`
+	AtThreshold        float64  `json:"recall_at_threshold"`
+	// Bins are the bins that hold pairs, in order.
+	Bins []RecallBin `json:"bins"`
+}
+
+// RecallBin is the recall of the true pairs whose Jaccard similarity lies in
+// [From, To), beside what the S-curve predicts for them (the mean of P over
+// their similarities).
+type RecallBin struct {
+	From      float64  `json:"from"`
+	To        float64  `json:"to"`
+	Recall    Interval `json:"recall"`
+	Predicted float64  `json:"predicted"`
+}
+
+// Summary returns the first banding's first run as a CheckSummary. Cost:
+// O(bins).
+func (cc *CrossCheck) Summary() *CheckSummary {
+	b := cc.Bandings[0]
+	r := b.Runs[0]
+	s := &CheckSummary{Records: cc.Records, Whole: cc.Whole, Confidence: cc.Confidence, Exact: cc.Exact, LSH: r.LSH,
+		Recall: r.Recall, Precision: r.Precision, CandidatePrecision: r.CandidatePrecision, Predicted: b.Predicted, AtThreshold: b.AtThreshold}
+	for _, bn := range b.Bins {
+		if bn.Pairs > 0 {
+			s.Bins = append(s.Bins, RecallBin{bn.From, bn.To, bn.Recall, bn.Predicted})
+		}
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
@@ -69,7 +70,13 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 			return Measured{Method: m}, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
 		}
 	}
-	return runPath(ctx, m, c, s, join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}, lopt, yield)
+	// The index keys planned for a self-join (join.ChooseEll), not chosen
+	// again.
+	jopt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+	if s == nil {
+		jopt.Ell = p.ell
+	}
+	return runPath(ctx, m, c, s, jopt, lopt, yield)
 }
 
 // runPath runs the exact join with jopt (m = Exact) or the LSH join with
@@ -80,10 +87,10 @@ func runPath(ctx context.Context, m Method, c, s *order.Collection, jopt join.Op
 		yield = func(join.Pair) bool { return true }
 	}
 	out.Method = m
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := rusage.CPU()
 	t0 := time.Now()
 	defer func() {
-		if c1, ok := cpuTime(); ok && cpuOK {
+		if c1, ok := rusage.CPU(); ok && cpuOK {
 			out.CPU = (c1 - c0).Seconds()
 		}
 	}()

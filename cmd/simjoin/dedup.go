@@ -11,7 +11,6 @@ import (
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/join"
 )
 
 func init() { register(newDedupCmd) }
@@ -159,18 +158,14 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	rep := l.rep
 	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
 	tm := rep.phase("join+cluster")
-	f, err := cluster.Join(l.r.Records(), func(yield func(join.Pair) bool) error {
-		sink.consume = yield
-		// Identical records are one group on the exact path: n copies are
-		// n - 1 unions, not n(n-1)/2 pairs.
-		sink.copies = func(ids []int) bool {
-			for _, id := range ids[1:] {
-				yield(join.Pair{A: ids[0], B: id})
-			}
-			return true
-		}
-		return runMethod(ctx, e, cfg, l, sink, io.Discard)
-	})
+	in, err := planned(ctx, cfg, l, nil)
+	if err != nil {
+		return err
+	}
+	f, st, err := in.Dedup(ctx, nil)
+	if err == nil {
+		err = joined(e, cfg, l, st, sink)
+	}
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/planner"
 )
@@ -87,33 +89,6 @@ func (ex *explainFlags) parse() error {
 	return nil
 }
 
-// plannerOptions are the planner's options for cfg.
-func plannerOptions(cfg *joinConfig) planner.Options {
-	method, err := planner.ParseMethod(cfg.method)
-	if err != nil {
-		method = planner.Auto // parse has checked it
-	}
-	opt := cfg.lsh.opt
-	opt.Progress = nil
-	return planner.Options{Measure: cfg.m, Threshold: cfg.t, Method: method, LSH: opt, Workers: cfg.workers}
-}
-
-// planJoin plans a join: with --method auto it returns the planner's choice
-// (and sets the LSH options when LSH is chosen); with a method given it
-// returns that method, and the plan prices both paths for the report. The
-// plan goes into the report's section "plan".
-func planJoin(ctx context.Context, cfg *joinConfig, l *loaded) (string, error) {
-	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
-	if err != nil {
-		return "", err
-	}
-	l.rep.addSection("plan", "plan", p, planRows(p))
-	if opt, ok := p.LSHOptions(); ok && p.Method == planner.LSH && cfg.method == "auto" {
-		cfg.lsh.opt = opt
-	}
-	return p.Method.String(), nil
-}
-
 // planRows is the plan's section of the statistics report.
 func planRows(p *planner.Plan) [][2]string {
 	rows := [][2]string{
@@ -132,64 +107,6 @@ func planRows(p *planner.Plan) [][2]string {
 	return rows
 }
 
-// explained is the JSON of explain.
-type explained struct {
-	Plan       *planner.Plan `json:"plan"`
-	Analyze    *analysis     `json:"analyze,omitempty"`
-	CrossCheck *crossChecked `json:"cross_check,omitempty"`
-}
-
-// crossChecked is the cross-check as explain prints it: the banding's run,
-// and the bins that hold pairs.
-type crossChecked struct {
-	Records            []int            `json:"records"`
-	Whole              bool             `json:"whole"`
-	Confidence         float64          `json:"confidence"`
-	Exact              planner.Measured `json:"exact"`
-	LSH                planner.Measured `json:"lsh"`
-	Recall             planner.Interval `json:"recall"`
-	Precision          planner.Interval `json:"precision"`
-	CandidatePrecision planner.Interval `json:"candidate_precision"`
-	Predicted          float64          `json:"predicted_recall"`
-	AtThreshold        float64          `json:"recall_at_threshold"`
-	Bins               []recallBin      `json:"bins"`
-}
-
-type recallBin struct {
-	From      float64          `json:"from"`
-	To        float64          `json:"to"`
-	Recall    planner.Interval `json:"recall"`
-	Predicted float64          `json:"predicted"`
-}
-
-func crossCheckedOf(cc *planner.CrossCheck) *crossChecked {
-	b := cc.Bandings[0]
-	r := b.Runs[0]
-	v := &crossChecked{cc.Records, cc.Whole, cc.Confidence, cc.Exact, r.LSH, r.Recall, r.Precision, r.CandidatePrecision, b.Predicted, b.AtThreshold, nil}
-	for _, bn := range b.Bins {
-		if bn.Pairs > 0 {
-			v.Bins = append(v.Bins, recallBin{bn.From, bn.To, bn.Recall, bn.Predicted})
-		}
-	}
-	return v
-}
-
-// analysis is a run of the plan beside its prediction.
-type analysis struct {
-	Method    planner.Method   `json:"method"`
-	Predicted predicted        `json:"predicted"`
-	Measured  planner.Measured `json:"measured"`
-}
-
-type predicted struct {
-	Phases     []planner.Phase `json:"phases"`
-	Seconds    float64         `json:"wall_s"`
-	CPU        float64         `json:"cpu_s"`
-	Collisions float64         `json:"collisions,omitempty"`
-	Candidates float64         `json:"candidates"`
-	Results    float64         `json:"results"`
-}
-
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
 func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
@@ -197,71 +114,26 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 	if err != nil {
 		return err
 	}
-	p, err := planner.New(ctx, l.r, l.s, plannerOptions(cfg))
+	res, err := l.in.Explain(ctx, simjoin.ExplainOptions{Analyze: ex.analyze, CrossCheck: ex.records, CrossSeed: ex.crossSeed})
+	if errors.Is(err, simjoin.ErrNoLSH) {
+		return usagef("--cross-check compares LSH with the exact join, and LSH is not available here: %s", res.Plan.LSH.Why)
+	}
 	if err != nil {
 		return err
-	}
-	res := explained{Plan: p}
-	if ex.analyze {
-		bar := l.prog.count("running " + p.Method.String())
-		m, err := p.Run(ctx, l.r, l.s, nil)
-		bar.finish()
-		if err != nil {
-			return err
-		}
-		res.Analyze = analyze(p, m)
-	}
-	if ex.records != 0 {
-		if !p.LSH.Available {
-			return usagef("--cross-check compares LSH with the exact join, and LSH is not available here: %s", p.LSH.Why)
-		}
-		bar := l.prog.count("cross-checking")
-		cc, err := p.CrossCheck(ctx, l.r, l.s, planner.CheckOptions{Records: max(ex.records, 0), Seed: ex.crossSeed})
-		bar.finish()
-		if err != nil {
-			return err
-		}
-		res.CrossCheck = crossCheckedOf(cc)
 	}
 	if ex.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		var b bytes.Buffer
-		writeExplain(&b, cfg, l, &res, ex)
-		if _, err := out.Write(b.Bytes()); err != nil {
-			return err
-		}
+		return enc.Encode(res)
 	}
-	return nil
-}
-
-// analyze sets a run beside the plan's prediction for its method.
-func analyze(p *planner.Plan, m planner.Measured) *analysis {
-	a := &analysis{Method: m.Method, Measured: m}
-	pr := &a.Predicted
-	var cost planner.Cost
-	if m.Method == planner.Exact {
-		cost = p.Exact.Cost
-		pr.Candidates = p.Exact.Candidates
-	} else {
-		cost = p.LSH.Cost
-		pr.Candidates = p.LSH.Candidates
-		pr.Collisions = p.LSH.Collisions
-	}
-	for _, ph := range m.Phases {
-		pr.Phases = append(pr.Phases, planner.Phase{Name: ph.Name, Seconds: cost.Phase(ph.Name)})
-	}
-	pr.Seconds, pr.CPU = cost.Seconds, cost.CPU
-	pr.Results = p.Sample.Predicted
-	return a
+	var b bytes.Buffer
+	writeExplain(&b, l, res, ex)
+	_, err = out.Write(b.Bytes())
+	return err
 }
 
 // writeExplain writes the explanation for people: aligned, with units.
-func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *explainFlags) {
+func writeExplain(w io.Writer, l *loaded, res *simjoin.Explanation, ex *explainFlags) {
 	p := res.Plan
 	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(kv, "%s\t%s\n", k, v) }
@@ -307,7 +179,11 @@ func writeExplain(w io.Writer, cfg *joinConfig, l *loaded, res *explained, ex *e
 		return s
 	}
 	row("", "exact", "lsh")
-	row("  parameters", fmt.Sprintf("%s prefix postings", count(float64(ew.Postings))), lshCol(lshParams(p)))
+	exactParams := fmt.Sprintf("%s prefix postings", count(float64(ew.Postings)))
+	if ew.Ell > 1 {
+		exactParams = fmt.Sprintf("ℓ = %d: %s key postings", ew.Ell, count(float64(ew.Postings)))
+	}
+	row("  parameters", exactParams, lshCol(lshParams(p)))
 	row("  predicted time", seconds(p.Exact.Cost.Seconds), lshCol(seconds(p.LSH.Cost.Seconds)))
 	row("  predicted CPU", seconds(p.Exact.Cost.CPU), lshCol(seconds(p.LSH.Cost.CPU)))
 	row("  candidates", count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", count(p.LSH.Candidates), count(p.LSH.CurveCandidates))))

@@ -1,22 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
-	"unsafe"
 
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/fileset"
-	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -32,8 +23,7 @@ type docFlags struct {
 	punct     string
 	semis     string // --go-semicolons; "" when not given
 
-	args   []string // the INPUT arguments, set by the command
-	filter *fileset.Filter
+	args []string // the INPUT arguments, set by the command
 }
 
 func (d *docFlags) addFlags(fs *pflag.FlagSet) {
@@ -90,8 +80,7 @@ func (d *docFlags) parse(spec *shingle.Spec) error {
 		}
 		return nil
 	}
-	var err error
-	if d.filter, err = fileset.NewFilter(d.include, d.exclude); err != nil {
+	if _, err := fileset.NewFilter(d.include, d.exclude); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -112,209 +101,8 @@ func (d *docFlags) checkArgs(args []string) error {
 	return nil
 }
 
-// fileResult is one file read and tokenized: its sorted distinct keys, or the
-// error that stopped it.
-type fileResult struct {
-	keys   []uint64
-	format decompress.Format // the compression the file was read from
-	err    error
-}
-
-// readFiles reads and tokenizes files on workers goroutines and returns the
-// records in file order with their ids. A file that cannot be read or
-// tokenized stops the run with an error naming it, or with keepGoing is
-// reported through warn and skipped. Files with fewer than minTokens distinct
-// tokens are dropped. progress, if not nil, is called from the calling
-// goroutine with the files done and the total.
-func readFiles(files []fileset.File, spec shingle.Spec, workers, minTokens int, keepGoing bool, st *fileset.Stats,
-	warn func(error), progress func(done, total int)) (*order.Input, []string, error) {
-	results := make([]fileResult, len(files))
-	done := make([]chan struct{}, len(files))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	var readNS, tokNS, nbytes atomic.Int64
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			var scratch []uint64
-			var sorter keysort.Sorter
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(files) {
-					return
-				}
-				if stop.Load() {
-					close(done[i])
-					continue
-				}
-				t0 := time.Now()
-				data, err := fileset.ReadRegular(files[i].ID)
-				if err == nil {
-					data, results[i].format, err = decompress.Bytes(data)
-				}
-				t1 := time.Now()
-				readNS.Add(int64(t1.Sub(t0)))
-				if err == nil {
-					nbytes.Add(int64(len(data)))
-					if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
-						// A long file: memory bounded by its distinct keys.
-						scratch, err = spec.AppendSet(scratch[:0], unsafe.String(unsafe.SliceData(data), len(data)))
-						if err == nil {
-							results[i].keys = slices.Clone(scratch)
-						}
-					} else {
-						scratch, err = spec.AppendBytes(scratch[:0], data)
-						if err == nil {
-							results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
-						}
-					}
-					tokNS.Add(int64(time.Since(t1)))
-				}
-				if err != nil {
-					results[i].err = fileError(files[i].ID, err)
-					if !keepGoing {
-						stop.Store(true)
-					}
-				}
-				close(done[i])
-			}
-		})
-	}
-	in := new(order.Input)
-	// Size the vocabulary from the bytes to read: about one distinct shingle
-	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
-	var total int64
-	for _, f := range files {
-		total += f.Size
-	}
-	in.Grow(int(total / 17))
-	// Accepted files' keys are entered in batches, which order.Input spreads
-	// over all cores.
-	var pending []uint64
-	pendingOffs := []int{0}
-	flush := func() {
-		in.AddBatch(pending, pendingOffs)
-		pending, pendingOffs = pending[:0], pendingOffs[:1]
-	}
-	var ids []string
-	var firstErr error
-	for i := range files {
-		<-done[i]
-		r := &results[i]
-		switch {
-		case firstErr != nil:
-		case r.err != nil && !keepGoing:
-			firstErr = r.err
-		case r.err != nil:
-			st.Unreadable++
-			warn(r.err)
-		case len(r.keys) < minTokens:
-			st.TooFew++
-		default:
-			switch r.format {
-			case decompress.Gzip:
-				st.Gzip++
-			case decompress.Zstd:
-				st.Zstd++
-			}
-			pending = append(pending, r.keys...)
-			pendingOffs = append(pendingOffs, len(pending))
-			if len(pending) >= 1<<17 {
-				flush()
-			}
-			ids = append(ids, files[i].ID)
-			st.Shingles += int64(len(r.keys))
-		}
-		r.keys = nil
-		if progress != nil {
-			progress(i+1, len(files))
-		}
-	}
-	wg.Wait()
-	flush()
-	st.Bytes = nbytes.Load()
-	st.ReadCPU = time.Duration(readNS.Load()).Seconds()
-	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()
-	st.MinTokens = minTokens
-	if firstErr != nil {
-		return nil, nil, firstErr
-	}
-	st.Records += len(ids)
-	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
-			len(files), st.Unreadable, st.TooFew, minTokens)
-	}
-	return in, ids, nil
-}
-
-// fileError names the file of a read or tokenizing error: "path: error", or
-// "path:line:column: message" for Go source that does not scan.
-func fileError(path string, err error) error {
-	var se *shingle.ScanError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%s:%w", path, err)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return err // already "open path: reason"
-	}
-	if errors.Is(err, shingle.ErrUTF8) {
-		return fmt.Errorf("%s: %w (use --tokens set for binary files)", path, err)
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-// loadFiles reads the records of --files: INPUT arguments (and --against)
-// listed, read and tokenized in parallel, ordered into collections; the ids
-// are the paths.
-func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, error) {
-	d := &cfg.docs
-	rep.Input = append([]string(nil), d.args...)
-	var warn func(error)
-	if d.keepGoing {
-		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
-	}
-	var st fileset.Stats
-	read := func(args []string) (*order.Input, []string, error) {
-		t0 := time.Now()
-		files, err := fileset.List(args, d.filter, &st, warn)
-		st.ListSeconds += time.Since(t0).Seconds()
-		var se *fileset.SelectionError
-		if errors.As(err, &se) {
-			return nil, nil, usageError{err}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		bar := prog.count("reading files")
-		defer bar.finish()
-		return readFiles(files, cfg.spec, cfg.workers, d.minTokens, d.keepGoing, &st, warn, bar.setOf)
-	}
-	tm := rep.phase("read+tokenize")
-	rin, rnames, err := read(d.args)
-	if err != nil {
-		return nil, err
-	}
-	var sin *order.Input
-	var snames []string
-	if cfg.against != "" {
-		rep.Input = append(rep.Input, "--against", cfg.against)
-		if sin, snames, err = read([]string{cfg.against}); err != nil {
-			return nil, err
-		}
-	}
-	tm.done("read+tokenize")
-	if err := checkMemory(cfg.mem, rin, sin); err != nil {
-		return nil, err
-	}
-	l, err := buildLoaded(rep, prog, rin, sin)
-	if err != nil {
-		return nil, err
-	}
-	l.names, l.snames = rnames, snames
+// filesRows is the text of the report's "files" section.
+func filesRows(st *fileset.Stats, d *docFlags) [][2]string {
 	rows := [][2]string{
 		{"listed", numfmt.Group(int64(st.Listed))},
 		{"selected", numfmt.Group(int64(st.Selected))},
@@ -336,11 +124,9 @@ func loadFiles(e *env, cfg *joinConfig, rep *report, prog *progress) (*loaded, e
 	if st.Gzip+st.Zstd > 0 {
 		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", numfmt.Group(int64(st.Gzip)), numfmt.Group(int64(st.Zstd)))})
 	}
-	rows = append(rows,
+	return append(rows,
 		[2]string{"listing", fmt.Sprintf("%.3f s", st.ListSeconds)},
 		[2]string{"reading", fmt.Sprintf("%.3f s (summed over workers)", st.ReadCPU)},
 		[2]string{"tokenizing", fmt.Sprintf("%.3f s (summed over workers)", st.TokenCPU)},
 	)
-	rep.addSection("files", "files", st, rows)
-	return l, nil
 }

@@ -7,13 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -329,32 +327,6 @@ func TestFilesNoPartialOutput(t *testing.T) {
 	}
 }
 
-// TestReadFilesVanished: a file that disappears between listing and reading
-// is reported with its path, and skipped with keepGoing.
-func TestReadFilesVanished(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"a.txt": "one two three", "c.txt": "one two three"})
-	files := []fileset.File{
-		{ID: filepath.Join(dir, "a.txt")},
-		{ID: filepath.Join(dir, "b.txt")},
-		{ID: filepath.Join(dir, "c.txt")},
-	}
-	spec := shingle.Spec{Kind: shingle.Words}
-	var st fileset.Stats
-	_, _, err := readFiles(files, spec, 2, 0, false, &st, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), files[1].ID) {
-		t.Fatalf("err %v, want one naming %s", err, files[1].ID)
-	}
-	var warned []string
-	st = fileset.Stats{}
-	in, ids, err := readFiles(files, spec, 2, 0, true, &st, func(err error) { warned = append(warned, err.Error()) }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if in.Len() != 2 || !slices.Equal(ids, []string{files[0].ID, files[2].ID}) || st.Unreadable != 1 || len(warned) != 1 {
-		t.Errorf("records %d, ids %v, unreadable %d, warned %q", in.Len(), ids, st.Unreadable, warned)
-	}
-}
-
 func TestFilesRSJoin(t *testing.T) {
 	text := filepath.Join(docsDir, "text")
 	out, errs, code := docsRun(t, "join", "--files", "--tokens", "shingle:3", "-t", "0.4", "--sort",
@@ -366,44 +338,5 @@ func TestFilesRSJoin(t *testing.T) {
 		filepath.Join(text, "oak.txt") + "\t" + filepath.Join(text, "oak.txt") + "\t1\n"
 	if out != want {
 		t.Errorf("stdout\n%s\nwant\n%s", out, want)
-	}
-}
-
-// BenchmarkReadFiles reads and shingles the Go source tree as the article's
-// experiment does (non-test .go files outside testdata). Opt-in, it needs
-// GOROOT's sources: SIMJOIN_GOROOT_BENCH=1 go test -bench ReadFiles ./cmd/simjoin
-func BenchmarkReadFiles(b *testing.B) {
-	if os.Getenv("SIMJOIN_GOROOT_BENCH") == "" {
-		b.Skip("set SIMJOIN_GOROOT_BENCH=1 to read $(go env GOROOT)/src")
-	}
-	src := filepath.Join(runtime.GOROOT(), "src")
-	filter, err := fileset.NewFilter([]string{"*.go"}, []string{"*_test.go", "*/testdata/*"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var st fileset.Stats
-	files, err := fileset.List([]string{src}, filter, &st, nil)
-	if err != nil {
-		b.Skipf("no Go tree at %s: %v", src, err)
-	}
-	for _, tokens := range []string{"go:5", "shingle:5", "set"} {
-		spec, err := shingle.Parse(tokens)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("tokens=%s/workers=%d", tokens, workers), func(b *testing.B) {
-				b.ReportAllocs()
-				var bytes int64
-				for b.Loop() {
-					var st fileset.Stats
-					if _, _, err := readFiles(files, spec, workers, 50, true, &st, func(error) {}, nil); err != nil {
-						b.Fatal(err)
-					}
-					bytes = st.Bytes
-				}
-				b.SetBytes(bytes)
-			})
-		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,12 +13,16 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -148,8 +153,9 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 	return cmd
 }
 
-// loaded is the input of a join, ordered and ready.
+// loaded is the input of a join, read, ordered and ready.
 type loaded struct {
+	in   *simjoin.Input
 	r, s *order.Collection // s is nil for a self-join
 	rep  *report
 	// names, snames are the record ids of r and s with --files (paths);
@@ -158,8 +164,26 @@ type loaded struct {
 	prog          *progress
 }
 
-// load reads INPUT (and --against) and builds the collections.
-func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
+// options are the library's options for cfg.
+func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
+	method, _ := planner.ParseMethod(c.method) // parse has checked it
+	var report func(simjoin.Progress)
+	if prog.on {
+		report = prog.report
+	}
+	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
+		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
+			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
+		MemoryCheck: func(need int64, records, tokens int) error {
+			return memlimit.Check(need, c.mem, fmt.Sprintf("joining %s records of %s tokens",
+				numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
+		}}
+}
+
+// load reads INPUT (and --against) and builds the collections
+// (simjoin.Load), filling the report's input counts and phases.
+func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
 	rep := &report{
 		Command:   cfg.command,
 		Input:     []string{input},
@@ -168,69 +192,71 @@ func load(e *env, cfg *joinConfig, input string) (*loaded, error) {
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
 	}
-	prog := newProgress(e.stderr)
+	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
+	var warn func(error)
+	if cfg.docs.keepGoing {
+		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
+	}
+	var r, s simjoin.Source
+	readPhase := "read"
 	if cfg.docs.files {
 		if cfg.docs.args == nil {
 			cfg.docs.args = []string{input}
 		}
-		return loadFiles(e, cfg, rep, prog)
-	}
-	read := func(name string) (*order.Input, error) {
-		f, err := openInput(name, e.stdin)
-		if err != nil {
+		rep.Input = append([]string(nil), cfg.docs.args...)
+		readPhase = "read+tokenize"
+		r = simjoin.Files(cfg.docs.args...)
+		if cfg.against != "" {
+			s = simjoin.Files(cfg.against)
+		}
+	} else {
+		var opened []io.Closer
+		defer func() {
+			for _, f := range opened {
+				f.Close()
+			}
+		}()
+		open := func(name string) (simjoin.Source, error) {
+			f, err := openInput(name, e.stdin)
+			if err != nil {
+				return simjoin.Source{}, err
+			}
+			opened = append(opened, f)
+			rep.noteCompressed(f)
+			l.prog.sizes[f.name] = f.size
+			return simjoin.Lines(f, f.name), nil
+		}
+		var err error
+		if r, err = open(input); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		rep.noteCompressed(f)
-		bar := prog.bytes(f.size, "reading "+f.name)
-		defer bar.finish()
-		return readRecords(f, f.name, cfg.spec, bar.set)
+		if cfg.against != "" {
+			if s, err = open(cfg.against); err != nil {
+				return nil, err
+			}
+		}
 	}
-	tm := rep.phase("read")
-	rin, err := read(input)
-	if err != nil {
-		return nil, err
-	}
-	var sin *order.Input
 	if cfg.against != "" {
 		rep.Input = append(rep.Input, "--against", cfg.against)
-		if sin, err = read(cfg.against); err != nil {
-			return nil, err
-		}
 	}
-	tm.done("read")
-	if err := checkMemory(cfg.mem, rin, sin); err != nil {
-		return nil, err
-	}
-	return buildLoaded(rep, prog, rin, sin)
-}
-
-// buildLoaded orders the inputs read (sin is nil for a self-join) into the
-// collections of a join, timing the phase and filling the report's counts.
-func buildLoaded(rep *report, prog *progress, rin, sin *order.Input) (*loaded, error) {
-	tm := rep.phase("order")
-	l := &loaded{rep: rep, prog: prog}
-	var err error
-	if sin == nil {
-		l.r, err = order.New(rin)
-	} else {
-		var cs []*order.Collection
-		cs, err = order.Build(rin, sin)
-		if err == nil {
-			l.r, l.s = cs[0], cs[1]
-		}
+	in, err := simjoin.Load(ctx, r, s, cfg.options(l.prog, warn))
+	var se *fileset.SelectionError
+	if errors.As(err, &se) {
+		return nil, usageError{err}
 	}
 	if err != nil {
 		return nil, err
 	}
-	tm.done("order")
-	rep.Records, rep.Skipped, rep.SetTokens = l.r.Records(), l.r.Skipped(), l.r.Tokens()
-	if l.s != nil {
-		rep.Records += l.s.Records()
-		rep.Skipped += l.s.Skipped()
-		rep.SetTokens += l.s.Tokens()
+	l.in = in
+	l.r, l.s = in.Collections()
+	l.names, l.snames = in.IDs()
+	st := in.Stats()
+	rep.addPhase(readPhase, st.Read)
+	rep.addPhase("order", st.Order)
+	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
+	if st.Files != nil {
+		rep.addSection("files", "files", *st.Files, filesRows(st.Files, &cfg.docs))
 	}
-	rep.Vocabulary = l.r.Dict().Len()
 	return l, nil
 }
 
@@ -257,7 +283,7 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 			return nil, nil, nil, fmt.Errorf("--stats-json: %w", err)
 		}
 	}
-	if l, err = load(e, cfg, input); err != nil {
+	if l, err = load(ctx, e, cfg, input); err != nil {
 		return nil, nil, nil, err
 	}
 	return ctx, out, l, nil
@@ -273,7 +299,18 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
 	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	if err := runMethod(ctx, e, cfg, l, sink, out); err != nil {
+	in, err := planned(ctx, cfg, l, pw)
+	if err != nil {
+		return err
+	}
+	st, err := in.Join(ctx, sink.add)
+	if err == nil {
+		err = sink.err
+	}
+	if err == nil {
+		err = joined(e, cfg, l, st, sink)
+	}
+	if err != nil {
 		return err
 	}
 	tm.done("join")
@@ -285,37 +322,50 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	return finishReport(e, cfg, rep, sink)
 }
 
-// runMethod runs the join method cfg asks for on l, feeding every pair to
-// sink, and records the method in the report; out is where sink's writer
-// writes. join and the commands built on it (dedup, plot) share it.
-func runMethod(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
-	method := cfg.method
-	switch {
-	case method == "auto":
-		var err error
-		if method, err = planJoin(ctx, cfg, l); err != nil { // explain.go
-			return err
+// planned returns the input to join as cfg asks: with --method auto it
+// plans (refusing LSH flags when the planner chose exact) and follows that
+// plan. pw, if not nil, is told that similarities are estimates when the
+// method that runs estimates them.
+func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*simjoin.Input, error) {
+	in, method := l.in, cfg.method
+	if method == "auto" {
+		p, err := in.Plan(ctx)
+		if err != nil {
+			return nil, err
 		}
+		in, method = in.WithPlan(p), p.Method.String()
+	}
+	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
+		return nil, err
+	}
+	if pw != nil && method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate {
+		pw.simKey = "est"
+	}
+	return in, nil
+}
+
+// joined records what a join did in the report: the plan (or the method
+// given), the path's counters (with --check-recall, LSH's measured recall),
+// the results and their similarities.
+func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
+	rep := l.rep
+	switch {
+	case st.Plan != nil:
+		rep.addSection("plan", "plan", st.Plan, planRows(st.Plan))
 	case cfg.stats || cfg.statsJSON != "":
 		// A method given is not planned: planning would cost as much as a
 		// fast join. The report says so; explain prices both paths.
 		why := "given by --method, not planned (simjoin explain prices both paths)"
-		l.rep.addSection("plan", "plan", givenPlan{Method: method, Forced: true, Reason: why},
-			[][2]string{{"method", method}, {"why", why}})
+		rep.addSection("plan", "plan", givenPlan{Method: cfg.method, Forced: true, Reason: why},
+			[][2]string{{"method", cfg.method}, {"why", why}})
 	}
-	l.rep.Method = method
-	if cfg.command != "explain" && cfg.command != "plot" {
-		if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
-			return err
-		}
+	rep.Method = st.Method.String()
+	rep.Exact = st.Exact
+	sink.n, sink.hist = st.Results, histogram(st.Similarity)
+	if st.LSH != nil {
+		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
 	}
-	switch method {
-	case "exact":
-		return runExact(ctx, cfg, l, sink)
-	case "lsh":
-		return runLSH(ctx, e, cfg, l, sink, out)
-	}
-	return usagef("--method %s is not available in this build", method)
+	return nil
 }
 
 // givenPlan is the report's plan section when --method names the method: the
@@ -324,23 +374,6 @@ type givenPlan struct {
 	Method string `json:"method"`
 	Forced bool   `json:"forced"`
 	Reason string `json:"reason"`
-}
-
-// runExact runs the exact join and records its statistics.
-func runExact(ctx context.Context, cfg *joinConfig, l *loaded, sink *pairSink) error {
-	bar := l.prog.count("joining")
-	defer bar.finish()
-	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers, Progress: bar.setOf}
-	if l.s == nil && sink.copies != nil {
-		sink.sizes = map[int]int64{}
-		opt.Copies = sink.addCopies
-	}
-	st, err := join.Join(ctx, l.r, l.s, opt, sink.add)
-	l.rep.Exact = &st
-	if err == nil {
-		err = sink.err
-	}
-	return err
 }
 
 // finishReport completes the report and writes it where asked.
@@ -361,13 +394,12 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	return nil
 }
 
-// pairSink receives pairs from a join, counts them, and writes them (or holds
-// them for --sort).
+// pairSink receives pairs from a join and writes them (or holds them for
+// --sort); n and hist count the pairs for the report.
 type pairSink struct {
 	pw     *pairWriter
 	sorted bool
 	held   []join.Pair
-	rs     bool
 	n      int64
 	hist   histogram
 	err    error
@@ -375,21 +407,11 @@ type pairSink struct {
 	idb    []byte
 	// names, snames are the ids of --files records (nil: line numbers).
 	names, snames []string
-	// consume, if not nil, takes every pair instead of the writer (dedup
-	// and plot collect pairs rather than write them).
-	consume func(join.Pair) bool
-	// copies, if not nil, takes the groups of identical records of an exact
-	// self-join (dedup): the join then reports one pair per pair of groups,
-	// between their first records (join.Options.Copies), and the sink counts
-	// each pair as the record pairs it stands for, sizes holding the size of
-	// every group by its first record.
-	copies func(ids []int) bool
-	sizes  map[int]int64
 }
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
-	s := &pairSink{pw: pw, sorted: cfg.sort, rs: l.s != nil, names: l.names, snames: l.snames}
-	if s.snames == nil && !s.rs {
+	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
+	if s.snames == nil && l.s == nil {
 		s.snames = l.names
 	}
 	return s
@@ -397,38 +419,13 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 
 // add takes one pair; it returns false once writing has failed.
 func (s *pairSink) add(p join.Pair) bool {
-	w := int64(1)
-	if s.sizes != nil {
-		w = s.weight(p.A) * s.weight(p.B)
-	}
-	s.n += w
-	s.hist.addN(p.Sim, w)
-	if s.consume != nil {
-		return s.consume(p)
-	}
+	s.n++
+	s.hist.add(p.Sim)
 	if s.sorted {
 		s.held = append(s.held, p)
 		return true
 	}
 	return s.write(p)
-}
-
-// addCopies takes a group of identical records (ids ascending), counting
-// its pairs (similarity 1) and recording its size for the pairs of groups.
-func (s *pairSink) addCopies(ids []int) bool {
-	k := int64(len(ids))
-	s.n += k * (k - 1) / 2
-	s.hist.addN(1, k*(k-1)/2)
-	s.sizes[ids[0]] = k
-	return s.copies(ids)
-}
-
-// weight returns the number of records the group of first record a holds.
-func (s *pairSink) weight(a int) int64 {
-	if k, ok := s.sizes[a]; ok {
-		return k
-	}
-	return 1
 }
 
 func (s *pairSink) write(p join.Pair) bool {
@@ -487,20 +484,4 @@ func parseMemoryLimit(s string) (memlimit.Limit, error) {
 		debug.SetMemoryLimit(l.Bytes)
 	}
 	return l, nil
-}
-
-// checkMemory stops a join whose input, read, would not fit in l once
-// ordered, indexed and joined (join.EstimateMemory), before those large
-// allocations.
-func checkMemory(l memlimit.Limit, ins ...*order.Input) error {
-	var records, tokens, vocab int
-	for _, in := range ins {
-		if in != nil {
-			records += in.Len()
-			tokens += in.Tokens()
-			vocab += in.Vocabulary()
-		}
-	}
-	return memlimit.Check(join.EstimateMemory(records, tokens, vocab), l,
-		fmt.Sprintf("joining %s records of %s tokens", numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -121,44 +119,13 @@ type lshSection struct {
 	FalsePairs     int64   `json:"false_pairs,omitempty"`
 }
 
-// runLSH runs the MinHash-LSH join and adds its section to the report. With
-// --verify estimate the similarity column holds estimates: the JSONL key is
-// "est" and the CSV header says "estimate".
-func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairSink, out io.Writer) error {
-	if cfg.lsh.opt.Threshold.Den == 0 { // parse ran before the method was known
-		if err := cfg.lsh.resolve(cfg); err != nil {
-			return err
-		}
-	}
-	opt := cfg.lsh.opt
-	if opt.Verify == approx.VerifyEstimate {
-		sink.pw.simKey = "est"
-	}
-	bar := l.prog.count("lsh")
-	defer bar.finish()
-	opt.Progress = bar.setOf
-	var st approx.Stats
-	var cc *planner.CrossCheck
-	var err error
-	if cfg.lsh.checkRecall {
-		cc, err = planner.Check(ctx, l.r, l.s, planner.CheckOptions{LSH: opt, Found: sink.add})
-		if cc != nil {
-			st = *cc.Bandings[0].Runs[0].LSH.LSH
-		}
-	} else {
-		if l.s == nil && sink.copies != nil {
-			sink.sizes = map[int]int64{}
-			opt.Copies = sink.addCopies
-		}
-		st, err = approx.Join(ctx, l.r, l.s, opt, sink.add)
-	}
-	if sink.err != nil {
-		return sink.err
-	}
-	if err != nil {
-		return err
-	}
-	sec := lshSection{Stats: st, Banding: st.Shape.String(), Similarities: "exact"}
+// addLSHSection adds the LSH join's section to the report, with the recall
+// measured against the exact join when it was checked (--check-recall: cc),
+// and warns of capped buckets. With --verify estimate the similarity column
+// holds estimates: the JSONL key is "est" and the CSV header says
+// "estimate".
+func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
+	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
@@ -170,7 +137,7 @@ func runLSH(ctx context.Context, e *env, cfg *joinConfig, l *loaded, sink *pairS
 			sec.MeasuredRecall = r.Recall.Estimate
 		}
 	}
-	l.rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))

@@ -6,18 +6,59 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/simjoin/simjoin"
 )
 
 // progress draws progress bars on stderr when it is a terminal, and nothing
 // otherwise (a bar's carriage-return redraws would litter files and pipes).
 type progress struct {
-	w  io.Writer
-	on bool
+	w     io.Writer
+	on    bool
+	sizes map[string]int64 // of the inputs read as lines, by name (-1: unknown)
+	cur   *bar             // the bar of the stage report is drawing
 }
 
 func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, on: ok && term.IsTerminal(int(f.Fd()))}
+	return &progress{w: w, on: ok && term.IsTerminal(int(f.Fd())), sizes: map[string]int64{}}
+}
+
+// report draws the library's progress (simjoin.Options.Progress): one bar
+// per stage, started when the stage starts and cleared when it ends.
+func (p *progress) report(ev simjoin.Progress) {
+	if !p.on {
+		return
+	}
+	if p.cur == nil {
+		switch ev.Stage {
+		case simjoin.StageRead:
+			size, ok := p.sizes[ev.Name]
+			if !ok {
+				size = -1
+			}
+			p.cur = p.bytes(size, "reading "+ev.Name)
+		case simjoin.StageFiles:
+			p.cur = p.count("reading files")
+		case simjoin.StageJoin:
+			p.cur = p.count("joining")
+		case simjoin.StageLSH:
+			p.cur = p.count("lsh")
+		case simjoin.StageAnalyze:
+			p.cur = p.count("running " + ev.Name)
+		default:
+			p.cur = p.count("cross-checking")
+		}
+	}
+	switch {
+	case ev.End:
+		p.cur.finish()
+		p.cur = nil
+	case ev.Stage == simjoin.StageRead:
+		p.cur.set(ev.Done)
+	case ev.Total > 0:
+		p.cur.setOf(int(ev.Done), int(ev.Total))
+	}
 }
 
 // bar is one progress bar; its methods do nothing when progress is off.

@@ -7,11 +7,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -90,6 +91,11 @@ func (r *report) phase(name string) *timer {
 	return &timer{r: r, start: time.Now(), cpu: processCPU()}
 }
 
+// addPhase records a phase the library timed.
+func (r *report) addPhase(name string, t simjoin.Timing) {
+	r.Phases = append(r.Phases, phase{name, t.Wall.Seconds(), t.CPU.Seconds()})
+}
+
 func (t *timer) done(name string) {
 	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
 }
@@ -97,43 +103,28 @@ func (t *timer) done(name string) {
 // processCPU returns the CPU time the process has used, user and system, or
 // 0 if the system does not say.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := rusage.CPU()
+	return d
 }
 
-// histogram counts similarities in bins of 0.05 over [0, 1].
-type histogram [20]int64
+// histogram counts similarities in the bins of simjoin.Stats.Similarity:
+// 0.05 wide over [0, 1].
+type histogram [simjoin.SimilarityBins]int64
 
-func (h *histogram) add(sim float64) { h.addN(sim, 1) }
-
-// addN counts n pairs of similarity sim.
-func (h *histogram) addN(sim float64, n int64) {
-	k := int(sim * 20)
-	k = min(max(k, 0), 19)
-	h[k] += n
-}
+func (h *histogram) add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
 func (h *histogram) bins() []histogramBin {
 	var out []histogramBin
 	for k, n := range h {
 		if n > 0 {
-			out = append(out, histogramBin{float64(k) / 20, float64(k+1) / 20, n})
+			out = append(out, histogramBin{float64(k) / simjoin.SimilarityBins, float64(k+1) / simjoin.SimilarityBins, n})
 		}
 	}
 	return out
 }
 
 // peakRSS returns the peak resident set size of the process in bytes.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024 // kilobytes on Linux
-}
+func peakRSS() int64 { return rusage.PeakRSS() }
 
 // plural formats n with thousands separators and its noun, singular for one:
 // "1 core", "2 cores".

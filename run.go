@@ -1,0 +1,287 @@
+package simjoin
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// SimilarityBins is the number of bins of Stats.Similarity.
+const SimilarityBins = 20
+
+// Stats is what a join did: counters with one meaning on every path, and
+// durations. It holds no text; the simjoin command formats it.
+type Stats struct {
+	// Method is the path that ran: Exact or LSH.
+	Method Method
+	// Plan is the planner's plan when Options.Method was Auto; nil when the
+	// method was given (nothing was planned).
+	Plan *Plan
+
+	// The input: records of both sides, those with an empty set (which
+	// never join), tokens in the sets, distinct tokens.
+	Records, Skipped, Tokens, Vocabulary int
+	// Files counts what Files sources listed and read; nil without them.
+	Files *FileStats
+
+	// Exact holds the counters of the exact join when it ran, LSH those of
+	// the LSH join; the other is nil.
+	Exact *join.Stats
+	LSH   *approx.Stats
+	// Check is LSH measured against the exact join on the same input when
+	// Options.CheckRecall asked for it and LSH ran; nil otherwise.
+	Check *planner.CrossCheck
+
+	// Results counts the pairs found, record pairs: with Dedup, each pair
+	// of groups of identical records counts the record pairs it stands for.
+	// It is the number of pairs the callback was given, unless the
+	// callback stopped the join or Dedup grouped copies.
+	Results int64
+	// Similarity counts Results by similarity: bin k holds [k/20, (k+1)/20),
+	// and the last bin also 1. All zero for prefix.Overlap, whose
+	// similarities are counts.
+	Similarity [SimilarityBins]int64
+
+	// Read, Order and Join time the phases: reading and tokenizing, the
+	// token order and collections, and planning and joining.
+	Read, Order, Join Timing
+}
+
+// Timing is the wall-clock time of a phase and the CPU time (user and
+// system, all threads) the process spent during it; CPU is 0 where the
+// system cannot say.
+type Timing struct {
+	Wall, CPU time.Duration
+}
+
+// Stage is a long phase whose advance Options.Progress is told.
+type Stage uint8
+
+const (
+	// StageRead: reading the lines of a Lines source; Done counts bytes
+	// (each line's end as one), Total is -1; Name is the source's name.
+	StageRead Stage = iota + 1
+	// StageFiles: reading the files of Files sources; Done of Total files.
+	StageFiles
+	// StageJoin: the exact join; Done of Total probe groups.
+	StageJoin
+	// StageLSH: the LSH join; Done of Total work chunks.
+	StageLSH
+	// StageAnalyze: Explain's measured run of the plan; Name is the
+	// method's name; no counts.
+	StageAnalyze
+	// StageCrossCheck: Explain's cross-check; no counts.
+	StageCrossCheck
+)
+
+// Progress is one report of a stage's advance: it is called with Done 0 and
+// Total -1 when the stage starts, with counts as it advances (at most a few
+// times a second's worth of work, never per record), and once with End set
+// when it is over.
+type Progress struct {
+	Stage       Stage
+	Name        string // see Stage
+	Done, Total int64  // Total is -1 when unknown
+	End         bool
+}
+
+// Join runs the join on in with the method of its options: the planner
+// chooses for Auto (Stats.Plan says how), else the method given. Every pair
+// goes to yield, from the calling goroutine; returning false stops the join
+// early, without error. Pairs come in an order that is the same on every run
+// and for any number of workers: grouped by probe set in size order (exact),
+// band by band (LSH); in a self-join A < B. The returned Stats hold the
+// input's counts too.
+//
+// Cost: planning reads the collections and joins a small sample (planner.New);
+// the join as package join or approx describes. Memory: the index of the
+// path, no pairs held. All goroutines have ended when it returns; ctx
+// cancels the join, which then returns ctx.Err().
+func (in *Input) Join(ctx context.Context, yield func(Pair) bool) (Stats, error) {
+	return in.run(ctx, yield, nil)
+}
+
+// Pairs is Join as an iterator: each pair comes with a nil error, and an
+// error that ends the join comes last, with a zero Pair. When the iteration
+// ends (or is stopped), *st holds the Stats if st is not nil. The join runs
+// while the loop does, once per iteration.
+func (in *Input) Pairs(ctx context.Context, st *Stats) iter.Seq2[Pair, error] {
+	return func(yield func(Pair, error) bool) {
+		stopped := false
+		s, err := in.Join(ctx, func(p Pair) bool {
+			if !yield(p, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if st != nil {
+			*st = s
+		}
+		if err != nil && !stopped {
+			yield(Pair{}, err)
+		}
+	}
+}
+
+// Run loads r (and s, for an R-S join) and joins them: Load, then
+// Input.Join.
+func Run(ctx context.Context, r, s Source, opts Options, yield func(Pair) bool) (Stats, error) {
+	in, err := Load(ctx, r, s, opts)
+	if err != nil {
+		return Stats{}, err
+	}
+	return in.Join(ctx, yield)
+}
+
+// plannerOptions are the planner's options for in, with method m.
+func (in *Input) plannerOptions(m Method) planner.Options {
+	opt := in.opts.LSH
+	opt.Progress, opt.Copies = nil, nil
+	return planner.Options{Measure: in.opts.Measure, Threshold: in.t, Method: m, LSH: opt, Workers: in.opts.Workers}
+}
+
+// Plan plans the join on in (planner.New): with Method Auto the planner's
+// choice, else the method given, with both paths priced either way. It is
+// deterministic. Cost: reading the collections and joining a small seeded
+// sample; see planner.New.
+func (in *Input) Plan(ctx context.Context) (*Plan, error) {
+	return planner.New(ctx, in.r, in.s, in.plannerOptions(in.opts.Method))
+}
+
+// WithPlan returns in to be joined as p says (p from in.Plan): Join, Pairs
+// and Dedup on the result run p.Method, with p's LSH options when that is
+// LSH, and report p as Stats.Plan, instead of planning again. The
+// collections are shared.
+func (in *Input) WithPlan(p *Plan) *Input {
+	c := *in
+	c.planned = p
+	return &c
+}
+
+// run is Join, and Dedup's join: copies, if not nil, takes the groups of
+// identical records of a self-join (join.Options.Copies), and then yield gets
+// one pair per pair of groups, counted in Stats as the record pairs it stands
+// for.
+func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids []int) bool) (st Stats, err error) {
+	st = in.Stats()
+	tm := startTiming()
+	defer func() { st.Join = tm.done() }()
+	method, lsh, p := in.opts.Method, in.opts.LSH, in.planned
+	if p == nil && method == Auto {
+		if p, err = in.Plan(ctx); err != nil {
+			return st, err
+		}
+	}
+	if p != nil {
+		st.Plan, method = p, p.Method
+		if opt, ok := p.LSHOptions(); ok && method == LSH {
+			lsh = opt
+		}
+	}
+	st.Method = method
+	count := in.counter(&st, copies)
+	emit := func(p Pair) bool {
+		count.pair(p)
+		return yield(p)
+	}
+	var group func(ids []int) bool
+	if copies != nil && in.s == nil {
+		group = func(ids []int) bool {
+			count.copies(ids)
+			return copies(ids)
+		}
+	}
+	switch method {
+	case Exact:
+		report := progressOf(in.opts.Progress, StageJoin, "")
+		opt := join.Options{Measure: in.opts.Measure, Threshold: in.t, Workers: in.opts.Workers, Copies: group,
+			Progress: func(done, total int) { report(int64(done), int64(total), false) }}
+		var js join.Stats
+		js, err = join.Join(ctx, in.r, in.s, opt, emit)
+		report(-1, -1, true)
+		st.Exact = &js
+	case LSH:
+		if in.opts.Measure == prefix.Overlap {
+			return st, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, in.opts.Measure)
+		}
+		report := progressOf(in.opts.Progress, StageLSH, "")
+		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group
+		lsh.Progress = func(done, total int) { report(int64(done), int64(total), false) }
+		var as approx.Stats
+		if in.opts.CheckRecall {
+			lsh.Copies = nil
+			var cc *planner.CrossCheck
+			if cc, err = planner.Check(ctx, in.r, in.s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			}
+		} else {
+			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
+		}
+		report(-1, -1, true)
+		if err == nil || as.K > 0 {
+			st.LSH = &as
+		}
+	}
+	return st, err
+}
+
+// counter counts a join's results into Stats, with the sizes of the groups
+// of identical records when they are reported as groups.
+type counter struct {
+	st       *Stats
+	bins     bool          // similarities fall in [0, 1]
+	sizes    map[int]int64 // group size by first record, when grouped
+	grouping bool
+}
+
+func (in *Input) counter(st *Stats, copies func([]int) bool) *counter {
+	c := &counter{st: st, bins: in.opts.Measure != prefix.Overlap}
+	if copies != nil && in.s == nil {
+		c.sizes, c.grouping = map[int]int64{}, true
+	}
+	return c
+}
+
+func (c *counter) add(sim float64, n int64) {
+	c.st.Results += n
+	if c.bins {
+		c.st.Similarity[SimilarityBin(sim)] += n
+	}
+}
+
+// SimilarityBin returns the bin of Stats.Similarity that counts a pair of
+// similarity sim: floor(sim·SimilarityBins), clamped to the bins.
+func SimilarityBin(sim float64) int {
+	return min(max(int(sim*SimilarityBins), 0), SimilarityBins-1)
+}
+
+// pair counts one pair: the record pairs it stands for when grouped.
+func (c *counter) pair(p Pair) {
+	n := int64(1)
+	if c.grouping {
+		n = c.weight(p.A) * c.weight(p.B)
+	}
+	c.add(p.Sim, n)
+}
+
+// copies counts a group of identical records (ids ascending): its pairs,
+// of similarity 1, and its size for the pairs between groups.
+func (c *counter) copies(ids []int) {
+	k := int64(len(ids))
+	c.add(1, k*(k-1)/2)
+	c.sizes[ids[0]] = k
+}
+
+func (c *counter) weight(a int) int64 {
+	if k, ok := c.sizes[a]; ok {
+		return k
+	}
+	return 1
+}

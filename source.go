@@ -1,0 +1,126 @@
+package simjoin
+
+import (
+	"cmp"
+	"io"
+
+	"github.com/simjoin/simjoin/order"
+)
+
+// Source is where the records of one side of a join come from: strings or
+// lines tokenized by Options.Tokens, ready sets, or files. Record i of a
+// source is its i-th string, set or line; the records of Files are the files
+// kept, in the order listed. A Source is a small value that reads nothing
+// until Load; the zero Source is none (Load's second source for a
+// self-join).
+type Source struct {
+	read   func(l *loading, side string) (*order.Input, []string, error)
+	tokens bool // Options.Tokens applies
+}
+
+// Strings is a source of records given as strings, tokenized by
+// Options.Tokens on the calling goroutine. A record that does not tokenize
+// fails Load with a *RecordError.
+func Strings(records []string) Source {
+	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+		in := new(order.Input)
+		var buf []uint64
+		for i, rec := range records {
+			var err error
+			if buf, err = l.opts.Tokens.Append(buf[:0], rec); err != nil {
+				return nil, nil, &RecordError{Side: side, Index: i, Err: err}
+			}
+			in.Add(buf)
+		}
+		return in, nil, nil
+	}, true}
+}
+
+// Sets is a source of ready token sets: sets[i] is the set of record i, in
+// any order, duplicates ignored. Tokens are equal when cmp.Compare says so
+// (so every NaN is one token, and -0.0 equals 0.0); the two sides of an R-S
+// join are compared token by token when both are Sets of the same T (sets of
+// different types share no token). Options.Tokens does not apply. Cost: one
+// hash-map operation per token to number the tokens.
+func Sets[T cmp.Ordered](sets [][]T) Source {
+	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+		k := keyerOf[T](l)
+		in := new(order.Input)
+		var buf []uint64
+		for _, set := range sets {
+			buf = buf[:0]
+			for _, v := range set {
+				buf = append(buf, k.key(v))
+			}
+			in.Add(buf)
+		}
+		return in, nil, nil
+	}, false}
+}
+
+// Lines is a source of one record per line of r (ReadLines: tokenized on
+// Options.Workers goroutines), named name in errors and progress (a path, or
+// "<stdin>"). r is read to its end by Load and not closed.
+func Lines(r io.Reader, name string) Source {
+	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+		report := l.progress(StageRead, name)
+		defer report(-1, -1, true)
+		return readLines(r, name, l, report)
+	}, true}
+}
+
+// readLines is ReadLines with Load's workers and progress.
+func readLines(r io.Reader, name string, l *loading, report func(done, total int64, end bool)) (*order.Input, []string, error) {
+	in, err := ReadLines(r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
+		Progress: func(n int64) { report(n, -1, false) }})
+	return in, nil, err
+}
+
+// Files is a source of one record per file under paths (files, or
+// directories walked in lexical order, hidden entries skipped), selected by
+// Options.Files; each file is tokenized whole (gzip and zstd files
+// decompressed) on Options.Workers goroutines. Its record ids are the
+// paths, as Input.IDs returns them.
+func Files(paths ...string) Source {
+	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+		return l.readFiles(paths)
+	}, true}
+}
+
+// keyer numbers the distinct tokens of one join in order of first
+// appearance. NaN, which a map never finds again, gets a number of its own.
+type keyer[T cmp.Ordered] struct {
+	keys   map[T]uint64
+	next   *uint64 // shared by the keyers of one join
+	nan    uint64
+	hasNaN bool
+}
+
+// keyerOf returns the join's keyer of T, made on first use.
+func keyerOf[T cmp.Ordered](l *loading) *keyer[T] {
+	for _, k := range l.keyers {
+		if k, ok := k.(*keyer[T]); ok {
+			return k
+		}
+	}
+	k := &keyer[T]{keys: make(map[T]uint64), next: &l.nextKey}
+	l.keyers = append(l.keyers, k)
+	return k
+}
+
+func (k *keyer[T]) key(v T) uint64 {
+	if v != v { // only NaN is unequal to itself
+		if !k.hasNaN {
+			k.nan, k.hasNaN = *k.next, true
+			*k.next++
+		}
+		return k.nan
+	}
+	id, ok := k.keys[v]
+	if !ok {
+		id = *k.next
+		k.keys[v] = id
+		*k.next++
+	}
+	return id
+}
