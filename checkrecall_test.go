@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -76,5 +78,44 @@ func TestCheckRecall(t *testing.T) {
 		if !slices.Equal(f1.Labels(), f2.Labels()) || st.Check == nil {
 			t.Errorf("%s: Dedup's clusters differ with CheckRecall (check %v)", fx.Name, st.Check != nil)
 		}
+	}
+}
+
+// TestInputCheck: Input.Check is planner.Check on the input's collections
+// with its LSH options, measure, threshold and workers.
+func TestInputCheck(t *testing.T) {
+	ctx := context.Background()
+	sets := jointest.Fixtures(2)[len(jointest.Fixtures(2))-1].Sets
+	opts := simjoin.Options{Threshold: 0.5}
+	opts.LSH.K = 24
+	in, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := planner.CheckOptions{Shapes: []approx.Shape{{B: 6, R: 4}, {B: 8, R: 3}}, Seeds: 2, Floor: 0.2, PairSample: 500}
+	got, err := in.Check(ctx, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := in.Collections()
+	co.LSH, err = approx.Options{Measure: prefix.Jaccard, Threshold: prefix.Threshold{Num: 1, Den: 2}, K: 24}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := planner.Check(ctx, r, nil, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range want.Bandings {
+		g, w := got.Bandings[k], want.Bandings[k]
+		if g.Shape != w.Shape || g.Recall != w.Recall || g.Candidates != w.Candidates || !slices.Equal(g.Bins, w.Bins) {
+			t.Errorf("banding %v: Input.Check %+v, planner.Check %+v", w.Shape, g, w)
+		}
+	}
+	if want.AboveFloor == 0 || want.Sampled == 0 {
+		t.Fatalf("%d pairs above the floor, %d drawn below: the fixture tests nothing", want.AboveFloor, want.Sampled)
+	}
+	if got.Pairs != want.Pairs || got.AboveFloor != want.AboveFloor || got.Below != want.Below || got.Sampled != want.Sampled {
+		t.Errorf("Input.Check %d/%d/%v/%d pairs, planner.Check %d/%d/%v/%d", got.Pairs, got.AboveFloor, got.Below, got.Sampled, want.Pairs, want.AboveFloor, want.Below, want.Sampled)
 	}
 }

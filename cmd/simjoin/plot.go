@@ -154,8 +154,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	rep := l.rep
 	rep.Method = cfg.method
 	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
-	opt := planner.CheckOptions{LSH: cfg.lsh.opt, Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed,
-		Floor: pf.truth, PairSample: pf.sample, Exact: sink.add}
+	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: sink.add}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
 	var chords []plotting.Chord
@@ -168,10 +167,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	} else if pf.circle != "" {
 		opt.Exact = func(p join.Pair) bool { return chord(p) && sink.add(p) }
 	}
-	bar := l.prog.count("cross-checking")
-	opt.LSH.Progress = bar.setOf
-	cc, err := planner.Check(ctx, l.r, nil, opt)
-	bar.finish()
+	cc, err := l.in.Check(ctx, opt)
 	if sink.err != nil {
 		return sink.err
 	}
