@@ -117,8 +117,9 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		rside, sside = "r", "s"
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
-	// token order is built unless asked for (Collections).
-	keys := opts.Method == LSH
+	// token order is built unless asked for (Collections). CheckRecall's
+	// exact join needs it.
+	keys := opts.Method == LSH && !opts.CheckRecall
 	newSets := func() setSink {
 		if keys {
 			return new(approx.KeySets)
@@ -211,7 +212,7 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk *approx.Ke
 			continue
 		}
 		st.Records += ks.Len()
-		st.Tokens += ks.Offs[ks.Len()]
+		st.Tokens += ks.Tokens()
 		for i := range ks.Len() {
 			if ks.Offs[i+1] == ks.Offs[i] {
 				st.Skipped++
@@ -262,9 +263,9 @@ func (in *Input) Vocabulary() int {
 		return in.r.Dict().Len()
 	}
 	in.lazy.vocabOnce.Do(func() {
-		all := in.rk.Keys[:in.rk.Offs[in.rk.Len()]]
+		all := in.rk.Keys[:in.rk.Tokens()]
 		if in.sk != nil {
-			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Offs[in.sk.Len()]]...)
+			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Tokens()]...)
 		}
 		in.lazy.vocab = keysort.CountDistinct(all, in.opts.Workers)
 	})

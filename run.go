@@ -36,6 +36,9 @@ type Stats struct {
 	// the LSH join; the other is nil.
 	Exact *join.Stats
 	LSH   *approx.Stats
+	// Check is LSH measured against the exact join on the same input when
+	// Options.CheckRecall asked for it and LSH ran; nil otherwise.
+	Check *planner.CrossCheck
 
 	// Results counts the pairs found, record pairs: with Dedup, each pair
 	// of groups of identical records counts the record pairs it stands for.
@@ -216,7 +219,14 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group
 		lsh.Progress = func(done, total int) { report(int64(done), int64(total), false) }
 		var as approx.Stats
-		if in.rk != nil {
+		if in.opts.CheckRecall {
+			lsh.Copies = nil
+			r, s := in.collections()
+			var cc *planner.CrossCheck
+			if cc, err = planner.Check(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			}
+		} else if in.rk != nil {
 			as, err = approx.JoinKeys(ctx, in.rk, in.sk, lsh, emit)
 		} else {
 			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)

@@ -34,6 +34,14 @@ var ErrKeySets = errors.New("approx: key sets not in one arena of sorted, distin
 // Len returns the number of sets (records).
 func (s *KeySets) Len() int { return max(len(s.Offs)-1, 0) }
 
+// Tokens returns the number of keys summed over all sets.
+func (s *KeySets) Tokens() int {
+	if len(s.Offs) == 0 {
+		return 0
+	}
+	return s.Offs[len(s.Offs)-1]
+}
+
 // Set returns the keys of set i. The slice aliases the arena.
 func (s *KeySets) Set(i int) []uint64 { return s.Keys[s.Offs[i]:s.Offs[i+1]:s.Offs[i+1]] }
 

@@ -258,8 +258,12 @@ func TestKeySetsAddBatch(t *testing.T) {
 	ks.Add([]uint64{8, 4, 8, 6})
 	ks.Add(nil)
 	want := [][]uint64{{1, 2}, {}, {3, 9}, {5, 7}, {4, 6, 8}, {}}
-	if ks.Len() != len(want) {
-		t.Fatalf("%d sets, want %d", ks.Len(), len(want))
+	if ks.Len() != len(want) || ks.Tokens() != 9 {
+		t.Fatalf("%d sets of %d keys, want %d of 9", ks.Len(), ks.Tokens(), len(want))
+	}
+	var none approx.KeySets
+	if none.Len() != 0 || none.Tokens() != 0 {
+		t.Errorf("zero KeySets: %d sets of %d keys", none.Len(), none.Tokens())
 	}
 	for i, w := range want {
 		if !slices.Equal(ks.Set(i), w) {
