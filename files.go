@@ -108,6 +108,7 @@ func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink)
 		wg.Go(func() {
 			var scratch []uint64
 			var sorter keysort.Sorter
+			var buf []byte // the file's bytes, reused: no key refers to them
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
@@ -118,8 +119,9 @@ func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink)
 					continue
 				}
 				t0 := time.Now()
-				data, err := fileset.ReadRegular(files[i].ID)
+				data, err := fileset.ReadRegularInto(buf, files[i].ID)
 				if err == nil {
+					buf = data
 					data, results[i].format, err = decompress.Bytes(data)
 				}
 				t1 := time.Now()
