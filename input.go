@@ -122,7 +122,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	keys := opts.Method == LSH && !opts.CheckRecall
 	newSets := func() setSink {
 		if keys {
-			return new(approx.KeySets)
+			return new(keyBatches)
 		}
 		return new(order.Input)
 	}
@@ -144,7 +144,11 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	}
 	l.stats.Read = tm.done()
 	if keys {
-		return loadKeys(ctx, l, t, rto.(*approx.KeySets), sto, rid, sid)
+		rk, sk := rto.(*keyBatches).sets(opts.Workers), (*approx.KeySets)(nil)
+		if sto != nil {
+			sk = sto.(*keyBatches).sets(opts.Workers)
+		}
+		return loadKeys(ctx, l, t, rk, sk, rid, sid)
 	}
 	rin := rto.(*order.Input)
 	var sin *order.Input
@@ -198,14 +202,11 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 	return r, s, nil
 }
 
-// loadKeys finishes Load for the LSH path: the input stays as key sets (sto
-// is nil or an *approx.KeySets), counted (its distinct tokens only on
+// loadKeys finishes Load for the LSH path: the input stays as key sets (sk
+// is nil for a self-join), counted (its distinct tokens only on
 // demand, by Vocabulary), its memory checked.
-func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk *approx.KeySets, sto setSink, rid, sid []string) (*Input, error) {
-	in := &Input{rk: rk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
-	if sto != nil {
-		in.sk = sto.(*approx.KeySets)
-	}
+func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
 	st := &l.stats
 	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
 		if ks == nil {

@@ -137,7 +137,7 @@ type lineBatch struct {
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
 	in := new(order.Input)
-	if err := readLines(r, spec, opts, in.AddBatch); err != nil {
+	if err := readLines(r, spec, opts, batchAdder(in)); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -148,19 +148,19 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 // input of approx.SelfJoinKeys. Errors and cost are ReadLines', without
 // the hash-table step a key that order.Input takes.
 func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
-	ks := &approx.KeySets{Offs: []int{0}}
-	err := readLines(r, spec, opts, ks.AddBatch)
-	if err != nil {
+	var kb keyBatches
+	if err := readLines(r, spec, opts, kb.take); err != nil {
 		return nil, err
 	}
-	return ks, nil
+	return kb.sets(opts.Workers), nil
 }
 
 // readLines reads r in blocks of whole lines, tokenizes the blocks on
 // opts.Workers goroutines and hands each block's sets to add in line order,
 // on the calling goroutine: keys[offs[k]:offs[k+1]] are line k's sorted
-// distinct keys (offs[0] == 0). add must not keep keys or offs.
-func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int)) error {
+// distinct keys (offs[0] == 0). add reports whether it keeps keys and offs
+// (which are then not reused); one that does not must not retain them.
+func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int) (kept bool)) error {
 	name := opts.Name
 	if name == "" {
 		name = "<input>"
@@ -241,8 +241,9 @@ func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys [
 			firstErr = b.err
 			continue
 		}
-		add(b.keys, b.offs)
-		giveBack(freeKeys, b.keys[:0])
+		if !add(b.keys, b.offs) {
+			giveBack(freeKeys, b.keys[:0])
+		}
 		line += b.lines
 		read += b.read
 		if opts.Progress != nil {
@@ -261,6 +262,18 @@ func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys [
 		return &LineError{Name: name, Err: readErr}
 	}
 	return nil
+}
+
+// batchAdder returns how readLines hands its batches to to: a keyBatches
+// keeps them, other sinks copy them.
+func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
+	if kb, ok := to.(*keyBatches); ok {
+		return kb.take
+	}
+	return func(keys []uint64, offs []int) bool {
+		to.AddBatch(keys, offs)
+		return false
+	}
 }
 
 // reuse returns an empty buffer of capacity at least n: one from free if

@@ -18,7 +18,8 @@ type Source struct {
 }
 
 // setSink is where a source puts its records' token keys: an *order.Input, or
-// an *approx.KeySets when the join needs no token order. Add takes one
+// a *keyBatches (made into approx.KeySets) when the join needs no token
+// order. Add takes one
 // record's keys in any order, AddBatch records whose keys are sorted and
 // distinct.
 type setSink interface {
@@ -72,7 +73,7 @@ func Lines(r io.Reader, name string) Source {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
 		return nil, readLines(r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
-			Progress: func(n int64) { report(n, -1, false) }}, to.AddBatch)
+			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
 	}, true}
 }
 
