@@ -116,14 +116,17 @@ type Banding struct {
 	PredictedSD         float64 `json:"predicted_recall_sd"`
 	PredictedCandidates float64 `json:"predicted_candidates"`
 	Runs                []Run   `json:"runs"` // one per seed
-	// Candidates and Found (the true pairs found) are means over the runs,
-	// Recall the mean of the runs' recalls (1 when there are no true
-	// pairs), RecallMin and RecallMax its range.
+	// Candidates, Found (the true pairs found) and Seconds are means over
+	// the runs, Recall the mean of the runs' recalls (1 when there are no
+	// true pairs), RecallMin and RecallMax its range.
 	Candidates float64 `json:"candidates"`
 	Found      float64 `json:"found"`
 	Recall     float64 `json:"recall"`
 	RecallMin  float64 `json:"recall_min"`
 	RecallMax  float64 `json:"recall_max"`
+	// Seconds is the mean over the runs of the LSH join's own time
+	// (signatures, bands and verification, as approx.Stats times them).
+	Seconds float64 `json:"lsh_s"`
 	// Bins partition [0, 1] into CheckOptions.Bins equal bins, empty ones
 	// included.
 	Bins []Bin `json:"bins"`
@@ -511,6 +514,8 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 			CandidatePrecision: ClopperPearson(found, cand, opt.Confidence),
 		})
 		b.Candidates += float64(m.Candidates) / runs
+		st := m.LSH
+		b.Seconds += (st.SignTime + st.BandTime + st.JoinTime).Seconds() / runs
 		b.Found += float64(found) / runs
 		recall := 1.0
 		if ck.cc.Pairs > 0 {
