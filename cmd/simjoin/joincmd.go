@@ -382,16 +382,7 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.m != prefix.Overlap {
 		rep.Histogram = sink.hist.bins()
 	}
-	rep.PeakRSS = peakRSS()
-	if cfg.stats {
-		rep.writeText(e.stderr)
-	}
-	if cfg.statsOut != nil {
-		if err := rep.writeJSON(cfg.statsOut); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return nil
+	return rep.emit(e, cfg.stats, cfg.statsOut)
 }
 
 // pairSink receives pairs from a join and writes them (or holds them for
