@@ -109,8 +109,8 @@ type plotBin struct {
 	Sampled   bool    `json:"sampled"`
 }
 
-// runPlot is the plot command: flags -> planner.Check -> table, figures and
-// report.
+// runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
+// figures and report.
 func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
 	switch {
 	case cfg.against != "":
