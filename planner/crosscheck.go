@@ -48,9 +48,10 @@ type CheckOptions struct {
 	// Self-joins with the Jaccard measure only.
 	Floor float64
 	// PairSample is the number of pairs of distinct sets drawn uniformly
-	// (with replacement) below Floor; their bins are estimates. When there
-	// are no more such pairs than PairSample, every one is taken instead.
-	// 0 draws none. It needs a Floor.
+	// (with replacement, seeded by Seed) to measure the pairs below Floor:
+	// the draws below it are kept, and their bins are estimates. When there
+	// are no more pairs of distinct sets than PairSample, every one is taken
+	// instead. 0 draws none. It needs a Floor.
 	PairSample int
 	// Exact, if not nil, receives the exact join's pairs at or above the
 	// threshold, in the join's order, from the calling goroutine.
