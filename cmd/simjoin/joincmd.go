@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
@@ -255,7 +256,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	rep.addPhase("order", st.Order)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
 	if st.Files != nil {
-		rep.addSection("files", "files", *st.Files, filesRows(st.Files, &cfg.docs))
+		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
 	return l, nil
 }
@@ -348,11 +349,11 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*
 // joined records what a join did in the report: the plan (or the method
 // given), the path's counters, the results and their similarities; lshDone
 // completes the LSH section (--check-recall).
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink, lshDone func(*lshSection) error) error {
+func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink, lshDone func(*rpt.LSH) error) error {
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
-		rep.addSection("plan", "plan", st.Plan, planRows(st.Plan))
+		rep.addSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
 	case cfg.stats || cfg.statsJSON != "":
 		// A method given is not planned: planning would cost as much as a
 		// fast join. The report says so; explain prices both paths.

@@ -12,6 +12,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
@@ -126,50 +127,14 @@ func (h *histogram) bins() []histogramBin {
 // peakRSS returns the peak resident set size of the process in bytes.
 func peakRSS() int64 { return rusage.PeakRSS() }
 
-// plural formats n with thousands separators and its noun, singular for one:
-// "1 core", "2 cores".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return numfmt.Group(n) + " " + many
-}
-
-// binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
-// bin, which holds similarity 1.
-func binLabel(from, to float64) string {
-	if to >= 1 {
-		return fmt.Sprintf("[%.2f, 1.00]", from)
-	}
-	return fmt.Sprintf("[%.2f, %.2f)", from, to)
-}
-
-// ratio formats a recall or a probability: 1 and 0 as they are, others with
-// three decimals.
-func ratio(x float64) string {
-	if x == 1 || x == 0 {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-}
-
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%.1f%%)", 100*float64(part)/float64(whole))
-}
+// The formatting of internal/report, by the names the commands use.
+var (
+	plural    = rpt.Plural
+	binLabel  = rpt.BinLabel
+	bytesText = rpt.Bytes
+	count     = rpt.Count
+	pct       = rpt.Pct
+)
 
 // writeText writes the report for people, aligned, with units.
 func (r *report) writeText(w io.Writer) {
