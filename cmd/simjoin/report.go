@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -42,28 +40,13 @@ type report struct {
 	extra      []reportSection // text of Sections, in order
 }
 
-type phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"wall_s"`
-	// CPU is the process's CPU time (user and system, all threads, the
-	// runtime's included) during the phase: what a loaded machine disturbs
-	// least, and what one worker's phase compares with a single-threaded
-	// program's. Absent for phases timed inside the library (passwords'
-	// grams and order).
-	CPU float64 `json:"cpu_s,omitempty"`
-}
-
-type histogramBin struct {
-	From  float64 `json:"from"`
-	To    float64 `json:"to"`
-	Count int64   `json:"count"`
-}
-
-// reportSection is a titled block of rows that a path adds to the report.
-type reportSection struct {
-	title string
-	rows  [][2]string
-}
+// phase, histogramBin and reportSection are the report's parts, as
+// internal/report renders them.
+type (
+	phase         = rpt.Phase
+	histogramBin  = rpt.Bin
+	reportSection = rpt.Section
+)
 
 // noteCompressed records that in was read decompressed, if it was.
 func (r *report) noteCompressed(in *input) {
@@ -78,7 +61,7 @@ func (r *report) addSection(key, title string, v any, rows [][2]string) {
 		r.Sections = map[string]any{}
 	}
 	r.Sections[key] = v
-	r.extra = append(r.extra, reportSection{title, rows})
+	r.extra = append(r.extra, reportSection{Title: title, Rows: rows})
 }
 
 // timer records the phases of a run.
@@ -94,11 +77,11 @@ func (r *report) phase(name string) *timer {
 
 // addPhase records a phase the library timed.
 func (r *report) addPhase(name string, t simjoin.Timing) {
-	r.Phases = append(r.Phases, phase{name, t.Wall.Seconds(), t.CPU.Seconds()})
+	r.Phases = append(r.Phases, phase{Name: name, Seconds: t.Wall.Seconds(), CPU: t.CPU.Seconds()})
 }
 
 func (t *timer) done(name string) {
-	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
+	t.r.Phases = append(t.r.Phases, phase{Name: name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()})
 }
 
 // processCPU returns the CPU time the process has used, user and system, or
@@ -114,15 +97,7 @@ type histogram [simjoin.SimilarityBins]int64
 
 func (h *histogram) add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
-func (h *histogram) bins() []histogramBin {
-	var out []histogramBin
-	for k, n := range h {
-		if n > 0 {
-			out = append(out, histogramBin{float64(k) / simjoin.SimilarityBins, float64(k+1) / simjoin.SimilarityBins, n})
-		}
-	}
-	return out
-}
+func (h *histogram) bins() []histogramBin { return rpt.Bins(h[:]) }
 
 // peakRSS returns the peak resident set size of the process in bytes.
 func peakRSS() int64 { return rusage.PeakRSS() }
@@ -133,7 +108,6 @@ var (
 	binLabel  = rpt.BinLabel
 	bytesText = rpt.Bytes
 	count     = rpt.Count
-	pct       = rpt.Pct
 )
 
 // writeText writes the report for people, aligned, with units.
@@ -155,62 +129,11 @@ func (r *report) writeText(w io.Writer) {
 		{"set tokens", numfmt.Group(int64(r.SetTokens))},
 		{"vocabulary", numfmt.Group(int64(r.Vocabulary))},
 	}...)
-	if s := r.Exact; s != nil {
-		rows = append(rows,
-			[2]string{"distinct sets", numfmt.Group(int64(s.Groups))},
-			[2]string{"index entries", numfmt.Group(int64(s.IndexEntries))},
-			[2]string{"postings scanned", numfmt.Group(s.Postings)},
-			[2]string{"size filter skipped", numfmt.Group(s.SizePruned)},
-			[2]string{"position skipped", numfmt.Group(s.LateSkipped)},
-			[2]string{"candidates", numfmt.Group(s.Candidates)},
-			[2]string{"  positional filter", numfmt.Group(s.Positional) + pct(s.Positional, s.Candidates)},
-			[2]string{"  count bound", numfmt.Group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
-			[2]string{"  bitmap bound", numfmt.Group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
-			[2]string{"  verified by merge", numfmt.Group(s.Verified) + pct(s.Verified, s.Candidates)},
-		)
+	if r.Exact != nil {
+		rows = append(rows, rpt.ExactRows(r.Exact)...)
 	}
 	rows = append(rows, [2]string{"results", numfmt.Group(r.Results)})
-	width := 0
-	for _, row := range rows {
-		width = max(width, len(row[0]))
-	}
-	for _, sec := range r.extra {
-		for _, row := range sec.rows {
-			width = max(width, len(row[0])+2)
-		}
-	}
-	for _, ph := range r.Phases {
-		width = max(width, len(ph.Name)+2)
-	}
-	line := func(k, v string) { fmt.Fprintf(w, "%-*s  %s\n", width, k, v) }
-	for _, row := range rows {
-		line(row[0], row[1])
-	}
-	for _, sec := range r.extra {
-		fmt.Fprintf(w, "%s:\n", sec.title)
-		for _, row := range sec.rows {
-			line("  "+row[0], row[1])
-		}
-	}
-	if len(r.Histogram) > 0 {
-		fmt.Fprintln(w, "similarity histogram:")
-		var most int64
-		for _, b := range r.Histogram {
-			most = max(most, b.Count)
-		}
-		for _, b := range r.Histogram {
-			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, numfmt.Group(b.Count), bar)
-		}
-	}
-	fmt.Fprintln(w, "phases:")
-	total := 0.0
-	for _, ph := range r.Phases {
-		line("  "+ph.Name, fmt.Sprintf("%.3f s", ph.Seconds))
-		total += ph.Seconds
-	}
-	line("  total", fmt.Sprintf("%.3f s", total))
-	line("peak memory", bytesText(r.PeakRSS))
+	rpt.WriteText(w, rows, r.extra, r.Histogram, r.Phases, r.PeakRSS)
 }
 
 // writeJSON writes the report as JSON to w.
