@@ -16,9 +16,9 @@ import (
 // value is not usable: call NewBuilder. A Builder is not safe for concurrent
 // use.
 type Builder struct {
-	opt  Options
-	keys []uint64
-	offs []int
+	opt  Options  // resolved (Options.Resolve)
+	keys []uint64 // every added set's keys, sorted and distinct within a set, one set after another
+	offs []int    // set i is keys[offs[i]:offs[i+1]]; offs[0] = 0, non-decreasing
 }
 
 // NewBuilder returns an empty builder for an index with the given options
@@ -102,11 +102,14 @@ func (b *Builder) Build(ctx context.Context) (*Index, error) {
 // similar to a query set without comparing it with all of them. It is
 // immutable, and every method is safe for concurrent use.
 type Index struct {
-	opt      Options
-	b        prefix.Bounds
-	h        *Hasher
-	keys     []uint64
-	offs     []int
+	opt  Options       // resolved (Options.Resolve)
+	b    prefix.Bounds // opt's measure and threshold
+	h    *Hasher       // signs the indexed sets and every query alike
+	keys []uint64      // as Builder's: set i is keys[offs[i]:offs[i+1]], sorted
+	offs []int
+	// sigs holds one signature per indexed set (sigs.Len() = len(offs)-1),
+	// of opt.K values of opt.Bits bits; tab bands them, one table per band
+	// of opt.Shape, each sorted by (band key, set).
 	sigs     *Signatures
 	tab      *tables
 	signTime time.Duration

@@ -16,7 +16,7 @@ import (
 // collection's group u (order.Collection.Group), all with the same set.
 type units struct {
 	c    *order.Collection
-	keep []bool // false: dropped by MinSize
+	keep []bool // by group of c (one unit a group): false when dropped by MinSize
 }
 
 func unitsOf(c *order.Collection, minSize int) *units {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/simjoin/simjoin/internal/invariants"
 )
 
 // Signatures holds the MinHash signatures of n sets in one packed arena:
@@ -14,8 +16,11 @@ import (
 // Value. Put on distinct rows may run concurrently; reads are safe once
 // writing is done.
 type Signatures struct {
-	k, bits, stride int
-	data            []byte
+	k      int // values per signature, 1..MaxK
+	bits   int // bits kept of each value: 8, 16, 32 or 64 (ValidBits)
+	stride int // bytes of one signature: k·bits/8
+	// data holds the signatures back to back: len(data) = Len()·stride.
+	data []byte
 }
 
 // ValidBits reports whether w is a supported value width: 8, 16, 32 or 64.
@@ -51,7 +56,12 @@ func (s *Signatures) RowBytes() int { return s.stride }
 func (s *Signatures) Row(i int) []byte { return s.data[i*s.stride : (i+1)*s.stride : (i+1)*s.stride] }
 
 // Put stores the low Bits bits of each of the K values of sig as signature i.
+// sig must hold exactly K values (checked under -tags invariants: a longer
+// one would be cut short silently).
 func (s *Signatures) Put(i int, sig []uint64) {
+	if invariants.Enabled && (len(sig) != s.k || s.stride != s.k*s.bits/8 || len(s.data)%s.stride != 0) {
+		panic(fmt.Sprintf("approx: signature of %d values put into rows of K = %d at %d bits (%d bytes a row, %d bytes)", len(sig), s.k, s.bits, s.stride, len(s.data)))
+	}
 	row := s.Row(i)
 	switch s.bits {
 	case 8:

@@ -9,14 +9,22 @@ package cluster
 
 import (
 	"cmp"
+	"fmt"
+	"math/bits"
 	"slices"
 )
 
 // Forest is a union-find forest over records 0..n-1.
 type Forest struct {
+	// parent links every record to another of its cluster or to itself: a
+	// record is its cluster's root (representative) exactly when
+	// parent[i] == i, and following the links from any record reaches its
+	// root without a cycle, in O(log n) steps (union by size).
 	parent []uint32
+	// size[r] is the number of records of root r's cluster (meaningless for
+	// a record that is no longer a root); the roots' sizes sum to Len().
 	size   []uint32
-	unions int64 // calls of Union: the clustering's work
+	unions int64 // calls of Union: the clustering's work, at least Len() - (number of roots)
 }
 
 // New returns a forest of n singleton clusters.
@@ -101,4 +109,32 @@ func (f *Forest) Clusters(minSize int) [][]int {
 	}
 	slices.SortStableFunc(out, func(a, b []int) int { return cmp.Compare(len(b), len(a)) })
 	return out
+}
+
+// check panics unless the invariants stated on Forest's fields hold (called
+// under -tags invariants after a join's unions). It follows the links
+// without compressing them. Cost: O(n log n).
+func (f *Forest) check() {
+	n := len(f.parent)
+	// Union by size keeps every tree at most log2(n)+1 levels deep.
+	depth := bits.Len(uint(n)) + 1
+	members := make(map[uint32]int)
+	for i := range f.parent {
+		x := uint32(i)
+		for steps := 0; f.parent[x] != x; steps++ {
+			if int(f.parent[x]) >= n || steps > depth {
+				panic(fmt.Sprintf("cluster: record %d: link to %d out of range or a path longer than %d (a cycle?)", i, f.parent[x], depth))
+			}
+			x = f.parent[x]
+		}
+		members[x]++
+	}
+	for r, m := range members {
+		if int(f.size[r]) != m {
+			panic(fmt.Sprintf("cluster: root %d has size %d but %d members", r, f.size[r], m))
+		}
+	}
+	if f.unions < int64(n-len(members)) {
+		panic(fmt.Sprintf("cluster: %d clusters of %d records after %d unions", len(members), n, f.unions))
+	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
@@ -28,6 +29,9 @@ func Join(n int, run func(yield func(join.Pair) bool) error) (*Forest, error) {
 		f.Union(p.A, p.B)
 		return true
 	})
+	if invariants.Enabled {
+		f.check()
+	}
 	return f, err
 }
 
@@ -50,6 +54,9 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt join.Options) (*Fore
 		f.Union(p.A, p.B)
 		return true
 	})
+	if invariants.Enabled {
+		f.check()
+	}
 	return f, st, err
 }
 

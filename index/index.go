@@ -7,11 +7,13 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/kelindar/bitmap"
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -66,6 +68,28 @@ type Config struct {
 	// exactly and similarities are exact. Without, an LSH index keeps
 	// signatures only and similarities are estimates. Exact always keeps them.
 	RawSets bool `json:"raw_sets,omitempty"`
+}
+
+// String describes c on one line, as simjoin index create and stats show it:
+// "tokens words, jaccard >= 0.5, exact", or for LSH the banding, the
+// signatures, the seed and whether similarities are exact.
+func (c Config) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens %s, %s >= %s, ", c.Tokens, c.Measure, c.MinThreshold)
+	switch c.Method {
+	case Exact:
+		b.WriteString("exact")
+	case LSH:
+		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Perm/max(c.Bands, 1), c.Bits, c.Perm, c.Seed)
+		if c.RawSets {
+			b.WriteString(", raw sets (exact similarities)")
+		} else {
+			b.WriteString(", no raw sets (estimated similarities)")
+		}
+	default:
+		fmt.Fprintf(&b, "method %d", c.Method)
+	}
+	return b.String()
 }
 
 // ID identifies a record: assigned 0, 1, 2, ... in insertion order, never reused.
@@ -162,6 +186,25 @@ type CorruptError struct {
 
 func (e *CorruptError) Error() string { return "index: corrupt file " + e.File + ": " + e.Err.Error() }
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// RecordError reports a record (of Insert) or a query (of Search) that
+// does not tokenize, such as invalid UTF-8 for a text tokenizer. Its message
+// numbers the record in its batch and never quotes it.
+type RecordError struct {
+	Query bool  // a query of Search, not a record of Insert
+	Index int   // 0-based position in the batch
+	Err   error // the tokenizer's error
+}
+
+func (e *RecordError) Error() string {
+	what := "record"
+	if e.Query {
+		what = "query"
+	}
+	return fmt.Sprintf("index: %s %d: %v", what, e.Index+1, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
 
 // Index is an open index directory. See the package doc for concurrency.
 type Index struct {
@@ -420,6 +463,9 @@ func (ix *Index) replay(payload []byte) error {
 // The caller holds wmu (or is Open).
 func (ix *Index) publish() {
 	s := ix.live.snapshot()
+	if invariants.Enabled {
+		s.check()
+	}
 	ix.snapMu.Lock()
 	old := ix.cur
 	ix.cur = s

@@ -38,7 +38,7 @@ func (ix *Index) prepare(records [][]byte) ([]query, error) {
 	ix.parallel(len(records), 256, do)
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("index: record %d: %w", i+1, err)
+			return nil, &RecordError{Index: i, Err: err}
 		}
 	}
 	return qs, nil
@@ -151,8 +151,8 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 // see the state before the batch or after it, never part of it.
 //
 // A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
-// the whole batch before anything is written. ctx is checked before the
-// batch starts.
+// the whole batch with a *RecordError before anything is written. ctx is
+// checked before the batch starts.
 func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
 	if dedup.Den != 0 {
 		if err := ix.checkThreshold(dedup); err != nil {

@@ -12,7 +12,8 @@ import (
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
-// Queries are tokenized like records and answered on the index's workers from
+// Queries are tokenized like records (the first that does not tokenize fails
+// the call with a *RecordError) and answered on the index's workers from
 // one snapshot. Safe for concurrent use, with each other and with the writer.
 // Cost per query (Exact): the postings of its probe prefix within the size
 // range and one verification per candidate; (LSH) signing, b band lookups
@@ -71,7 +72,7 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 		return nil, err
 	}
 	if badErr != nil {
-		return nil, fmt.Errorf("index: query %d: %w", firstBad+1, badErr)
+		return nil, &RecordError{Query: true, Index: firstBad, Err: badErr}
 	}
 	return out, nil
 }

@@ -27,23 +27,23 @@ type segment struct {
 	file *blockFile
 	name string // file name inside the index directory
 
-	ids  []uint64
-	offs []uint32
-	sets []uint32
-	poff []uint32
-	post []prefix.Posting
+	ids  []uint64         // row r's record id; strictly ascending
+	offs []uint32         // Exact: rows()+1 offsets into sets, non-decreasing
+	sets []uint32         // Exact: row r's set, sorted ascending, is sets[offs[r]:offs[r+1]]
+	poff []uint32         // Exact: one offset per token id and one more, non-decreasing
+	post []prefix.Posting // Exact: each token's postings, rows ascending, Pos < Size
 	// The pair index (pairs.go): entries under first token a are
 	// pent[ppoff[a]:ppoff[a+1]].
 	ppoff []uint32
 	pent  []pentry
 	phash []pairSlot // the distinct pairs, hashed (pairs.go)
 
-	rowBytes int
-	sigs     []byte
-	boff     []uint32
-	bent     []bandEntry
-	koffs    []uint32
-	keys     []uint64
+	rowBytes int         // LSH: bytes of one signature (Perm·Bits/8)
+	sigs     []byte      // LSH: rows()·rowBytes bytes
+	boff     []uint32    // LSH: bands+1 offsets into bent
+	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each
+	koffs    []uint32    // LSH with raw sets: rows()+1 offsets into keys
+	keys     []uint64    // LSH with raw sets: row r's sorted keys
 }
 
 // bandEntry is one row of a band table: the band key of a record and its row.

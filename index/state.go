@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/kelindar/bitmap"
@@ -17,12 +18,16 @@ import (
 // durable batch, so a search never sees a record that is not durable nor
 // half of a batch.
 type state struct {
-	cfg   *Config
-	segs  []*segment
-	tombs []bitmap.Bitmap // tombs[i] marks the deleted rows of segs[i]; copy-on-write
-	mut   *mutable
-	dict  dict // Exact only
-	next  ID   // the id the next inserted record gets
+	cfg *Config
+	// segs are in id order: the ids ascend strictly within each segment and
+	// from one segment to the next, all below mut.base.
+	segs []*segment
+	// tombs[i] marks the deleted rows of segs[i], no bit at or past its
+	// rows (len(tombs) = len(segs)); copy-on-write.
+	tombs []bitmap.Bitmap
+	mut   *mutable // the records since the last checkpoint: ids mut.base..next-1
+	dict  dict     // Exact only
+	next  ID       // the id the next inserted record gets: mut.base + mut.n
 	// minB is the bounds at MinThreshold (Exact); pairMax the largest set
 	// size whose records are in the pair index (0: none).
 	minB    prefix.Bounds
@@ -33,6 +38,40 @@ type state struct {
 	// segments are released when a retired snapshot has no readers left.
 	readers int
 	retired bool
+}
+
+// check panics unless the invariants stated on state's fields (and on
+// mutable's counts) hold: called on every published snapshot under -tags
+// invariants. Cost: O(records + deleted rows).
+func (st *state) check() {
+	if len(st.tombs) != len(st.segs) {
+		panic(fmt.Sprintf("index: %d tombstone sets for %d segments", len(st.tombs), len(st.segs)))
+	}
+	var last uint64
+	seen := false
+	for i, sg := range st.segs {
+		for r, id := range sg.ids {
+			if seen && id <= last {
+				panic(fmt.Sprintf("index: segment %d (%s), row %d: id %d after %d: ids not ascending", i, sg.name, r, id, last))
+			}
+			last, seen = id, true
+		}
+		rows := sg.rows()
+		st.tombs[i].Range(func(x uint32) {
+			if int(x) >= rows {
+				panic(fmt.Sprintf("index: segment %d (%s) has %d rows, a tombstone marks row %d", i, sg.name, rows, x))
+			}
+		})
+	}
+	m := st.mut
+	if seen && uint64(m.base) <= last || m.base+ID(m.n) != st.next || len(m.offs) != m.n+1 && len(m.offs) != 1 {
+		panic(fmt.Sprintf("index: mutable part ids %d..%d after segment id %d, next id %d, %d offsets", m.base, m.base+ID(m.n), last, st.next, len(m.offs)))
+	}
+	m.tomb.Range(func(x uint32) {
+		if int(x) >= m.n {
+			panic(fmt.Sprintf("index: mutable part has %d rows, a tombstone marks row %d", m.n, x))
+		}
+	})
 }
 
 // snapshot returns a copy of the live state for readers; it holds a

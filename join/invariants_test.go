@@ -2,7 +2,12 @@
 
 package join
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin/order"
+)
 
 // TestIdentityCheckPanics checks that the invariant check catches a broken
 // Stats identity (this file builds only with -tags invariants).
@@ -22,4 +27,92 @@ func TestIdentityCheckPanics(t *testing.T) {
 			bad.checkIdentity()
 		}()
 	}
+}
+
+// TestKeyIndexCheckPanics checks that the key index's invariant check
+// catches a run out of group order, a mask that is not its group's, and a
+// key placed where its hash slot does not lead.
+func TestKeyIndexCheckPanics(t *testing.T) {
+	sets := [][]uint64{{1, 2, 3}, {1, 2, 4}, {1, 2, 3, 5}, {2, 3, 4, 5}, {1, 3, 4, 5}}
+	in := new(order.Input)
+	for _, s := range sets {
+		in.Add(s)
+	}
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := groupsOf(c)
+	masks := make([]uint64, s.groups())
+	for g := range masks {
+		masks[g] = tokenMask(s.set(g))
+	}
+	build := func() *keyIndex {
+		ix, err := newKeyIndex(s, masks, c.Dict().Len(), 2, func(n int) int { return n }, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	build().check(masks)
+	for name, breakIt := range map[string]func(ix *keyIndex){
+		"groups not ascending": func(ix *keyIndex) {
+			for _, sl := range ix.table {
+				if sl.end-sl.start >= 2 {
+					ix.groups[sl.start], ix.groups[sl.start+1] = ix.groups[sl.start+1], ix.groups[sl.start]
+					return
+				}
+			}
+			t.Fatal("no run of two groups")
+		},
+		"mask not the group's": func(ix *keyIndex) { ix.masks[0] ^= 1 },
+		"key off its slot": func(ix *keyIndex) {
+			for k, sl := range ix.table {
+				if sl.end != 0 {
+					to := (uint64(k) + uint64(len(ix.table))/2) & uint64(len(ix.table)-1)
+					if ix.table[to].end == 0 && ix.slot(sl.key) != to {
+						ix.table[to], ix.table[k] = sl, keySlot{}
+						return
+					}
+				}
+			}
+			t.Fatal("no free slot to move a key to")
+		},
+	} {
+		ix := build()
+		breakIt(ix)
+		mustPanic(t, name, func() { ix.check(masks) })
+	}
+}
+
+// TestSideCheckPanics checks that the check of a side's sizes catches a
+// size table out of order and a wrong first group by size.
+func TestSideCheckPanics(t *testing.T) {
+	in := new(order.Input)
+	for _, s := range [][]uint64{{1}, {1, 2}, {1, 2, 3}, {2, 3, 4}} {
+		in.Add(s)
+	}
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupsOf(c).check()
+	s := groupsOf(c)
+	s.size[0], s.size[1] = s.size[1], s.size[0]
+	mustPanic(t, "sizes decreasing", s.check)
+	s = groupsOf(c)
+	s.bySize[2]++
+	mustPanic(t, "bySize off", s.check)
+}
+
+// mustPanic fails the test unless f panics with one of the package's
+// invariant messages.
+func mustPanic(t *testing.T, name string, f func()) {
+	t.Helper()
+	defer func() {
+		if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "join: ") {
+			t.Errorf("%s: no invariant panic (got %v)", name, msg)
+		}
+	}()
+	f()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -136,9 +137,10 @@ func (s *Stats) add(o *Stats) {
 // (order.Collection.Group).
 type side struct {
 	c    *order.Collection
-	size []uint32 // size of group g's set, non-decreasing in g
+	size []uint32 // size of group g's set, non-decreasing in g; one per group of c
 	// bySize[n] is the first group whose size is >= n, for n up to the
-	// largest size.
+	// largest size (len(bySize) = largest size + 1; 1 when there is no
+	// group).
 	bySize []uint32
 }
 
@@ -160,7 +162,30 @@ func groupsOf(c *order.Collection) *side {
 		}
 		s.bySize[n] = uint32(g)
 	}
+	if invariants.Enabled {
+		s.check()
+	}
 	return s
+}
+
+// check panics unless the invariants stated on side's fields hold (called
+// under -tags invariants). Cost: O(groups + largest size).
+func (s *side) check() {
+	if len(s.size) != s.c.Groups() {
+		panic(fmt.Sprintf("join: %d group sizes for %d groups", len(s.size), s.c.Groups()))
+	}
+	for g := range s.size {
+		lo, _ := s.c.Group(g)
+		if int(s.size[g]) != s.c.Size(lo) || g > 0 && s.size[g] < s.size[g-1] {
+			panic(fmt.Sprintf("join: group %d: size %d, its set holds %d (sizes must not decrease)", g, s.size[g], s.c.Size(lo)))
+		}
+	}
+	for n := range s.bySize {
+		g := int(s.bySize[n])
+		if g > len(s.size) || g < len(s.size) && int(s.size[g]) < n || g > 0 && int(s.size[g-1]) >= n {
+			panic(fmt.Sprintf("join: bySize[%d] = %d is not the first group of size >= %d", n, g, n))
+		}
+	}
 }
 
 func (s *side) groups() int { return len(s.size) }
@@ -201,32 +226,22 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
-	// The prefix index of every group serves the prefix path, the tiny
-	// groups of the ℓ-prefix path (whose probes meet only tiny groups), and
-	// the estimate that chooses between them.
-	ix := prefix.NewIndex(s.groups(), vocab, s.set, b.IndexPrefix)
 	ell := opt.Ell
 	if ell == 0 {
-		ell = chooseEll(s, b, ix)
+		ell = chooseEll(s, b)
 	}
-	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: s.groups(), copies: opt.Copies}
+	// The prefix filter probes every group through the prefix index; the
+	// ℓ-prefix path only its tiny groups (the smallest sizes, which meet
+	// only each other), so only they are indexed there.
+	indexed := tinyGroups(s, b, ell)
+	ix := prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix)
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies}
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),
 		Groups:       s.groups(),
 		IndexEntries: ix.Len(),
 		Ell:          ell,
-	}
-	if ell > 1 {
-		// Tiny groups (the smallest sizes) are probed by the prefix filter,
-		// meeting only the tiny groups before them; the others by keys.
-		j.indexed = 0
-		for j.indexed < s.groups() {
-			if _, ok := probeLen(b, int(s.size[j.indexed]), ell); ok {
-				break
-			}
-			j.indexed++
-		}
 	}
 	if ell > 1 && j.indexed < s.groups() {
 		j.masks = make([]uint64, s.groups())
@@ -241,6 +256,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			return st, err
 		}
 		st.IndexEntries += len(j.keyIx.groups)
+		j.keyProbes = keyProbesOf(s, b, ell)
 	}
 	j.prepare()
 	st.IndexTime = time.Since(t0)

@@ -2,10 +2,12 @@ package join
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync/atomic"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
@@ -74,35 +76,102 @@ const keyPostingRatio = 3
 // pairs, digit passwords' above all, grow with the list).
 const tripleGroups = 3_000_000
 
+// EllChoice is SelfJoin's choice of index keys for a self-join (Options.Ell
+// 0) and the figures behind it, for a cost model to price the path taken
+// (package planner does).
+type EllChoice struct {
+	// Ell is the tokens per index key SelfJoin takes: 1 the prefix filter,
+	// 2 or 3 the ℓ-prefix.
+	Ell int
+	// PrefixPostings is the estimate of the postings the prefix filter's
+	// probes would scan, from which the choice was made; -1 when the
+	// ℓ-prefix was ruled out by its keys alone (no estimate needed).
+	PrefixPostings int64
+	// On the ℓ-prefix path (Ell > 1): Keys is the keys the probes look up,
+	// IndexKeys the entries of the key index, and Tiny the number of groups
+	// (the smallest sets) probed by the prefix filter instead. All 0 for
+	// Ell 1.
+	Keys, IndexKeys int64
+	Tiny            int
+}
+
+// ChooseEll returns the index keys SelfJoin(ctx, c, opt, …) would use when
+// opt.Ell is 0, with the figures of its choice; for a given opt.Ell it
+// returns that choice (ℓ = 2 or 3 with its figures, as if chosen). The
+// choice is the one SelfJoin makes, from the same code. Cost: O(groups +
+// largest size), plus one pass over the index prefixes when the keys are
+// few; it builds no index. Safe for concurrent use.
+func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
+	if err := opt.check(); err != nil {
+		return EllChoice{}, err
+	}
+	s := groupsOf(c)
+	b := prefix.NewBounds(opt.Measure, opt.Threshold)
+	if opt.Ell == 0 {
+		return ellChoice(s, b), nil
+	}
+	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
+	if opt.Ell > 1 {
+		ch.Keys, _, ch.IndexKeys = ellKeys(s, b, opt.Ell)
+		ch.Tiny = tinyGroups(s, b, opt.Ell)
+	}
+	return ch, nil
+}
+
 // chooseEll returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
 // ℓ-prefix is expected to cost less than the prefix filter, else 1. The
 // ℓ-prefix pays when probes look up few keys (at most maxKeys on average)
-// and the prefix filter's postings per probe, estimated from ix (the
-// prefix index of every group) on a sample of probes, are many per key.
-// Cost: O(largest size) for the keys, and (only when they are few) a few
-// thousand probe prefixes' posting-list lengths.
-func chooseEll(s *side, b prefix.Bounds, ix *prefix.Index) int {
+// and the prefix filter's postings per probe, estimated on a sample of
+// probes, are many per key. Cost: O(largest size) for the keys, and (only
+// when they are few) one pass over the index prefixes to count the posting
+// lists' lengths, 4 bytes per token id; no index is built.
+func chooseEll(s *side, b prefix.Bounds) int {
+	return ellChoice(s, b).Ell
+}
+
+// ellChoice is chooseEll with the figures behind the choice.
+func ellChoice(s *side, b prefix.Bounds) EllChoice {
+	ch := EllChoice{Ell: 1, PrefixPostings: -1}
 	groups := s.groups()
 	if groups < 2 {
-		return 1
+		return ch
 	}
-	var postings int64 = -1
 	for _, ell := range []int{3, 2} {
 		if ell == 3 && groups < tripleGroups {
 			continue
 		}
-		keys, probes, _ := ellKeys(s, b, ell)
+		keys, probes, indexed := ellKeys(s, b, ell)
 		if probes == 0 || keys > maxKeys*probes {
 			continue
 		}
-		if postings < 0 {
-			postings = prefixPostings(s, b, ix)
+		if ch.PrefixPostings < 0 {
+			ch.PrefixPostings = prefixPostings(s, b)
 		}
-		if postings > keyPostingRatio*keys {
-			return ell
+		if ch.PrefixPostings > keyPostingRatio*keys {
+			ch.Ell, ch.Keys, ch.IndexKeys = ell, keys, indexed
+			ch.Tiny = tinyGroups(s, b, ell)
+			return ch
 		}
 	}
-	return 1
+	return ch
+}
+
+// tinyGroups returns the number of groups of s that the prefix filter probes
+// at ℓ: all of them for ℓ = 1; for the ℓ-prefix, the tiny ones, whose least
+// overlap with their smallest partner is below ℓ (the first groups, since
+// that overlap does not decrease with the size).
+func tinyGroups(s *side, b prefix.Bounds, ell int) int {
+	if ell <= 1 {
+		return s.groups()
+	}
+	g := 0
+	for g < s.groups() {
+		if _, ok := probeLen(b, int(s.size[g]), ell); ok {
+			break
+		}
+		g++
+	}
+	return g
 }
 
 // ellKeys returns the keys the groups of s would look up on the ℓ-prefix
@@ -131,17 +200,18 @@ func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
 const estimateProbes = 4096
 
 // prefixPostings estimates the postings the prefix filter's probes would
-// scan in a self-join of s (index ix): the lengths of the posting lists of
-// the probe-prefix tokens of evenly spaced groups, halved (a probe meets only
+// scan in a self-join of s: the lengths of the posting lists of the
+// probe-prefix tokens of evenly spaced groups, halved (a probe meets only
 // the groups before it) and scaled to all groups.
-func prefixPostings(s *side, b prefix.Bounds, ix *prefix.Index) int64 {
+func prefixPostings(s *side, b prefix.Bounds) int64 {
 	groups := s.groups()
+	lengths := prefix.Lengths(groups, s.c.Dict().Len(), s.set, b.IndexPrefix)
 	step := max(1, groups/estimateProbes)
 	var n, sampled int64
 	for g := 0; g < groups; g += step {
 		x := s.set(g)
 		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
-			n += int64(len(ix.Postings(w)))
+			n += int64(lengths[w])
 		}
 		sampled++
 	}
@@ -217,13 +287,19 @@ func tokenMask(set []uint32) uint64 {
 // the mask bound is checked while scanning, without a random access per
 // posting). A hash table finds a key's run.
 type keyIndex struct {
-	ell    int
-	groups []uint32 // runs of group ids, each run ascending
-	masks  []uint64 // masks[k] is the token mask of groups[k]
-	table  []keySlot
+	ell int // tokens per key: 2 or 3
+	// groups holds the runs back to back, every entry in exactly one run;
+	// within a run group ids ascend strictly.
+	groups []uint32
+	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
+	// table is open addressing with linear probing, its length a power of
+	// two above twice the number of keys: each key is in one slot, reached
+	// from slot(key) without crossing a free slot.
+	table []keySlot
 }
 
-// keySlot is one key's run groups[start:end]; end == 0 marks a free slot.
+// keySlot is one key's run groups[start:end], start < end; end == 0 marks a
+// free slot.
 type keySlot struct {
 	key        uint64
 	start, end uint32
@@ -322,7 +398,63 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 			k = e
 		}
 	}
+	if invariants.Enabled {
+		ix.check(masks)
+	}
 	return ix, nil
+}
+
+// check panics unless the invariants stated on keyIndex's fields hold, for
+// groups whose token masks are masks (called under -tags invariants). Cost:
+// O(entries + table slots).
+func (ix *keyIndex) check(masks []uint64) {
+	n := len(ix.table)
+	keys, covered := 0, 0
+	for _, sl := range ix.table {
+		if sl.end == 0 {
+			continue
+		}
+		keys++
+		if sl.start >= sl.end || int(sl.end) > len(ix.groups) {
+			panic(fmt.Sprintf("join: key %#x: run [%d, %d) of %d entries", sl.key, sl.start, sl.end, len(ix.groups)))
+		}
+		covered += int(sl.end - sl.start)
+		for k := sl.start; k < sl.end; k++ {
+			if k > sl.start && ix.groups[k] <= ix.groups[k-1] || ix.masks[k] != masks[ix.groups[k]] {
+				panic(fmt.Sprintf("join: key %#x: entry %d (group %d): groups not ascending or mask not the group's", sl.key, k, ix.groups[k]))
+			}
+		}
+		if g, _ := ix.lookup(sl.key); len(g) != int(sl.end-sl.start) || &g[0] != &ix.groups[sl.start] {
+			panic(fmt.Sprintf("join: key %#x not found from its hash slot", sl.key))
+		}
+	}
+	if n&(n-1) != 0 || n <= 2*keys || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
+		panic(fmt.Sprintf("join: key index of %d slots for %d keys; runs cover %d of %d entries (%d masks)", n, keys, covered, len(ix.groups), len(ix.masks)))
+	}
+}
+
+// keyProbe is what a probe of one set size needs on the ℓ-prefix path,
+// computed once per size rather than once per probe.
+type keyProbe struct {
+	prefix int32 // the probe's ℓ-prefix length (probeLen); 0 for a tiny size
+	// alpha is the least overlap with the smallest admissible partner: the
+	// mask bound uses it, and Check then decides with the partner's own.
+	alpha int32
+	first uint32 // the first group of an admissible partner's size
+}
+
+// keyProbesOf returns the keyProbe of every size of s up to the largest.
+func keyProbesOf(s *side, b prefix.Bounds, ell int) []keyProbe {
+	kp := make([]keyProbe, maxSize(s)+1)
+	for n := range kp {
+		px, ok := probeLen(b, n, ell)
+		if !ok {
+			continue
+		}
+		lo, _ := b.SizeRange(n)
+		kp[n] = keyProbe{prefix: int32(px), alpha: int32(b.MinOverlap(n, max(lo, 1))), first: uint32(s.firstOfSize(lo))}
+	}
+	return kp
 }
 
 // probeKeys finds the partners of group gx among the groups before it
@@ -332,20 +464,16 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	x := p.probe.set(gx)
 	n := len(x)
 	out = p.sameGroup(gx, n, out)
-	px, ok := probeLen(b, n, p.ell)
-	if !ok {
+	kp := p.keyProbes[n]
+	if kp.prefix == 0 {
 		return out
 	}
 	if p.seen == nil {
 		p.seen = make([]uint32, p.build.groups())
 	}
-	lo, _ := b.SizeRange(n)
-	first := uint32(p.build.firstOfSize(lo))
+	px, first, alpha := int(kp.prefix), kp.first, int(kp.alpha)
 	mark := uint32(gx) + 1
 	mx := p.masks[gx]
-	// The least overlap with any admissible partner (the smallest) serves
-	// the mask bound; Check then decides with the partner's own.
-	alpha := b.MinOverlap(n, max(lo, 1))
 	var postings, sizePruned, maskPruned, candidates int64
 	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
 	for _, key := range p.keys {

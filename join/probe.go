@@ -45,6 +45,9 @@ type joiner struct {
 	ell     int       // tokens per index key: 1, 2 or 3
 	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1
 	masks   []uint64  // token mask of each group; nil when ell == 1
+	// keyProbes[n] is what a probe of size n needs on the ℓ-prefix path;
+	// nil when ell == 1.
+	keyProbes []keyProbe
 	// copies, if not nil, receives groups of identical sets, and pairs of
 	// groups are yielded once (Options.Copies); ids is its reused buffer.
 	copies func(ids []int) bool

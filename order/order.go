@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/invariants"
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -24,9 +25,9 @@ var ErrTooLarge = errors.New("order: collection too large")
 // arena holds 4 bytes a token and no key is stored twice. The zero value is
 // empty and ready. An Input is not safe for concurrent mutation.
 type Input struct {
-	ids     []uint32 // provisional ids, record by record
-	offs    []int    // record r is ids[offs[r]:offs[r+1]]
-	voc     vocab
+	ids     []uint32 // provisional ids, record by record; distinct within a record
+	offs    []int    // record r is ids[offs[r]:offs[r+1]]; nil before the first record, then offs[0] = 0, non-decreasing
+	voc     vocab    // every key added, with its provisional id and the records holding it
 	scratch []uint64
 }
 
@@ -110,7 +111,7 @@ func (in *Input) Grow(distinct int) {
 		return
 	}
 	for sh := range in.voc.tabs {
-		in.voc.tabs[sh].init(distinct/shards + 1)
+		in.voc.tabs[sh].Init(distinct/shards + 1)
 	}
 }
 
@@ -134,9 +135,9 @@ func (in *Input) Vocabulary() int { return in.voc.len() }
 // gives the same order; any order gives the same join results). It is immutable once built and safe for
 // concurrent use.
 type Dictionary struct {
-	voc  vocab    // slots hold final ids
-	keys []uint64 // by id
-	df   []uint32 // by id
+	voc  vocab    // maps every key of keys to its id, and no other key
+	keys []uint64 // by id; distinct
+	df   []uint32 // by id: >= 1, non-decreasing (rare first)
 }
 
 // Len returns the number of distinct tokens.
@@ -292,16 +293,18 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			return nil, ErrTooLarge
 		}
 	}
-	// Merge every input's vocabulary into the first one's.
+	// Merge every input's vocabulary into the first one's, each shard's keys
+	// in order of first appearance (so that the ties of the order are the
+	// same however the records were split into inputs' shards).
 	base := &inputs[0].voc
 	for _, in := range inputs[1:] {
 		var remap [shards][]uint32
 		for sh := range in.voc.tabs {
-			t := &in.voc.tabs[sh]
-			remap[sh] = make([]uint32, len(t.keys))
-			for local, key := range t.keys {
-				h := mix.Mix64(key)
-				remap[sh][local] = base.tabs[sh].add(key, h, t.df[local])<<shardBits | uint32(sh)
+			slots := in.voc.tabs[sh].Slots()
+			remap[sh] = localOrder(&in.voc.tabs[sh])
+			for local, si := range remap[sh] {
+				s := slots[si]
+				remap[sh][local] = base.addHash(s.Key, keymap.Hash(s.Key), s.Val.df)
 			}
 		}
 		for j, pid := range in.ids {
@@ -321,56 +324,77 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	return out, nil
 }
 
+// localOrder returns the slot index of every key of t by local id.
+func localOrder(t *keymap.Map[entry]) []uint32 {
+	at := make([]uint32, t.Len())
+	for i, s := range t.Slots() {
+		if s.Val.id != 0 {
+			at[s.Val.id-1] = uint32(i)
+		}
+	}
+	return at
+}
+
 // buildDictionary orders the provisional ids rare-first (document frequency
 // ascending, ties by shard and then first appearance within it, which the
 // provisional ids record) with a counting sort, and returns the dictionary
-// and the final id of each provisional id (final[shard][local]). It reuses
-// the vocabulary's tables. Cost: O(V + max df).
+// and the final id of each provisional id (final[shard][local]). The
+// vocabulary's slots become the dictionary's, holding final ids. The slots
+// are walked in order, on all cores, and the per-key arrays by local id are
+// written at random or walked in order, so that no step reads at random.
+// Cost: O(V + max df); memory 4 bytes a key beside the slots and the
+// dictionary's arrays.
 func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 	n := v.len()
-	maxDF := uint32(0)
-	for sh := range v.tabs {
-		for _, f := range v.tabs[sh].df {
-			maxDF = max(maxDF, f)
+	ctx := context.Background()
+	var final [shards][]uint32 // document frequency by local id, then final id
+	maxDF := make([]uint32, shards)
+	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			t := &v.tabs[sh]
+			df := make([]uint32, t.Len())
+			m := uint32(0)
+			for _, s := range t.Slots() {
+				if s.Val.id != 0 {
+					df[s.Val.id-1] = s.Val.df
+					m = max(m, s.Val.df)
+				}
+			}
+			final[sh], maxDF[sh] = df, m
 		}
-	}
-	start := make([]uint32, maxDF+2)
-	for sh := range v.tabs {
-		for _, f := range v.tabs[sh].df {
+	})
+	start := make([]uint32, slices.Max(maxDF)+2)
+	for sh := range final {
+		for _, f := range final[sh] {
 			start[f+1]++
 		}
 	}
 	for f := 1; f < len(start); f++ {
 		start[f] += start[f-1]
 	}
-	var final [shards][]uint32
 	d := &Dictionary{keys: make([]uint64, n), df: make([]uint32, n)}
-	for sh := range v.tabs {
-		t := &v.tabs[sh]
-		final[sh] = make([]uint32, len(t.keys))
-		for local, f := range t.df {
+	for sh := range final {
+		for local, f := range final[sh] {
 			id := start[f]
 			start[f]++
 			final[sh][local] = id
-			d.keys[id] = t.keys[local]
 			d.df[id] = f
 		}
 	}
-	// Point every slot at its final id, the shards on all cores.
-	for sh := range v.tabs {
-		t := &v.tabs[sh]
-		d.voc.tabs[sh] = table{slots: t.slots, mask: t.mask}
-	}
-	parallel.For(context.Background(), len(v.tabs), 1, 0, func(_, lo, hi int) {
+	// Point every slot at its final id and fill the keys by id.
+	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
-			t, f := &v.tabs[sh], final[sh]
-			for i, s := range t.slots {
-				if s.id != 0 {
-					t.slots[i].id = f[s.id-1] + 1
+			slots, f := v.tabs[sh].Slots(), final[sh]
+			for i := range slots {
+				if s := &slots[i]; s.Val.id != 0 {
+					id := f[s.Val.id-1]
+					s.Val.id = id + 1
+					d.keys[id] = s.Key
 				}
 			}
 		}
 	})
+	d.voc = *v
 	*v = vocab{}
 	return d, &final
 }

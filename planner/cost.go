@@ -9,9 +9,9 @@ import "github.com/simjoin/simjoin/approx"
 type Term struct {
 	Name  string  `json:"name"`
 	Phase string  `json:"phase"`
-	Count float64 `json:"count"`
-	Nanos float64 `json:"cpu_ns_per_unit"`
-	CPU   float64 `json:"cpu_s"`
+	Count float64 `json:"count"`           // >= 0
+	Nanos float64 `json:"cpu_ns_per_unit"` // >= 0
+	CPU   float64 `json:"cpu_s"`           // Count·Nanos·1e-9
 	// Serial marks work done on one core (building the exact join's index);
 	// the rest is spread over all of them.
 	Serial bool `json:"serial,omitempty"`
@@ -21,9 +21,9 @@ type Term struct {
 // wall time they take with Parallel cores: serial terms take their CPU time,
 // the others their CPU time over Parallel.
 type Cost struct {
-	Seconds  float64 `json:"wall_s"`
-	CPU      float64 `json:"cpu_s"`
-	Parallel int     `json:"parallel"`
+	Seconds  float64 `json:"wall_s"`   // Σ over Terms of their CPU, divided by Parallel unless Serial
+	CPU      float64 `json:"cpu_s"`    // Σ over Terms of their CPU, in Terms' order
+	Parallel int     `json:"parallel"` // >= 1
 	Terms    []Term  `json:"terms"`
 }
 
@@ -95,14 +95,25 @@ type Calibration struct {
 // exactCost prices the exact path's work: w from SelfWork or RSWork, the
 // postings examined, candidates and verifications predicted for it, the mean
 // set size and the expected results.
+//
+// The ℓ-prefix path (w.Ell > 1) is priced with the same unit costs, which
+// were fitted on the prefix filter: a key looked up as a probe-prefix token
+// (a hash-table probe against a posting-list lookup), a key-index entry as
+// an index entry, an entry of a key's run as a posting, one past the mask
+// bound as a posting examined. Measured against runs on password lists
+// (BENCHMARKS.md, "Consolidation"), not fitted.
 func (cal *Calibration) exactCost(w ExactWork, examined, candidates, verified, meanSize, results float64) Cost {
 	var c Cost
+	names := [...]string{"index entries", "probe-prefix tokens", "prefix postings", "postings examined"}
+	if w.Ell > 1 {
+		names = [...]string{"index entries (keys)", "keys looked up", "key postings", "postings past the mask"}
+	}
 	c.add("distinct sets", "index", float64(w.Groups), cal.ExactGroup)
-	c.add("index entries", "index", float64(w.IndexEntries), cal.ExactIndex)
+	c.add(names[0], "index", float64(w.IndexEntries), cal.ExactIndex)
 	c.Terms[0].Serial, c.Terms[1].Serial = true, true
-	c.add("probe-prefix tokens", "join", float64(w.ProbeTokens), cal.ExactProbeToken)
-	c.add("prefix postings", "join", float64(w.Postings), cal.ExactPosting)
-	c.add("postings examined", "join", examined, cal.ExactExamine)
+	c.add(names[1], "join", float64(w.ProbeTokens), cal.ExactProbeToken)
+	c.add(names[2], "join", float64(w.Postings), cal.ExactPosting)
+	c.add(names[3], "join", examined, cal.ExactExamine)
 	c.add("candidates", "join", candidates, cal.ExactCandidate)
 	c.add("verified tokens", "join", verified*meanSize, cal.ExactVerify)
 	c.add("results", "join", results, cal.ExactResult)

@@ -32,7 +32,13 @@
 // shares of postings examined, of candidates and of merges are measured on
 // an exact join of a seeded sample of records and applied to the exact
 // postings (a ratio estimator), and the sample's results, scaled by its share
-// of the pairs, predict the results.
+// of the pairs, predict the results. A self-join of short sets over a small
+// vocabulary takes the ℓ-prefix path of AdaptJoin instead (join.ChooseEll,
+// the join's own choice, asked rather than copied): the sample is joined on
+// that path, and the work counted is its keys looked up, its key index and
+// the postings of the keys' runs, the last scaled from the sample by its
+// share of the pairs (ExactWork.Ell > 1); the unit costs are the prefix
+// filter's.
 //
 // LSH. Signing: one hash per set token and dictionary entry, K values per
 // set, and, for one-permutation hashing, the probes of optimal densification

@@ -2,12 +2,14 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -30,6 +32,7 @@ type planning struct {
 	meanSize float64
 	drawn    map[int][]*Sample // samples by records per side
 	budget   float64           // CPU seconds planning may spend on samples
+	ell      join.EllChoice    // the self-join's index keys; zero for an R-S join
 	lshRes   []float64         // results by Jaccard bin estimated from the LSH sample
 }
 
@@ -64,6 +67,12 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 		n := float64(pl.sets[0])
 		pl.pairs = n * (n - 1) / 2
 		p.Exact.Work = SelfWork(pl.c, pl.b)
+		// The join's own choice of index keys, from its own code.
+		ch, err := join.ChooseEll(pl.c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold, Workers: opt.Workers})
+		if err != nil {
+			return nil, err
+		}
+		pl.ell, p.ell = ch, ch.Ell
 	} else {
 		pl.pairs = float64(pl.sets[0]) * float64(pl.sets[1])
 		p.Exact.Work = RSWork(pl.c, pl.s, pl.b)
@@ -104,12 +113,20 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	}
 
 	// Exact: the postings are exact; candidates and verifications follow the
-	// sample's ratios to its postings (every posting without a sample).
+	// sample's ratios to its postings (every posting without a sample). On
+	// the ℓ-prefix path the postings are the sample's, scaled by its share
+	// of the pairs; without a sample that meets enough of them, the prefix
+	// filter's work is priced instead, an upper bound (the join takes the
+	// ℓ-prefix only where it expects it to cost less).
 	examRatio, candRatio, verRatio := 1.0, 1.0, 1.0
 	if s.Postings >= minPostings {
 		examRatio = float64(s.Examined) / float64(s.Postings)
 		candRatio = float64(s.Candidates) / float64(s.Postings)
 		verRatio = float64(s.Verified) / float64(s.Postings)
+		if s.Ell > 1 {
+			p.Exact.Work = pl.keyWork(float64(s.Postings) / s.ExactFraction)
+			post = float64(p.Exact.Work.Postings)
+		}
 	}
 	p.Exact.Examined = post * examRatio
 	p.Exact.Candidates = post * candRatio
@@ -120,7 +137,43 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	}
 	pl.decide()
 	p.Seconds = time.Since(t0).Seconds()
+	if invariants.Enabled {
+		p.check()
+	}
 	return p, nil
+}
+
+// check panics unless the invariants stated on Plan's, ExactEstimate's and
+// Cost's fields hold (called under -tags invariants on every plan).
+func (p *Plan) check() {
+	if p.Method != Exact && !(p.Method == LSH && (p.LSH.Available || p.Forced)) {
+		panic(fmt.Sprintf("planner: plan method %s (LSH available: %v)", p.Method, p.LSH.Available))
+	}
+	if want := map[Method]float64{Exact: 1, LSH: p.LSH.Recall}[p.Method]; p.Recall != want {
+		panic(fmt.Sprintf("planner: %s plan with recall %v, want %v", p.Method, p.Recall, want))
+	}
+	e := &p.Exact
+	if !(e.Verified <= e.Candidates && e.Candidates <= e.Examined && e.Examined <= float64(e.Work.Postings)) {
+		panic(fmt.Sprintf("planner: exact estimate out of order: %v verified, %v candidates, %v examined, %d postings",
+			e.Verified, e.Candidates, e.Examined, e.Work.Postings))
+	}
+	costs := []Cost{e.Cost}
+	if p.LSH.Available {
+		costs = append(costs, p.LSH.Cost)
+	}
+	for _, c := range costs {
+		cpu, wall := 0.0, 0.0
+		for _, t := range c.Terms {
+			if t.Count < 0 || t.Nanos < 0 || t.CPU != t.Count*t.Nanos*1e-9 {
+				panic(fmt.Sprintf("planner: term %q: %v units at %v ns is not %v s", t.Name, t.Count, t.Nanos, t.CPU))
+			}
+			cpu += t.CPU
+			wall += c.termWall(t)
+		}
+		if c.Parallel < 1 || cpu != c.CPU || wall != c.Seconds {
+			panic(fmt.Sprintf("planner: cost of %v s CPU, %v s wall on %d cores; its terms sum to %v s CPU, %v s wall", c.CPU, c.Seconds, c.Parallel, cpu, wall))
+		}
+	}
 }
 
 // Sampling limits.
@@ -298,11 +351,11 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 	if err != nil {
 		return err
 	}
-	// The prefix filter (Ell 1): the cost model (SelfWork, RSWork) counts
-	// its postings, so the sample's ratios must be its own. The join may
-	// take the ℓ-prefix path instead where that is cheaper, so the exact
-	// path's cost is an upper bound there.
-	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers, Ell: 1}
+	// The path the whole join takes (join.ChooseEll), forced on the sample,
+	// whose own choice could differ: the sample's ratios must be that
+	// path's.
+	ell := max(pl.ell.Ell, 1)
+	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers, Ell: ell}
 	sizeA := sizesByID(ss[0].C)
 	sizeB := sizeA
 	var st join.Stats
@@ -324,7 +377,10 @@ func (pl *planning) sampleExact(ctx context.Context, m int, resHist []float64) e
 		s.ExactRecords = append(s.ExactRecords, x.C.Len())
 	}
 	s.ExactFraction = frac
-	s.Postings, s.Examined = windowPostings(st), st.Postings
+	s.Ell = ell
+	// On the ℓ-prefix path a posting past the mask bound is examined (its
+	// group checked against those already met).
+	s.Postings, s.Examined = windowPostings(st), st.Postings-st.MaskPruned
 	s.Candidates, s.Verified, s.Results = st.Candidates, st.Verified, st.Results
 	return nil
 }
@@ -509,6 +565,21 @@ func expectedCollisions(s approx.Shape, hist []float64) float64 {
 		}
 	}
 	return sum
+}
+
+// keyWork returns the ℓ-prefix path's work on a self-join expected to scan
+// postings postings: the keys and key-index entries from join.ChooseEll,
+// and the tiny groups' prefix-filter work, counted as SelfWork counts it.
+func (pl *planning) keyWork(postings float64) ExactWork {
+	tiny := selfWork(pl.c, pl.b, pl.ell.Tiny)
+	return ExactWork{
+		Ell:          pl.ell.Ell,
+		Groups:       pl.c.Groups(),
+		ProbeTokens:  pl.ell.Keys + tiny.ProbeTokens,
+		IndexEntries: pl.ell.IndexKeys + tiny.IndexEntries,
+		Postings:     int64(math.Round(postings)),
+		SameSetPairs: pl.p.Exact.Work.SameSetPairs,
+	}
 }
 
 // windowPostings returns the postings a join met within the size window,

@@ -11,10 +11,22 @@ import (
 // Postings, examined, plus LateSkipped, skipped unseen) for the same input,
 // measure and threshold. It counts every (probe, indexed set) meeting with
 // multiplicity, so it bounds the join's candidates from above.
+//
+// A self-join of short sets may take the ℓ-prefix path instead (join.Ell,
+// chosen by join.ChooseEll): Ell is then 2 or 3, and the same fields count
+// that path's work: ProbeTokens the keys its probes look up (plus the probe
+// prefixes of the tiny sets, which the prefix filter probes), IndexEntries
+// the key index's entries (plus the tiny sets' index prefixes), and
+// Postings the entries of the keys' runs the probes scan plus the tiny
+// sets' postings, estimated from a sample join (see Plan): exact only for
+// Ell 1.
 type ExactWork struct {
+	// Ell is the tokens per index key of the path counted: 1 the prefix
+	// filter, 2 or 3 the ℓ-prefix.
+	Ell          int   `json:"key_tokens"`
 	Groups       int   `json:"groups"`        // distinct non-empty sets (identical sets are probed once)
-	ProbeTokens  int64 `json:"probe_tokens"`  // tokens in the probe prefixes
-	IndexEntries int64 `json:"index_entries"` // postings in the prefix index
+	ProbeTokens  int64 `json:"probe_tokens"`  // tokens in the probe prefixes (keys looked up, for Ell > 1)
+	IndexEntries int64 `json:"index_entries"` // postings in the prefix index (key index entries, for Ell > 1)
 	Postings     int64 `json:"postings"`      // postings scanned by the probes, within the size window
 	// SameSetPairs is the number of pairs among identical copies, which the
 	// join reports without probing.
@@ -45,9 +57,14 @@ func groups(c *order.Collection) []int32 {
 // O(Σ prefix lengths) time, 4 bytes per dictionary entry; no posting list is
 // built. Safe for concurrent use.
 func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
+	return selfWork(c, b, c.Groups())
+}
+
+// selfWork is SelfWork over the first ng groups of c alone (the tiny groups
+// of the ℓ-prefix path, which meet only each other), Groups included.
+func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 	g := groups(c)
-	ng := len(g) - 1
-	w := ExactWork{Groups: ng}
+	w := ExactWork{Ell: 1, Groups: ng}
 	// Tokens held by one set only (ids below once, rare-first) never meet
 	// another set: they are skipped without touching a counter.
 	once := firstShared(c.Dict())
@@ -94,7 +111,7 @@ func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
 func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 	gr, gs := groups(r), groups(s)
 	nr, ns := len(gr)-1, len(gs)-1
-	w := ExactWork{Groups: nr + ns}
+	w := ExactWork{Ell: 1, Groups: nr + ns}
 	once := firstShared(r.Dict())
 	cnt := make([]int32, r.Dict().Len()-once)
 	for g := 0; g < ns; g++ {

@@ -118,7 +118,8 @@ type ExactEstimate struct {
 	// Examined, Candidates and Verified are predicted from Work.Postings
 	// and the ratios measured on the sample (upper bounds when there is
 	// none): the postings whose candidate the join examines, the distinct
-	// candidates, and the candidates merged.
+	// candidates, and the candidates merged. Verified <= Candidates <=
+	// Examined <= Work.Postings, as in the join's Stats.
 	Examined   float64 `json:"examined"`
 	Candidates float64 `json:"candidates"`
 	Verified   float64 `json:"verified"`
@@ -173,11 +174,14 @@ type SampleEstimate struct {
 	// postings). Its pairs are ExactFraction of the input's.
 	ExactRecords  []int   `json:"exact_records,omitempty"`
 	ExactFraction float64 `json:"exact_fraction,omitempty"`
-	Postings      int64   `json:"postings"`   // prefix postings in the size window of the sample's exact join
-	Examined      int64   `json:"examined"`   // postings whose candidate it examined
-	Candidates    int64   `json:"candidates"` // its candidates
-	Verified      int64   `json:"verified"`   // its verified candidates
-	Results       int64   `json:"results"`    // its results
+	// Ell is the tokens per index key of the sample's exact join: the
+	// path the whole join takes (join.ChooseEll).
+	Ell        int   `json:"key_tokens,omitempty"`
+	Postings   int64 `json:"postings"`   // postings in the size window of the sample's exact join
+	Examined   int64 `json:"examined"`   // postings whose candidate it examined
+	Candidates int64 `json:"candidates"` // its candidates
+	Verified   int64 `json:"verified"`   // its verified candidates
+	Results    int64 `json:"results"`    // its results
 	// LSHRecords is the records per side of the sample joined with LSH,
 	// whose pairs are LSHFraction of the input's.
 	LSHRecords    []int   `json:"lsh_records,omitempty"`
@@ -200,12 +204,13 @@ const Bins = 100
 // Plan is the planner's choice for one join and the figures behind it. It is
 // a plain value: safe to copy, print and marshal.
 type Plan struct {
-	Method    Method  `json:"method"`
+	Method    Method  `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
 	Forced    bool    `json:"forced,omitempty"` // the method was given, not chosen
 	Measure   string  `json:"measure"`
 	Threshold string  `json:"threshold"`
 	Prefer    float64 `json:"prefer"`
-	// Recall is the predicted recall of the chosen path: 1 for exact.
+	// Recall is the predicted recall of the chosen path: 1 for exact,
+	// LSH.Recall for LSH.
 	Recall  float64        `json:"recall"`
 	Reason  string         `json:"reason"`
 	Figures []Figure       `json:"figures"`
@@ -219,6 +224,7 @@ type Plan struct {
 	m        prefix.Measure
 	t        prefix.Threshold
 	workers  int
+	ell      int // a self-join's index keys (join.ChooseEll); 0 for an R-S join
 	meanSize float64
 	lsh      lshWork // the LSH path's work but its collisions, candidates and results
 }
@@ -321,11 +327,19 @@ func (pl *planning) decide() {
 	for _, st := range p.Stats {
 		tokens += st.Tokens
 	}
-	f = append(f, Figure{"prefix postings", float64(w.Postings), ""})
-	if w.ProbeTokens > 0 {
-		f = append(f, Figure{"mean postings per probe token", float64(w.Postings) / float64(w.ProbeTokens), ""})
+	if w.Ell > 1 {
+		f = append(f, Figure{"tokens per index key", float64(w.Ell), ""},
+			Figure{"key postings", float64(w.Postings), ""})
+		if w.ProbeTokens > 0 {
+			f = append(f, Figure{"mean postings per key", float64(w.Postings) / float64(w.ProbeTokens), ""})
+		}
+	} else {
+		f = append(f, Figure{"prefix postings", float64(w.Postings), ""})
+		if w.ProbeTokens > 0 {
+			f = append(f, Figure{"mean postings per probe token", float64(w.Postings) / float64(w.ProbeTokens), ""})
+		}
 	}
-	if tokens > 0 {
+	if tokens > 0 && w.Ell <= 1 {
 		f = append(f, Figure{"probe prefix share of tokens", 100 * float64(w.ProbeTokens) / float64(tokens), "%"})
 	}
 	f = append(f, Figure{"exact candidates", p.Exact.Candidates, ""})

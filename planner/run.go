@@ -76,7 +76,12 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 	}()
 	switch m {
 	case Exact:
+		// The index keys planned for a self-join (join.ChooseEll), not
+		// chosen again.
 		opt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+		if s == nil {
+			opt.Ell = p.ell
+		}
 		st, err := join.Join(ctx, c, s, opt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {

@@ -1,5 +1,11 @@
 package prefix
 
+import (
+	"fmt"
+
+	"github.com/simjoin/simjoin/internal/invariants"
+)
+
 // Posting is one entry of the inverted index: record Rec, whose set has Size
 // tokens, holds the token at position Pos of its sorted set. Keeping the size
 // in the posting lets a probe apply the size-dependent positional filter
@@ -16,8 +22,13 @@ type Posting struct {
 // each posting list is in size order too, which the size filter relies on.
 // An Index is immutable once built and safe for concurrent use.
 type Index struct {
-	start []uint32 // postings of token w are post[start[w]:start[w+1]]
-	post  []Posting
+	// start has one entry per token id and one more: the postings of token
+	// w are post[start[w]:start[w+1]]; start[0] = 0, non-decreasing, and
+	// the last entry is len(post).
+	start []uint32
+	// post holds the posting lists back to back; within a list Rec
+	// ascends strictly (a record holds a token once) and Pos < Size.
+	post []Posting
 }
 
 // NewIndex indexes records 0..n-1 over token ids 0..vocab-1: set(r) returns
@@ -25,29 +36,66 @@ type Index struct {
 // are indexed. Cost: two calls of set per record and two passes over the
 // prefixes; memory 12 bytes per posting plus 4 per token id.
 func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Index {
-	prefix := func(r int) ([]uint32, int) {
-		s := set(r)
-		return s[:min(prefixLen(len(s)), len(s))], len(s)
-	}
 	start := make([]uint32, vocab+2)
-	for r := 0; r < n; r++ {
-		p, _ := prefix(r)
-		for _, w := range p {
-			start[w+2]++
-		}
-	}
+	countPrefixes(start[2:], n, set, prefixLen)
 	for w := 2; w < len(start); w++ {
 		start[w] += start[w-1]
 	}
 	post := make([]Posting, start[len(start)-1])
 	for r := 0; r < n; r++ {
-		p, size := prefix(r)
-		for i, w := range p {
-			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(size)}
+		s := set(r)
+		for i, w := range s[:min(prefixLen(len(s)), len(s))] {
+			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
 			start[w+1]++
 		}
 	}
-	return &Index{start: start[:vocab+1], post: post}
+	ix := &Index{start: start[:vocab+1], post: post}
+	if invariants.Enabled {
+		ix.check()
+	}
+	return ix
+}
+
+// check panics unless the invariants stated on Index's fields hold
+// (called under -tags invariants). Cost: O(postings + vocab).
+func (ix *Index) check() {
+	if len(ix.start) > 0 && (ix.start[0] != 0 || int(ix.start[len(ix.start)-1]) != len(ix.post)) {
+		panic(fmt.Sprintf("prefix: index bounds [%d, %d] for %d postings", ix.start[0], ix.start[len(ix.start)-1], len(ix.post)))
+	}
+	for w := 0; w+1 < len(ix.start); w++ {
+		if ix.start[w] > ix.start[w+1] {
+			panic(fmt.Sprintf("prefix: token %d's postings end before they start", w))
+		}
+	}
+	for w := 0; w+1 < len(ix.start); w++ {
+		post := ix.post[ix.start[w]:ix.start[w+1]]
+		for k, e := range post {
+			if e.Pos >= e.Size || k > 0 && e.Rec <= post[k-1].Rec {
+				panic(fmt.Sprintf("prefix: token %d, posting %d (record %d, position %d of %d): records not ascending or position past the set", w, k, e.Rec, e.Pos, e.Size))
+			}
+		}
+	}
+}
+
+// Lengths returns, for each token id 0..vocab-1, the length of its posting
+// list in NewIndex(n, vocab, set, prefixLen), without building the index:
+// what a cost estimate needs. Cost: one call of set per record, one pass
+// over the prefixes; memory 4 bytes per token id.
+func Lengths(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) []uint32 {
+	cnt := make([]uint32, vocab)
+	countPrefixes(cnt, n, set, prefixLen)
+	return cnt
+}
+
+// countPrefixes adds to cnt[w] the number of records 0..n-1 whose prefix
+// holds token w.
+func countPrefixes(cnt []uint32, n int, set func(r int) []uint32, prefixLen func(size int) int) {
+	for r := 0; r < n; r++ {
+		s := set(r)
+		for _, w := range s[:min(prefixLen(len(s)), len(s))] {
+			cnt[w]++
+		}
+	}
 }
 
 // Postings returns the postings of token w; nil for a token outside the

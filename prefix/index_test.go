@@ -39,9 +39,14 @@ func TestIndex(t *testing.T) {
 	if ix.Len() != total {
 		t.Errorf("Len() = %d, want %d", ix.Len(), total)
 	}
+	lengths := prefix.Lengths(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
+		func(size int) int { return (size + 1) / 2 })
 	for w := uint32(0); w < vocab; w++ {
 		if got := ix.Postings(w); !slices.Equal(got, want[w]) {
 			t.Fatalf("Postings(%d) = %v, want %v", w, got, want[w])
+		}
+		if int(lengths[w]) != len(want[w]) {
+			t.Fatalf("Lengths()[%d] = %d, want %d", w, lengths[w], len(want[w]))
 		}
 	}
 	for _, w := range []uint32{vocab, vocab + 1, 1 << 31} {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,16 +16,11 @@ import (
 
 func init() { register(newIndexCmd) }
 
-// Batches of records (`index add`) and queries (`index search`,
-// `passwords check --index`): a batch is inserted and synced, or answered,
-// and its lines written before the next is read. A batch ends at its cap or
-// as soon as the input has nothing more ready (see lineBatches), so a file
-// goes in large batches and a slow stream line by line.
-const (
-	addBatch        = 1 << 16 // records of one insert batch at most (--batch)
-	searchBatch     = 1024    // queries of one search batch at most
-	indexBatchBytes = 4 << 20 // text of one batch at most, so long records stream too
-)
+// addBatch is --batch's default: records of one insert batch at most. A
+// batch is inserted and synced, or answered, and its lines written before
+// the next is read (simjoin.ReadBatches: it also ends when the input has
+// nothing more ready, so a slow stream goes line by line).
+const addBatch = 1 << 16
 
 const indexLong = `A living index: a directory that holds a growing collection of records,
 created once with its tokenizer and method, then taking inserts, deletes and
@@ -75,14 +68,6 @@ func closeIndex(ix *index.Index, err *error) {
 	if cerr := ix.Close(); cerr != nil && *err == nil {
 		*err = cerr
 	}
-}
-
-// checkOptions has the index check a threshold and search options before
-// any input is read: a search of no queries runs the index's own checks
-// and nothing else.
-func checkOptions(ctx context.Context, ix *index.Index, opt index.SearchOptions) error {
-	_, err := ix.Search(ctx, nil, opt)
-	return indexError(err, "-t")
 }
 
 // indexError maps an error of an index operation: a threshold below an
@@ -138,7 +123,7 @@ index is smaller. LSH estimates Jaccard similarity.`,
 			if err := ix.Close(); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "created %s: %s\n", args[0], describeConfig(cfg))
+			_, err = fmt.Fprintf(e.stdout, "created %s: %s\n", args[0], cfg)
 			return err
 		},
 	}
@@ -229,24 +214,4 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 		cfg.Perm, cfg.Bands = o.Shape.B*o.Shape.R, o.Shape.B
 	}
 	return cfg, nil
-}
-
-// describeConfig is the one-line description of an index's configuration.
-func describeConfig(c index.Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "tokens %s, %s >= %s, ", c.Tokens, c.Measure, c.MinThreshold)
-	switch c.Method {
-	case index.Exact:
-		b.WriteString("exact")
-	case index.LSH:
-		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Perm/max(c.Bands, 1), c.Bits, c.Perm, c.Seed)
-		if c.RawSets {
-			b.WriteString(", raw sets (exact similarities)")
-		} else {
-			b.WriteString(", no raw sets (estimated similarities)")
-		}
-	default:
-		fmt.Fprintf(&b, "method %d", c.Method)
-	}
-	return b.String()
 }

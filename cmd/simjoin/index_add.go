@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 func newIndexAddCmd(e *env) *cobra.Command {
@@ -79,8 +77,8 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
 			return usageError{err}
 		}
-		if err := checkOptions(ctx, ix, index.SearchOptions{Threshold: t}); err != nil {
-			return err
+		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
+			return indexError(err, "-t")
 		}
 	}
 	in, err := openInput(input, e.stdin)
@@ -88,74 +86,15 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		return err
 	}
 	defer in.Close()
-	name := in.name
 	w := newOutcomeWriter(e.stdout, f, cfg)
-	return lineBatches(in, name, batch, func(first int, recs [][]byte) error {
-		outs, err := ix.Insert(ctx, recs, t)
-		if err != nil {
-			return recordError(err, cfg, recs, name, first, "-t")
-		}
+	err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
 		for k, o := range outs {
 			w.outcome(first+k, o)
 		}
 		// The batch is durable: its lines go out now.
 		return w.flush()
 	})
-}
-
-// lineBatches reads the lines of r and calls f with each batch of up to
-// maxRecs lines (and about indexBatchBytes of text), numbered from first
-// (1-based). A batch also ends when the reader has no more bytes buffered,
-// that is when the next line may have to wait for the input: a file goes
-// in batches of about the reader's buffer (1 MiB), a pipe in what its
-// writer has written, and an interactive stream line by line, each answered
-// before the next arrives. The lines are copies that f may keep.
-func lineBatches(r io.Reader, name string, maxRecs int, f func(first int, lines [][]byte) error) error {
-	lr := newLineReader(r)
-	var lines [][]byte
-	size, first := 0, 1
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &inputError{file: name, err: err}
-		}
-		if len(lines) == 0 {
-			first = lr.line
-		}
-		lines = append(lines, slices.Clone(line))
-		size += len(line)
-		if len(lines) >= maxRecs || size >= indexBatchBytes || lr.Buffered() == 0 {
-			if err := f(first, lines); err != nil {
-				return err
-			}
-			lines, size = lines[:0], 0
-		}
-	}
-	if len(lines) == 0 {
-		return nil
-	}
-	return f(first, lines)
-}
-
-// recordError names the file and line of a record the tokenizer rejected
-// (found by tokenizing the batch again, only on this failure path), and
-// maps the other errors of the index.
-func recordError(err error, cfg index.Config, recs [][]byte, name string, first int, flag string) error {
-	var se *shingle.ScanError
-	if errors.Is(err, shingle.ErrUTF8) || errors.As(err, &se) {
-		var keys []uint64
-		for k, r := range recs {
-			var terr error
-			if keys, terr = cfg.Tokens.AppendBytes(keys[:0], r); terr != nil {
-				return &inputError{file: name, line: first + k, err: terr}
-			}
-		}
-		return &inputError{file: name, err: err}
-	}
-	return indexError(err, flag)
+	return indexError(err, "-t")
 }
 
 // outcomeWriter writes the outcome of each input record of `index add`:

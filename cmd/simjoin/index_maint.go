@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,28 +26,18 @@ prints how many records it deleted.`,
 			var ids []index.ID
 			for _, a := range args[1:] {
 				if a == "-" {
-					lr := newLineReader(e.stdin)
-					for {
-						line, err := lr.next()
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							return &inputError{file: "<stdin>", err: err}
-						}
-						id, err := strconv.ParseUint(strings.TrimSpace(string(line)), 10, 64)
-						if err != nil {
-							return &inputError{file: "<stdin>", line: lr.line, err: fmt.Errorf("not a record id (an integer >= 0)")}
-						}
-						ids = append(ids, index.ID(id))
+					read, err := index.ReadIDs(e.stdin, "<stdin>")
+					if err != nil {
+						return err
 					}
+					ids = append(ids, read...)
 					continue
 				}
-				id, err := strconv.ParseUint(a, 10, 64)
+				id, err := index.ParseID(a)
 				if err != nil {
-					return usagef("%q is not a record id (an integer >= 0)", a)
+					return usageError{err}
 				}
-				ids = append(ids, index.ID(id))
+				ids = append(ids, id)
 			}
 			ix, err := openIndex(args[0], 0)
 			if err != nil {
@@ -125,7 +114,7 @@ JSON object, the same that simjoin serve answers on GET /v1/stats).`,
 				_, err = e.stdout.Write(append(b, '\n'))
 				return err
 			}
-			rows := append([][2]string{{"config", describeConfig(ix.Config())}}, statsRows(st)...)
+			rows := append([][2]string{{"config", ix.Config().String()}}, statsRows(st)...)
 			return writeRows(e.stdout, rows)
 		},
 	}

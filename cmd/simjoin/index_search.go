@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -54,17 +54,13 @@ of ids. Queries are answered in batches, which share the work.`,
 	return cmd
 }
 
-// parseIDs reads a comma-separated id list.
+// parseIDs reads --only's or --exclude's comma-separated ids.
 func parseIDs(flag, s string) ([]index.ID, error) {
-	var out []index.ID
-	for _, f := range strings.Split(s, ",") {
-		id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
-		if err != nil {
-			return nil, usagef("--%s: %q is not a record id (an integer >= 0)", flag, f)
-		}
-		out = append(out, index.ID(id))
+	ids, err := index.ParseIDs(s)
+	if err != nil {
+		return nil, usagef("--%s: %v", flag, err)
 	}
-	return out, nil
+	return ids, nil
 }
 
 // options checks the search flags against the index's configuration.
@@ -126,21 +122,16 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	if err := checkOptions(ctx, ix, opt); err != nil {
-		return err
+	if err := ix.CheckSearch(opt); err != nil {
+		return indexError(err, "-t")
 	}
 	in, err := openInput(queries, e.stdin)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	name := in.name
 	hw := newHitWriter(out, outFmt, cfg, "query")
-	err = lineBatches(in, name, searchBatch, func(first int, qs [][]byte) error {
-		res, err := ix.Search(ctx, qs, opt)
-		if err != nil {
-			return recordError(err, cfg, qs, name, first, "-t")
-		}
+	err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 		for k, hits := range res {
 			for _, h := range hits {
 				hw.hit(first+k, h)
@@ -149,7 +140,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return hw.err
 	})
 	if err != nil {
-		return err
+		return indexError(err, "-t")
 	}
 	return hw.flush()
 }

@@ -10,12 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -384,9 +384,6 @@ func addStatsPhases(rep *report, st *passwords.Stats) {
 // runPasswords runs `simjoin passwords`: read, join (or families), write,
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	out, err := cfg.createOutputs(e, input, true)
 	if err != nil {
 		return err
@@ -478,15 +475,8 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	return finishPWReport(e, cfg, rep)
 }
 
-// checkBatch is the number of stdin candidates checked at a time, in
-// parallel.
-const checkBatch = 1024
-
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	out, err := cfg.createOutputs(e, cfg.against, !cfg.silent)
 	if err != nil {
 		return err
@@ -512,93 +502,71 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep.addSection("known", "known passwords", sec, rows)
 
 	tm = rep.phase("check")
-	var sink io.Writer = io.Discard
-	if out != nil {
-		sink = out
-	}
-	w := newPWWriter(sink, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	var cs checkStats
+	w := newPWWriter(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	var cs passwords.CheckStats
 	var hist histogram
-	// Candidates come in batches (all arguments, or checkBatch lines of
-	// stdin); each batch is checked on all workers and written in order.
-	var batch [][]byte
-	var first int // number of batch[0]
-	flush := func() error {
-		res := checkAll(ix, batch, cfg.workers)
+	err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+		res, err := ix.CheckAll(ctx, batch)
+		if err != nil {
+			return err
+		}
 		for k, ms := range res {
-			cs.candidates++
-			if len(batch[k]) == 0 {
-				cs.empty++
-				continue
-			}
-			if len(ms) > 0 {
-				cs.tooClose++
-			}
+			cs.Add(batch[k], len(ms))
 			for _, m := range ms {
-				cs.matches++
 				hist.add(m.Sim)
 				w.match(first+k, known, m)
 			}
 		}
-		batch = batch[:0]
 		return w.err
+	})
+	if err != nil {
+		return err
 	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	tm.done("check")
+	rep.Results = cs.Matches
+	if cfg.opt.Measure != prefix.Overlap {
+		rep.Histogram = hist.bins()
+	}
+	return finishCheck(e, cfg, rep, &cs)
+}
+
+// sinkOf is where a check writes: out, or nowhere under --silent.
+func sinkOf(out *outfile.File) io.Writer {
+	if out == nil {
+		return io.Discard
+	}
+	return out
+}
+
+// checkCandidates hands the candidates of passwords check to check in
+// batches, numbered from 1: the arguments, or the one password typed at a
+// terminal (after a prompt, not echoed), or the lines of stdin.
+func checkCandidates(ctx context.Context, e *env, args []string, check func(first int, batch [][]byte) error) error {
 	if len(args) > 0 {
-		for _, a := range args {
-			batch = append(batch, []byte(a))
+		batch := make([][]byte, len(args))
+		for i, a := range args {
+			batch[i] = []byte(a)
 		}
-		first = 1
-		if err := flush(); err != nil {
-			return err
-		}
-	} else if fd, ok := terminal(e.stdin); ok {
-		// Typed at a terminal: one candidate, read without echo.
+		return check(1, batch)
+	}
+	if fd, ok := terminal(e.stdin); ok {
 		fmt.Fprint(e.stderr, "password to check: ")
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
 			return &inputError{file: "<stdin>", err: err}
 		}
-		batch = append(batch, pw)
-		first = 1
-		if err := flush(); err != nil {
+		return check(1, [][]byte{pw})
+	}
+	return simjoin.ReadBatches(e.stdin, simjoin.BatchOptions{Name: "<stdin>"}, func(first int, batch [][]byte) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-	} else {
-		lr := newLineReader(e.stdin)
-		first = 1
-		for {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return &inputError{file: "<stdin>", err: err}
-			}
-			batch = append(batch, slices.Clone(line))
-			if len(batch) == checkBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-				first = lr.line + 1
-			}
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-	}
-	if err := w.flush(); err != nil {
-		return err
-	}
-	tm.done("check")
-	rep.Results = cs.matches
-	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
-	}
-	return cs.finish(e, cfg, rep)
+		return check(first, batch)
+	})
 }
 
 // terminal returns r's descriptor if r is a terminal.
@@ -610,55 +578,32 @@ func terminal(r io.Reader) (int, bool) {
 	return int(f.Fd()), true
 }
 
-type checkStats struct {
-	candidates, empty, tooClose int
-	matches                     int64
-}
-
-// finish adds the "check" section to the report (after the rows first, if
-// any), writes the report, and returns the command's exit status: 3 when a
-// candidate is too close.
-func (cs *checkStats) finish(e *env, cfg *pwConfig, rep *report, first ...[2]string) error {
+// finishCheck adds the "check" section to the report (after the rows first,
+// if any), writes the report, and returns the command's exit status: 3 when
+// the policy rejects a candidate as too close.
+func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, first ...[2]string) error {
+	status := exitOK
+	if cs.Rejected() {
+		status = exitTooClose
+	}
 	rows := append(first,
-		[2]string{"checked", numfmt.Group(int64(cs.candidates))},
-		[2]string{"empty", numfmt.Group(int64(cs.empty))},
-		[2]string{"too close", numfmt.Group(int64(cs.tooClose))},
-		[2]string{"exit status", strconv.Itoa(map[bool]int{true: exitTooClose, false: exitOK}[cs.tooClose > 0])},
+		[2]string{"checked", numfmt.Group(int64(cs.Candidates))},
+		[2]string{"empty", numfmt.Group(int64(cs.Empty))},
+		[2]string{"too close", numfmt.Group(int64(cs.TooClose))},
+		[2]string{"exit status", strconv.Itoa(status)},
 	)
 	rep.addSection("check", "candidates", struct {
 		Candidates int `json:"candidates"`
 		Empty      int `json:"empty"`
 		TooClose   int `json:"too_close"`
-	}{cs.candidates, cs.empty, cs.tooClose}, rows)
+	}{cs.Candidates, cs.Empty, cs.TooClose}, rows)
 	if err := finishPWReport(e, cfg, rep); err != nil {
 		return err
 	}
-	if cs.tooClose > 0 {
-		return exitError{code: exitTooClose}
+	if status != exitOK {
+		return exitError{code: status}
 	}
 	return nil
-}
-
-// checkAll checks every candidate on workers goroutines and returns their
-// matches in order.
-func checkAll(ix *passwords.Index, cands [][]byte, workers int) [][]passwords.Match {
-	res := make([][]passwords.Match, len(cands))
-	if len(cands) < 64 || workers <= 1 {
-		for k, c := range cands {
-			res[k] = ix.Check(nil, c)
-		}
-		return res
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for k := w; k < len(cands); k += workers {
-				res[k] = ix.Check(nil, cands[k])
-			}
-		})
-	}
-	wg.Wait()
-	return res
 }
 
 // pwWriter writes pairs, families and matches in the chosen format.

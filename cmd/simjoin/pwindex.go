@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -41,8 +41,8 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkOptions(ctx, ix, index.SearchOptions{Threshold: t}); err != nil {
-		return err
+	if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
+		return indexError(err, "-t")
 	}
 	rep := &report{
 		Command:   "passwords check",
@@ -53,15 +53,11 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		Method:    "index: " + icfg.Method.String(),
 		Workers:   cfg.workers,
 	}
-	var sink io.Writer = io.Discard
-	if out != nil {
-		sink = out
-	}
-	hw := newHitWriter(sink, cfg.outFmt, icfg, "candidate")
+	hw := newHitWriter(sinkOf(out), cfg.outFmt, icfg, "candidate")
 	tm := rep.phase("check")
-	var cs checkStats
+	var cs passwords.CheckStats
 	var hist histogram
-	check := func(first int, batch [][]byte) error {
+	err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
 		res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 		if err != nil {
 			// The index's message numbers the record in the batch; it
@@ -69,31 +65,14 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			return indexError(err, "-t")
 		}
 		for k, hits := range res {
-			cs.candidates++
-			if len(batch[k]) == 0 {
-				cs.empty++
-				continue
-			}
-			if len(hits) > 0 {
-				cs.tooClose++
-			}
+			cs.Add(batch[k], len(hits))
 			for _, h := range hits {
-				cs.matches++
 				hist.add(h.Sim)
 				hw.hit(first+k, h)
 			}
 		}
 		return hw.err
-	}
-	if len(args) > 0 {
-		batch := make([][]byte, len(args))
-		for i, a := range args {
-			batch[i] = []byte(a)
-		}
-		err = check(1, batch)
-	} else {
-		err = lineBatches(e.stdin, "<stdin>", checkBatch, check)
-	}
+	})
 	if err != nil {
 		return err
 	}
@@ -101,7 +80,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		return err
 	}
 	tm.done("check")
-	rep.Results = cs.matches
+	rep.Results = cs.Matches
 	if icfg.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
@@ -109,5 +88,5 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	rep.Records = int(st.Live)
 	// The schema's "check" section has no field for the known count: it is
 	// the report's records.
-	return cs.finish(e, cfg, rep, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
+	return finishCheck(e, cfg, rep, &cs, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
 }

@@ -90,19 +90,34 @@ func insertion(a []uint64) {
 
 // radixMin is the length from which SortIDs sorts by radix: below it,
 // slices.Sort costs no more than clearing and summing 256 counters a pass.
-const radixMin = 128
+const radixMin = 64
+
+// insertionIDs sorts a few ids by straight insertion.
+func insertionIDs(a []uint32) {
+	for i := 1; i < len(a); i++ {
+		v := a[i]
+		j := i
+		for ; j > 0 && a[j-1] > v; j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = v
+	}
+}
 
 // SortIDs sorts ids, dense token ids all below limit, ascending in place: a
 // least-significant-digit radix sort on bytes, one counting pass and one
 // scatter per byte that limit needs (three for ids below 2^24), stable and
 // branch-free where a comparison sort mispredicts half its branches on
-// random ids. Records of fewer than radixMin ids are sorted by slices.Sort,
-// which is as fast there as the passes' fixed 256 counters. Cost: O(n·⌈log₂₅₆ limit⌉ + 256 per pass); no allocation once
-// the scratch has grown to the largest record.
+// random ids. Records of fewer than radixMin ids are sorted by insertion,
+// which is faster there than the passes' fixed 256 counters and, on the
+// short sets of most collections (10 to 50 ids), about twice as fast as
+// slices.Sort (BenchmarkSortIDs). Cost: O(n·⌈log₂₅₆ limit⌉ + 256 per pass),
+// O(n²) below radixMin; no allocation once the scratch has grown to the
+// largest record.
 func (s *Sorter) SortIDs(ids []uint32, limit uint32) {
 	n := len(ids)
 	if n < radixMin {
-		slices.Sort(ids)
+		insertionIDs(ids)
 		return
 	}
 	if cap(s.ids) < n {

@@ -78,7 +78,11 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 		return s
 	}
 	row("", "exact", "lsh")
-	row("  parameters", fmt.Sprintf("%s prefix postings", Count(float64(ew.Postings))), lshCol(lshParams(p)))
+	exactParams := fmt.Sprintf("%s prefix postings", Count(float64(ew.Postings)))
+	if ew.Ell > 1 {
+		exactParams = fmt.Sprintf("ℓ = %d: %s key postings", ew.Ell, Count(float64(ew.Postings)))
+	}
+	row("  parameters", exactParams, lshCol(lshParams(p)))
 	row("  predicted time", Seconds(p.Exact.Cost.Seconds), lshCol(Seconds(p.LSH.Cost.Seconds)))
 	row("  predicted CPU", Seconds(p.Exact.Cost.CPU), lshCol(Seconds(p.LSH.Cost.CPU)))
 	row("  candidates", Count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", Count(p.LSH.Candidates), Count(p.LSH.CurveCandidates))))

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// TestInsertSearchLines streams records through InsertLines (search before
+// insert, in small batches) and checks every outcome against the sequential
+// greedy dedup of the oracle, and every SearchLines answer against the
+// oracle's matches; the batches cover the lines in order.
+func TestInsertSearchLines(t *testing.T) {
+	smallCheckpoints(t)
+	seed := uint64(rand.Int64())
+	t.Logf("seed %d", seed)
+	ctx := context.Background()
+	min := prefix.Threshold{Num: 1, Den: 2}
+	dedup := prefix.Threshold{Num: 7, Den: 10}
+	ix, _ := mustCreate(t, exactConfig(prefix.Jaccard, min))
+	defer ix.Close()
+	sets := synth.Sets(synth.SetsConfig{N: 300, MinSize: 1, MaxSize: 8, Universe: 30, Zipf: 1, DupFraction: 0.3, Seed: seed})
+	var text bytes.Buffer
+	o := newModel(prefix.Jaccard)
+	var want []Outcome
+	for _, s := range sets {
+		s = distinct(s)
+		text.Write(textOf(s))
+		text.WriteByte('\n')
+		want = append(want, o.insert(s, dedup))
+	}
+	var got []Outcome
+	next := 1
+	opt := simjoin.BatchOptions{Name: "recs", MaxLines: 7}
+	err := ix.InsertLines(ctx, bytes.NewReader(text.Bytes()), opt, dedup, func(first int, outs []Outcome) error {
+		if first != next || len(outs) > 7 {
+			t.Fatalf("batch of %d outcomes at line %d, want at line %d and at most 7", len(outs), first, next)
+		}
+		next += len(outs)
+		got = append(got, outs...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outcomes differ from the greedy dedup:\n got %v\nwant %v", got, want)
+	}
+
+	var hits [][]Hit
+	var queries []string
+	err = ix.SearchLines(ctx, bytes.NewReader(text.Bytes()), opt, SearchOptions{Threshold: dedup}, func(first int, qs [][]byte, hs [][]Hit) error {
+		if first != len(hits)+1 || len(qs) != len(hs) {
+			t.Fatalf("batch at line %d of %d queries and %d answers, want line %d", first, len(qs), len(hs), len(hits)+1)
+		}
+		for _, q := range qs {
+			queries = append(queries, string(q))
+		}
+		hits = append(hits, hs...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sets {
+		s = distinct(s)
+		if queries[i] != string(textOf(s)) {
+			t.Fatalf("query %d is %q, want line %d", i, queries[i], i+1)
+		}
+		if w := o.matches(s, dedup); !slices.Equal(hits[i], w) && !(len(w) == 0 && len(hits[i]) == 0) {
+			t.Fatalf("line %d: got %v, want %v", i+1, hits[i], w)
+		}
+	}
+}
+
+// TestLinesErrors: a line that does not tokenize is named by its line (and
+// its batch is not inserted, the earlier batches are); f's error and the
+// index's option errors come back as they are.
+func TestLinesErrors(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Method: Exact, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2}}
+	ix, _ := mustCreate(t, cfg)
+	defer ix.Close()
+	in := "alpha\nbeta\ngamma\ndel\xffta\nepsilon\n"
+	opt := simjoin.BatchOptions{Name: "words.txt", MaxLines: 2}
+	err := ix.InsertLines(ctx, strings.NewReader(in), opt, prefix.Threshold{}, func(int, []Outcome) error { return nil })
+	var le *simjoin.LineError
+	if !errors.As(err, &le) || le.Name != "words.txt" || le.Line != 4 || !errors.Is(err, shingle.ErrUTF8) {
+		t.Fatalf("got %v, want words.txt:4: invalid UTF-8", err)
+	}
+	if st := ix.Stats(); st.Live != 2 {
+		t.Errorf("%d records held after the failed batch, want the first batch's 2", st.Live)
+	}
+	err = ix.SearchLines(ctx, strings.NewReader(in), opt, SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 2}},
+		func(int, [][]byte, [][]Hit) error { return nil })
+	if !errors.As(err, &le) || le.Line != 4 {
+		t.Fatalf("search: got %v, want words.txt:4", err)
+	}
+	stop := errors.New("stop")
+	err = ix.SearchLines(ctx, strings.NewReader(in), opt, SearchOptions{TopK: 1},
+		func(int, [][]byte, [][]Hit) error { return stop })
+	if err != stop {
+		t.Errorf("f's error: got %v", err)
+	}
+	low := SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 3}}
+	if err := ix.CheckSearch(low); !errors.Is(err, ErrThresholdBelowMin) {
+		t.Errorf("CheckSearch below the minimum: got %v", err)
+	}
+	if err := ix.CheckSearch(SearchOptions{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("CheckSearch of no threshold nor top-k: got %v", err)
+	}
+	if err := ix.CheckSearch(SearchOptions{TopK: 3}); err != nil {
+		t.Errorf("CheckSearch top-3: %v", err)
+	}
+}
+
+func TestParseIDs(t *testing.T) {
+	ids, err := ParseIDs("3, 1,18446744073709551615")
+	if err != nil || fmt.Sprint(ids) != "[3 1 18446744073709551615]" {
+		t.Errorf("ParseIDs: got %v, %v", ids, err)
+	}
+	for _, bad := range []string{"", "1,,2", "-1", "x", "1,2 3"} {
+		if _, err := ParseIDs(bad); !errors.Is(err, ErrNotID) {
+			t.Errorf("ParseIDs(%q): got %v, want ErrNotID", bad, err)
+		}
+	}
+	if _, err := ParseID(" 1"); err == nil || err.Error() != `" 1" is not a record id (an integer >= 0)` {
+		t.Errorf("ParseID(\" 1\"): got %v", err)
+	}
+	ids, err = ReadIDs(strings.NewReader("4\n 5 \r\n6"), "<stdin>")
+	if err != nil || fmt.Sprint(ids) != "[4 5 6]" {
+		t.Errorf("ReadIDs: got %v, %v", ids, err)
+	}
+	_, err = ReadIDs(strings.NewReader("4\nfive\n"), "<stdin>")
+	if err == nil || err.Error() != "<stdin>:2: not a record id (an integer >= 0)" {
+		t.Errorf("ReadIDs of a bad line: got %v", err)
+	}
+}
+
+func TestConfigString(t *testing.T) {
+	half := prefix.Threshold{Num: 1, Den: 2}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{exactConfig(prefix.Cosine, half), "tokens set, cosine >= 0.5, exact"},
+		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: half, Perm: 128, Bands: 32, Bits: 16, Seed: 7},
+			"tokens words, jaccard >= 0.5, lsh 32x4, 16-bit signatures of 128 values, seed 7, no raw sets (estimated similarities)"},
+	} {
+		if got := c.cfg.String(); got != c.want {
+			t.Errorf("got %q\nwant %q", got, c.want)
+		}
+	}
+}

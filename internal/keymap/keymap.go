@@ -1,0 +1,147 @@
+// Package keymap is the project's one open-addressing hash table: a map from
+// 64-bit keys to small fixed-size values, with linear probing over a
+// power-of-two array of slots kept at most three quarters full (Knuth, The
+// Art of Computer Programming vol. 3, 6.4, algorithm L). The vocabulary of
+// the order (key to provisional id and document frequency) and the ℓ-prefix
+// key index of the joins use it.
+//
+// Against the runtime's map it saves a second hash and most of the per-entry
+// overhead: a slot is the key beside its value, so a lookup of a present key
+// costs one cache miss, and the keys of the project are already hashes (one
+// mixing step, mix.Mix64, spreads even packed q-gram keys). What it does not
+// do: delete, iterate in insertion order, or hold values that may be zero.
+//
+// A slot is empty while its value is the zero value of V: the caller stores
+// only non-zero values (an id + 1, a non-empty run). That keeps a slot as
+// small as the key and value, with no flag beside them.
+package keymap
+
+import "github.com/simjoin/simjoin/internal/mix"
+
+// Hash is the hash a key is placed by: mix.Mix64. Callers that need it for
+// something else too (choosing a shard) pass it to the *Hash methods, so it
+// is computed once.
+func Hash(key uint64) uint64 { return mix.Mix64(key) }
+
+// Slot is one slot of the table: a key and its value, or empty when Val is
+// the zero value.
+type Slot[V comparable] struct {
+	Key uint64
+	Val V
+}
+
+// Map maps uint64 keys to non-zero values of V. The zero value is an empty
+// map ready for use. A Map is not safe for concurrent mutation; concurrent
+// Find calls on a map no one mutates are safe.
+//
+// Memory: one Slot (8 bytes plus V, padded) per slot, 1.33 to 2.67 slots a
+// key after growth, 1.33 or more when sized with Init.
+type Map[V comparable] struct {
+	slots []Slot[V] // len a power of two (or 0); at most 3/4 hold a value
+	mask  uint64    // len(slots) - 1
+	n     int       // slots holding a value
+}
+
+// Init empties m and sizes it for capacity keys without growing. Cost:
+// O(capacity) to allocate and clear.
+func (m *Map[V]) Init(capacity int) {
+	n := 16
+	for 3*n < 4*capacity {
+		n *= 2
+	}
+	m.slots = make([]Slot[V], n)
+	m.mask = uint64(n - 1)
+	m.n = 0
+}
+
+// Len returns the number of keys held.
+func (m *Map[V]) Len() int { return m.n }
+
+// Slots returns the slot array, empty slots included, for a walk over every
+// key (in slot order, which depends on the keys alone) or an update of the
+// values in place. The caller must keep a non-zero value non-zero and must
+// not change keys. The slice aliases the map until its next insertion.
+func (m *Map[V]) Slots() []Slot[V] { return m.slots }
+
+// Insert returns a pointer to key's value and whether the key was present.
+// When it was not, the key now holds a slot whose value is zero and the
+// caller must store a non-zero value through the pointer before any other
+// call on m. The pointer is valid until the next insertion. Cost: O(1)
+// expected, amortised over doublings.
+func (m *Map[V]) Insert(key uint64) (*V, bool) { return m.InsertHash(key, Hash(key)) }
+
+// InsertHash is Insert for a key whose Hash is h.
+func (m *Map[V]) InsertHash(key, h uint64) (*V, bool) {
+	var zero V
+	if 4*(m.n+1) > 3*len(m.slots) {
+		m.grow()
+	}
+	i := h & m.mask
+	for {
+		s := &m.slots[i]
+		if s.Val == zero {
+			s.Key = key
+			m.n++
+			return &s.Val, false
+		}
+		if s.Key == key {
+			return &s.Val, true
+		}
+		i = (i + 1) & m.mask
+	}
+}
+
+// Find returns key's value and whether it is present. Cost: O(1) expected.
+func (m *Map[V]) Find(key uint64) (V, bool) { return m.FindHash(key, Hash(key)) }
+
+// FindHash is Find for a key whose Hash is h.
+func (m *Map[V]) FindHash(key, h uint64) (V, bool) {
+	var zero V
+	if len(m.slots) == 0 {
+		return zero, false
+	}
+	i := h & m.mask
+	for {
+		s := &m.slots[i]
+		if s.Val == zero {
+			return zero, false
+		}
+		if s.Key == key {
+			return s.Val, true
+		}
+		i = (i + 1) & m.mask
+	}
+}
+
+// Peek returns the key held in the first slot of the probe of a key whose
+// Hash is h (0 for an empty map). It changes nothing: a caller entering many
+// keys reads the slots of the next few before inserting them (as the order's
+// vocabulary does), so that their cache misses overlap instead of coming one
+// after another.
+func (m *Map[V]) Peek(h uint64) uint64 {
+	if len(m.slots) == 0 {
+		return 0
+	}
+	return m.slots[h&m.mask].Key
+}
+
+// grow doubles the table. It walks the old slots in order, not in insertion
+// order: an entry at slot i moves to slot i or i + old size (give or take its
+// probe run), so the writes go to two advancing streams instead of random
+// places, which on large tables saves most of the cache misses of rehashing.
+func (m *Map[V]) grow() {
+	var zero V
+	old, n := m.slots, m.n
+	m.Init(max(2*n, 192))
+	for _, s := range old {
+		if s.Val == zero {
+			continue
+		}
+		i := Hash(s.Key) & m.mask
+		for m.slots[i].Val != zero {
+			i = (i + 1) & m.mask
+		}
+		m.slots[i] = s
+	}
+	m.n = n
+}

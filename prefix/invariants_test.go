@@ -1,0 +1,35 @@
+//go:build invariants
+
+package prefix
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestIndexCheckPanics checks that the invariant check catches posting
+// lists out of record order, a position past its set, and bounds that do
+// not cover the postings (this file builds only with -tags invariants).
+func TestIndexCheckPanics(t *testing.T) {
+	good := func() *Index {
+		return &Index{start: []uint32{0, 2, 3}, post: []Posting{{Rec: 1, Pos: 0, Size: 2}, {Rec: 4, Pos: 1, Size: 3}, {Rec: 0, Pos: 0, Size: 1}}}
+	}
+	good().check()
+	for name, breakIt := range map[string]func(ix *Index){
+		"records not ascending": func(ix *Index) { ix.post[1].Rec = 1 },
+		"position past the set": func(ix *Index) { ix.post[2].Pos = 1 },
+		"bounds short":          func(ix *Index) { ix.start[2] = 2 },
+		"bounds decreasing":     func(ix *Index) { ix.start[1] = 4 },
+	} {
+		ix := good()
+		breakIt(ix)
+		func() {
+			defer func() {
+				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "prefix: ") {
+					t.Errorf("%s: no invariant panic (got %v)", name, msg)
+				}
+			}()
+			ix.check()
+		}()
+	}
+}
