@@ -173,7 +173,7 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 		report = prog.report
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
-		Workers: c.workers, Progress: report,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
 		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
 			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
@@ -304,13 +304,12 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	if err != nil {
 		return err
 	}
-	yield, lshDone := checkRecall(ctx, cfg, l, sink.add)
-	st, err := in.Join(ctx, yield)
+	st, err := in.Join(ctx, sink.add)
 	if err == nil {
 		err = sink.err
 	}
 	if err == nil {
-		err = joined(e, cfg, l, st, sink, lshDone)
+		err = joined(e, cfg, l, st, sink)
 	}
 	if err != nil {
 		return err
@@ -347,9 +346,9 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*
 }
 
 // joined records what a join did in the report: the plan (or the method
-// given), the path's counters, the results and their similarities; lshDone
-// completes the LSH section (--check-recall).
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink, lshDone func(*rpt.LSH) error) error {
+// given), the path's counters (with --check-recall, LSH's measured recall),
+// the results and their similarities.
+func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
@@ -365,7 +364,7 @@ func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink
 	rep.Exact = st.Exact
 	sink.n, sink.hist = st.Results, histogram(st.Similarity)
 	if st.LSH != nil {
-		return addLSHSection(e, cfg, rep, st.LSH, lshDone)
+		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
 	}
 	return nil
 }
@@ -384,16 +383,7 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.m != prefix.Overlap {
 		rep.Histogram = sink.hist.bins()
 	}
-	rep.PeakRSS = peakRSS()
-	if cfg.stats {
-		rep.writeText(e.stderr)
-	}
-	if cfg.statsOut != nil {
-		if err := rep.writeJSON(cfg.statsOut); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return nil
+	return rep.emit(e, cfg.stats, cfg.statsOut)
 }
 
 // pairSink receives pairs from a join and writes them (or holds them for

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/outfile"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
@@ -141,4 +143,20 @@ func (r *report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// emit completes the report (its peak memory) and writes it where asked:
+// as text on stderr (--stats), as JSON to jsonOut (--stats-json's file, nil
+// when not asked).
+func (r *report) emit(e *env, text bool, jsonOut *outfile.File) error {
+	r.PeakRSS = peakRSS()
+	if text {
+		r.writeText(e.stderr)
+	}
+	if jsonOut != nil {
+		if err := r.writeJSON(jsonOut); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return nil
 }
