@@ -175,7 +175,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		return err
 	}
 	for _, st := range cc.Steps {
-		rep.Phases = append(rep.Phases, phase{st.Name, st.Seconds, st.CPU})
+		rep.Phases = append(rep.Phases, phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
 	}
 
 	tm := rep.phase("plot")
