@@ -397,7 +397,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			Largest         int   `json:"largest_family"`
 			Pairs           int64 `json:"pairs"`
 		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
-		if err := w.flush(); err != nil {
+		if err := w.Flush(); err != nil {
 			return err
 		}
 		tm.done("write")
@@ -422,8 +422,8 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err != nil {
 		return err
 	}
-	if w.err != nil {
-		return w.err
+	if err := w.Err(); err != nil {
+		return err
 	}
 	sec, rows := joinedReport(cfg, rep, rs, &st)
 	tm := rep.phase("write")
@@ -435,7 +435,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		rep.Histogram = hist.bins()
 	}
 	rep.addSection("passwords", "passwords", sec, rows)
-	if err := w.flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return err
 	}
 	tm.done("write")
@@ -516,10 +516,10 @@ func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowW
 		if err := answer(first, batch, &t); err != nil {
 			return err
 		}
-		return w.err
+		return w.Err()
 	})
 	if err == nil {
-		err = w.flush()
+		err = w.Flush()
 	}
 	if err != nil {
 		return nil, err
