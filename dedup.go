@@ -36,6 +36,9 @@ func (in *Input) Dedup(ctx context.Context, observe func(Pair) bool) (*cluster.F
 			yield = func(p Pair) bool { return observe(p) && union(p) }
 			copies = nil
 		}
+		if in.opts.CheckRecall {
+			copies = nil // planner.Check reports record pairs
+		}
 		var err error
 		st, err = in.run(ctx, yield, copies)
 		return err

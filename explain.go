@@ -22,9 +22,9 @@ type ExplainOptions struct {
 // Explanation is the plan of a join and what Explain measured: a plain value
 // whose JSON is simjoin explain --json's.
 type Explanation struct {
-	Plan       *Plan               `json:"plan"`
-	Analyze    *Analysis           `json:"analyze,omitempty"`
-	CrossCheck *planner.CrossCheck `json:"cross_check,omitempty"`
+	Plan       *Plan                 `json:"plan"`
+	Analyze    *Analysis             `json:"analyze,omitempty"`
+	CrossCheck *planner.CheckSummary `json:"cross_check,omitempty"`
 }
 
 // Analysis is a run of the plan beside its prediction for the method that
@@ -80,7 +80,7 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 		if err != nil {
 			return ex, err
 		}
-		ex.CrossCheck = cc
+		ex.CrossCheck = cc.Summary()
 	}
 	return ex, nil
 }

@@ -34,6 +34,9 @@ type Stats struct {
 	// the LSH join; the other is nil.
 	Exact *join.Stats
 	LSH   *approx.Stats
+	// Check is LSH measured against the exact join on the same input when
+	// Options.CheckRecall asked for it and LSH ran; nil otherwise.
+	Check *planner.CrossCheck
 
 	// Results counts the pairs found, record pairs: with Dedup, each pair
 	// of groups of identical records counts the record pairs it stands for.
@@ -212,7 +215,15 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group
 		lsh.Progress = func(done, total int) { report(int64(done), int64(total), false) }
 		var as approx.Stats
-		as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
+		if in.opts.CheckRecall {
+			lsh.Copies = nil
+			var cc *planner.CrossCheck
+			if cc, err = planner.Check(ctx, in.r, in.s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			}
+		} else {
+			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
+		}
 		report(-1, -1, true)
 		if err == nil || as.K > 0 {
 			st.LSH = &as

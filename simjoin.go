@@ -106,6 +106,10 @@ type Options struct {
 	// recall, seed, verification, bucket cap, minimum size). Its Measure,
 	// Threshold, Workers, Progress and Copies are taken from these Options.
 	LSH approx.Options
+	// CheckRecall, when the LSH path runs, also runs the exact join and
+	// measures LSH against it (planner.Check): Stats.Check. The pairs are
+	// LSH's as without it; Dedup then gets copies as pairs.
+	CheckRecall bool
 	// Files applies to the Files sources of a join.
 	Files FileOptions
 	// Workers is the number of goroutines of every phase; 0 or less means

@@ -405,65 +405,81 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	n := in.Len()
 	ids, offs := in.ids, in.offs
 	limit := uint32(dict.Len())
+	// Each set rewritten to final ids, sorted, and hashed (for the record
+	// order below), while it is in cache.
+	hashes := make([]uint64, n)
 	onAllCores(n, func(lo, hi int) {
-		var sorter keysort.Sorter // a radix sort: ids are dense, below limit
+		var sorter keysort.Sorter // ids are dense, below limit
 		for r := lo; r < hi; r++ {
 			rec := ids[offs[r]:offs[r+1]]
 			for j, pid := range rec {
 				rec[j] = final[pid&(shards-1)][pid>>shardBits]
 			}
 			sorter.SortIDs(rec, limit)
-		}
-	})
-	// Sort records by (size, hash of the set, index): the comparator touches
-	// no set, and identical sets, having equal hashes, end up adjacent.
-	type rec struct {
-		size uint32
-		idx  uint32
-		hash uint64
-	}
-	recs := make([]rec, 0, n)
-	for r := 0; r < n; r++ {
-		if offs[r+1] > offs[r] {
-			recs = append(recs, rec{size: uint32(offs[r+1] - offs[r]), idx: uint32(r)})
-		}
-	}
-	onAllCores(len(recs), func(lo, hi int) {
-		for k := lo; k < hi; k++ {
 			h := uint64(0x9e3779b97f4a7c15)
-			for _, w := range ids[offs[recs[k].idx]:offs[recs[k].idx+1]] {
+			for _, w := range rec {
 				h = mix.Mix64(h ^ uint64(w))
 			}
-			recs[k].hash = h
+			hashes[r] = h
 		}
 	})
-	slices.SortFunc(recs, func(a, b rec) int {
-		if c := cmp.Compare(a.size, b.size); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.idx, b.idx)
-	})
-	perm := make([]uint32, len(recs))
-	for k, r := range recs {
-		perm[k] = r.idx
+	// Order the records by (size, hash of the set, index): identical sets,
+	// having equal hashes, end up adjacent. A counting sort by size (stable,
+	// so each size's run keeps the records' order), then each run sorted by
+	// (hash, index), the runs on all cores; no comparison touches a set.
+	maxSize := 0
+	for r := 0; r < n; r++ {
+		maxSize = max(maxSize, offs[r+1]-offs[r])
 	}
-	recs = nil
-	set := func(r uint32) []uint32 { return ids[offs[r]:offs[r+1]] }
+	start := make([]int, maxSize+2) // the run of size z is recs[start[z]:start[z+1]]
+	for r := 0; r < n; r++ {
+		start[offs[r+1]-offs[r]+1]++
+	}
+	start[1] = 0 // empty records are not stored
+	for z := 1; z < len(start); z++ {
+		start[z] += start[z-1]
+	}
+	type rec struct {
+		hash uint64
+		idx  uint32
+	}
+	recs := make([]rec, start[maxSize+1])
+	next := slices.Clone(start)
+	for r := 0; r < n; r++ {
+		if z := offs[r+1] - offs[r]; z > 0 {
+			recs[next[z]] = rec{hash: hashes[r], idx: uint32(r)}
+			next[z]++
+		}
+	}
+	next, hashes = nil, nil
+	parallel.For(context.Background(), maxSize+1, 1, 0, func(_, lo, hi int) {
+		for z := lo; z < hi; z++ {
+			slices.SortFunc(recs[start[z]:start[z+1]], func(a, b rec) int {
+				if c := cmp.Compare(a.hash, b.hash); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.idx, b.idx)
+			})
+		}
+	})
 	c := &Collection{
 		dict:    dict,
 		tokens:  make([]uint32, len(ids)),
-		offs:    make([]int, len(perm)+1),
-		ids:     perm,
+		offs:    make([]int, len(recs)+1),
+		ids:     make([]uint32, len(recs)),
 		records: n,
 	}
-	pos := 0
-	for i, r := range perm {
-		pos += copy(c.tokens[pos:], set(r))
-		c.offs[i+1] = pos
+	for k, r := range recs {
+		c.ids[k] = r.idx
+		c.offs[k+1] = c.offs[k] + offs[r.idx+1] - offs[r.idx]
 	}
+	recs = nil
+	onAllCores(len(c.ids), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			r := c.ids[k]
+			copy(c.tokens[c.offs[k]:c.offs[k+1]], ids[offs[r]:offs[r+1]])
+		}
+	})
 	c.findGroups()
 	return c
 }

@@ -89,33 +89,37 @@ func (v *vocab) addBatch(keys []uint64, ids []uint32) {
 }
 
 // window is the number of keys whose first slots enter reads ahead.
-const window = 16
+const window = 32
 
 // peekSink keeps the reads ahead of enter: their values go nowhere else, and
 // a load whose value is unused may be dropped by the compiler.
 var peekSink atomic.Uint64
 
 // enter adds the keys of the shards s with s % workers == g. It goes through
-// the keys a window at a time: first it reads the first slot of every key's
-// probe (independent loads, so the processor overlaps their cache misses),
-// then it adds the keys, mostly from cache. Each key still pays its miss, but
-// about a window of them at once instead of one after another.
+// the keys a window at a time: it picks the window's keys of its shards
+// (without a branch, which would mispredict half the time), reads the first
+// slot of each one's probe (independent loads, so the processor overlaps
+// their cache misses), then adds them, mostly from cache. Each key still
+// pays its miss, but a window of them at once instead of one after another.
 func (v *vocab) enter(keys []uint64, ids []uint32, g, workers int) {
 	var hs [window]uint64
-	var js [window]int
+	var js [window]int32
 	var sink uint64
 	for lo := 0; lo < len(keys); lo += window {
 		n := 0
 		for j, k := range keys[lo:min(lo+window, len(keys))] {
 			h := keymap.Hash(k)
-			if s := shardOf(h); int(s)%workers == g {
-				sink ^= v.tabs[s].Peek(h)
-				hs[n], js[n] = h, lo+j
+			hs[n&(window-1)], js[n&(window-1)] = h, int32(j)
+			if int(shardOf(h))%workers == g {
 				n++
 			}
 		}
-		for i := range n {
-			ids[js[i]] = v.addHash(keys[js[i]], hs[i], 1)
+		for _, h := range hs[:n] {
+			sink ^= v.tabs[shardOf(h)].Peek(h)
+		}
+		for i, h := range hs[:n] {
+			j := lo + int(js[i])
+			ids[j] = v.addHash(keys[j], h, 1)
 		}
 	}
 	peekSink.Store(sink)

@@ -11,7 +11,6 @@ import (
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/join"
 )
 
 func init() { register(newDedupCmd) }
@@ -163,14 +162,9 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	if err != nil {
 		return err
 	}
-	var observe func(join.Pair) bool
-	lshDone := func(*lshSection) error { return nil }
-	if cfg.lsh.checkRecall {
-		observe, lshDone = checkRecall(ctx, cfg, l, func(join.Pair) bool { return true })
-	}
-	f, st, err := in.Dedup(ctx, observe)
+	f, st, err := in.Dedup(ctx, nil)
 	if err == nil {
-		err = joined(e, cfg, l, st, sink, lshDone)
+		err = joined(e, cfg, l, st, sink)
 	}
 	if err != nil {
 		return err

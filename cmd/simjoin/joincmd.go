@@ -172,7 +172,7 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 		report = prog.report
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
-		Workers: c.workers, Progress: report,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
 		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
 			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
@@ -303,13 +303,12 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	if err != nil {
 		return err
 	}
-	yield, lshDone := checkRecall(ctx, cfg, l, sink.add)
-	st, err := in.Join(ctx, yield)
+	st, err := in.Join(ctx, sink.add)
 	if err == nil {
 		err = sink.err
 	}
 	if err == nil {
-		err = joined(e, cfg, l, st, sink, lshDone)
+		err = joined(e, cfg, l, st, sink)
 	}
 	if err != nil {
 		return err
@@ -346,9 +345,9 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*
 }
 
 // joined records what a join did in the report: the plan (or the method
-// given), the path's counters, the results and their similarities; lshDone
-// completes the LSH section (--check-recall).
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink, lshDone func(*lshSection) error) error {
+// given), the path's counters (with --check-recall, LSH's measured recall),
+// the results and their similarities.
+func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
@@ -364,7 +363,7 @@ func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink
 	rep.Exact = st.Exact
 	sink.n, sink.hist = st.Results, histogram(st.Similarity)
 	if st.LSH != nil {
-		return addLSHSection(e, cfg, rep, st.LSH, lshDone)
+		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
 	}
 	return nil
 }

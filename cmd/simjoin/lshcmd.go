@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -121,65 +119,28 @@ type lshSection struct {
 	FalsePairs     int64   `json:"false_pairs,omitempty"`
 }
 
-// checkRecall wraps yield for --check-recall: the pairs LSH reports are
-// kept, and done measures the recall against the exact join into the LSH
-// section. Without --check-recall yield is returned as it is and done does
-// nothing.
-func checkRecall(ctx context.Context, cfg *joinConfig, l *loaded, yield func(join.Pair) bool) (func(join.Pair) bool, func(*lshSection) error) {
-	if !cfg.lsh.checkRecall {
-		return yield, func(*lshSection) error { return nil }
-	}
-	var found []uint64 // pairs reported
-	return func(p join.Pair) bool {
-			found = append(found, uint64(p.A)<<32|uint64(p.B))
-			return yield(p)
-		}, func(sec *lshSection) error {
-			return measureRecall(ctx, cfg, l, found, sec)
-		}
-}
-
-// addLSHSection adds the LSH join's section to the report (done completes
-// it: --check-recall) and warns of capped buckets. With --verify estimate
-// the similarity column holds estimates: the JSONL key is "est" and the CSV
-// header says "estimate".
-func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, done func(*lshSection) error) error {
+// addLSHSection adds the LSH join's section to the report, with the recall
+// measured against the exact join when it was checked (--check-recall: cc),
+// and warns of capped buckets. With --verify estimate the similarity column
+// holds estimates: the JSONL key is "est" and the CSV header says
+// "estimate".
+func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
 	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
-	if err := done(&sec); err != nil {
-		return err
+	if cc != nil {
+		r := cc.Bandings[0].Runs[0]
+		sec.ExactPairs, sec.FoundPairs, sec.FalsePairs = cc.Pairs, r.Recall.K, r.Precision.N-r.Precision.K
+		sec.MeasuredRecall = 1
+		if cc.Pairs > 0 {
+			sec.MeasuredRecall = r.Recall.Estimate
+		}
 	}
 	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
-	}
-	return nil
-}
-
-// measureRecall runs the exact join and compares: the share of exact pairs
-// that LSH reported, and (for estimates) the pairs it reported falsely.
-func measureRecall(ctx context.Context, cfg *joinConfig, l *loaded, found []uint64, sec *lshSection) error {
-	slices.Sort(found)
-	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers}
-	var exact, hit int64
-	yield := func(p join.Pair) bool {
-		exact++
-		if _, ok := slices.BinarySearch(found, uint64(p.A)<<32|uint64(p.B)); ok {
-			hit++
-		}
-		return true
-	}
-	_, err := join.Join(ctx, l.r, l.s, opt, yield)
-	if err != nil {
-		return err
-	}
-	sec.ExactPairs, sec.FoundPairs = exact, hit
-	sec.FalsePairs = int64(len(found)) - hit
-	sec.MeasuredRecall = 1
-	if exact > 0 {
-		sec.MeasuredRecall = float64(hit) / float64(exact)
 	}
 	return nil
 }
