@@ -2,6 +2,7 @@ package simjoin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -225,6 +226,9 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			var cc *planner.CrossCheck
 			if cc, err = planner.Check(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
 				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			}
+			if errors.Is(err, planner.ErrStopped) {
+				err = nil // yield stopped the join: no error, and no measurement
 			}
 		} else if in.rk != nil {
 			as, err = approx.JoinKeys(ctx, in.rk, in.sk, lsh, emit)
