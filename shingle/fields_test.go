@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/synth"
@@ -126,12 +127,17 @@ func BenchmarkAppendSet(b *testing.B) {
 			b.Run(fmt.Sprintf("data=%s/op=%s", data, op.name), func(b *testing.B) {
 				b.SetBytes(int64(bytes))
 				b.ReportAllocs()
+				var ru0, ru1 syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 				var dst []uint64
 				for b.Loop() {
 					for _, l := range lines {
 						dst, _ = op.f(shingle.Spec{}, dst[:0], l)
 					}
 				}
+				syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+				cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
