@@ -29,17 +29,20 @@ const small = 48
 const direct = 16
 
 // SortDistinct sorts keys ascending in place, removes repeated keys and
-// returns the distinct keys, a prefix of keys. Cost: O(k) expected for k
-// hashed keys, O(k log k) at worst; no allocation once the scratch has grown
-// to the largest record.
+// returns the distinct keys, a prefix of keys: a bucket sort on the keys'
+// top bits (about two keys a bucket), then one insertion sort over all the
+// buckets when none holds more than 48 keys, or a sort of each bucket (by
+// insertion, or slices.Sort over 48 keys) otherwise. Cost: O(k) expected for
+// k hashed keys, O(k log k) at worst; no allocation once the scratch has
+// grown to the largest record.
 func (s *Sorter) SortDistinct(keys []uint64) []uint64 {
 	n := len(keys)
 	if n < direct {
 		insertion(keys)
 		return slices.Compact(keys)
 	}
-	// About four keys a bucket: 2^b >= n/4, b in [4, 16].
-	b := min(max(bits.Len(uint(n/4)), 4), 16)
+	// About two keys a bucket: 2^b >= n/2, b in [4, 16].
+	b := min(max(bits.Len(uint(n/2)), 4), 16)
 	shift := 64 - b
 	nb := 1 << b
 	if cap(s.counts) < nb+1 {
@@ -50,7 +53,9 @@ func (s *Sorter) SortDistinct(keys []uint64) []uint64 {
 	for _, k := range keys {
 		counts[k>>shift+1]++
 	}
+	largest := uint32(0)
 	for i := 1; i <= nb; i++ {
+		largest = max(largest, counts[i])
 		counts[i] += counts[i-1]
 	}
 	if cap(s.buf) < n {
@@ -65,6 +70,19 @@ func (s *Sorter) SortDistinct(keys []uint64) []uint64 {
 	}
 	// counts[i] is now the end of bucket i (the start of bucket i+1).
 	out := 0
+	if largest <= small {
+		// One insertion sort over all the buckets: a key moves only within
+		// its bucket, so it costs O(n·largest), without a loop per bucket
+		// (whose branches mispredict on buckets of random sizes).
+		insertion(buf)
+		for _, k := range buf {
+			if out == 0 || keys[out-1] != k {
+				keys[out] = k
+				out++
+			}
+		}
+		return keys[:out]
+	}
 	lo := 0
 	for i := 0; i < nb; i++ {
 		hi := int(counts[i])
