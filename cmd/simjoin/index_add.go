@@ -87,7 +87,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 				w.outcome(first+k, o)
 			}
 			// The batch is durable: its lines go out now.
-			return w.flush()
+			return w.Flush()
 		})
 		return indexError(err, "-t")
 	})

@@ -131,11 +131,11 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 					hw.hit(first+k, h)
 				}
 			}
-			return hw.err
+			return hw.Err()
 		})
 		if err != nil {
 			return indexError(err, "-t")
 		}
-		return hw.flush()
+		return hw.Flush()
 	})
 }

@@ -397,7 +397,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			Largest         int   `json:"largest_family"`
 			Pairs           int64 `json:"pairs"`
 		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
-		if err := w.flush(); err != nil {
+		if err := w.Flush(); err != nil {
 			return err
 		}
 		tm.done("write")
@@ -422,8 +422,8 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err != nil {
 		return err
 	}
-	if w.err != nil {
-		return w.err
+	if err := w.Err(); err != nil {
+		return err
 	}
 	sec, rows := joinedReport(cfg, rep, rs, &st)
 	tm := rep.phase("write")
@@ -435,7 +435,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		rep.Histogram = hist.bins()
 	}
 	rep.addSection("passwords", "passwords", sec, rows)
-	if err := w.flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return err
 	}
 	tm.done("write")
@@ -477,36 +477,59 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
 
-	tm := rep.phase("check")
 	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	var cs passwords.CheckStats
-	var hist histogram
-	err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
 		res, err := ix.CheckAll(ctx, batch)
 		if err != nil {
 			return err
 		}
 		for k, ms := range res {
-			cs.Add(batch[k], len(ms))
+			t.Add(batch[k], len(ms))
 			for _, m := range ms {
-				hist.add(m.Sim)
+				t.hist.add(m.Sim)
 				w.match(first+k, known, m)
 			}
 		}
-		return w.err
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
-		return err
+	return finishCheck(e, cfg, rep, cs)
+}
+
+// tally counts the candidates of a check and the similarities found.
+type tally struct {
+	passwords.CheckStats
+	hist histogram
+}
+
+// checkPhase runs the report's "check" phase: each batch of candidates
+// (checkCandidates) goes to answer, which tallies the candidates and writes
+// their matches with w; then w is flushed, and the results and the
+// histogram (not for overlap) go into the report.
+func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowWriter, m prefix.Measure,
+	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
+	tm := rep.phase("check")
+	var t tally
+	err := checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+		if err := answer(first, batch, &t); err != nil {
+			return err
+		}
+		return w.Err()
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return nil, err
 	}
 	tm.done("check")
-	rep.Results = cs.Matches
-	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
+	rep.Results = t.Matches
+	if m != prefix.Overlap {
+		rep.Histogram = t.hist.bins()
 	}
-	return finishCheck(e, cfg, rep, &cs)
+	return &t.CheckStats, nil
 }
 
 // sinkOf is where a check writes: out, or nowhere under --silent.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -50,10 +49,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			Workers:   cfg.workers,
 		}
 		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		tm := rep.phase("check")
-		var cs passwords.CheckStats
-		var hist histogram
-		err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 			if err != nil {
 				// The index's message numbers the record in the batch; it
@@ -61,29 +57,21 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 				return indexError(err, "-t")
 			}
 			for k, hits := range res {
-				cs.Add(batch[k], len(hits))
+				tl.Add(batch[k], len(hits))
 				for _, h := range hits {
-					hist.add(h.Sim)
+					tl.hist.add(h.Sim)
 					hw.hit(first+k, h)
 				}
 			}
-			return hw.err
+			return nil
 		})
 		if err != nil {
 			return err
-		}
-		if err := hw.flush(); err != nil {
-			return err
-		}
-		tm.done("check")
-		rep.Results = cs.Matches
-		if icfg.Measure != prefix.Overlap {
-			rep.Histogram = hist.bins()
 		}
 		st := ix.Stats()
 		rep.Records = int(st.Live)
 		// The schema's "check" section has no field for the known count: it is
 		// the report's records.
-		return finishCheck(e, cfg, rep, &cs, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
+		return finishCheck(e, cfg, rep, cs, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
 	})
 }

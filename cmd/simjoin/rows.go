@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 
@@ -12,16 +11,12 @@ import (
 )
 
 // rowWriter writes the rows of the passwords and index commands
-// (fieldenc.Row) through a buffer, keeping the first write error. The CSV
-// header goes before the first row, or at flush when eager.
+// (fieldenc.Writer) in the chosen format, with similarities formatted as
+// join writes them.
 type rowWriter struct {
-	*fieldenc.Row
-	w       *bufio.Writer
-	format  format
-	sim     func([]byte, float64) []byte // integers for overlap, else up to six decimals
-	started bool                         // the CSV header is written
-	eager   bool                         // write the CSV header even for no row
-	err     error
+	*fieldenc.Writer
+	format format
+	sim    func([]byte, float64) []byte // integers for overlap, else up to six decimals
 }
 
 // newRowWriter writes rows of cols; integer says the similarities are
@@ -32,37 +27,11 @@ func newRowWriter(w io.Writer, f format, integer bool, cols ...fieldenc.Column) 
 		sim = prefix.Overlap.AppendSim
 	}
 	enc := map[format]fieldenc.Format{formatTSV: fieldenc.TSV, formatCSV: fieldenc.CSV, formatJSONL: fieldenc.JSONL}[f]
-	return &rowWriter{Row: fieldenc.NewRow(enc, cols...), w: bufio.NewWriterSize(w, 1<<16), format: f, sim: sim}
-}
-
-func (rw *rowWriter) start() {
-	if !rw.started && rw.format == formatCSV && rw.err == nil {
-		_, rw.err = rw.w.Write(rw.Header())
-	}
-	rw.started = true
+	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, sim: sim}
 }
 
 // similarity appends a similarity field.
 func (rw *rowWriter) similarity(v float64) { rw.Number(rw.sim, v) }
-
-// end ends the row and writes it.
-func (rw *rowWriter) end() error {
-	rw.start()
-	if rw.err == nil {
-		_, rw.err = rw.w.Write(rw.End())
-	}
-	return rw.err
-}
-
-func (rw *rowWriter) flush() error {
-	if rw.eager {
-		rw.start()
-	}
-	if rw.err != nil {
-		return rw.err
-	}
-	return rw.w.Flush()
-}
 
 // simColumn is the similarity's column: "similarity" (JSONL "sim"), or for
 // an LSH index without raw sets "estimate" ("est"), as join writes them.
@@ -88,7 +57,7 @@ func (rw *rowWriter) pair(l *passwords.List, p passwords.Pair) error {
 	rw.similarity(p.Sim)
 	rw.Text(l.Password(p.A))
 	rw.Text(l.Password(p.B))
-	return rw.end()
+	return rw.WriteRow()
 }
 
 // newFamilyRows writes the families of simjoin passwords --families: TSV
@@ -111,11 +80,11 @@ func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error 
 			rw.Int(int64(l.Line(m)))
 			rw.Uint(l.Count(m))
 			rw.Text(l.Password(m))
-			if rw.end() != nil {
+			if rw.WriteRow() != nil {
 				break
 			}
 		}
-		return rw.err
+		return rw.Err()
 	case formatJSONL:
 		b := strconv.AppendInt(append([]byte(nil), `{"size":`...), int64(len(f.Members)), 10)
 		b = strconv.AppendUint(append(b, `,"count":`...), f.Count, 10)
@@ -129,10 +98,7 @@ func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error 
 			b = strconv.AppendUint(append(b, `,"count":`...), l.Count(m), 10)
 			b = append(fieldenc.AppendJSONField(append(b, ','), "password", l.Password(m)), '}')
 		}
-		if rw.err == nil {
-			_, rw.err = rw.w.Write(append(b, "]}\n"...))
-		}
-		return rw.err
+		return rw.WriteLine(append(b, "]}\n"...))
 	}
 	rw.Begin()
 	rw.Int(int64(len(f.Members)))
@@ -141,7 +107,7 @@ func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error 
 	for _, m := range f.Members {
 		rw.Text(l.Password(m))
 	}
-	return rw.end()
+	return rw.WriteRow()
 }
 
 // newMatchRows writes what passwords check found against a list:
@@ -158,14 +124,14 @@ func (rw *rowWriter) match(cand int, known *passwords.List, m passwords.Match) e
 	rw.Int(int64(known.Line(m.Index)))
 	rw.similarity(m.Sim)
 	rw.Text(known.Password(m.Index))
-	return rw.end()
+	return rw.WriteRow()
 }
 
 // newHitRows writes what searches of an index found, one record a line:
 // QKEY, id, similarity; the CSV header is written even for no hit.
 func newHitRows(w io.Writer, f format, cfg index.Config, qkey string) *rowWriter {
 	rw := newRowWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: qkey}, fieldenc.Column{Name: "id"}, simColumn(cfg))
-	rw.eager = true
+	rw.EagerHeader = true
 	return rw
 }
 
@@ -175,7 +141,7 @@ func (rw *rowWriter) hit(q int, h index.Hit) error {
 	rw.Int(int64(q))
 	rw.Uint(uint64(h.ID))
 	rw.similarity(h.Sim)
-	return rw.end()
+	return rw.WriteRow()
 }
 
 // newOutcomeRows writes the outcome of each input record of index add: line,
@@ -184,7 +150,7 @@ func (rw *rowWriter) hit(q int, h index.Hit) error {
 func newOutcomeRows(w io.Writer, f format, cfg index.Config) *rowWriter {
 	rw := newRowWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "status"},
 		fieldenc.Column{Name: "id"}, simColumn(cfg))
-	rw.eager = true
+	rw.EagerHeader = true
 	return rw
 }
 
@@ -201,5 +167,5 @@ func (rw *rowWriter) outcome(line int, o index.Outcome) error {
 		rw.Uint(uint64(o.ID))
 		rw.similarity(o.Sim)
 	}
-	return rw.end()
+	return rw.WriteRow()
 }

@@ -1,6 +1,10 @@
 package fieldenc
 
-import "strconv"
+import (
+	"bufio"
+	"io"
+	"strconv"
+)
 
 // Format is a line format of rows.
 type Format uint8
@@ -153,4 +157,57 @@ func (r *Row) End() []byte {
 	}
 	r.buf = append(r.buf, '\n')
 	return r.buf
+}
+
+// Writer writes rows (its Row) to an io.Writer through a 64 KiB buffer,
+// the CSV header first, and keeps the first write error: once a write has
+// failed, the others do nothing and return it. It is not safe for
+// concurrent use.
+type Writer struct {
+	*Row
+	w       *bufio.Writer
+	started bool // the CSV header is written
+	err     error
+	// EagerHeader writes the CSV header at Flush even when no row was
+	// written (otherwise an output of no row is empty).
+	EagerHeader bool
+}
+
+// NewWriter returns a Writer of rows of cols in format f to w.
+func NewWriter(w io.Writer, f Format, cols ...Column) *Writer {
+	return &Writer{Row: NewRow(f, cols...), w: bufio.NewWriterSize(w, 1<<16)}
+}
+
+func (w *Writer) start() {
+	if !w.started && w.format == CSV && w.err == nil {
+		_, w.err = w.w.Write(w.Header())
+	}
+	w.started = true
+}
+
+// WriteRow ends the row begun (Row.End) and writes it.
+func (w *Writer) WriteRow() error { return w.WriteLine(w.End()) }
+
+// WriteLine writes a line the caller encoded (newline included), as a row.
+func (w *Writer) WriteLine(line []byte) error {
+	w.start()
+	if w.err == nil {
+		_, w.err = w.w.Write(line)
+	}
+	return w.err
+}
+
+// Err returns the first write error.
+func (w *Writer) Err() error { return w.err }
+
+// Flush writes what is buffered (and with EagerHeader the CSV header), and
+// returns the first write error.
+func (w *Writer) Flush() error {
+	if w.EagerHeader {
+		w.start()
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return w.w.Flush()
 }

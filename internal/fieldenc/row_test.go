@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"testing"
 
@@ -68,5 +69,56 @@ func TestRow(t *testing.T) {
 		if err := json.Unmarshal(line, &v); err != nil {
 			t.Errorf("JSONL line %s: %v", line, err)
 		}
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.n++
+	return 0, errors.New("disk full")
+}
+
+// TestWriter: the CSV header goes before the first row, or at Flush only
+// with EagerHeader; TSV and JSONL have none; the first write error sticks.
+func TestWriter(t *testing.T) {
+	cols := []fieldenc.Column{{Name: "q"}, {Name: "id"}}
+	for _, c := range []struct {
+		f     fieldenc.Format
+		eager bool
+		rows  int
+		want  string
+	}{
+		{fieldenc.CSV, false, 0, ""},
+		{fieldenc.CSV, true, 0, "q,id\n"},
+		{fieldenc.CSV, false, 2, "q,id\n0,0\n1,2\n"},
+		{fieldenc.CSV, true, 1, "q,id\n0,0\n"},
+		{fieldenc.TSV, true, 1, "0\t0\n"},
+		{fieldenc.JSONL, true, 0, ""},
+	} {
+		var b bytes.Buffer
+		w := fieldenc.NewWriter(&b, c.f, cols...)
+		w.EagerHeader = c.eager
+		for i := range c.rows {
+			w.Begin()
+			w.Int(int64(i))
+			w.Int(int64(2 * i))
+			if err := w.WriteRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil || b.String() != c.want {
+			t.Errorf("format %d, eager %v, %d rows: got %q, %v; want %q", c.f, c.eager, c.rows, b.String(), err, c.want)
+		}
+	}
+	fw := &failWriter{}
+	w := fieldenc.NewWriter(fw, fieldenc.TSV, cols...)
+	big := bytes.Repeat([]byte("x"), 1<<17) // more than the buffer: written through
+	if err := w.WriteLine(big); err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+	w.WriteLine([]byte("y\n"))
+	if err := w.Flush(); err == nil || w.Err() != err || fw.n != 1 {
+		t.Errorf("after a failed write: Flush %v, Err %v, %d writes tried; want the first error and no more writes", err, w.Err(), fw.n)
 	}
 }
