@@ -92,7 +92,7 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 		cols = append(cols, fieldenc.Column{Name: "cluster"})
 	}
 	rw := newRowWriter(w, f, false, cols...)
-	rw.eager = true
+	rw.EagerHeader = true
 	var id []byte
 	line := func(i, label int) error {
 		rw.Begin()
@@ -105,7 +105,7 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 		if all {
 			rw.Int(int64(label))
 		}
-		return rw.end()
+		return rw.WriteRow()
 	}
 	if all {
 		for i, l := range forest.Labels() {
@@ -120,5 +120,5 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 			}
 		}
 	}
-	return rw.flush()
+	return rw.Flush()
 }
