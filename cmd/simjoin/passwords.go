@@ -258,9 +258,9 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+			return nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
 		}
-		return nil, st, &inputError{file: shown, err: err}
+		return nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
@@ -556,7 +556,7 @@ func checkCandidates(ctx context.Context, e *env, args []string, check func(firs
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
-			return &inputError{file: "<stdin>", err: err}
+			return &simjoin.LineError{Name: "<stdin>", Err: err}
 		}
 		return check(1, [][]byte{pw})
 	}
