@@ -185,14 +185,14 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{
+	rep := &report{rpt.Report{
 		Command:   cfg.command,
 		Input:     []string{input},
 		Tokens:    cfg.spec.String(),
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
-	}
+	}}
 	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
@@ -252,8 +252,8 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	l.r, l.s = in.Collections()
 	l.names, l.snames = in.IDs()
 	st := in.Stats()
-	rep.addPhase(readPhase, st.Read)
-	rep.addPhase("order", st.Order)
+	rep.AddPhase(readPhase, st.Read)
+	rep.AddPhase("order", st.Order)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
 	if st.Files != nil {
 		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))

@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
@@ -272,7 +273,7 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 
 // newPWReport starts the statistics report of a passwords command.
 func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{
+	return &report{rpt.Report{
 		Command:   command,
 		Input:     input,
 		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
@@ -280,7 +281,7 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Threshold: cfg.opt.Threshold.String(),
 		Method:    "exact",
 		Workers:   cfg.workers,
-	}
+	}}
 }
 
 // pwListSection is the JSON of a list's statistics in the report.
