@@ -428,4 +428,8 @@ func TestFaceErrors(t *testing.T) {
 	if _, err := simjoin.Load(ctx, simjoin.Strings(nil), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("method 9: %v", err)
 	}
+	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: 2, Method: simjoin.LSH}
+	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a b"}), simjoin.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
+		t.Errorf("LSH for overlap: %v", err)
+	}
 }
