@@ -217,8 +217,13 @@ func JoinKeys(ctx context.Context, r, s *KeySets, opt Options, yield func(join.P
 // not a collection's numbering: the same pairs, in another order, the same
 // on every run and for any number of workers.
 //
-// Cost: checking and hashing the sets O(T) for T keys, then as SelfJoin.
-// Memory: as SelfJoin, the sets staying where they are.
+// Otherwise as SelfJoin: yield is called from the calling goroutine and
+// returning false stops the join; all goroutines have ended on return; ctx
+// cancels the join; s is only read.
+//
+// Cost: checking and hashing the sets O(T) for T keys and sorting the
+// records, then as SelfJoin. Memory: as SelfJoin, the sets staying where
+// they are.
 func SelfJoinKeys(ctx context.Context, s *KeySets, opt Options, yield func(join.Pair) bool) (Stats, error) {
 	opt, err := opt.Resolve()
 	if err != nil {
