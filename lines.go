@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/simjoin/simjoin/approx"
@@ -214,11 +215,18 @@ func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys [
 		}
 	}()
 	var wg sync.WaitGroup
+	// Keys a KiB of text in the last block tokenized (about one key for
+	// every four bytes to start with, typical of token sets): a block's keys
+	// are sized from it, so that they rarely grow and a keyBatches keeps
+	// them without a copy.
+	var perKiB atomic.Int64
+	perKiB.Store(256)
 	for range workers {
 		wg.Go(func() {
 			for b := range work {
-				b.keys = reuse(freeKeys, min(len(b.text)/4+16, 1<<20))
+				b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
 				b.tokenize(spec)
+				perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
 				giveBack(freeText, b.text[:0])
 				b.text = nil
 				close(b.done)
@@ -301,10 +309,9 @@ func giveBack[T any](free chan []T, b []T) {
 // line's sorted distinct keys, b.lines and b.read.
 func (b *lineBatch) tokenize(spec shingle.Spec) {
 	b.offs = append(make([]int, 0, 1024), 0)
-	// About one key for every four bytes of text is typical of token sets
-	// (b.keys comes so sized); q-grams and shingles have more, and append
-	// grows the rest. (A batch of one long line holds its distinct keys
-	// only: see AppendSet.)
+	// b.keys comes sized for as many keys a byte as the last block had (up
+	// to 1M keys); append grows the rest. (A batch of one long line holds
+	// its distinct keys only: see AppendSet.)
 	// The text is not changed while the keys are made, and no key refers to
 	// it: a string view, sliced per line, saves a copy of the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
