@@ -93,6 +93,9 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	if opts.Method > LSH {
 		return nil, fmt.Errorf("%w: %d", ErrMethod, opts.Method)
 	}
+	if opts.Method == LSH && opts.Measure == prefix.Overlap {
+		return nil, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, opts.Measure)
+	}
 	if r.tokens || s.tokens {
 		if err := checkTokens(opts.Tokens); err != nil {
 			return nil, err

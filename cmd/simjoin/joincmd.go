@@ -185,14 +185,14 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{
+	rep := &report{rpt.Report{
 		Command:   cfg.command,
 		Input:     []string{input},
 		Tokens:    cfg.spec.String(),
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
-	}
+	}}
 	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
@@ -252,8 +252,8 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	l.r, l.s = in.Collections()
 	l.names, l.snames = in.IDs()
 	st := in.Stats()
-	rep.addPhase(readPhase, st.Read)
-	rep.addPhase("order", st.Order)
+	rep.AddPhase(readPhase, st.Read)
+	rep.AddPhase("order", st.Order)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
 	if st.Files != nil {
 		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
@@ -297,13 +297,16 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	rep := l.rep
-	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
-	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	in, err := planned(ctx, cfg, l, pw)
+	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
+	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
+	if estimates {
+		pw.simKey = "est"
+	}
+	sink := newPairSink(pw, cfg, l)
 	st, err := in.Join(ctx, sink.add)
 	if err == nil {
 		err = sink.err
@@ -325,24 +328,21 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 
 // planned returns the input to join as cfg asks: with --method auto it
 // plans (refusing LSH flags when the planner chose exact) and follows that
-// plan. pw, if not nil, is told that similarities are estimates when the
-// method that runs estimates them.
-func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*simjoin.Input, error) {
+// plan; estimates says the similarities of the method that runs are
+// estimates (--verify estimate).
+func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
 	in, method := l.in, cfg.method
 	if method == "auto" {
 		p, err := in.Plan(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		in, method = in.WithPlan(p), p.Method.String()
 	}
 	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if pw != nil && method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate {
-		pw.simKey = "est"
-	}
-	return in, nil
+	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
 // joined records what a join did in the report: the plan (or the method
@@ -389,7 +389,7 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 // pairSink receives pairs from a join and writes them (or holds them for
 // --sort); n and hist count the pairs for the report.
 type pairSink struct {
-	pw     *pairWriter
+	pw     *pairWriter // nil: count only
 	sorted bool
 	held   []join.Pair
 	n      int64
@@ -413,7 +413,10 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 func (s *pairSink) add(p join.Pair) bool {
 	s.n++
 	s.hist.add(p.Sim)
-	if s.sorted {
+	switch {
+	case s.pw == nil:
+		return true
+	case s.sorted:
 		s.held = append(s.held, p)
 		return true
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
@@ -258,9 +259,9 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+			return nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
 		}
-		return nil, st, &inputError{file: shown, err: err}
+		return nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
@@ -272,7 +273,7 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 
 // newPWReport starts the statistics report of a passwords command.
 func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{
+	return &report{rpt.Report{
 		Command:   command,
 		Input:     input,
 		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
@@ -280,7 +281,7 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Threshold: cfg.opt.Threshold.String(),
 		Method:    "exact",
 		Workers:   cfg.workers,
-	}
+	}}
 }
 
 // pwListSection is the JSON of a list's statistics in the report.
@@ -556,7 +557,7 @@ func checkCandidates(ctx context.Context, e *env, args []string, check func(firs
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
-			return &inputError{file: "<stdin>", err: err}
+			return &simjoin.LineError{Name: "<stdin>", Err: err}
 		}
 		return check(1, [][]byte{pw})
 	}
