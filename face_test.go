@@ -49,6 +49,13 @@ func collectAll(t *testing.T, in *simjoin.Input) ([]jointest.Pair, simjoin.Stats
 		t.Fatal(err)
 	}
 	jointest.Sort(got)
+	var binned int64
+	for _, n := range st.Similarity {
+		binned += n
+	}
+	if st.Results != int64(len(got)) || binned != st.Results && binned != 0 {
+		t.Errorf("stats: %d results, %d in the similarity bins, for %d pairs", st.Results, binned, len(got))
+	}
 	return got, st
 }
 

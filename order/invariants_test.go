@@ -3,8 +3,9 @@
 package order
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 )
 
 // TestGroupsCheckPanics checks that the invariant check catches identical
@@ -42,13 +43,6 @@ func TestDictionaryCheckPanics(t *testing.T) {
 	} {
 		d := build()
 		breakIt(d)
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "order: ") {
-					t.Errorf("%s: no invariant panic (got %v)", name, msg)
-				}
-			}()
-			d.check()
-		}()
+		invtest.Panics(t, name, "order: ", func() { d.check() })
 	}
 }
