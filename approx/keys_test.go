@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -270,4 +271,54 @@ func TestKeySetsAddBatch(t *testing.T) {
 			t.Errorf("set %d = %v, want %v", i, ks.Set(i), w)
 		}
 	}
+}
+
+// TestKeysMatchCollectionRandom: random collections of 64-bit keys (so that
+// key order and the rare-first id order differ), with copies and empty
+// sets: the key-set and collection self-joins agree on pairs and Stats.
+func TestKeysMatchCollectionRandom(t *testing.T) {
+	const seed = 31
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	ctx := context.Background()
+	total := 0
+	for round := range 40 {
+		n := 5 + r.IntN(120)
+		vocab := make([]uint64, 3+r.IntN(60))
+		for i := range vocab {
+			vocab[i] = r.Uint64()
+		}
+		ks := &approx.KeySets{}
+		in := new(order.Input)
+		var prev []uint64
+		for range n {
+			var set []uint64
+			if prev != nil && r.IntN(5) == 0 {
+				set = slices.Clone(prev) // a copy
+			} else {
+				for range r.IntN(12) {
+					set = append(set, vocab[r.IntN(len(vocab))])
+				}
+			}
+			ks.Add(set)
+			in.Add(set)
+			prev = set
+		}
+		c, err := order.New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, _ := prefix.ParseThreshold(prefix.Jaccard, []string{"0.3", "0.5", "0.8"}[round%3])
+		opt := approx.Options{Threshold: th, K: 32, Shape: approx.Shape{B: 16, R: 2}, Seed: uint64(round)}
+		want, wst := collectPairs(t, func(y func(join.Pair) bool) (approx.Stats, error) { return approx.SelfJoin(ctx, c, opt, y) })
+		got, gst := collectPairs(t, func(y func(join.Pair) bool) (approx.Stats, error) { return approx.SelfJoinKeys(ctx, ks, opt, y) })
+		if !slices.Equal(got, want) || gst != wst {
+			t.Fatalf("round %d: %d pairs from keys, %d from the collection\nkeys       %+v\ncollection %+v", round, len(got), len(want), gst, wst)
+		}
+		total += len(got)
+	}
+	if total < 100 {
+		t.Errorf("%d pairs in all rounds: the collections hardly join", total)
+	}
+	t.Logf("%d pairs in all", total)
 }
