@@ -21,7 +21,11 @@
 // A join reads its records from Sources (strings, ready sets, lines of a
 // reader, or files selected under directories), tokenizes them (package
 // shingle), builds the rare-first token order and the size-sorted
-// collections (package order): Load returns that Input. Input.Join then
+// collections (package order): Load returns that Input. With Method LSH
+// (and no CheckRecall) Load builds no order: MinHash signs the token keys
+// themselves and candidates are verified on sorted keys (approx.KeySets, 8
+// bytes a token), and the order is built only if Collections, Plan or
+// Explain asks for it. Input.Join then
 // plans (for Method Auto) and runs the chosen path, streaming the pairs to a
 // callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
 // plan and the counters of the path that ran. Input.Dedup clusters the pairs
@@ -106,6 +110,10 @@ type Options struct {
 	// recall, seed, verification, bucket cap, minimum size). Its Measure,
 	// Threshold, Workers, Progress and Copies are taken from these Options.
 	LSH approx.Options
+	// CheckRecall, when the LSH path runs, also runs the exact join and
+	// measures LSH against it (planner.Check): Stats.Check. The pairs are
+	// LSH's as without it; Dedup then gets copies as pairs.
+	CheckRecall bool
 	// Files applies to the Files sources of a join.
 	Files FileOptions
 	// Workers is the number of goroutines of every phase; 0 or less means

@@ -10,7 +10,11 @@
 // tokenizer, the method, the measure and minimum threshold, the LSH shape);
 // Open opens one, checking every file's checksums and replaying the
 // write-ahead log. Insert (optionally deduplicating), Delete and Compact change
-// it; Search, Stats and Verify read it; Close releases it. Record ids are
+// it; Search, Stats and Verify read it; Close releases it. InsertLines and
+// SearchLines stream the lines of a reader through Insert and Search in
+// batches (simjoin.ReadBatches), naming the line of a record that does not
+// tokenize; CheckSearch checks search options before any input is read;
+// ParseIDs and ReadIDs read record ids. Record ids are
 // assigned 0, 1, 2, ... in insertion order and never reused.
 //
 // # Methods

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -65,4 +67,38 @@ func Example() {
 	// Password1	inserted	2
 	// password123	0	0.800
 	// records 3 live 3
+}
+
+// Search-before-insert over a stream of lines: each batch's outcomes come
+// back once the batch is durable, numbered by input line; a line that does
+// not tokenize is named by its line, and its batch is not inserted.
+func ExampleIndex_InsertLines() {
+	dir, err := os.MkdirTemp("", "index-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	t := prefix.Threshold{Num: 4, Den: 5}
+	ix, err := index.Create(dir, index.Config{
+		Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Method: index.Exact,
+		Measure: prefix.Jaccard, MinThreshold: t,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ix.Close()
+	in := strings.NewReader("password1\npassword12\nletmein\nlet\xffme\n")
+	err = ix.InsertLines(context.Background(), in, simjoin.BatchOptions{Name: "new.txt", MaxLines: 2}, t,
+		func(first int, outs []index.Outcome) error {
+			for k, o := range outs {
+				fmt.Printf("line %d: inserted %v, id %d\n", first+k, o.Inserted, o.ID)
+			}
+			return nil
+		})
+	fmt.Println(err)
+	// Line 4 does not tokenize: its batch (lines 3 and 4) is not inserted.
+	// Output:
+	// line 1: inserted true, id 0
+	// line 2: inserted false, id 0
+	// new.txt:4: invalid UTF-8
 }

@@ -53,9 +53,9 @@ import (
 type Index struct {
 	c       *order.Collection
 	b       prefix.Bounds
-	s       *side
-	ix      *prefix.Index // ℓ = 1: the groups' probe prefixes
-	keyIx   *keyIndex     // ℓ = 2: token pairs of the ℓ-prefixes; nil if not worth it
+	s       *side         // c's groups
+	ix      *prefix.Index // every group under its probe prefix (partners of any size)
+	keyIx   *keyIndex     // ℓ = 2: every group under the token pairs of its ℓ-prefix; nil if not worth it
 	masks   []uint64      // token mask of each group, with keyIx
 	workers int
 	st      Stats

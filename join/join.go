@@ -227,14 +227,22 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
 	ell := opt.Ell
+	var lengths *prefix.Lengths // the prefix index's list lengths, if the choice counted them
 	if ell == 0 {
-		ell = chooseEll(s, b)
+		var ch EllChoice
+		ch, lengths = ellChoice(s, b)
+		ell = ch.Ell
 	}
 	// The prefix filter probes every group through the prefix index; the
 	// ℓ-prefix path only its tiny groups (the smallest sizes, which meet
 	// only each other), so only they are indexed there.
 	indexed := tinyGroups(s, b, ell)
-	ix := prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix)
+	var ix *prefix.Index
+	if lengths != nil && indexed == s.groups() {
+		ix = lengths.Index()
+	} else {
+		ix = prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix)
+	}
 	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies}
 	st := Stats{
 		Records:      c.Records(),

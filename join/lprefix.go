@@ -49,7 +49,7 @@ import (
 // a tiny one shares >= ℓ tokens with it, which the tiny set's keys cover.
 //
 // Departures from the paper: ℓ is chosen once per join, not per set
-// (chooseEll), the index is built in full before probing (so probes run in
+// (ellChoice), the index is built in full before probing (so probes run in
 // parallel and the output does not depend on the number of workers), and
 // there is no positional or count filter: a 64-bit mask of each group's
 // tokens, kept beside the index entries, bounds the overlap before the merge
@@ -69,7 +69,7 @@ const maxKeys = 28
 // where both paths cost the same, it is about 1.
 const keyPostingRatio = 3
 
-// tripleGroups is the number of distinct sets from which chooseEll takes
+// tripleGroups is the number of distinct sets from which ellChoice takes
 // ℓ = 3. On generated lists at q = 2, t = 0.8, ℓ = 3 costs more than ℓ = 2
 // below a million passwords (more lookups, each a cache miss, for runs that
 // are already short; 29 against 24 ms of CPU at 59k), the same at 1M (1.77 s
@@ -109,7 +109,8 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	s := groupsOf(c)
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	if opt.Ell == 0 {
-		return ellChoice(s, b), nil
+		ch, _ := ellChoice(s, b)
+		return ch, nil
 	}
 	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
 	if opt.Ell > 1 {
@@ -119,24 +120,22 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	return ch, nil
 }
 
-// chooseEll returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
-// ℓ-prefix is expected to cost less than the prefix filter, else 1. The
-// ℓ-prefix pays when probes look up few keys (at most maxKeys on average)
-// and the prefix filter's postings per probe, estimated on a sample of
-// probes, are many per key. Cost: O(largest size) for the keys, and (only
-// when they are few) one pass over the index prefixes to count the posting
-// lists' lengths, 4 bytes per token id; no index is built.
-func chooseEll(s *side, b prefix.Bounds) int {
-	return ellChoice(s, b).Ell
-}
-
-// ellChoice is chooseEll with the figures behind the choice.
-func ellChoice(s *side, b prefix.Bounds) EllChoice {
+// ellChoice returns the ℓ of a self-join of s at bounds b: 3 or 2 when the
+// ℓ-prefix is expected to cost less than the prefix filter, else 1, with the
+// figures behind the choice. The ℓ-prefix pays when probes look up few keys
+// (at most maxKeys on average) and the prefix filter's postings per probe,
+// estimated on a sample of probes, are many per key. Cost: O(largest size)
+// for the keys, and (only when they are few) one pass over the index
+// prefixes to count the posting lists' lengths, 4 bytes per token id; those
+// counts are returned (nil if not made) so that the prefix filter's index
+// can be built from them.
+func ellChoice(s *side, b prefix.Bounds) (EllChoice, *prefix.Lengths) {
 	ch := EllChoice{Ell: 1, PrefixPostings: -1}
 	groups := s.groups()
 	if groups < 2 {
-		return ch
+		return ch, nil
 	}
+	var lengths *prefix.Lengths
 	for _, ell := range []int{3, 2} {
 		if ell == 3 && groups < tripleGroups {
 			continue
@@ -145,16 +144,17 @@ func ellChoice(s *side, b prefix.Bounds) EllChoice {
 		if probes == 0 || keys > maxKeys*probes {
 			continue
 		}
-		if ch.PrefixPostings < 0 {
-			ch.PrefixPostings = prefixPostings(s, b)
+		if lengths == nil {
+			lengths = prefix.CountPrefixes(groups, s.c.Dict().Len(), s.set, b.IndexPrefix)
+			ch.PrefixPostings = prefixPostings(s, b, lengths)
 		}
 		if ch.PrefixPostings > keyPostingRatio*keys {
 			ch.Ell, ch.Keys, ch.IndexKeys = ell, keys, indexed
 			ch.Tiny = tinyGroups(s, b, ell)
-			return ch
+			return ch, nil
 		}
 	}
-	return ch
+	return ch, lengths
 }
 
 // tinyGroups returns the number of groups of s that the prefix filter probes
@@ -201,18 +201,18 @@ func ellKeys(s *side, b prefix.Bounds, ell int) (keys, probes, indexed int64) {
 const estimateProbes = 4096
 
 // prefixPostings estimates the postings the prefix filter's probes would
-// scan in a self-join of s: the lengths of the posting lists of the
-// probe-prefix tokens of evenly spaced groups, halved (a probe meets only
-// the groups before it) and scaled to all groups.
-func prefixPostings(s *side, b prefix.Bounds) int64 {
+// scan in a self-join of s, whose index's posting lists have the given
+// lengths: the lengths of the lists of the probe-prefix tokens of evenly
+// spaced groups, halved (a probe meets only the groups before it) and
+// scaled to all groups.
+func prefixPostings(s *side, b prefix.Bounds, lengths *prefix.Lengths) int64 {
 	groups := s.groups()
-	lengths := prefix.Lengths(groups, s.c.Dict().Len(), s.set, b.IndexPrefix)
 	step := max(1, groups/estimateProbes)
 	var n, sampled int64
 	for g := 0; g < groups; g += step {
 		x := s.set(g)
 		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
-			n += int64(lengths[w])
+			n += int64(lengths.Len(w))
 		}
 		sampled++
 	}
@@ -293,8 +293,8 @@ type keyIndex struct {
 	// within a run group ids ascend strictly.
 	groups []uint32
 	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
-	// table holds every key's run, at most half full (so that the many
-	// lookups of absent keys stop early).
+	// table holds every key's run, at most two thirds full (so that the
+	// many lookups of absent keys stop early).
 	table keymap.Map[keyRun]
 }
 
@@ -313,25 +313,40 @@ func keyHash(key uint64) uint64 { return key * 0x9e3779b97f4a7c15 >> 32 }
 // lookup returns the run of key: its groups and their masks (empty if
 // none).
 func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
-	r, ok := ix.table.FindHash(key, keyHash(key))
-	if !ok {
-		return nil, nil
-	}
+	r := ix.find(key)
 	return ix.groups[r.start:r.end], ix.masks[r.start:r.end]
+}
+
+// find returns the run of key, or the zero (empty) run if it has none.
+func (ix *keyIndex) find(key uint64) keyRun {
+	r, _ := ix.table.FindHash(key, keyHash(key))
+	return r
 }
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
 // tokens (n: its size). The entries go into buckets by first token (a
-// counting sort), then each bucket is sorted by (rest of key, group) and its
-// runs enter a keymap at most half full.
+// counting sort), each bucket sorted by (rest of key, group) (for ℓ = 2 by a
+// counting sort on the second token first), and their runs enter a keymap
+// at most two thirds full (on 59,000 password bigram sets half the table
+// that twice their number gave: 2 MB less, the same CPU).
 func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
 	start := make([]int, vocab+2)
+	// For ℓ = 2 the second token is below vocab too: a stable counting sort
+	// by it, then the one by the first token, leaves every bucket sorted by
+	// (second token, group) without a comparison sort.
+	var second []int
+	if ell == 2 {
+		second = make([]int, vocab+1)
+	}
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
 		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
+			if second != nil {
+				second[uint32(k)+1]++
+			}
 		}
 	}
 	for w := 2; w < len(start); w++ {
@@ -341,13 +356,40 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		return nil, order.ErrTooLarge
 	}
 	entries := make([]uint64, start[len(start)-1])
-	for g := range s.groups() {
-		y := s.set(g)
-		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
-		for _, k := range keys {
-			a := k >> 32
-			entries[start[a+1]] = k<<32 | uint64(g)
-			start[a+1]++
+	if second != nil {
+		// byFirst holds (first token, group), by second token, groups
+		// ascending within each.
+		for w := 1; w < len(second); w++ {
+			second[w] += second[w-1]
+		}
+		byFirst := make([]uint64, len(entries))
+		for g := range s.groups() {
+			y := s.set(g)
+			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			for _, k := range keys {
+				b := uint32(k)
+				byFirst[second[b]] = k&^(1<<32-1) | uint64(g)
+				second[b]++
+			}
+		}
+		lo := 0
+		for b, hi := range second[:vocab] {
+			for _, e := range byFirst[lo:hi] {
+				a := e >> 32
+				entries[start[a+1]] = uint64(b)<<32 | e&(1<<32-1)
+				start[a+1]++
+			}
+			lo = hi
+		}
+	} else {
+		for g := range s.groups() {
+			y := s.set(g)
+			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			for _, k := range keys {
+				a := k >> 32
+				entries[start[a+1]] = k<<32 | uint64(g)
+				start[a+1]++
+			}
 		}
 	}
 	start = start[:vocab+1]
@@ -357,7 +399,9 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		n := 0
 		for w := lo; w < hi; w++ {
 			bucket := entries[start[w]:start[w+1]]
-			slices.Sort(bucket)
+			if second == nil {
+				slices.Sort(bucket)
+			}
 			for k := range bucket {
 				if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
 					n++
@@ -371,7 +415,7 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		groups: make([]uint32, len(entries)),
 		masks:  make([]uint64, len(entries)),
 	}
-	ix.table.InitHash(int(3*distinct.Load()/2+1), keyHash)
+	ix.table.InitHash(int(distinct.Load()*9/8+1), keyHash) // over 1.5 slots a key
 	parallel.For(ctx, len(entries), 1024, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			g := uint32(entries[k])
@@ -421,7 +465,7 @@ func (ix *keyIndex) check(masks []uint64) {
 			panic(fmt.Sprintf("join: key %#x not found from its hash slot", key))
 		}
 	}
-	if n < 2*keys || keys != ix.table.Len() || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
+	if n&(n-1) != 0 || n <= keys+keys/2 || keys != ix.table.Len() || covered != len(ix.groups) || len(ix.masks) != len(ix.groups) {
 		panic(fmt.Sprintf("join: key index of %d slots for %d keys; runs cover %d of %d entries (%d masks)", n, keys, covered, len(ix.groups), len(ix.masks)))
 	}
 }
@@ -469,8 +513,17 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	mx := p.masks[gx]
 	var postings, sizePruned, maskPruned, candidates int64
 	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
+	// Find every key's run first, then scan them: the table probes do not
+	// depend on each other, so their cache misses overlap.
+	ix := p.keyIx
+	p.runs = p.runs[:0]
 	for _, key := range p.keys {
-		groups, masks := p.keyIx.lookup(key)
+		if sl := ix.find(key); sl.end != 0 {
+			p.runs = append(p.runs, sl)
+		}
+	}
+	for _, sl := range p.runs {
+		groups, masks := ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
 		k := 0
 		if len(groups) > 0 && groups[0] < first {
 			k, _ = slices.BinarySearch(groups, first)

@@ -23,14 +23,19 @@ type joiner struct {
 	b     prefix.Bounds
 	probe *side
 	build *side
-	ix    *prefix.Index
-	self  bool
-	// bitmaps of the probing and indexed sides (the same for a self-join).
+	// ix indexes build's first indexed groups: under their index prefixes
+	// in a self-join, their probe prefixes in an R-S join.
+	ix   *prefix.Index
+	self bool // probe == build
+	// bitmaps of the probing side's groups and of build's first indexed
+	// groups (the same for a self-join).
 	probeBits, buildBits *bitmaps
-	// ipre is the indexed side's prefix length by set size.
+	// ipre[n] is the indexed side's prefix length for set size n, up to
+	// build's largest size.
 	ipre []int32
-	// lastPre is the last prefix token of each indexed group, kept apart
-	// from the arena so that the verification bound touches no set.
+	// lastPre is the last prefix token of each of the first indexed groups
+	// (len = indexed), kept apart from the arena so that the verification
+	// bound touches no set.
 	lastPre []uint32
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
@@ -43,10 +48,10 @@ type joiner struct {
 	// groups suffices.
 	indexed int
 	ell     int       // tokens per index key: 1, 2 or 3
-	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1
-	masks   []uint64  // token mask of each group; nil when ell == 1
-	// keyProbes[n] is what a probe of size n needs on the ℓ-prefix path;
-	// nil when ell == 1.
+	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1 or every group is tiny
+	masks   []uint64  // token mask of each group (tokenMask), with keyIx
+	// keyProbes[n] is what a probe of size n needs on the ℓ-prefix path,
+	// for n up to the largest size; with keyIx.
 	keyProbes []keyProbe
 	// copies, if not nil, receives groups of identical sets, and pairs of
 	// groups are yielded once (Options.Copies); ids is its reused buffer.
@@ -211,17 +216,19 @@ type candidate struct {
 // warmed up.
 type prober struct {
 	*joiner
-	cand   []candidate // by indexed group
-	live   []uint64    // bitset of the groups in list
+	cand   []candidate // by indexed group (len = indexed)
+	live   []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
 	cursor []uint32    // by token: postings before it are below every later probe's size range
-	list   []uint32    // groups that passed the filters for the current probe
+	list   []uint32    // groups that passed the filters for the current probe, each once
 	alpha  []int32     // least overlap by candidate size - lo
 	stats  *Stats
 	bounds prefix.Bounds
-	// The ℓ-prefix path's scratch: 1 + the last probe group that met each
-	// group, and the probe's keys.
+	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
+	// met group g (so no reset is needed between probes), and the probe's
+	// keys.
 	seen []uint32
 	keys []uint64
+	runs []keyRun // the probe's keys found in the key index
 }
 
 func newProber(j *joiner) *prober {

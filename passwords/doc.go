@@ -31,14 +31,18 @@
 // # Lifecycle
 //
 // First a List gathers the distinct passwords (Read parses a file, with
-// optional frequency counts; List.Add adds one); identical passwords are
+// optional frequency counts laid out as ParseCounts names them; List.Add
+// adds one; EstimateMemory bounds what joining it will take); identical passwords are
 // merged and their counts summed, so n copies of "123456" cost one set and
 // no pairs. Then either
 //
 //   - Join streams the similar pairs, or Families groups them into connected
 //     families with a union-find forest (package cluster); or
 //   - NewIndex builds a query index over the list once, and Index.Check
-//     answers any number of candidate passwords, concurrently if need be.
+//     answers any number of candidate passwords, concurrently if need be
+//     (CheckAll checks a batch on all workers); CheckStats counts the
+//     candidates and holds the check policy: a candidate is too close when
+//     it matches a known password, and a run is rejected when one is.
 //
 // # Secrecy
 //

@@ -80,3 +80,28 @@ func ExampleIndex_Check() {
 	// correct horse:
 	// LetMeIn: letmein (1.000)
 }
+
+// A password policy: check a batch of candidates on all cores and reject
+// the batch when one is too close to a known password.
+func ExampleIndex_CheckAll() {
+	known, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
+	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}})
+	if err != nil {
+		panic(err)
+	}
+	cands := [][]byte{[]byte("Password12"), []byte("correct horse"), nil}
+	res, err := ix.CheckAll(context.Background(), cands)
+	if err != nil {
+		panic(err)
+	}
+	var st passwords.CheckStats
+	for k, ms := range res {
+		fmt.Printf("candidate %d: %d matches, too close %v\n", k+1, len(ms), st.Add(cands[k], len(ms)))
+	}
+	fmt.Printf("%+v rejected=%v\n", st, st.Rejected())
+	// Output:
+	// candidate 1: 2 matches, too close true
+	// candidate 2: 0 matches, too close false
+	// candidate 3: 0 matches, too close false
+	// {Candidates:3 Empty:1 TooClose:1 Matches:2} rejected=true
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/simjoin/simjoin/internal/eol"
+	"github.com/simjoin/simjoin/join"
 )
 
 // ErrTooLarge is returned when a list would exceed its 32-bit limits: 2³²-1
@@ -145,6 +146,45 @@ const (
 	// CountLast: password<TAB>count. The count starts after the last tab.
 	CountLast
 )
+
+// ErrCounts is the error of ParseCounts for a name it does not know.
+var ErrCounts = errors.New("passwords: unknown counts layout")
+
+// ParseCounts reads a Counts by the name String gives it ("none", "first",
+// "last"); "" is NoCounts too.
+func ParseCounts(s string) (Counts, error) {
+	switch s {
+	case "", "none":
+		return NoCounts, nil
+	case "first":
+		return CountFirst, nil
+	case "last":
+		return CountLast, nil
+	}
+	return NoCounts, ErrCounts
+}
+
+// String names c: "none", "first" or "last".
+func (c Counts) String() string {
+	switch c {
+	case NoCounts:
+		return "none"
+	case CountFirst:
+		return "first"
+	case CountLast:
+		return "last"
+	}
+	return fmt.Sprintf("Counts(%d)", uint8(c))
+}
+
+// EstimateMemory returns about the peak bytes of joining or indexing l
+// (join.EstimateMemory): a password of n code points has at most n q-grams,
+// so the list's bytes bound its tokens, and the grams' vocabulary is far
+// smaller (an eighth is generous). It is for a check before the large
+// allocations, not a bound. O(1).
+func EstimateMemory(l *List) int64 {
+	return join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8)
+}
 
 // ReadOptions says how Read parses a list. The zero value reads one
 // password a line, byte for byte.

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/join"
 )
 
 type entry struct {
@@ -238,5 +240,37 @@ func TestMaxLine(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/8 {
 		t.Errorf("reading a %d-byte line allocated %d bytes, want at most 1/8 of it", size, alloc)
+	}
+}
+
+// TestParseCounts: every Counts reads back from its name; "" is NoCounts;
+// an unknown name is ErrCounts.
+func TestParseCounts(t *testing.T) {
+	for _, c := range []Counts{NoCounts, CountFirst, CountLast} {
+		if got, err := ParseCounts(c.String()); got != c || err != nil {
+			t.Errorf("ParseCounts(%q) = %v, %v; want %v", c.String(), got, err, c)
+		}
+	}
+	if got, err := ParseCounts(""); got != NoCounts || err != nil {
+		t.Errorf(`ParseCounts("") = %v, %v`, got, err)
+	}
+	if _, err := ParseCounts("middle"); !errors.Is(err, ErrCounts) {
+		t.Errorf(`ParseCounts("middle"): %v, want ErrCounts`, err)
+	}
+}
+
+// TestEstimateMemory: the estimate grows with the list's bytes and
+// passwords, as join.EstimateMemory does with tokens and records.
+func TestEstimateMemory(t *testing.T) {
+	var l List
+	if EstimateMemory(&l) != 0 {
+		t.Errorf("empty list: %d bytes, want 0", EstimateMemory(&l))
+	}
+	l.Add([]byte("password1"), 1, 1)
+	one := EstimateMemory(&l)
+	l.Add([]byte("monkey12"), 1, 2)
+	l.Add([]byte("password1"), 1, 3) // merged: no more bytes
+	if two := EstimateMemory(&l); one <= 0 || two <= one || two != join.EstimateMemory(2, 17, 2) {
+		t.Errorf("estimates %d then %d, want growing and join's for 2 passwords of 17 bytes", one, two)
 	}
 }

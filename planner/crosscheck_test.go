@@ -8,7 +8,6 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/synth"
-	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -99,13 +98,13 @@ func TestCrossCheckCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth := whole.Recall.Estimate
-	if !whole.Whole || whole.Recall.N < 1000 || truth < 0.4 || truth > 0.8 {
-		t.Fatalf("whole input: %+v; want about 1,200 true pairs and a recall near 0.6", whole.Recall)
+	truth := whole.Bandings[0].Runs[0].Recall.Estimate
+	if !whole.Whole || whole.Pairs < 1000 || truth < 0.4 || truth > 0.8 {
+		t.Fatalf("whole input: %+v; want about 1,200 true pairs and a recall near 0.6", whole.Bandings[0].Runs[0].Recall)
 	}
 	// The S-curve's prediction for the same pairs is close to what LSH did.
-	if math.Abs(whole.Predicted-truth) > 0.05 {
-		t.Errorf("S-curve predicts recall %.3f over the true pairs, measured %.3f", whole.Predicted, truth)
+	if pr := whole.Bandings[0].Predicted; math.Abs(pr-truth) > 0.05 {
+		t.Errorf("S-curve predicts recall %.3f over the true pairs, measured %.3f", pr, truth)
 	}
 	trials := 100
 	if testing.Short() {
@@ -121,15 +120,16 @@ func TestCrossCheckCoverage(t *testing.T) {
 		if cc.Whole || cc.Records[0] != 2000 {
 			t.Fatalf("seed %d: checked %v records, whole %v", seed, cc.Records, cc.Whole)
 		}
-		iv := cc.Recall
+		run := cc.Bandings[0].Runs[0]
+		iv := run.Recall
 		width += iv.Hi - iv.Lo
 		if iv.Lo <= truth && truth <= iv.Hi {
 			covered++
 		} else {
 			t.Logf("seed %d: [%.3f, %.3f] (%d of %d) misses %.3f", seed, iv.Lo, iv.Hi, iv.K, iv.N, truth)
 		}
-		if iv.N < 150 || cc.Precision.Estimate != 1 {
-			t.Errorf("seed %d: %d true pairs in the sample, precision %v", seed, iv.N, cc.Precision.Estimate)
+		if iv.N < 150 || run.Precision.Estimate != 1 {
+			t.Errorf("seed %d: %d true pairs in the sample, precision %v", seed, iv.N, run.Precision.Estimate)
 		}
 	}
 	rate := float64(covered) / float64(trials)
@@ -155,13 +155,21 @@ func TestCrossCheckBins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := p.CrossCheck(ctx, c, nil, CheckOptions{BinWidth: 0.1})
+	cc, err := p.CrossCheck(ctx, c, nil, CheckOptions{Bins: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n, k int64
 	shape := approx.Shape{B: 10, R: 4}
-	for _, b := range cc.Bins {
+	band := cc.Bandings[0]
+	run := band.Runs[0]
+	if len(band.Bins) != 10 {
+		t.Fatalf("%d bins, want 10", len(band.Bins))
+	}
+	for _, b := range band.Bins {
+		if b.Pairs == 0 {
+			continue
+		}
 		n += b.Recall.N
 		k += b.Recall.K
 		if b.From < 0.5-1e-9 || b.To > 1 || b.To-b.From > 0.1+1e-9 { // every true pair is at 0.5 or above
@@ -171,11 +179,11 @@ func TestCrossCheckBins(t *testing.T) {
 			t.Errorf("bin [%v, %v): predicted %v outside the S-curve's range there", b.From, b.To, b.Predicted)
 		}
 	}
-	if n != cc.Recall.N || k != cc.Recall.K || n < 290 {
-		t.Errorf("bins hold %d of %d pairs, %d of %d found", n, cc.Recall.N, k, cc.Recall.K)
+	if n != run.Recall.N || k != run.Recall.K || n < 290 {
+		t.Errorf("bins hold %d of %d pairs, %d of %d found", n, run.Recall.N, k, run.Recall.K)
 	}
-	if cc.LSH.Candidates < cc.Recall.K || cc.CandidatePrecision.Estimate <= 0 {
-		t.Errorf("candidates %d, found %d, candidate precision %v", cc.LSH.Candidates, cc.Recall.K, cc.CandidatePrecision)
+	if run.LSH.Candidates < run.Recall.K || run.CandidatePrecision.Estimate <= 0 {
+		t.Errorf("candidates %d, found %d, candidate precision %v", run.LSH.Candidates, run.Recall.K, run.CandidatePrecision)
 	}
 	// Overlap has no LSH path.
 	pov, err := New(ctx, c, nil, Options{Measure: prefix.Overlap, Threshold: prefix.Threshold{Num: 3, Den: 1}})
@@ -185,12 +193,11 @@ func TestCrossCheckBins(t *testing.T) {
 	if _, err := pov.CrossCheck(ctx, c, nil, CheckOptions{}); err != ErrNoLSH {
 		t.Errorf("overlap: %v, want ErrNoLSH", err)
 	}
-	_ = join.Pair{}
 }
 
 // TestCrossCheckDeterministic checks that a cross-check gives bit-identical
-// figures on every run: its sums over the true pairs do not depend on a
-// map's iteration order.
+// figures on every run and for any workers: its sums over the true pairs
+// follow the exact join's order, which does not depend on them.
 func TestCrossCheckDeterministic(t *testing.T) {
 	ctx := context.Background()
 	c := planted(t, 1000, 300, 0.5, 1, 6)
@@ -199,9 +206,11 @@ func TestCrossCheckDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lsh, _ := p.LSHOptions()
 	var first *CrossCheck
 	for run := range 8 {
-		cc, err := p.CrossCheck(ctx, c, nil, CheckOptions{})
+		lsh.Workers = 1 + run%3
+		cc, err := Check(ctx, c, nil, CheckOptions{LSH: lsh})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,12 +218,13 @@ func TestCrossCheckDeterministic(t *testing.T) {
 			first = cc
 			continue
 		}
-		if math.Float64bits(cc.Predicted) != math.Float64bits(first.Predicted) {
-			t.Fatalf("run %d: predicted recall %v, first run %v", run, cc.Predicted, first.Predicted)
+		got, want := cc.Bandings[0], first.Bandings[0]
+		if math.Float64bits(got.Predicted) != math.Float64bits(want.Predicted) {
+			t.Fatalf("run %d: predicted recall %v, first run %v", run, got.Predicted, want.Predicted)
 		}
-		for b := range cc.Bins {
-			if math.Float64bits(cc.Bins[b].Predicted) != math.Float64bits(first.Bins[b].Predicted) {
-				t.Fatalf("run %d: bin %d predicted %v, first run %v", run, b, cc.Bins[b].Predicted, first.Bins[b].Predicted)
+		for b := range got.Bins {
+			if math.Float64bits(got.Bins[b].Predicted) != math.Float64bits(want.Bins[b].Predicted) {
+				t.Fatalf("run %d: bin %d predicted %v, first run %v", run, b, got.Bins[b].Predicted, want.Bins[b].Predicted)
 			}
 		}
 	}

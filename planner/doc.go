@@ -13,6 +13,12 @@
 // path with the plan's parameters; Plan.CrossCheck runs both on a sample and
 // reports LSH's recall and precision with Clopper–Pearson intervals.
 //
+// Check is that measurement for any LSH options and several bandings: the
+// exact join once, then every banding's runs against it, with the pairs
+// below the threshold measured from a Jaccard floor and a uniform sample of
+// pairs. simjoin's plot command, join --check-recall and explain
+// --cross-check all call it.
+//
 // # The cost model
 //
 // Each path's CPU time is predicted as a sum of counts times calibrated unit

@@ -62,7 +62,27 @@ func (p *Plan) Run(ctx context.Context, c, s *order.Collection, yield func(join.
 // hands every pair to yield (nil: count them only) and returns what the run
 // did. yield is called from the calling goroutine; returning false stops the
 // run. It fails for LSH when the plan has no LSH path.
-func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, yield func(join.Pair) bool) (out Measured, err error) {
+func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, yield func(join.Pair) bool) (Measured, error) {
+	var lopt approx.Options
+	if m == LSH {
+		var ok bool
+		if lopt, ok = p.LSHOptions(); !ok {
+			return Measured{Method: m}, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
+		}
+	}
+	// The index keys planned for a self-join (join.ChooseEll), not chosen
+	// again.
+	jopt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+	if s == nil {
+		jopt.Ell = p.ell
+	}
+	return runPath(ctx, m, c, s, jopt, lopt, yield)
+}
+
+// runPath runs the exact join with jopt (m = Exact) or the LSH join with
+// lopt (m = LSH) over c (against s when not nil) and measures it, as
+// RunMethod documents.
+func runPath(ctx context.Context, m Method, c, s *order.Collection, jopt join.Options, lopt approx.Options, yield func(join.Pair) bool) (out Measured, err error) {
 	if yield == nil {
 		yield = func(join.Pair) bool { return true }
 	}
@@ -76,13 +96,7 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 	}()
 	switch m {
 	case Exact:
-		// The index keys planned for a self-join (join.ChooseEll), not
-		// chosen again.
-		opt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
-		if s == nil {
-			opt.Ell = p.ell
-		}
-		st, err := join.Join(ctx, c, s, opt, yield)
+		st, err := join.Join(ctx, c, s, jopt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {
 			return out, err
@@ -91,11 +105,7 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 		out.Phases = []Phase{{"index", st.IndexTime.Seconds()}, {"join", st.JoinTime.Seconds()}}
 		out.Postings, out.Candidates, out.Verified, out.Results = st.Postings, st.Candidates, st.Verified, st.Results
 	case LSH:
-		opt, ok := p.LSHOptions()
-		if !ok {
-			return out, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
-		}
-		st, err := approx.Join(ctx, c, s, opt, yield)
+		st, err := approx.Join(ctx, c, s, lopt, yield)
 		out.Seconds = time.Since(t0).Seconds()
 		if err != nil {
 			return out, err

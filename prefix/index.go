@@ -36,20 +36,58 @@ type Index struct {
 // are indexed. Cost: two calls of set per record and two passes over the
 // prefixes; memory 12 bytes per posting plus 4 per token id.
 func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Index {
-	start := make([]uint32, vocab+2)
-	countPrefixes(start[2:], n, set, prefixLen)
+	return CountPrefixes(n, vocab, set, prefixLen).Index()
+}
+
+// Lengths holds the lengths of the posting lists of the index NewIndex(n,
+// vocab, set, prefixLen) would build, counted without building it (what a
+// cost estimate needs); Index then builds that index without counting
+// again.
+type Lengths struct {
+	n         int
+	set       func(r int) []uint32
+	prefixLen func(size int) int
+	// start[w+2] is the length of token w's list: the first pass of
+	// NewIndex, which Index turns into offsets in place.
+	start []uint32
+}
+
+// CountPrefixes counts the posting lists of NewIndex(n, vocab, set,
+// prefixLen). Cost: one call of set per record, one pass over the prefixes;
+// memory 4 bytes per token id.
+func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Lengths {
+	l := &Lengths{n: n, set: set, prefixLen: prefixLen, start: make([]uint32, vocab+2)}
+	cnt := l.start[2:]
+	for r := 0; r < n; r++ {
+		s := set(r)
+		for _, w := range s[:min(prefixLen(len(s)), len(s))] {
+			cnt[w]++
+		}
+	}
+	return l
+}
+
+// Len returns the length of token w's posting list (w below vocab).
+func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
+
+// Index builds the index the lengths were counted for; l must not be used
+// afterwards. Cost: one call of set per record and one pass over the
+// prefixes; memory 12 bytes per posting.
+func (l *Lengths) Index() *Index {
+	start := l.start
+	l.start = nil
 	for w := 2; w < len(start); w++ {
 		start[w] += start[w-1]
 	}
 	post := make([]Posting, start[len(start)-1])
-	for r := 0; r < n; r++ {
-		s := set(r)
-		for i, w := range s[:min(prefixLen(len(s)), len(s))] {
+	for r := 0; r < l.n; r++ {
+		s := l.set(r)
+		for i, w := range s[:min(l.prefixLen(len(s)), len(s))] {
 			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
 			start[w+1]++
 		}
 	}
-	ix := &Index{start: start[:vocab+1], post: post}
+	ix := &Index{start: start[:len(start)-1], post: post}
 	if invariants.Enabled {
 		ix.check()
 	}
@@ -73,27 +111,6 @@ func (ix *Index) check() {
 			if e.Pos >= e.Size || k > 0 && e.Rec <= post[k-1].Rec {
 				panic(fmt.Sprintf("prefix: token %d, posting %d (record %d, position %d of %d): records not ascending or position past the set", w, k, e.Rec, e.Pos, e.Size))
 			}
-		}
-	}
-}
-
-// Lengths returns, for each token id 0..vocab-1, the length of its posting
-// list in NewIndex(n, vocab, set, prefixLen), without building the index:
-// what a cost estimate needs. Cost: one call of set per record, one pass
-// over the prefixes; memory 4 bytes per token id.
-func Lengths(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) []uint32 {
-	cnt := make([]uint32, vocab)
-	countPrefixes(cnt, n, set, prefixLen)
-	return cnt
-}
-
-// countPrefixes adds to cnt[w] the number of records 0..n-1 whose prefix
-// holds token w.
-func countPrefixes(cnt []uint32, n int, set func(r int) []uint32, prefixLen func(size int) int) {
-	for r := 0; r < n; r++ {
-		s := set(r)
-		for _, w := range s[:min(prefixLen(len(s)), len(s))] {
-			cnt[w]++
 		}
 	}
 }

@@ -39,15 +39,18 @@ func TestIndex(t *testing.T) {
 	if ix.Len() != total {
 		t.Errorf("Len() = %d, want %d", ix.Len(), total)
 	}
-	lengths := prefix.Lengths(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
+	lengths := prefix.CountPrefixes(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
 		func(size int) int { return (size + 1) / 2 })
 	for w := uint32(0); w < vocab; w++ {
 		if got := ix.Postings(w); !slices.Equal(got, want[w]) {
 			t.Fatalf("Postings(%d) = %v, want %v", w, got, want[w])
 		}
-		if int(lengths[w]) != len(want[w]) {
-			t.Fatalf("Lengths()[%d] = %d, want %d", w, lengths[w], len(want[w]))
+		if lengths.Len(w) != len(want[w]) {
+			t.Fatalf("Lengths.Len(%d) = %d, want %d", w, lengths.Len(w), len(want[w]))
 		}
+	}
+	if from := lengths.Index(); from.Len() != ix.Len() || !slices.Equal(from.Postings(7), ix.Postings(7)) {
+		t.Errorf("Lengths.Index: %d postings, want %d", from.Len(), ix.Len())
 	}
 	for _, w := range []uint32{vocab, vocab + 1, 1 << 31} {
 		if got := ix.Postings(w); got != nil {

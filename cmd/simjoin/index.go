@@ -63,11 +63,18 @@ func openIndex(dir string, workers int) (*index.Index, error) {
 	return ix, err
 }
 
-// closeIndex closes ix, keeping the first error.
-func closeIndex(ix *index.Index, err *error) {
-	if cerr := ix.Close(); cerr != nil && *err == nil {
-		*err = cerr
+// withIndex opens the index in dir (openIndex), calls f and closes the
+// index, returning f's error or else Close's.
+func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
+	ix, err := openIndex(dir, workers)
+	if err != nil {
+		return err
 	}
+	err = f(ix)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // indexError maps an error of an index operation: a threshold below an

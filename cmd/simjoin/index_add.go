@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -65,103 +63,32 @@ exits with status 128 plus the signal's number.`,
 	return cmd
 }
 
-func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) (err error) {
-	ix, err := openIndex(dir, workers)
-	if err != nil {
-		return err
-	}
-	defer closeIndex(ix, &err)
-	cfg := ix.Config()
-	var t prefix.Threshold
-	if dedup {
-		if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
-			return usageError{err}
+func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) error {
+	return withIndex(dir, workers, func(ix *index.Index) error {
+		cfg := ix.Config()
+		var t prefix.Threshold
+		var err error
+		if dedup {
+			if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
+				return usageError{err}
+			}
+			if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
+				return indexError(err, "-t")
+			}
 		}
-		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-			return indexError(err, "-t")
+		in, err := openInput(input, e.stdin)
+		if err != nil {
+			return err
 		}
-	}
-	in, err := openInput(input, e.stdin)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	w := newOutcomeWriter(e.stdout, f, cfg)
-	err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
-		for k, o := range outs {
-			w.outcome(first+k, o)
-		}
-		// The batch is durable: its lines go out now.
-		return w.flush()
+		defer in.Close()
+		w := newOutcomeRows(e.stdout, f, cfg)
+		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
+			for k, o := range outs {
+				w.outcome(first+k, o)
+			}
+			// The batch is durable: its lines go out now.
+			return w.Flush()
+		})
+		return indexError(err, "-t")
 	})
-	return indexError(err, "-t")
-}
-
-// outcomeWriter writes the outcome of each input record of `index add`:
-// TSV as documented, CSV with the header line,status,id,similarity
-// ("estimate" for MinHash estimates), JSONL {"line":1,"status":"inserted",
-// "id":0} with "sim" (or "est") for a duplicate.
-type outcomeWriter struct {
-	pw  *pairWriter // its buffer, CSV header and similarity format
-	err error
-}
-
-func newOutcomeWriter(w io.Writer, f format, cfg index.Config) *outcomeWriter {
-	pw := newPairWriter(w, f, cfg.Measure == prefix.Overlap)
-	simCol := "similarity"
-	if cfg.Method == index.LSH && !cfg.RawSets {
-		pw.simKey, simCol = "est", "estimate"
-	}
-	pw.header = "line,status,id," + simCol
-	return &outcomeWriter{pw: pw}
-}
-
-func (ow *outcomeWriter) outcome(line int, o index.Outcome) {
-	if ow.err != nil {
-		return
-	}
-	pw := ow.pw
-	pw.start()
-	status := "inserted"
-	if !o.Inserted {
-		status = "duplicate"
-	}
-	switch pw.format {
-	case formatCSV:
-		b := strconv.AppendInt(pw.buf[:0], int64(line), 10)
-		b = append(append(b, ','), status...)
-		b = strconv.AppendUint(append(b, ','), uint64(o.ID), 10)
-		b = append(b, ',')
-		if !o.Inserted {
-			b = pw.appendSim(b, o.Sim)
-		}
-		pw.buf = append(b, '\n')
-	case formatJSONL:
-		b := strconv.AppendInt(append(pw.buf[:0], `{"line":`...), int64(line), 10)
-		b = append(b, `,"status":"`...)
-		b = append(b, status...)
-		b = strconv.AppendUint(append(b, `","id":`...), uint64(o.ID), 10)
-		if !o.Inserted {
-			b = append(b, `,"`...)
-			b = append(b, pw.simKey...)
-			b = pw.appendSim(append(b, `":`...), o.Sim)
-		}
-		pw.buf = append(b, "}\n"...)
-	default:
-		b := strconv.AppendInt(pw.buf[:0], int64(line), 10)
-		b = append(append(b, '\t'), status...)
-		b = strconv.AppendUint(append(b, '\t'), uint64(o.ID), 10)
-		if !o.Inserted {
-			b = pw.appendSim(append(b, '\t'), o.Sim)
-		}
-		pw.buf = append(b, '\n')
-	}
-	_, ow.err = pw.w.Write(pw.buf)
-}
-
-func (ow *outcomeWriter) flush() error {
-	if ow.err != nil {
-		return ow.err
-	}
-	return ow.pw.flush()
 }

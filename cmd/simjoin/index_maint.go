@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +21,7 @@ stdin. The deletion is durable when the command returns. Ids that are not
 live (never assigned, or already deleted) are not an error; the command
 prints how many records it deleted.`,
 		Args: cobra.MinimumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			var ids []index.ID
 			for _, a := range args[1:] {
 				if a == "-" {
@@ -39,17 +38,13 @@ prints how many records it deleted.`,
 				}
 				ids = append(ids, id)
 			}
-			ix, err := openIndex(args[0], 0)
-			if err != nil {
+			return withIndex(args[0], 0, func(ix *index.Index) error {
+				n, err := ix.Delete(ids)
+				if err == nil {
+					_, err = fmt.Fprintf(e.stdout, "deleted %d of %d ids\n", n, len(ids))
+				}
 				return err
-			}
-			defer closeIndex(ix, &err)
-			n, err := ix.Delete(ids)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(e.stdout, "deleted %d of %d ids\n", n, len(ids))
-			return err
+			})
 		},
 	}
 	return cmd
@@ -66,20 +61,17 @@ last build are appended to the order, which keeps every answer right but
 costs speed until compaction). Searches give the same answers before and
 after. simjoin index stats shows the segments, tokens and bytes on disk.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			ix, err := openIndex(args[0], workers)
-			if err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withIndex(args[0], workers, func(ix *index.Index) error {
+				before := ix.Stats()
+				if err := ix.Compact(cmd.Context()); err != nil {
+					return err
+				}
+				after := ix.Stats()
+				_, err := fmt.Fprintf(e.stdout, "compacted %s: %d live records of %d, %d deleted dropped\n",
+					args[0], after.Live, after.Records, before.Deleted-after.Deleted)
 				return err
-			}
-			defer closeIndex(ix, &err)
-			before := ix.Stats()
-			if err := ix.Compact(cmd.Context()); err != nil {
-				return err
-			}
-			after := ix.Stats()
-			_, err = fmt.Fprintf(e.stdout, "compacted %s: %d live records of %d, %d deleted dropped\n",
-				args[0], after.Live, after.Records, before.Deleted-after.Deleted)
-			return err
+			})
 		},
 	}
 	cmd.Flags().IntVarP(&workers, "workers", "j", 0, "worker goroutines (0: one per core)")
@@ -94,56 +86,37 @@ func newIndexStatsCmd(e *env) *cobra.Command {
 		Long: `Print the index's statistics, one key<TAB>value a line (--format jsonl: one
 JSON object, the same that simjoin serve answers on GET /v1/stats).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			switch formatName {
 			case "tsv", "jsonl":
 			default:
 				return usagef("unknown --format %q: want tsv or jsonl", formatName)
 			}
-			ix, err := openIndex(args[0], 0)
-			if err != nil {
-				return err
-			}
-			defer closeIndex(ix, &err)
-			st := ix.Stats()
-			if formatName == "jsonl" {
-				b, err := httpapi.MarshalStats(st)
-				if err != nil {
+			return withIndex(args[0], 0, func(ix *index.Index) error {
+				st := ix.Stats()
+				if formatName == "jsonl" {
+					b, err := httpapi.MarshalStats(st)
+					if err != nil {
+						return err
+					}
+					_, err = e.stdout.Write(append(b, '\n'))
 					return err
 				}
-				_, err = e.stdout.Write(append(b, '\n'))
-				return err
-			}
-			rows := append([][2]string{{"config", ix.Config().String()}}, statsRows(st)...)
-			return writeRows(e.stdout, rows)
+				// One key<TAB>value a line: the configuration, then each
+				// statistic as its JSON value, strings unquoted.
+				bw := bufio.NewWriter(e.stdout)
+				fmt.Fprintf(bw, "config\t%s\n", ix.Config())
+				for _, f := range httpapi.StatsFields(st) {
+					if b, err := json.Marshal(f.Value); err == nil {
+						fmt.Fprintf(bw, "%s\t%s\n", f.Key, strings.Trim(string(b), `"`))
+					}
+				}
+				return bw.Flush()
+			})
 		},
 	}
 	cmd.Flags().StringVar(&formatName, "format", "tsv", "output format: tsv or jsonl")
 	return cmd
-}
-
-// statsRows lists the index's statistics as (key, value) rows.
-func statsRows(st index.Stats) [][2]string {
-	var rows [][2]string
-	for _, f := range httpapi.StatsFields(st) {
-		b, err := json.Marshal(f.Value)
-		if err != nil {
-			continue
-		}
-		rows = append(rows, [2]string{f.Key, strings.Trim(string(b), `"`)})
-	}
-	return rows
-}
-
-func writeRows(w io.Writer, rows [][2]string) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	for _, r := range rows {
-		bw.WriteString(r[0])
-		bw.WriteByte('\t')
-		bw.WriteString(r[1])
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 func newIndexVerifyCmd(e *env) *cobra.Command {
@@ -151,17 +124,14 @@ func newIndexVerifyCmd(e *env) *cobra.Command {
 		Use:   "verify DIR",
 		Short: "Check every checksum of the index; exit status 1 naming the corrupt file",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			ix, err := openIndex(args[0], 0)
-			if err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withIndex(args[0], 0, func(ix *index.Index) error {
+				err := ix.Verify()
+				if err == nil {
+					_, err = fmt.Fprintf(e.stdout, "%s: ok\n", args[0])
+				}
 				return err
-			}
-			defer closeIndex(ix, &err)
-			if err := ix.Verify(); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(e.stdout, "%s: ok\n", args[0])
-			return err
+			})
 		},
 	}
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -102,7 +100,7 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 	return opt, nil
 }
 
-func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) (err error) {
+func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
 	outFmt, err := parseFormat(f.format)
 	if err != nil {
 		return err
@@ -112,91 +110,32 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	ix, err := openIndex(dir, f.workers)
-	if err != nil {
-		return err
-	}
-	defer closeIndex(ix, &err)
-	cfg := ix.Config()
-	opt, err := f.options(cfg)
-	if err != nil {
-		return err
-	}
-	if err := ix.CheckSearch(opt); err != nil {
-		return indexError(err, "-t")
-	}
-	in, err := openInput(queries, e.stdin)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	hw := newHitWriter(out, outFmt, cfg, "query")
-	err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
-		for k, hits := range res {
-			for _, h := range hits {
-				hw.hit(first+k, h)
-			}
+	return withIndex(dir, f.workers, func(ix *index.Index) error {
+		cfg := ix.Config()
+		opt, err := f.options(cfg)
+		if err != nil {
+			return err
 		}
-		return hw.err
+		if err := ix.CheckSearch(opt); err != nil {
+			return indexError(err, "-t")
+		}
+		in, err := openInput(queries, e.stdin)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		hw := newHitRows(out, outFmt, cfg, "query")
+		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
+			for k, hits := range res {
+				for _, h := range hits {
+					hw.hit(first+k, h)
+				}
+			}
+			return hw.Err()
+		})
+		if err != nil {
+			return indexError(err, "-t")
+		}
+		return hw.Flush()
 	})
-	if err != nil {
-		return indexError(err, "-t")
-	}
-	return hw.flush()
-}
-
-// hitWriter writes what searches found, one record a line:
-// QUERY<TAB>ID<TAB>SIM; CSV with the header QKEY,id,similarity; JSONL
-// {"QKEY":1,"id":0,"sim":0.8}. Estimates (LSH without raw sets) are
-// "estimate" in the CSV header and "est" in JSONL, as join writes them.
-type hitWriter struct {
-	pw   *pairWriter // its buffer, CSV header and similarity format
-	qkey string      // the name of the query's number: "query", "candidate"
-	err  error
-}
-
-func newHitWriter(w io.Writer, f format, cfg index.Config, qkey string) *hitWriter {
-	pw := newPairWriter(w, f, cfg.Measure == prefix.Overlap)
-	simCol := "similarity"
-	if cfg.Method == index.LSH && !cfg.RawSets {
-		pw.simKey, simCol = "est", "estimate"
-	}
-	pw.header = qkey + ",id," + simCol
-	return &hitWriter{pw: pw, qkey: qkey}
-}
-
-// hit writes that query number q found h.
-func (hw *hitWriter) hit(q int, h index.Hit) {
-	if hw.err != nil {
-		return
-	}
-	pw := hw.pw
-	pw.start()
-	sep := byte('\t')
-	b := pw.buf[:0]
-	switch pw.format {
-	case formatJSONL:
-		b = append(append(append(b, `{"`...), hw.qkey...), `":`...)
-		sep = ','
-	case formatCSV:
-		sep = ','
-	}
-	b = strconv.AppendInt(b, int64(q), 10)
-	if pw.format == formatJSONL {
-		b = strconv.AppendUint(append(b, `,"id":`...), uint64(h.ID), 10)
-		b = append(append(append(b, `,"`...), pw.simKey...), `":`...)
-		b = append(pw.appendSim(b, h.Sim), "}\n"...)
-	} else {
-		b = strconv.AppendUint(append(b, sep), uint64(h.ID), 10)
-		b = append(pw.appendSim(append(b, sep), h.Sim), '\n')
-	}
-	pw.buf = b
-	_, hw.err = pw.w.Write(b)
-}
-
-func (hw *hitWriter) flush() error {
-	if hw.err != nil {
-		return hw.err
-	}
-	return hw.pw.flush()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
@@ -156,7 +157,7 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
 	in   *simjoin.Input
-	r, s *order.Collection // s is nil for a self-join
+	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
 	rep  *report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
@@ -172,7 +173,7 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 		report = prog.report
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
-		Workers: c.workers, Progress: report,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
 		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
 			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
@@ -184,14 +185,14 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{
+	rep := &report{rpt.Report{
 		Command:   cfg.command,
 		Input:     []string{input},
 		Tokens:    cfg.spec.String(),
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
-	}
+	}}
 	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
@@ -248,14 +249,21 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		return nil, err
 	}
 	l.in = in
-	l.r, l.s = in.Collections()
+	if !cfg.keysOnly() { // an LSH join builds no token order
+		l.r, l.s = in.Collections()
+	}
 	l.names, l.snames = in.IDs()
 	st := in.Stats()
-	rep.addPhase(readPhase, st.Read)
-	rep.addPhase("order", st.Order)
+	rep.AddPhase(readPhase, st.Read)
+	if st.Order != (simjoin.Timing{}) {
+		rep.AddPhase("order", st.Order)
+	}
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
+	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
+		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
+	}
 	if st.Files != nil {
-		rep.addSection("files", "files", *st.Files, filesRows(st.Files, &cfg.docs))
+		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
 	return l, nil
 }
@@ -296,20 +304,22 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	rep := l.rep
-	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
-	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	in, err := planned(ctx, cfg, l, pw)
+	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
-	yield, lshDone := checkRecall(ctx, cfg, l, sink.add)
-	st, err := in.Join(ctx, yield)
+	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
+	if estimates {
+		pw.simKey = "est"
+	}
+	sink := newPairSink(pw, cfg, l)
+	st, err := in.Join(ctx, sink.add)
 	if err == nil {
 		err = sink.err
 	}
 	if err == nil {
-		err = joined(e, cfg, l, st, sink, lshDone)
+		err = joined(e, cfg, l, st, sink)
 	}
 	if err != nil {
 		return err
@@ -325,34 +335,31 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 
 // planned returns the input to join as cfg asks: with --method auto it
 // plans (refusing LSH flags when the planner chose exact) and follows that
-// plan. pw, if not nil, is told that similarities are estimates when the
-// method that runs estimates them.
-func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*simjoin.Input, error) {
+// plan; estimates says the similarities of the method that runs are
+// estimates (--verify estimate).
+func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
 	in, method := l.in, cfg.method
 	if method == "auto" {
 		p, err := in.Plan(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		in, method = in.WithPlan(p), p.Method.String()
 	}
 	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if pw != nil && method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate {
-		pw.simKey = "est"
-	}
-	return in, nil
+	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
 // joined records what a join did in the report: the plan (or the method
-// given), the path's counters, the results and their similarities; lshDone
-// completes the LSH section (--check-recall).
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink, lshDone func(*lshSection) error) error {
+// given), the path's counters (with --check-recall, LSH's measured recall),
+// the results and their similarities.
+func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
-		rep.addSection("plan", "plan", st.Plan, planRows(st.Plan))
+		rep.addSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
 	case cfg.stats || cfg.statsJSON != "":
 		// A method given is not planned: planning would cost as much as a
 		// fast join. The report says so; explain prices both paths.
@@ -364,7 +371,7 @@ func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink
 	rep.Exact = st.Exact
 	sink.n, sink.hist = st.Results, histogram(st.Similarity)
 	if st.LSH != nil {
-		return addLSHSection(e, cfg, rep, st.LSH, lshDone)
+		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
 	}
 	return nil
 }
@@ -383,22 +390,13 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 	if cfg.m != prefix.Overlap {
 		rep.Histogram = sink.hist.bins()
 	}
-	rep.PeakRSS = peakRSS()
-	if cfg.stats {
-		rep.writeText(e.stderr)
-	}
-	if cfg.statsOut != nil {
-		if err := rep.writeJSON(cfg.statsOut); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return nil
+	return rep.emit(e, cfg.stats, cfg.statsOut)
 }
 
 // pairSink receives pairs from a join and writes them (or holds them for
 // --sort); n and hist count the pairs for the report.
 type pairSink struct {
-	pw     *pairWriter
+	pw     *pairWriter // nil: count only
 	sorted bool
 	held   []join.Pair
 	n      int64
@@ -412,7 +410,7 @@ type pairSink struct {
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
-	if s.snames == nil && l.s == nil {
+	if s.snames == nil && cfg.against == "" {
 		s.snames = l.names
 	}
 	return s
@@ -422,7 +420,10 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 func (s *pairSink) add(p join.Pair) bool {
 	s.n++
 	s.hist.add(p.Sim)
-	if s.sorted {
+	switch {
+	case s.pw == nil:
+		return true
+	case s.sorted:
 		s.held = append(s.held, p)
 		return true
 	}

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/join"
-	"github.com/simjoin/simjoin/prefix"
+	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/planner"
 )
 
 // lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
@@ -110,47 +108,25 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	return nil
 }
 
-// lshSection is the LSH part of the statistics report (JSON key "lsh").
-type lshSection struct {
-	approx.Stats
-	Banding        string  `json:"banding"`
-	Similarities   string  `json:"similarities"` // "exact" or "estimated"
-	ExactPairs     int64   `json:"exact_pairs,omitempty"`
-	FoundPairs     int64   `json:"found_exact_pairs,omitempty"`
-	MeasuredRecall float64 `json:"measured_recall,omitempty"`
-	FalsePairs     int64   `json:"false_pairs,omitempty"`
-}
-
-// checkRecall wraps yield for --check-recall: the pairs LSH reports are
-// kept, and done measures the recall against the exact join into the LSH
-// section. Without --check-recall yield is returned as it is and done does
-// nothing.
-func checkRecall(ctx context.Context, cfg *joinConfig, l *loaded, yield func(join.Pair) bool) (func(join.Pair) bool, func(*lshSection) error) {
-	if !cfg.lsh.checkRecall {
-		return yield, func(*lshSection) error { return nil }
-	}
-	var found []uint64 // pairs reported
-	return func(p join.Pair) bool {
-			found = append(found, uint64(p.A)<<32|uint64(p.B))
-			return yield(p)
-		}, func(sec *lshSection) error {
-			return measureRecall(ctx, cfg, l, found, sec)
-		}
-}
-
-// addLSHSection adds the LSH join's section to the report (done completes
-// it: --check-recall) and warns of capped buckets. With --verify estimate
-// the similarity column holds estimates: the JSONL key is "est" and the CSV
-// header says "estimate".
-func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, done func(*lshSection) error) error {
-	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
+// addLSHSection adds the LSH join's section to the report, with the recall
+// measured against the exact join when it was checked (--check-recall: cc),
+// and warns of capped buckets. With --verify estimate the similarity column
+// holds estimates: the JSONL key is "est" and the CSV header says
+// "estimate".
+func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
+	sec := rpt.LSH{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
-	if err := done(&sec); err != nil {
-		return err
+	if cc != nil {
+		r := cc.Bandings[0].Runs[0]
+		sec.ExactPairs, sec.FoundPairs, sec.FalsePairs = cc.Pairs, r.Recall.K, r.Precision.N-r.Precision.K
+		sec.MeasuredRecall = 1
+		if cc.Pairs > 0 {
+			sec.MeasuredRecall = r.Recall.Estimate
+		}
 	}
-	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	rep.addSection("lsh", "MinHash-LSH", sec, sec.Rows(cfg.m, cfg.t))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
@@ -158,74 +134,10 @@ func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, done 
 	return nil
 }
 
-// measureRecall runs the exact join and compares: the share of exact pairs
-// that LSH reported, and (for estimates) the pairs it reported falsely.
-func measureRecall(ctx context.Context, cfg *joinConfig, l *loaded, found []uint64, sec *lshSection) error {
-	slices.Sort(found)
-	opt := join.Options{Measure: cfg.m, Threshold: cfg.t, Workers: cfg.workers}
-	var exact, hit int64
-	yield := func(p join.Pair) bool {
-		exact++
-		if _, ok := slices.BinarySearch(found, uint64(p.A)<<32|uint64(p.B)); ok {
-			hit++
-		}
-		return true
-	}
-	_, err := join.Join(ctx, l.r, l.s, opt, yield)
-	if err != nil {
-		return err
-	}
-	sec.ExactPairs, sec.FoundPairs = exact, hit
-	sec.FalsePairs = int64(len(found)) - hit
-	sec.MeasuredRecall = 1
-	if exact > 0 {
-		sec.MeasuredRecall = float64(hit) / float64(exact)
-	}
-	return nil
-}
-
-// lshRows is the text of the LSH section.
-func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
-	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	choice := "given by --lsh"
-	if s.TargetRecall > 0 {
-		choice = fmt.Sprintf("cheapest with P(t) >= %v", s.TargetRecall)
-	}
-	jt := f3(s.JaccardThreshold)
-	if cfg.m != prefix.Jaccard {
-		jt += " (jaccard bound of " + cfg.m.String() + " " + cfg.t.String() + ")"
-	}
-	rows := [][2]string{
-		{"minhash", fmt.Sprintf("%s, K = %d, %d bits (%d bytes a set), seed %d", s.Scheme, s.K, s.Bits, s.K*s.Bits/8, s.Seed)},
-		{"banding", fmt.Sprintf("%d bands x %d rows (%s)", s.Shape.B, s.Shape.R, choice)},
-		{"banded at", "jaccard " + jt},
-		{"predicted recall", fmt.Sprintf("%s at the threshold (every pair at or above it), %s on average over [t, 1]", f3(s.PredictedRecall), f3(s.PredictedMeanRecall))},
-		{"distinct sets", numfmt.Group(int64(s.Units))},
-	}
-	if s.Dropped > 0 {
-		rows = append(rows, [2]string{"dropped (--min-size)", numfmt.Group(int64(s.Dropped))})
-	}
-	maxB := "no cap"
-	if s.MaxBucket >= 0 {
-		maxB = "cap " + numfmt.Group(int64(s.MaxBucket))
-	}
-	rows = append(rows,
-		[2]string{"buckets (>= 2 sets)", fmt.Sprintf("%s, largest %s (%s)", numfmt.Group(s.Buckets), numfmt.Group(int64(s.LargestBucket)), maxB)},
-		[2]string{"capped buckets", fmt.Sprintf("%s (%s pairs not considered in their band)", numfmt.Group(s.CappedBuckets), numfmt.Group(s.CappedPairs))},
-		[2]string{"band collisions", numfmt.Group(s.Collisions)},
-		[2]string{"candidates", numfmt.Group(s.Candidates) + " (distinct pairs, each verified once)"},
-	)
-	if s.Estimated {
-		rows = append(rows, [2]string{"verification", "estimate: similarities are MinHash estimates (JSONL key \"est\"), pairs may be false"})
-	} else {
-		rows = append(rows, [2]string{"verification", "exact: similarities are exact, no false pairs"})
-	}
-	if s.ExactPairs > 0 || s.MeasuredRecall > 0 {
-		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), numfmt.Group(s.FoundPairs), numfmt.Group(s.ExactPairs), numfmt.Group(s.FalsePairs))})
-	}
-	rows = append(rows,
-		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", bytesText(s.SignatureBytes), bytesText(s.IndexBytes))},
-		[2]string{"time", fmt.Sprintf("sign %.3f s, band %.3f s, verify %.3f s", s.SignTime.Seconds(), s.BandTime.Seconds(), s.JoinTime.Seconds())},
-	)
-	return rows
+// keysOnly reports whether the command's join needs no token order: an LSH
+// join (signatures hash the token keys, candidates are verified on sorted
+// keys; simjoin.Load then reads key sets) without --check-recall's exact
+// join.
+func (c *joinConfig) keysOnly() bool {
+	return c.method == "lsh" && (c.command == "join" || c.command == "dedup") && !c.lsh.checkRecall
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,18 +8,17 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
@@ -162,14 +160,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		norm |= passwords.StripSuffix
 	}
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: m, Threshold: t, Workers: c.workers}
-	switch c.counts {
-	case "":
-		c.read.Counts = passwords.NoCounts
-	case "first":
-		c.read.Counts = passwords.CountFirst
-	case "last":
-		c.read.Counts = passwords.CountLast
-	default:
+	if c.read.Counts, err = passwords.ParseCounts(c.counts); err != nil || c.counts == "none" {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
@@ -249,8 +240,10 @@ func newCheckCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// readList reads a password list with a progress bar.
+// readList reads a password list with a progress bar, as the report's
+// phase "read".
 func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+	tm := rep.phase("read")
 	f, err := openInput(name, e.stdin)
 	if err != nil {
 		return nil, passwords.ReadStats{}, err
@@ -266,23 +259,21 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+			return nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
 		}
-		return nil, st, &inputError{file: shown, err: err}
+		return nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
-	// A password of n code points has at most n grams: the list's bytes
-	// bound its tokens, and so the memory of joining or indexing it (the
-	// grams' vocabulary is far smaller: an eighth is generous).
-	if err := memlimit.Check(join.EstimateMemory(l.Len(), l.Bytes(), l.Bytes()/8), cfg.mem,
+	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
 		return nil, st, err
 	}
+	tm.done("read")
 	return l, st, nil
 }
 
 // newPWReport starts the statistics report of a passwords command.
 func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{
+	return &report{rpt.Report{
 		Command:   command,
 		Input:     input,
 		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
@@ -290,7 +281,7 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Threshold: cfg.opt.Threshold.String(),
 		Method:    "exact",
 		Workers:   cfg.workers,
-	}
+	}}
 }
 
 // pwListSection is the JSON of a list's statistics in the report.
@@ -309,10 +300,7 @@ type pwListSection struct {
 // listSection describes a list read and joined (or indexed: joined names
 // the row of the passwords given to the join).
 func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joined string) (pwListSection, [][2]string) {
-	counts := cfg.counts
-	if counts == "" {
-		counts = "none"
-	}
+	counts := cfg.read.Counts.String()
 	sec := pwListSection{
 		Lines: rs.Lines, Comments: rs.Comments, Empty: rs.Empty, Duplicates: rs.Duplicates,
 		Distinct: st.Passwords, TooShort: st.TooShort, Joined: st.Joined,
@@ -334,20 +322,6 @@ func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joi
 		[2]string{"counts", counts},
 	)
 	return sec, rows
-}
-
-// finishPWReport completes the report and writes it where asked.
-func finishPWReport(e *env, cfg *pwConfig, rep *report) error {
-	rep.PeakRSS = peakRSS()
-	if cfg.stats {
-		rep.writeText(e.stderr)
-	}
-	if cfg.statsOut != nil {
-		if err := rep.writeJSON(cfg.statsOut); err != nil {
-			return fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return nil
 }
 
 // createOutputs creates -o (unless out is false) and --stats-json before any
@@ -390,59 +364,27 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
-	tm := rep.phase("read")
 	l, rs, err := readList(e, cfg, rep, prog, input)
 	if err != nil {
 		return err
 	}
-	tm.done("read")
 
-	w := newPWWriter(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	bar := prog.count("joining")
 	opt := cfg.opt
 	opt.Progress = bar.setOf
-	var st passwords.Stats
-	var hist histogram
-	var results int64
-	var held []passwords.Pair
-	var fams []passwords.Family
 	if cfg.families {
-		fams, st, err = passwords.Families(ctx, l, opt)
-	} else {
-		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
-			results++
-			hist.add(p.Sim)
-			if cfg.sort {
-				held = append(held, p)
-				return true
-			}
-			return w.pair(l, p) == nil
-		})
-	}
-	bar.finish()
-	if err != nil {
-		return err
-	}
-	if w.err != nil {
-		return w.err
-	}
-	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + keysName(st.Exact.Ell)
-	rep.Exact = &st.Exact
-	sec, rows := listSection(cfg, rs, &st, "joined")
-
-	tm = rep.phase("write")
-	if cfg.families {
-		members := 0
-		for _, f := range fams {
-			w.family(l, f)
-			members += len(f.Members)
+		fams, st, err := passwords.Families(ctx, l, opt)
+		bar.finish()
+		if err != nil {
+			return err
 		}
-		results = int64(len(fams))
-		largest := 0
-		if len(fams) > 0 {
-			largest = len(fams[0].Members)
+		sec, rows := joinedReport(cfg, rep, rs, &st)
+		tm := rep.phase("write")
+		w := newFamilyRows(out, cfg.outFmt)
+		members, largest := 0, 0
+		for n, f := range fams {
+			w.family(n+1, l, f)
+			members, largest = members+len(f.Members), max(largest, len(f.Members))
 		}
 		rows = append(rows,
 			[2]string{"families", numfmt.Group(int64(len(fams)))},
@@ -456,23 +398,60 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			Largest         int   `json:"largest_family"`
 			Pairs           int64 `json:"pairs"`
 		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
-	} else {
-		slices.SortFunc(held, join.ComparePairs)
-		for _, p := range held {
-			w.pair(l, p)
+		if err := w.Flush(); err != nil {
+			return err
 		}
-		rep.Histogram = hist.bins()
-		rep.addSection("passwords", "passwords", sec, rows)
+		tm.done("write")
+		rep.Results = int64(len(fams))
+		return rep.emit(e, cfg.stats, cfg.statsOut)
 	}
-	if err := w.flush(); err != nil {
+
+	w := newPairRows(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	var hist histogram
+	var held []passwords.Pair
+	var results int64
+	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
+		results++
+		hist.add(p.Sim)
+		if cfg.sort {
+			held = append(held, p)
+			return true
+		}
+		return w.pair(l, p) == nil
+	})
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if err := w.Err(); err != nil {
+		return err
+	}
+	sec, rows := joinedReport(cfg, rep, rs, &st)
+	tm := rep.phase("write")
+	slices.SortFunc(held, join.ComparePairs)
+	for _, p := range held {
+		w.pair(l, p)
+	}
+	if cfg.opt.Measure != prefix.Overlap {
+		rep.Histogram = hist.bins()
+	}
+	rep.addSection("passwords", "passwords", sec, rows)
+	if err := w.Flush(); err != nil {
 		return err
 	}
 	tm.done("write")
 	rep.Results = results
-	if cfg.opt.Measure == prefix.Overlap {
-		rep.Histogram = nil
-	}
-	return finishPWReport(e, cfg, rep)
+	return rep.emit(e, cfg.stats, cfg.statsOut)
+}
+
+// joinedReport fills the report of a join of the list (or its families)
+// and returns the list's section.
+func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) (pwListSection, [][2]string) {
+	addStatsPhases(rep, st)
+	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
+	rep.Method = "exact: " + keysName(st.Exact.Ell)
+	rep.Exact = &st.Exact
+	return listSection(cfg, rs, st, "joined")
 }
 
 // runCheck runs `simjoin passwords check`.
@@ -483,12 +462,10 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	}
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
 	prog := newProgress(e.stderr)
-	tm := rep.phase("read")
 	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
 	if err != nil {
 		return err
 	}
-	tm.done("read")
 	ix, err := passwords.NewIndex(known, cfg.opt)
 	if err != nil {
 		return err
@@ -501,36 +478,59 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	sec, rows := listSection(cfg, rs, &st, "indexed")
 	rep.addSection("known", "known passwords", sec, rows)
 
-	tm = rep.phase("check")
-	w := newPWWriter(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	var cs passwords.CheckStats
-	var hist histogram
-	err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
 		res, err := ix.CheckAll(ctx, batch)
 		if err != nil {
 			return err
 		}
 		for k, ms := range res {
-			cs.Add(batch[k], len(ms))
+			t.Add(batch[k], len(ms))
 			for _, m := range ms {
-				hist.add(m.Sim)
+				t.hist.add(m.Sim)
 				w.match(first+k, known, m)
 			}
 		}
-		return w.err
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
-		return err
+	return finishCheck(e, cfg, rep, cs)
+}
+
+// tally counts the candidates of a check and the similarities found.
+type tally struct {
+	passwords.CheckStats
+	hist histogram
+}
+
+// checkPhase runs the report's "check" phase: each batch of candidates
+// (checkCandidates) goes to answer, which tallies the candidates and writes
+// their matches with w; then w is flushed, and the results and the
+// histogram (not for overlap) go into the report.
+func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowWriter, m prefix.Measure,
+	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
+	tm := rep.phase("check")
+	var t tally
+	err := checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+		if err := answer(first, batch, &t); err != nil {
+			return err
+		}
+		return w.Err()
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return nil, err
 	}
 	tm.done("check")
-	rep.Results = cs.Matches
-	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
+	rep.Results = t.Matches
+	if m != prefix.Overlap {
+		rep.Histogram = t.hist.bins()
 	}
-	return finishCheck(e, cfg, rep, &cs)
+	return &t.CheckStats, nil
 }
 
 // sinkOf is where a check writes: out, or nowhere under --silent.
@@ -557,7 +557,7 @@ func checkCandidates(ctx context.Context, e *env, args []string, check func(firs
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
-			return &inputError{file: "<stdin>", err: err}
+			return &simjoin.LineError{Name: "<stdin>", Err: err}
 		}
 		return check(1, [][]byte{pw})
 	}
@@ -597,186 +597,13 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 		Empty      int `json:"empty"`
 		TooClose   int `json:"too_close"`
 	}{cs.Candidates, cs.Empty, cs.TooClose}, rows)
-	if err := finishPWReport(e, cfg, rep); err != nil {
+	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
 		return err
 	}
 	if status != exitOK {
 		return exitError{code: status}
 	}
 	return nil
-}
-
-// pwWriter writes pairs, families and matches in the chosen format.
-type pwWriter struct {
-	w      *bufio.Writer
-	format format
-	sim    *pairWriter // formats similarities as simjoin join does
-	header bool
-	fam    int // families written, for CSV
-	buf    []byte
-	err    error
-}
-
-func newPWWriter(w io.Writer, f format, integer bool) *pwWriter {
-	return &pwWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, sim: &pairWriter{integer: integer}}
-}
-
-func (pw *pwWriter) line(b []byte) error {
-	if pw.err == nil {
-		_, pw.err = pw.w.Write(b)
-	}
-	return pw.err
-}
-
-func (pw *pwWriter) csvRow(header []string, row ...string) error {
-	if pw.err != nil {
-		return pw.err
-	}
-	if !pw.header {
-		pw.header = true
-		if err := pw.line([]byte(strings.Join(header, ",") + "\n")); err != nil {
-			return err
-		}
-	}
-	buf := pw.buf[:0]
-	for k, f := range row {
-		if k > 0 {
-			buf = append(buf, ',')
-		}
-		buf = fieldenc.AppendCSV(buf, []byte(f))
-	}
-	pw.buf = append(buf, '\n')
-	return pw.line(pw.buf)
-}
-
-// pair writes one similar pair of l.
-func (pw *pwWriter) pair(l *passwords.List, p passwords.Pair) error {
-	la, lb := int64(l.Line(p.A)), int64(l.Line(p.B))
-	a, b := l.Password(p.A), l.Password(p.B)
-	switch pw.format {
-	case formatCSV:
-		return pw.csvRow([]string{"line_a", "line_b", "similarity", "password_a", "password_b"},
-			strconv.FormatInt(la, 10), strconv.FormatInt(lb, 10), string(pw.sim.appendSim(nil, p.Sim)), string(a), string(b))
-	case formatJSONL:
-		buf := append(pw.buf[:0], `{"a":`...)
-		buf = strconv.AppendInt(buf, la, 10)
-		buf = append(buf, `,"b":`...)
-		buf = strconv.AppendInt(buf, lb, 10)
-		buf = append(buf, `,"sim":`...)
-		buf = pw.sim.appendSim(buf, p.Sim)
-		buf = appendJSONPassword(buf, "password_a", a)
-		buf = appendJSONPassword(buf, "password_b", b)
-		buf = append(buf, "}\n"...)
-		pw.buf = buf
-	default:
-		buf := strconv.AppendInt(pw.buf[:0], la, 10)
-		buf = append(buf, '\t')
-		buf = strconv.AppendInt(buf, lb, 10)
-		buf = append(buf, '\t')
-		buf = pw.sim.appendSim(buf, p.Sim)
-		buf = append(buf, '\t')
-		buf = fieldenc.AppendTSV(buf, a)
-		buf = append(buf, '\t')
-		buf = fieldenc.AppendTSV(buf, b)
-		buf = append(buf, '\n')
-		pw.buf = buf
-	}
-	return pw.line(pw.buf)
-}
-
-// family writes one family.
-func (pw *pwWriter) family(l *passwords.List, f passwords.Family) error {
-	size := strconv.Itoa(len(f.Members))
-	count := strconv.FormatUint(f.Count, 10)
-	switch pw.format {
-	case formatCSV:
-		pw.fam++
-		for _, m := range f.Members {
-			if err := pw.csvRow([]string{"family", "size", "count", "line", "password_count", "password"},
-				strconv.Itoa(pw.fam), size, count, strconv.Itoa(l.Line(m)), strconv.FormatUint(l.Count(m), 10), string(l.Password(m))); err != nil {
-				return err
-			}
-		}
-		return nil
-	case formatJSONL:
-		buf := append(pw.buf[:0], `{"size":`...)
-		buf = append(buf, size...)
-		buf = append(buf, `,"count":`...)
-		buf = append(buf, count...)
-		buf = appendJSONPassword(buf, "top", l.Password(f.Members[0]))
-		buf = append(buf, `,"members":[`...)
-		for k, m := range f.Members {
-			if k > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, `{"line":`...)
-			buf = strconv.AppendInt(buf, int64(l.Line(m)), 10)
-			buf = append(buf, `,"count":`...)
-			buf = strconv.AppendUint(buf, l.Count(m), 10)
-			buf = appendJSONPassword(buf, "password", l.Password(m))
-			buf = append(buf, '}')
-		}
-		buf = append(buf, "]}\n"...)
-		pw.buf = buf
-	default:
-		buf := append(pw.buf[:0], size...)
-		buf = append(buf, '\t')
-		buf = append(buf, count...)
-		buf = append(buf, '\t')
-		buf = fieldenc.AppendTSV(buf, l.Password(f.Members[0]))
-		for _, m := range f.Members {
-			buf = append(buf, '\t')
-			buf = fieldenc.AppendTSV(buf, l.Password(m))
-		}
-		buf = append(buf, '\n')
-		pw.buf = buf
-	}
-	return pw.line(pw.buf)
-}
-
-// match writes one known password close to candidate number cand.
-func (pw *pwWriter) match(cand int, known *passwords.List, m passwords.Match) error {
-	line := int64(known.Line(m.Index))
-	k := known.Password(m.Index)
-	switch pw.format {
-	case formatCSV:
-		return pw.csvRow([]string{"candidate", "line", "similarity", "known_password"},
-			strconv.Itoa(cand), strconv.FormatInt(line, 10), string(pw.sim.appendSim(nil, m.Sim)), string(k))
-	case formatJSONL:
-		buf := append(pw.buf[:0], `{"candidate":`...)
-		buf = strconv.AppendInt(buf, int64(cand), 10)
-		buf = append(buf, `,"line":`...)
-		buf = strconv.AppendInt(buf, line, 10)
-		buf = append(buf, `,"sim":`...)
-		buf = pw.sim.appendSim(buf, m.Sim)
-		buf = appendJSONPassword(buf, "known_password", k)
-		buf = append(buf, "}\n"...)
-		pw.buf = buf
-	default:
-		buf := strconv.AppendInt(pw.buf[:0], int64(cand), 10)
-		buf = append(buf, '\t')
-		buf = strconv.AppendInt(buf, line, 10)
-		buf = append(buf, '\t')
-		buf = pw.sim.appendSim(buf, m.Sim)
-		buf = append(buf, '\t')
-		buf = fieldenc.AppendTSV(buf, k)
-		buf = append(buf, '\n')
-		pw.buf = buf
-	}
-	return pw.line(pw.buf)
-}
-
-func (pw *pwWriter) flush() error {
-	if pw.err != nil {
-		return pw.err
-	}
-	return pw.w.Flush()
-}
-
-// appendJSONPassword appends `,"key":"p"`, or `,"key_base64":"..."` for a
-// password that is not UTF-8.
-func appendJSONPassword(b []byte, key string, p []byte) []byte {
-	return fieldenc.AppendJSONField(append(b, ','), key, p)
 }
 
 // keysName names the exact join's index keys for the report: the prefix

@@ -7,7 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/passwords"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -21,7 +21,7 @@ var pwIndexFixed = []string{"qgram", "measure", "fold-case", "fold-leet", "strip
 // add) instead of an index built from a list on every call. Matches are
 // written as candidate<TAB>id<TAB>similarity, the id being the index's
 // record id; the exit status is that of passwords check.
-func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) (err error) {
+func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) error {
 	for _, name := range pwIndexFixed {
 		if fs.Changed(name) {
 			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
@@ -31,62 +31,48 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	ix, err := openIndex(cfg.index, cfg.workers)
-	if err != nil {
-		return err
-	}
-	defer closeIndex(ix, &err)
-	icfg := ix.Config()
-	t, err := prefix.ParseThreshold(icfg.Measure, cfg.threshold)
-	if err != nil {
-		return usageError{err}
-	}
-	if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-		return indexError(err, "-t")
-	}
-	rep := &report{
-		Command:   "passwords check",
-		Input:     []string{"--index", cfg.index},
-		Tokens:    icfg.Tokens.String(),
-		Measure:   icfg.Measure.String(),
-		Threshold: t.String(),
-		Method:    "index: " + icfg.Method.String(),
-		Workers:   cfg.workers,
-	}
-	hw := newHitWriter(sinkOf(out), cfg.outFmt, icfg, "candidate")
-	tm := rep.phase("check")
-	var cs passwords.CheckStats
-	var hist histogram
-	err = checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
-		res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
+	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
+		icfg := ix.Config()
+		t, err := prefix.ParseThreshold(icfg.Measure, cfg.threshold)
 		if err != nil {
-			// The index's message numbers the record in the batch; it
-			// never holds the text.
+			return usageError{err}
+		}
+		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
 			return indexError(err, "-t")
 		}
-		for k, hits := range res {
-			cs.Add(batch[k], len(hits))
-			for _, h := range hits {
-				hist.add(h.Sim)
-				hw.hit(first+k, h)
+		rep := &report{rpt.Report{
+			Command:   "passwords check",
+			Input:     []string{"--index", cfg.index},
+			Tokens:    icfg.Tokens.String(),
+			Measure:   icfg.Measure.String(),
+			Threshold: t.String(),
+			Method:    "index: " + icfg.Method.String(),
+			Workers:   cfg.workers,
+		}}
+		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
+		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
+			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
+			if err != nil {
+				// The index's message numbers the record in the batch; it
+				// never holds the text.
+				return indexError(err, "-t")
 			}
+			for k, hits := range res {
+				tl.Add(batch[k], len(hits))
+				for _, h := range hits {
+					tl.hist.add(h.Sim)
+					hw.hit(first+k, h)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return hw.err
+		st := ix.Stats()
+		rep.Records = int(st.Live)
+		// The schema's "check" section has no field for the known count: it is
+		// the report's records.
+		return finishCheck(e, cfg, rep, cs, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
 	})
-	if err != nil {
-		return err
-	}
-	if err := hw.flush(); err != nil {
-		return err
-	}
-	tm.done("check")
-	rep.Results = cs.Matches
-	if icfg.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
-	}
-	st := ix.Stats()
-	rep.Records = int(st.Live)
-	// The schema's "check" section has no field for the known count: it is
-	// the report's records.
-	return finishCheck(e, cfg, rep, &cs, [2]string{"known (live in the index)", numfmt.Group(int64(st.Live))})
 }

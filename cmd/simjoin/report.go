@@ -1,68 +1,26 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
-	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rusage"
-	"github.com/simjoin/simjoin/join"
 )
 
-// report is the statistics report of a run: text for people (--stats, on
-// stderr) and JSON for machines (--stats-json FILE). Every join command fills
-// the same fields; paths that know more add sections.
-type report struct {
-	Command    string          `json:"command"`
-	Input      []string        `json:"input"`
-	Compressed []string        `json:"compressed,omitempty"` // "NAME: gzip" for each input decompressed
-	Tokens     string          `json:"tokens"`
-	Measure    string          `json:"measure"`
-	Threshold  string          `json:"threshold"`
-	Method     string          `json:"method"`
-	Workers    int             `json:"workers"`
-	Records    int             `json:"records"`
-	Skipped    int             `json:"skipped_empty"`
-	SetTokens  int             `json:"set_tokens"`
-	Vocabulary int             `json:"vocabulary"`
-	Exact      *join.Stats     `json:"-"` // written as exactJSON
-	Sections   map[string]any  `json:"sections,omitempty"`
-	Results    int64           `json:"results"`
-	Histogram  []histogramBin  `json:"similarity_histogram,omitempty"`
-	Phases     []phase         `json:"phases"`
-	PeakRSS    int64           `json:"peak_rss_bytes"`
-	extra      []reportSection // text of Sections, in order
-}
+// report is the statistics report of a run (internal/report), with the
+// names the commands use.
+type report struct{ rpt.Report }
 
-type phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"wall_s"`
-	// CPU is the process's CPU time (user and system, all threads, the
-	// runtime's included) during the phase: what a loaded machine disturbs
-	// least, and what one worker's phase compares with a single-threaded
-	// program's. Absent for phases timed inside the library (passwords'
-	// grams and order).
-	CPU float64 `json:"cpu_s,omitempty"`
-}
-
-type histogramBin struct {
-	From  float64 `json:"from"`
-	To    float64 `json:"to"`
-	Count int64   `json:"count"`
-}
-
-// reportSection is a titled block of rows that a path adds to the report.
-type reportSection struct {
-	title string
-	rows  [][2]string
-}
+// phase and histogramBin are the report's parts, as internal/report renders
+// them.
+type (
+	phase        = rpt.Phase
+	histogramBin = rpt.Bin
+)
 
 // noteCompressed records that in was read decompressed, if it was.
 func (r *report) noteCompressed(in *input) {
@@ -73,11 +31,7 @@ func (r *report) noteCompressed(in *input) {
 
 // addSection adds a section: v goes into the JSON under key, rows into the text.
 func (r *report) addSection(key, title string, v any, rows [][2]string) {
-	if r.Sections == nil {
-		r.Sections = map[string]any{}
-	}
-	r.Sections[key] = v
-	r.extra = append(r.extra, reportSection{title, rows})
+	r.AddSection(key, title, v, rows)
 }
 
 // timer records the phases of a run.
@@ -91,13 +45,8 @@ func (r *report) phase(name string) *timer {
 	return &timer{r: r, start: time.Now(), cpu: processCPU()}
 }
 
-// addPhase records a phase the library timed.
-func (r *report) addPhase(name string, t simjoin.Timing) {
-	r.Phases = append(r.Phases, phase{name, t.Wall.Seconds(), t.CPU.Seconds()})
-}
-
 func (t *timer) done(name string) {
-	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
+	t.r.Phases = append(t.r.Phases, phase{Name: name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()})
 }
 
 // processCPU returns the CPU time the process has used, user and system, or
@@ -113,144 +62,31 @@ type histogram [simjoin.SimilarityBins]int64
 
 func (h *histogram) add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
-func (h *histogram) bins() []histogramBin {
-	var out []histogramBin
-	for k, n := range h {
-		if n > 0 {
-			out = append(out, histogramBin{float64(k) / simjoin.SimilarityBins, float64(k+1) / simjoin.SimilarityBins, n})
-		}
-	}
-	return out
-}
+func (h *histogram) bins() []histogramBin { return rpt.Bins(h[:]) }
 
 // peakRSS returns the peak resident set size of the process in bytes.
 func peakRSS() int64 { return rusage.PeakRSS() }
 
-// plural formats n with thousands separators and its noun, singular for one:
-// "1 core", "2 cores".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return numfmt.Group(n) + " " + many
-}
+// The formatting of internal/report, by the names the commands use.
+var (
+	plural    = rpt.Plural
+	binLabel  = rpt.BinLabel
+	bytesText = rpt.Bytes
+	count     = rpt.Count
+)
 
-// binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
-// bin, which holds similarity 1.
-func binLabel(from, to float64) string {
-	if to >= 1 {
-		return fmt.Sprintf("[%.2f, 1.00]", from)
+// emit completes the report (its peak memory) and writes it where asked:
+// as text on stderr (--stats), as JSON to jsonOut (--stats-json's file, nil
+// when not asked).
+func (r *report) emit(e *env, text bool, jsonOut *outfile.File) error {
+	r.PeakRSS = peakRSS()
+	if text {
+		r.WriteText(e.stderr)
 	}
-	return fmt.Sprintf("[%.2f, %.2f)", from, to)
-}
-
-// ratio formats a recall or a probability: 1 and 0 as they are, others with
-// three decimals.
-func ratio(x float64) string {
-	if x == 1 || x == 0 {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-}
-
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%.1f%%)", 100*float64(part)/float64(whole))
-}
-
-// writeText writes the report for people, aligned, with units.
-func (r *report) writeText(w io.Writer) {
-	rows := [][2]string{
-		{"command", r.Command},
-		{"input", strings.Join(r.Input, " ")},
-	}
-	if len(r.Compressed) > 0 {
-		rows = append(rows, [2]string{"decompressed", strings.Join(r.Compressed, ", ")})
-	}
-	rows = append(rows, [][2]string{
-		{"tokens", r.Tokens},
-		{"measure", r.Measure + " >= " + r.Threshold},
-		{"method", r.Method},
-		{"workers", strconv.Itoa(r.Workers)},
-		{"records", numfmt.Group(int64(r.Records))},
-		{"skipped (empty)", numfmt.Group(int64(r.Skipped))},
-		{"set tokens", numfmt.Group(int64(r.SetTokens))},
-		{"vocabulary", numfmt.Group(int64(r.Vocabulary))},
-	}...)
-	if s := r.Exact; s != nil {
-		rows = append(rows,
-			[2]string{"distinct sets", numfmt.Group(int64(s.Groups))},
-			[2]string{"index entries", numfmt.Group(int64(s.IndexEntries))},
-			[2]string{"postings scanned", numfmt.Group(s.Postings)},
-			[2]string{"size filter skipped", numfmt.Group(s.SizePruned)},
-			[2]string{"position skipped", numfmt.Group(s.LateSkipped)},
-			[2]string{"candidates", numfmt.Group(s.Candidates)},
-			[2]string{"  positional filter", numfmt.Group(s.Positional) + pct(s.Positional, s.Candidates)},
-			[2]string{"  count bound", numfmt.Group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
-			[2]string{"  bitmap bound", numfmt.Group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
-			[2]string{"  verified by merge", numfmt.Group(s.Verified) + pct(s.Verified, s.Candidates)},
-		)
-	}
-	rows = append(rows, [2]string{"results", numfmt.Group(r.Results)})
-	width := 0
-	for _, row := range rows {
-		width = max(width, len(row[0]))
-	}
-	for _, sec := range r.extra {
-		for _, row := range sec.rows {
-			width = max(width, len(row[0])+2)
+	if jsonOut != nil {
+		if err := r.WriteJSON(jsonOut); err != nil {
+			return fmt.Errorf("--stats-json: %w", err)
 		}
 	}
-	for _, ph := range r.Phases {
-		width = max(width, len(ph.Name)+2)
-	}
-	line := func(k, v string) { fmt.Fprintf(w, "%-*s  %s\n", width, k, v) }
-	for _, row := range rows {
-		line(row[0], row[1])
-	}
-	for _, sec := range r.extra {
-		fmt.Fprintf(w, "%s:\n", sec.title)
-		for _, row := range sec.rows {
-			line("  "+row[0], row[1])
-		}
-	}
-	if len(r.Histogram) > 0 {
-		fmt.Fprintln(w, "similarity histogram:")
-		var most int64
-		for _, b := range r.Histogram {
-			most = max(most, b.Count)
-		}
-		for _, b := range r.Histogram {
-			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, numfmt.Group(b.Count), bar)
-		}
-	}
-	fmt.Fprintln(w, "phases:")
-	total := 0.0
-	for _, ph := range r.Phases {
-		line("  "+ph.Name, fmt.Sprintf("%.3f s", ph.Seconds))
-		total += ph.Seconds
-	}
-	line("  total", fmt.Sprintf("%.3f s", total))
-	line("peak memory", bytesText(r.PeakRSS))
-}
-
-// writeJSON writes the report as JSON to w.
-func (r *report) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return nil
 }

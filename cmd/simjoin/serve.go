@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
 	"github.com/simjoin/simjoin/internal/outfile"
 )
@@ -47,37 +48,34 @@ func newServeCmd(e *env) *cobra.Command {
 		Short: "Serve an index over HTTP/JSON: insert with dedup, search, delete, stats",
 		Long:  serveLong,
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
 			}
 			if maxRecords < 1 || maxBody < 1 || shutdown <= 0 {
 				return usagef("--max-records, --max-body and --shutdown-timeout must be positive")
 			}
-			ix, err := openIndex(args[0], workers)
-			if err != nil {
-				return err
-			}
-			defer closeIndex(ix, &err)
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			srv := httpapi.New(ix, httpapi.Options{
-				MaxBodyBytes:    maxBody,
-				MaxRecords:      maxRecords,
-				ShutdownTimeout: shutdown,
-				ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
+			return withIndex(args[0], workers, func(ix *index.Index) error {
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					return err
+				}
+				srv := httpapi.New(ix, httpapi.Options{
+					MaxBodyBytes:    maxBody,
+					MaxRecords:      maxRecords,
+					ShutdownTimeout: shutdown,
+					ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
+				})
+				// After a signal, main exits on its own once its grace has
+				// passed: give the requests under way their time first.
+				outfile.Linger(shutdown + time.Second)
+				fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
+				if err := srv.Serve(cmd.Context(), ln); err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
+				return nil
 			})
-			// After a signal, main exits on its own once its grace has
-			// passed: give the requests under way their time first.
-			outfile.Linger(shutdown + time.Second)
-			fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
-			if err := srv.Serve(cmd.Context(), ln); err != nil {
-				return err
-			}
-			fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
-			return nil
 		},
 	}
 	fs := cmd.Flags()

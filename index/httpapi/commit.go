@@ -8,7 +8,6 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // groupCommit merges concurrent insert requests into one index batch; the
@@ -115,8 +114,8 @@ func (c *committer) run(group []*pending, size int) {
 		all = append(all, p.recs...)
 	}
 	outs, err := c.ix.Insert(context.Background(), all, group[0].t)
-	var se *shingle.ScanError
-	if errors.Is(err, shingle.ErrUTF8) || errors.As(err, &se) {
+	var re *index.RecordError
+	if errors.As(err, &re) {
 		for _, p := range group {
 			p.outs, p.err = c.ix.Insert(context.Background(), p.recs, p.t)
 		}

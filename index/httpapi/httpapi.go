@@ -60,7 +60,6 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // Defaults of Options' zero fields.
@@ -233,12 +232,12 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // the index reports about its input, 500 (logged) otherwise.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
-	var se *shingle.ScanError
+	var re *index.RecordError
 	switch {
 	case errors.As(err, &he):
 		writeError(w, he.status, he.msg)
 	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions),
-		errors.Is(err, shingle.ErrUTF8), errors.As(err, &se):
+		errors.As(err, &re):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client went away; no one reads the answer.

@@ -17,4 +17,6 @@
 //
 // Every function appends to its first argument and returns the extended
 // slice, allocating only when it grows; all are safe for concurrent use.
+// Row puts them together: it encodes whole rows of typed fields in one of
+// the three formats (TSV, CSV with a header, JSONL objects).
 package fieldenc

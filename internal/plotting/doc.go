@@ -4,7 +4,8 @@
 // coloured by its true similarity (SVG written directly, so that thousands
 // of chords stay small).
 //
-// The package only draws: the caller measures the pairs (see the plot
-// command of cmd/simjoin). Figures are deterministic: the same data gives the
-// same bytes, except for the PNG encoder's choices, which are fixed in Go.
+// The package only draws: planner.Check measures the pairs, and the plot
+// command of cmd/simjoin hands its bins and pairs over. Figures are
+// deterministic: the same data gives the same bytes, except for the PNG
+// encoder's choices, which are fixed in Go.
 package plotting

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// rowWriter writes the rows of the passwords and index commands
+// (fieldenc.Writer) in the chosen format, with similarities formatted as
+// join writes them.
+type rowWriter struct {
+	*fieldenc.Writer
+	format format
+	sim    func([]byte, float64) []byte // integers for overlap, else up to six decimals
+}
+
+// newRowWriter writes rows of cols; integer says the similarities are
+// integers (the overlap measure).
+func newRowWriter(w io.Writer, f format, integer bool, cols ...fieldenc.Column) *rowWriter {
+	sim := prefix.Jaccard.AppendSim
+	if integer {
+		sim = prefix.Overlap.AppendSim
+	}
+	enc := map[format]fieldenc.Format{formatTSV: fieldenc.TSV, formatCSV: fieldenc.CSV, formatJSONL: fieldenc.JSONL}[f]
+	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, sim: sim}
+}
+
+// similarity appends a similarity field.
+func (rw *rowWriter) similarity(v float64) { rw.Number(rw.sim, v) }
+
+// simColumn is the similarity's column: "similarity" (JSONL "sim"), or for
+// an LSH index without raw sets "estimate" ("est"), as join writes them.
+func simColumn(cfg index.Config) fieldenc.Column {
+	if cfg.Method == index.LSH && !cfg.RawSets {
+		return fieldenc.Column{Name: "estimate", Key: "est"}
+	}
+	return fieldenc.Column{Name: "similarity", Key: "sim"}
+}
+
+// newPairRows writes the pairs of simjoin passwords:
+// line_a, line_b, similarity, password_a, password_b.
+func newPairRows(w io.Writer, f format, integer bool) *rowWriter {
+	return newRowWriter(w, f, integer, fieldenc.Column{Name: "line_a", Key: "a"}, fieldenc.Column{Name: "line_b", Key: "b"},
+		fieldenc.Column{Name: "similarity", Key: "sim"}, fieldenc.Column{Name: "password_a"}, fieldenc.Column{Name: "password_b"})
+}
+
+// pair writes one similar pair of l.
+func (rw *rowWriter) pair(l *passwords.List, p passwords.Pair) error {
+	rw.Begin()
+	rw.Int(int64(l.Line(p.A)))
+	rw.Int(int64(l.Line(p.B)))
+	rw.similarity(p.Sim)
+	rw.Text(l.Password(p.A))
+	rw.Text(l.Password(p.B))
+	return rw.WriteRow()
+}
+
+// newFamilyRows writes the families of simjoin passwords --families: TSV
+// size, count, most frequent, members...; CSV one member a row; JSONL one
+// object a family with its members.
+func newFamilyRows(w io.Writer, f format) *rowWriter {
+	return newRowWriter(w, f, false, fieldenc.Column{Name: "family"}, fieldenc.Column{Name: "size"}, fieldenc.Column{Name: "count"},
+		fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "password_count"}, fieldenc.Column{Name: "password"})
+}
+
+// family writes family number n (from 1).
+func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error {
+	switch rw.format {
+	case formatCSV:
+		for _, m := range f.Members {
+			rw.Begin()
+			rw.Int(int64(n))
+			rw.Int(int64(len(f.Members)))
+			rw.Uint(f.Count)
+			rw.Int(int64(l.Line(m)))
+			rw.Uint(l.Count(m))
+			rw.Text(l.Password(m))
+			if rw.WriteRow() != nil {
+				break
+			}
+		}
+		return rw.Err()
+	case formatJSONL:
+		b := strconv.AppendInt(append([]byte(nil), `{"size":`...), int64(len(f.Members)), 10)
+		b = strconv.AppendUint(append(b, `,"count":`...), f.Count, 10)
+		b = fieldenc.AppendJSONField(append(b, ','), "top", l.Password(f.Members[0]))
+		b = append(b, `,"members":[`...)
+		for k, m := range f.Members {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(append(b, `{"line":`...), int64(l.Line(m)), 10)
+			b = strconv.AppendUint(append(b, `,"count":`...), l.Count(m), 10)
+			b = append(fieldenc.AppendJSONField(append(b, ','), "password", l.Password(m)), '}')
+		}
+		return rw.WriteLine(append(b, "]}\n"...))
+	}
+	rw.Begin()
+	rw.Int(int64(len(f.Members)))
+	rw.Uint(f.Count)
+	rw.Text(l.Password(f.Members[0]))
+	for _, m := range f.Members {
+		rw.Text(l.Password(m))
+	}
+	return rw.WriteRow()
+}
+
+// newMatchRows writes what passwords check found against a list:
+// candidate, line, similarity, known_password.
+func newMatchRows(w io.Writer, f format, integer bool) *rowWriter {
+	return newRowWriter(w, f, integer, fieldenc.Column{Name: "candidate"}, fieldenc.Column{Name: "line"},
+		fieldenc.Column{Name: "similarity", Key: "sim"}, fieldenc.Column{Name: "known_password"})
+}
+
+// match writes one known password close to candidate number cand.
+func (rw *rowWriter) match(cand int, known *passwords.List, m passwords.Match) error {
+	rw.Begin()
+	rw.Int(int64(cand))
+	rw.Int(int64(known.Line(m.Index)))
+	rw.similarity(m.Sim)
+	rw.Text(known.Password(m.Index))
+	return rw.WriteRow()
+}
+
+// newHitRows writes what searches of an index found, one record a line:
+// QKEY, id, similarity; the CSV header is written even for no hit.
+func newHitRows(w io.Writer, f format, cfg index.Config, qkey string) *rowWriter {
+	rw := newRowWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: qkey}, fieldenc.Column{Name: "id"}, simColumn(cfg))
+	rw.EagerHeader = true
+	return rw
+}
+
+// hit writes that query number q found h.
+func (rw *rowWriter) hit(q int, h index.Hit) error {
+	rw.Begin()
+	rw.Int(int64(q))
+	rw.Uint(uint64(h.ID))
+	rw.similarity(h.Sim)
+	return rw.WriteRow()
+}
+
+// newOutcomeRows writes the outcome of each input record of index add: line,
+// status (inserted or duplicate), id, and a duplicate's similarity; the CSV
+// header is written even for no record.
+func newOutcomeRows(w io.Writer, f format, cfg index.Config) *rowWriter {
+	rw := newRowWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "status"},
+		fieldenc.Column{Name: "id"}, simColumn(cfg))
+	rw.EagerHeader = true
+	return rw
+}
+
+// outcome writes the outcome of input line line.
+func (rw *rowWriter) outcome(line int, o index.Outcome) error {
+	rw.Begin()
+	rw.Int(int64(line))
+	if o.Inserted {
+		rw.Word("inserted")
+		rw.Uint(uint64(o.ID))
+		rw.Skip()
+	} else {
+		rw.Word("duplicate")
+		rw.Uint(uint64(o.ID))
+		rw.similarity(o.Sim)
+	}
+	return rw.WriteRow()
+}
