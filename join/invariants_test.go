@@ -59,7 +59,7 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 	for name, breakIt := range map[string]func(ix *keyIndex){
 		"groups not ascending": func(ix *keyIndex) {
 			for _, s := range ix.table.Slots() {
-				if sl := s.Val; sl.end-sl.start >= 2 {
+				if sl := unpackRun(s.Val); sl.end-sl.start >= 2 {
 					ix.groups[sl.start], ix.groups[sl.start+1] = ix.groups[sl.start+1], ix.groups[sl.start]
 					return
 				}
@@ -71,10 +71,10 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 			slots := ix.table.Slots()
 			n := uint64(len(slots))
 			for k, sl := range slots {
-				if sl.Val.end != 0 {
+				if sl.Val != 0 {
 					to := (uint64(k) + n/2) & (n - 1)
-					if slots[to].Val.end == 0 && keyHash(sl.Key)&(n-1) != to {
-						slots[to], slots[k] = sl, keymap.Slot[keyRun]{}
+					if slots[to].Val == 0 && keyHash(sl.Key)&(n-1) != to {
+						slots[to], slots[k] = sl, keymap.Slot[uint64]{}
 						return
 					}
 				}

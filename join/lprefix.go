@@ -295,14 +295,17 @@ type keyIndex struct {
 	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
 	// table holds every key's run, at most two thirds full (so that the
 	// many lookups of absent keys stop early).
-	table keymap.Map[keyRun]
+	table keymap.Map[uint64] // a run packed as start<<32 | end
 }
 
-// keyRun is one key's run groups[start:end], start < end (so never the
-// zero value, which keymap keeps for free slots).
+// keyRun is one key's run groups[start:end], start < end. The table holds
+// it packed in one word, never zero (keymap's free slot), so that a probe
+// tests a slot with one comparison.
 type keyRun struct {
 	start, end uint32
 }
+
+func unpackRun(v uint64) keyRun { return keyRun{start: uint32(v >> 32), end: uint32(v)} }
 
 // keyHash places the keys of a keyIndex, packed pairs or triples of token
 // ids: the middle bits of one multiplication (by 2⁶⁴ over the golden ratio)
@@ -319,8 +322,8 @@ func (ix *keyIndex) lookup(key uint64) ([]uint32, []uint64) {
 
 // find returns the run of key, or the zero (empty) run if it has none.
 func (ix *keyIndex) find(key uint64) keyRun {
-	r, _ := ix.table.FindHash(key, keyHash(key))
-	return r
+	v, _ := ix.table.FindHash(key, keyHash(key))
+	return unpackRun(v)
 }
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
@@ -429,8 +432,9 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
 				e++
 			}
-			r, _ := ix.table.Insert(uint64(a)<<32 | bucket[k]>>32)
-			*r = keyRun{start: uint32(start[a] + k), end: uint32(start[a] + e)}
+			key := uint64(a)<<32 | bucket[k]>>32
+			r, _ := ix.table.InsertHash(key, keyHash(key))
+			*r = uint64(start[a]+k)<<32 | uint64(start[a]+e)
 			k = e
 		}
 	}
@@ -447,8 +451,8 @@ func (ix *keyIndex) check(masks []uint64) {
 	n := len(ix.table.Slots())
 	keys, covered := 0, 0
 	for _, s := range ix.table.Slots() {
-		key, sl := s.Key, s.Val
-		if sl.end == 0 {
+		key, sl := s.Key, unpackRun(s.Val)
+		if s.Val == 0 {
 			continue
 		}
 		keys++
