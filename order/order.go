@@ -304,7 +304,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			remap[sh] = localOrder(&in.voc.tabs[sh])
 			for local, si := range remap[sh] {
 				s := slots[si]
-				remap[sh][local] = base.addHash(s.Key, keymap.Hash(s.Key), s.Val.df)
+				remap[sh][local] = base.addHash(s.Key, keymap.Hash(s.Key), s.Val.df())
 			}
 		}
 		for j, pid := range in.ids {
@@ -328,8 +328,8 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 func localOrder(t *keymap.Map[entry]) []uint32 {
 	at := make([]uint32, t.Len())
 	for i, s := range t.Slots() {
-		if s.Val.id != 0 {
-			at[s.Val.id-1] = uint32(i)
+		if s.Val.id() != 0 {
+			at[s.Val.id()-1] = uint32(i)
 		}
 	}
 	return at
@@ -355,9 +355,9 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 			df := make([]uint32, t.Len())
 			m := uint32(0)
 			for _, s := range t.Slots() {
-				if s.Val.id != 0 {
-					df[s.Val.id-1] = s.Val.df
-					m = max(m, s.Val.df)
+				if s.Val.id() != 0 {
+					df[s.Val.id()-1] = s.Val.df()
+					m = max(m, s.Val.df())
 				}
 			}
 			final[sh], maxDF[sh] = df, m
@@ -386,9 +386,9 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 		for sh := lo; sh < hi; sh++ {
 			slots, f := v.tabs[sh].Slots(), final[sh]
 			for i := range slots {
-				if s := &slots[i]; s.Val.id != 0 {
-					id := f[s.Val.id-1]
-					s.Val.id = id + 1
+				if s := &slots[i]; s.Val.id() != 0 {
+					id := f[s.Val.id()-1]
+					s.Val = s.Val.withID(id + 1)
 					d.keys[id] = s.Key
 				}
 			}

@@ -9,13 +9,18 @@ import (
 	"github.com/simjoin/simjoin/internal/parallel"
 )
 
-// entry is a vocabulary slot's value: a key's local id + 1 (0 marks an empty
-// slot, see keymap) and its document frequency. With the count in the slot,
-// a repeated key costs one cache miss, not two; a slot is 16 bytes.
-type entry struct {
-	id uint32 // local id + 1, in order of first appearance within the shard
-	df uint32
-}
+// entry is a vocabulary slot's value, packed in one word so that a probe
+// tests a slot with one comparison: a key's document frequency in the high
+// half, its local id + 1 in the low half (in order of first appearance
+// within the shard; 0 marks an empty slot, see keymap). With the count in
+// the slot, a repeated key costs one cache miss, not two; a slot is 16 bytes.
+type entry uint64
+
+func (e entry) id() uint32 { return uint32(e) } // local id + 1
+func (e entry) df() uint32 { return uint32(e >> 32) }
+
+// withID returns e holding id + 1 in place of its id.
+func (e entry) withID(id1 uint32) entry { return e&^(1<<32-1) | entry(id1) }
 
 // shardBits splits the vocabulary into 2^shardBits tables by the top bits of
 // a key's hash (the tables index by the low bits), so that batches of
@@ -42,11 +47,11 @@ func (v *vocab) addHash(key, h uint64, df uint32) uint32 {
 	t := &v.tabs[s]
 	e, ok := t.InsertHash(key, h)
 	if ok {
-		e.df += df
+		*e += entry(df) << 32
 	} else {
-		*e = entry{id: uint32(t.Len()), df: df}
+		*e = entry(df)<<32 | entry(t.Len())
 	}
-	return (e.id-1)<<shardBits | s
+	return (e.id()-1)<<shardBits | s
 }
 
 // add returns the provisional id of key, adding it if new, and counts one
@@ -58,7 +63,7 @@ func (v *vocab) add(key uint64) uint32 { return v.addHash(key, keymap.Hash(key),
 func (v *vocab) lookup(key uint64) (uint32, bool) {
 	h := keymap.Hash(key)
 	e, ok := v.tabs[shardOf(h)].FindHash(key, h)
-	return e.id - 1, ok
+	return e.id() - 1, ok
 }
 
 // len returns the number of distinct keys.
