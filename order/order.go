@@ -483,7 +483,6 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	})
 	c := &Collection{
 		dict:    dict,
-		tokens:  make([]uint32, len(ids)),
 		offs:    make([]int, len(recs)+1),
 		ids:     make([]uint32, len(recs)),
 		records: n,
@@ -492,7 +491,8 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 		c.ids[k] = r.idx
 		c.offs[k+1] = c.offs[k] + offs[r.idx+1] - offs[r.idx]
 	}
-	recs = nil
+	recs = nil // 16 bytes a record, not needed beside the new arena
+	c.tokens = make([]uint32, len(ids))
 	onAllCores(len(c.ids), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			r := c.ids[k]

@@ -3,6 +3,7 @@ package order_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -242,5 +243,56 @@ func TestGroups(t *testing.T) {
 			pos = append(pos, i)
 		}
 		check("subset", c.Subset(pos), -1)
+	}
+}
+
+// TestAddBatchAnyCores checks that the batches entered by one, two or three
+// goroutines (each taking its shards of every window of keys) give the same
+// collection.
+func TestAddBatchAnyCores(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	var keys []uint64
+	offs := []int{0}
+	for range 4000 {
+		rec := make([]uint64, 0, 30)
+		for k := 1 + r.IntN(30); k > 0; k-- {
+			rec = append(rec, r.Uint64N(20000)*0x9e3779b97f4a7c15)
+		}
+		slices.Sort(rec)
+		rec = slices.Compact(rec)
+		keys = append(keys, rec...)
+		offs = append(offs, len(keys))
+	}
+	build := func(procs int) *order.Collection {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		in := new(order.Input)
+		in.AddBatch(keys[:offs[2000]], offs[:2001])
+		rest := slices.Clone(offs[2000:])
+		for i := range rest {
+			rest[i] -= offs[2000]
+		}
+		in.AddBatch(keys[offs[2000]:], rest)
+		c, err := order.New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	want := build(1)
+	for _, procs := range []int{2, 3} {
+		got := build(procs)
+		if got.Len() != want.Len() || got.Dict().Len() != want.Dict().Len() {
+			t.Fatalf("%d cores: %d records, %d tokens; one core: %d, %d", procs, got.Len(), got.Dict().Len(), want.Len(), want.Dict().Len())
+		}
+		for i := range want.Len() {
+			if got.ID(i) != want.ID(i) || !slices.Equal(got.Set(i), want.Set(i)) {
+				t.Fatalf("%d cores: record %d differs", procs, i)
+			}
+		}
+		for id := range uint32(want.Dict().Len()) {
+			if got.Dict().Key(id) != want.Dict().Key(id) || got.Dict().DF(id) != want.Dict().DF(id) {
+				t.Fatalf("%d cores: token %d differs", procs, id)
+			}
+		}
 	}
 }
