@@ -22,13 +22,60 @@ var ErrTooLarge = errors.New("order: collection too large")
 // Input accumulates raw token sets, each a list of 64-bit keys as the shingle
 // package produces them. As records arrive, every key is given a provisional
 // 32-bit id in a hash table that also counts document frequencies, so the
-// arena holds 4 bytes a token and no key is stored twice. The zero value is
-// empty and ready. An Input is not safe for concurrent mutation.
+// arena holds 4 bytes a token and no key is stored twice. The arena is a list
+// of chunks that are filled, never copied: a growing slice would copy the
+// arena about once more and touch about twice its pages on the way. The zero
+// value is empty and ready. An Input is not safe for concurrent mutation.
 type Input struct {
-	ids     []uint32 // provisional ids, record by record; distinct within a record
-	offs    []int    // record r is ids[offs[r]:offs[r+1]]; nil before the first record, then offs[0] = 0, non-decreasing
-	voc     vocab    // every key added, with its provisional id and the records holding it
+	// chunks hold the provisional ids, record by record, distinct within a
+	// record; no record spans two chunks.
+	chunks [][]uint32
+	// first[k] is the first record of chunks[k], ascending strictly: the
+	// records of chunk k are first[k]..first[k+1]-1 (and every record after
+	// the last first is in the last chunk).
+	first []int
+	// Record r's ids are chunks[k][offs[r]-offs[first[k]] : offs[r+1]-offs[first[k]]]
+	// for its chunk k: offs counts tokens over all chunks; nil before the
+	// first record, then offs[0] = 0, non-decreasing.
+	offs    []int
+	voc     vocab // every key added, with its provisional id and document frequency
 	scratch []uint64
+}
+
+// chunkIDs is the least capacity of a chunk (4 MiB).
+const chunkIDs = 1 << 20
+
+// reserve returns room for n ids of records about to be added: the end of
+// the last chunk, or a new chunk if it has not enough room.
+func (in *Input) reserve(n int) []uint32 {
+	k := len(in.chunks) - 1
+	if k < 0 || len(in.chunks[k])+n > cap(in.chunks[k]) {
+		in.chunks = append(in.chunks, make([]uint32, 0, max(n, chunkIDs)))
+		in.first = append(in.first, in.Len())
+		k++
+	}
+	c := in.chunks[k]
+	in.chunks[k] = c[:len(c)+n]
+	return in.chunks[k][len(c):]
+}
+
+// chunkOf returns the chunk holding record r (-1 if no chunk precedes it: r
+// and every record before it are empty). Cost: O(log chunks).
+func (in *Input) chunkOf(r int) int {
+	k, found := slices.BinarySearch(in.first, r)
+	if !found {
+		k--
+	}
+	return k
+}
+
+// set returns record r's ids, given its chunk k (chunkOf).
+func (in *Input) set(k, r int) []uint32 {
+	if k < 0 {
+		return nil
+	}
+	base := in.offs[in.first[k]]
+	return in.chunks[k][in.offs[r]-base : in.offs[r+1]-base]
 }
 
 // Add appends one record. The keys are copied, sorted and de-duplicated; the
@@ -57,10 +104,13 @@ func (in *Input) add(keys []uint64) {
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
-	for _, k := range keys {
-		in.ids = append(in.ids, in.voc.add(k))
+	if len(keys) > 0 {
+		ids := in.reserve(len(keys))
+		for j, k := range keys {
+			ids[j] = in.voc.add(k)
+		}
 	}
-	in.offs = append(in.offs, len(in.ids))
+	in.offs = append(in.offs, in.Tokens()+len(keys))
 }
 
 // AddBatch appends len(offs)-1 records at once: record r has the keys
@@ -86,17 +136,10 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
-	base := len(in.ids)
-	need := base + offs[len(offs)-1]
-	if need > cap(in.ids) {
-		// Double, rather than append's 1.25x for large slices: fewer copies
-		// of the arena and fewer fresh pages touched.
-		grown := make([]uint32, base, max(need, 2*cap(in.ids), 1<<16))
-		copy(grown, in.ids)
-		in.ids = grown
+	base, n := in.Tokens(), offs[len(offs)-1]
+	if n > 0 {
+		in.voc.addBatch(keys[:n], in.reserve(n))
 	}
-	in.ids = in.ids[:need]
-	in.voc.addBatch(keys[:offs[len(offs)-1]], in.ids[base:])
 	for _, o := range offs[1:] {
 		in.offs = append(in.offs, base+o)
 	}
@@ -124,7 +167,12 @@ func (in *Input) Len() int {
 }
 
 // Tokens returns the number of distinct tokens summed over all records.
-func (in *Input) Tokens() int { return len(in.ids) }
+func (in *Input) Tokens() int {
+	if len(in.offs) == 0 {
+		return 0
+	}
+	return in.offs[len(in.offs)-1]
+}
 
 // Vocabulary returns the number of distinct keys added so far.
 func (in *Input) Vocabulary() int { return in.voc.len() }
@@ -289,7 +337,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		return nil, nil
 	}
 	for _, in := range inputs {
-		if in.Len() >= 1<<32-1 || len(in.ids) >= 1<<32-1 {
+		if in.Len() >= 1<<32-1 || in.Tokens() >= 1<<32-1 {
 			return nil, ErrTooLarge
 		}
 	}
@@ -307,8 +355,10 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 				remap[sh][local] = base.addHash(s.Key, keymap.Hash(s.Key), s.Val.df())
 			}
 		}
-		for j, pid := range in.ids {
-			in.ids[j] = remap[pid&(shards-1)][pid>>shardBits]
+		for _, c := range in.chunks {
+			for j, pid := range c {
+				c[j] = remap[pid&(shards-1)][pid>>shardBits]
+			}
 		}
 		in.voc = vocab{}
 	}
@@ -422,15 +472,19 @@ func (d *Dictionary) check() {
 // and orders the records by size, set hash and original index.
 func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Collection {
 	n := in.Len()
-	ids, offs := in.ids, in.offs
+	offs := in.offs
 	limit := uint32(dict.Len())
 	// Each set rewritten to final ids, sorted, and hashed (for the record
 	// order below), while it is in cache.
 	hashes := make([]uint64, n)
 	onAllCores(n, func(lo, hi int) {
 		var sorter keysort.Sorter // ids are dense, below limit
+		k := in.chunkOf(lo)
 		for r := lo; r < hi; r++ {
-			rec := ids[offs[r]:offs[r+1]]
+			for k+1 < len(in.first) && in.first[k+1] <= r {
+				k++
+			}
+			rec := in.set(k, r)
 			for j, pid := range rec {
 				rec[j] = final[pid&(shards-1)][pid>>shardBits]
 			}
@@ -492,11 +546,11 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 		c.offs[k+1] = c.offs[k] + offs[r.idx+1] - offs[r.idx]
 	}
 	recs = nil // 16 bytes a record, not needed beside the new arena
-	c.tokens = make([]uint32, len(ids))
+	c.tokens = make([]uint32, in.Tokens())
 	onAllCores(len(c.ids), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			r := c.ids[k]
-			copy(c.tokens[c.offs[k]:c.offs[k+1]], ids[offs[r]:offs[r+1]])
+			r := int(c.ids[k])
+			copy(c.tokens[c.offs[k]:c.offs[k+1]], in.set(in.chunkOf(r), r))
 		}
 	})
 	c.findGroups()
