@@ -1,11 +1,14 @@
 // Package order builds the global token order and the Collection that every
 // join works on.
 //
-// There are two phases. First an Input gathers raw token sets (64-bit keys
-// from the shingle package) in one arena. Then New (or Build, for the two
-// sides of an R-S join) counts document frequencies, assigns dense uint32 ids
-// rare-first (document frequency ascending, ties by a fixed hash of the key
-// and first appearance, so the order is deterministic), rewrites every set as sorted ids in one uint32
+// There are two phases. First an Input gives every key of the raw token sets
+// (64-bit keys from the shingle package) a provisional id in the vocabulary,
+// a sharded open-addressing table (internal/keymap) that also counts each
+// key's document frequency, and keeps the ids record by record in chunks
+// filled in place. Then New (or Build, for the two sides of an R-S join)
+// assigns dense uint32 ids rare-first by a counting sort (document frequency
+// ascending, ties by a fixed hash of the key and first appearance, so the
+// order is deterministic), rewrites every set as sorted ids in one uint32
 // arena with offsets, and orders the records by size. What stays alive is the
 // arena, one offset and one original index per record, and the vocabulary:
 // no per-record slice or map.
