@@ -157,7 +157,7 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
 	in   *simjoin.Input
-	r, s *order.Collection // s is nil for a self-join
+	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
 	rep  *report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
@@ -249,12 +249,19 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		return nil, err
 	}
 	l.in = in
-	l.r, l.s = in.Collections()
+	if !cfg.keysOnly() { // an LSH join builds no token order
+		l.r, l.s = in.Collections()
+	}
 	l.names, l.snames = in.IDs()
 	st := in.Stats()
 	rep.AddPhase(readPhase, st.Read)
-	rep.AddPhase("order", st.Order)
+	if st.Order != (simjoin.Timing{}) {
+		rep.AddPhase("order", st.Order)
+	}
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
+	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
+		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
+	}
 	if st.Files != nil {
 		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
@@ -403,7 +410,7 @@ type pairSink struct {
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
-	if s.snames == nil && l.s == nil {
+	if s.snames == nil && cfg.against == "" {
 		s.snames = l.names
 	}
 	return s
