@@ -457,3 +457,40 @@ func TestFaceErrors(t *testing.T) {
 		t.Errorf("LSH for overlap: %v", err)
 	}
 }
+
+// TestFaceFractionAndPlan: Options.Fraction is the threshold exactly (a pair
+// at 2/3 joins at 2/3, not at the float 2.0/3, which reads as 0.666666667
+// and is above it); WithPlan runs the plan given and reports it.
+func TestFaceFractionAndPlan(t *testing.T) {
+	ctx := context.Background()
+	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}} // Jaccard 4/6 = 2/3
+	for _, c := range []struct {
+		opts simjoin.Options
+		want int
+	}{
+		{simjoin.Options{Fraction: prefix.Threshold{Num: 2, Den: 3}}, 1},
+		{simjoin.Options{Threshold: 2.0 / 3}, 0},
+	} {
+		c.opts.Method = simjoin.Exact
+		pairs, _, err := simjoin.SelfJoinSets(ctx, sets, c.opts)
+		if err != nil || len(pairs) != c.want {
+			t.Errorf("%+v: %v pairs (%v), want %d", c.opts, pairs, err, c.want)
+		}
+	}
+	if _, _, err := simjoin.SelfJoinSets(ctx, sets, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
+		t.Errorf("Fraction 3/2: %v", err)
+	}
+	in, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	st, err := in.WithPlan(p).Join(ctx, func(simjoin.Pair) bool { n++; return true })
+	if err != nil || st.Plan != p || st.Method != p.Method || n != 1 {
+		t.Errorf("WithPlan: plan %p (want %p), method %v, %d pairs, %v", st.Plan, p, st.Method, n, err)
+	}
+}

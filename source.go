@@ -66,13 +66,14 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 }
 
 // Lines is a source of one record per line of r (ReadLines: tokenized on
-// Options.Workers goroutines), named name in errors and progress (a path, or
+// all cores, GOMAXPROCS goroutines, as the collections are ordered, whatever
+// Options.Workers says), named name in errors and progress (a path, or
 // "<stdin>"). r is read to its end by Load and not closed.
 func Lines(r io.Reader, name string) Source {
 	return Source{func(l *loading, side string, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
-		return nil, readLines(r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
+		return nil, readLines(r, l.opts.Tokens, ReadOptions{Name: name,
 			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
 	}, true}
 }

@@ -114,19 +114,8 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 // holds estimates: the JSONL key is "est" and the CSV header says
 // "estimate".
 func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
-	sec := rpt.LSH{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
-	if st.Estimated {
-		sec.Similarities = "estimated"
-	}
-	if cc != nil {
-		r := cc.Bandings[0].Runs[0]
-		sec.ExactPairs, sec.FoundPairs, sec.FalsePairs = cc.Pairs, r.Recall.K, r.Precision.N-r.Precision.K
-		sec.MeasuredRecall = 1
-		if cc.Pairs > 0 {
-			sec.MeasuredRecall = r.Recall.Estimate
-		}
-	}
-	rep.addSection("lsh", "MinHash-LSH", sec, sec.Rows(cfg.m, cfg.t))
+	sec := rpt.NewLSH(st, cc)
+	rep.addSection("lsh", "MinHash-LSH", *sec, sec.Rows(cfg.m, cfg.t))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))

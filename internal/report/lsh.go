@@ -7,6 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -20,6 +21,25 @@ type LSH struct {
 	FoundPairs     int64   `json:"found_exact_pairs,omitempty"`
 	MeasuredRecall float64 `json:"measured_recall,omitempty"`
 	FalsePairs     int64   `json:"false_pairs,omitempty"`
+}
+
+// NewLSH is the section of an LSH join that did st, with the recall measured
+// against the exact join when it was checked (cc, from planner.Check; nil
+// when not).
+func NewLSH(st *approx.Stats, cc *planner.CrossCheck) *LSH {
+	sec := &LSH{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
+	if st.Estimated {
+		sec.Similarities = "estimated"
+	}
+	if cc != nil {
+		r := cc.Bandings[0].Runs[0]
+		sec.ExactPairs, sec.FoundPairs, sec.FalsePairs = cc.Pairs, r.Recall.K, r.Precision.N-r.Precision.K
+		sec.MeasuredRecall = 1
+		if cc.Pairs > 0 {
+			sec.MeasuredRecall = r.Recall.Estimate
+		}
+	}
+	return sec
 }
 
 // Rows is the text of the LSH section of a join at measure m and threshold t.
