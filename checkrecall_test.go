@@ -23,6 +23,7 @@ func TestCheckRecall(t *testing.T) {
 	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
 	opts := simjoin.Options{Fraction: th, Method: simjoin.LSH}
 	opts.LSH.K, opts.LSH.Seed = 32, 3
+	stopped := 0
 	for _, fx := range jointest.Fixtures(seed) {
 		half := len(fx.Sets) / 2
 		for _, rs := range []bool{false, true} {
@@ -60,12 +61,20 @@ func TestCheckRecall(t *testing.T) {
 				t.Errorf("%s (R-S %v): recall %d/%d, oracle %d of %d", fx.Name, rs, run.Recall.K, run.Recall.N, len(checked), len(truth))
 			}
 		}
+		// A callback that stops the join stops it without error, and
+		// without a measurement.
+		check := opts
+		check.CheckRecall = true
+		n := 0
+		st, err := simjoin.SelfJoinSetsFunc(ctx, fx.Sets, check, func(simjoin.Pair) bool { n++; return false })
+		if err != nil || n > 1 || (n == 1) != (st.Check == nil) {
+			t.Errorf("%s: stopped after %d pairs: %v, check %v", fx.Name, n, err, st.Check != nil)
+		}
+		stopped += n
 		in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		check := opts
-		check.CheckRecall = true
 		inCheck, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, check)
 		if err != nil {
 			t.Fatal(err)
@@ -78,6 +87,9 @@ func TestCheckRecall(t *testing.T) {
 		if !slices.Equal(f1.Labels(), f2.Labels()) || st.Check == nil {
 			t.Errorf("%s: Dedup's clusters differ with CheckRecall (check %v)", fx.Name, st.Check != nil)
 		}
+	}
+	if stopped < 5 {
+		t.Errorf("the callback stopped %d joins: too few fixtures with pairs", stopped)
 	}
 }
 

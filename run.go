@@ -2,6 +2,7 @@ package simjoin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -220,6 +221,9 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			var cc *planner.CrossCheck
 			if cc, err = planner.Check(ctx, in.r, in.s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
 				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			}
+			if errors.Is(err, planner.ErrStopped) {
+				err = nil // yield stopped the join: no error, and no measurement
 			}
 		} else {
 			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)

@@ -48,9 +48,10 @@ type CheckOptions struct {
 	// Self-joins with the Jaccard measure only.
 	Floor float64
 	// PairSample is the number of pairs of distinct sets drawn uniformly
-	// (with replacement) below Floor; their bins are estimates. When there
-	// are no more such pairs than PairSample, every one is taken instead.
-	// 0 draws none. It needs a Floor.
+	// (with replacement, seeded by Seed) to measure the pairs below Floor:
+	// the draws below it are kept, and their bins are estimates. When there
+	// are no more pairs of distinct sets than PairSample, every one is taken
+	// instead. 0 draws none. It needs a Floor.
 	PairSample int
 	// Exact, if not nil, receives the exact join's pairs at or above the
 	// threshold, in the join's order, from the calling goroutine.
@@ -116,14 +117,17 @@ type Banding struct {
 	PredictedSD         float64 `json:"predicted_recall_sd"`
 	PredictedCandidates float64 `json:"predicted_candidates"`
 	Runs                []Run   `json:"runs"` // one per seed
-	// Candidates and Found (the true pairs found) are means over the runs,
-	// Recall the mean of the runs' recalls (1 when there are no true
-	// pairs), RecallMin and RecallMax its range.
+	// Candidates, Found (the true pairs found) and Seconds are means over
+	// the runs, Recall the mean of the runs' recalls (1 when there are no
+	// true pairs), RecallMin and RecallMax its range.
 	Candidates float64 `json:"candidates"`
 	Found      float64 `json:"found"`
 	Recall     float64 `json:"recall"`
 	RecallMin  float64 `json:"recall_min"`
 	RecallMax  float64 `json:"recall_max"`
+	// Seconds is the mean over the runs of the LSH join's own time
+	// (signatures, bands and verification, as approx.Stats times them).
+	Seconds float64 `json:"lsh_s"`
 	// Bins partition [0, 1] into CheckOptions.Bins equal bins, empty ones
 	// included.
 	Bins []Bin `json:"bins"`
@@ -511,6 +515,8 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 			CandidatePrecision: ClopperPearson(found, cand, opt.Confidence),
 		})
 		b.Candidates += float64(m.Candidates) / runs
+		st := m.LSH
+		b.Seconds += (st.SignTime + st.BandTime + st.JoinTime).Seconds() / runs
 		b.Found += float64(found) / runs
 		recall := 1.0
 		if ck.cc.Pairs > 0 {

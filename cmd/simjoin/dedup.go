@@ -10,7 +10,7 @@ import (
 
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/numfmt"
+	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
 func init() { register(newDedupCmd) }
@@ -52,102 +52,6 @@ are clusters of one; files dropped by --min-tokens are not records.
 	return cmd
 }
 
-// clusterSection is the "clusters" section of the report.
-type clusterSection struct {
-	Records    int          `json:"records"`
-	Clusters   int          `json:"clusters"`
-	Singletons int          `json:"singletons"`
-	Removed    int          `json:"removed"` // records - clusters
-	Largest    int          `json:"largest"`
-	Unions     int64        `json:"unions"` // pairs the clustering handled
-	Sizes      []sizeBin    `json:"sizes"`
-	Top        []topCluster `json:"largest_clusters,omitempty"`
-}
-
-// topCluster is one of the largest clusters: its first record and size.
-type topCluster struct {
-	First string `json:"first"`
-	Size  int    `json:"size"`
-}
-
-// sizeBin counts clusters whose size lies in [From, To].
-type sizeBin struct {
-	From     int `json:"from"`
-	To       int `json:"to"`
-	Clusters int `json:"clusters"`
-	Records  int `json:"records"`
-}
-
-// sizeBins groups a size distribution in bins 1, 2, 3-4, 5-8, 9-16, ...
-func sizeBins(sizes []cluster.SizeCount) []sizeBin {
-	var out []sizeBin
-	for _, sc := range sizes {
-		from, to := 1, 1
-		for to < sc.Size {
-			from, to = to+1, 2*to
-		}
-		if len(out) == 0 || out[len(out)-1].From != from {
-			out = append(out, sizeBin{From: from, To: to})
-		}
-		b := &out[len(out)-1]
-		b.Clusters += sc.Clusters
-		b.Records += sc.Clusters * sc.Size
-	}
-	return out
-}
-
-// topClusters is the number of largest clusters the report names.
-const topClusters = 5
-
-func newClusterSection(f *cluster.Forest, names []string) *clusterSection {
-	sizes := f.Sizes()
-	s := &clusterSection{Records: f.Len(), Sizes: sizeBins(sizes), Unions: f.Unions()}
-	for k, c := range f.Clusters(2) {
-		if k == topClusters {
-			break
-		}
-		id := strconv.Itoa(c[0] + 1)
-		if names != nil {
-			id = names[c[0]]
-		}
-		s.Top = append(s.Top, topCluster{id, len(c)})
-	}
-	for _, sc := range sizes {
-		s.Clusters += sc.Clusters
-		if sc.Size == 1 {
-			s.Singletons = sc.Clusters
-		}
-		s.Largest = max(s.Largest, sc.Size)
-	}
-	s.Removed = s.Records - s.Clusters
-	return s
-}
-
-func (s *clusterSection) rows() [][2]string {
-	rows := [][2]string{
-		{"records", numfmt.Group(int64(s.Records))},
-		{"clusters", numfmt.Group(int64(s.Clusters))},
-		{"singletons", numfmt.Group(int64(s.Singletons))},
-		{"removed", numfmt.Group(int64(s.Removed)) + pct(int64(s.Removed), int64(s.Records)) + " (records less clusters)"},
-		{"largest", numfmt.Group(int64(s.Largest))},
-	}
-	for _, b := range s.Sizes {
-		k := "size " + strconv.Itoa(b.From)
-		if b.To > b.From {
-			k += "-" + strconv.Itoa(b.To)
-		}
-		rows = append(rows, [2]string{k, plural(int64(b.Clusters), "cluster", "clusters") + ", " + plural(int64(b.Records), "record", "records")})
-	}
-	for k, c := range s.Top {
-		key := ""
-		if k == 0 {
-			key = "largest clusters"
-		}
-		rows = append(rows, [2]string{key, plural(int64(c.Size), "record", "records") + ", first " + c.First})
-	}
-	return rows
-}
-
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
@@ -171,8 +75,8 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	}
 	tm.done("join+cluster")
 	tm = rep.phase("write")
-	sec := newClusterSection(f, l.names)
-	rep.addSection("clusters", "clusters", sec, sec.rows())
+	sec := rpt.NewClusters(f, l.names)
+	rep.addSection("clusters", "clusters", sec, sec.Rows())
 	if err := writeClusters(out, cfg.outFmt, f, l.names, all); err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
-	"github.com/simjoin/simjoin/order"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // inputError names the file and line of bad input.
@@ -84,11 +82,4 @@ func (lr *lineReader) next() ([]byte, error) {
 	b, err := lr.Next()
 	lr.line = lr.Line()
 	return b, err
-}
-
-// readRecords reads one record per line from r and tokenizes the lines on all
-// cores (simjoin.ReadLines), returning the token sets in line order.
-// progress, if not nil, is called with the bytes read so far.
-func readRecords(r io.Reader, name string, spec shingle.Spec, progress func(int64)) (*order.Input, error) {
-	return simjoin.ReadLines(r, spec, simjoin.ReadOptions{Name: name, Progress: progress})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
@@ -255,7 +256,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	rep.addPhase("order", st.Order)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
 	if st.Files != nil {
-		rep.addSection("files", "files", *st.Files, filesRows(st.Files, &cfg.docs))
+		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
 	return l, nil
 }
@@ -351,7 +352,7 @@ func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
-		rep.addSection("plan", "plan", st.Plan, planRows(st.Plan))
+		rep.addSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
 	case cfg.stats || cfg.statsJSON != "":
 		// A method given is not planned: planning would cost as much as a
 		// fast join. The report says so; explain prices both paths.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/planner"
-	"github.com/simjoin/simjoin/prefix"
 )
 
 // lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
@@ -108,24 +108,13 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	return nil
 }
 
-// lshSection is the LSH part of the statistics report (JSON key "lsh").
-type lshSection struct {
-	approx.Stats
-	Banding        string  `json:"banding"`
-	Similarities   string  `json:"similarities"` // "exact" or "estimated"
-	ExactPairs     int64   `json:"exact_pairs,omitempty"`
-	FoundPairs     int64   `json:"found_exact_pairs,omitempty"`
-	MeasuredRecall float64 `json:"measured_recall,omitempty"`
-	FalsePairs     int64   `json:"false_pairs,omitempty"`
-}
-
 // addLSHSection adds the LSH join's section to the report, with the recall
 // measured against the exact join when it was checked (--check-recall: cc),
 // and warns of capped buckets. With --verify estimate the similarity column
 // holds estimates: the JSONL key is "est" and the CSV header says
 // "estimate".
 func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
-	sec := lshSection{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
+	sec := rpt.LSH{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}
 	if st.Estimated {
 		sec.Similarities = "estimated"
 	}
@@ -137,56 +126,10 @@ func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *p
 			sec.MeasuredRecall = r.Recall.Estimate
 		}
 	}
-	rep.addSection("lsh", "MinHash-LSH", sec, lshRows(&sec, cfg))
+	rep.addSection("lsh", "MinHash-LSH", sec, sec.Rows(cfg.m, cfg.t))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
 	}
 	return nil
-}
-
-// lshRows is the text of the LSH section.
-func lshRows(s *lshSection, cfg *joinConfig) [][2]string {
-	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	choice := "given by --lsh"
-	if s.TargetRecall > 0 {
-		choice = fmt.Sprintf("cheapest with P(t) >= %v", s.TargetRecall)
-	}
-	jt := f3(s.JaccardThreshold)
-	if cfg.m != prefix.Jaccard {
-		jt += " (jaccard bound of " + cfg.m.String() + " " + cfg.t.String() + ")"
-	}
-	rows := [][2]string{
-		{"minhash", fmt.Sprintf("%s, K = %d, %d bits (%d bytes a set), seed %d", s.Scheme, s.K, s.Bits, s.K*s.Bits/8, s.Seed)},
-		{"banding", fmt.Sprintf("%d bands x %d rows (%s)", s.Shape.B, s.Shape.R, choice)},
-		{"banded at", "jaccard " + jt},
-		{"predicted recall", fmt.Sprintf("%s at the threshold (every pair at or above it), %s on average over [t, 1]", f3(s.PredictedRecall), f3(s.PredictedMeanRecall))},
-		{"distinct sets", numfmt.Group(int64(s.Units))},
-	}
-	if s.Dropped > 0 {
-		rows = append(rows, [2]string{"dropped (--min-size)", numfmt.Group(int64(s.Dropped))})
-	}
-	maxB := "no cap"
-	if s.MaxBucket >= 0 {
-		maxB = "cap " + numfmt.Group(int64(s.MaxBucket))
-	}
-	rows = append(rows,
-		[2]string{"buckets (>= 2 sets)", fmt.Sprintf("%s, largest %s (%s)", numfmt.Group(s.Buckets), numfmt.Group(int64(s.LargestBucket)), maxB)},
-		[2]string{"capped buckets", fmt.Sprintf("%s (%s pairs not considered in their band)", numfmt.Group(s.CappedBuckets), numfmt.Group(s.CappedPairs))},
-		[2]string{"band collisions", numfmt.Group(s.Collisions)},
-		[2]string{"candidates", numfmt.Group(s.Candidates) + " (distinct pairs, each verified once)"},
-	)
-	if s.Estimated {
-		rows = append(rows, [2]string{"verification", "estimate: similarities are MinHash estimates (JSONL key \"est\"), pairs may be false"})
-	} else {
-		rows = append(rows, [2]string{"verification", "exact: similarities are exact, no false pairs"})
-	}
-	if s.ExactPairs > 0 || s.MeasuredRecall > 0 {
-		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), numfmt.Group(s.FoundPairs), numfmt.Group(s.ExactPairs), numfmt.Group(s.FalsePairs))})
-	}
-	rows = append(rows,
-		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", bytesText(s.SignatureBytes), bytesText(s.IndexBytes))},
-		[2]string{"time", fmt.Sprintf("sign %.3f s, band %.3f s, verify %.3f s", s.SignTime.Seconds(), s.BandTime.Seconds(), s.JoinTime.Seconds())},
-	)
-	return rows
 }

@@ -109,8 +109,8 @@ type plotBin struct {
 	Sampled   bool    `json:"sampled"`
 }
 
-// runPlot is the plot command: flags -> planner.Check -> table, figures and
-// report.
+// runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
+// figures and report.
 func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
 	switch {
 	case cfg.against != "":
@@ -175,7 +175,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		return err
 	}
 	for _, st := range cc.Steps {
-		rep.Phases = append(rep.Phases, phase{st.Name, st.Seconds, st.CPU})
+		rep.Phases = append(rep.Phases, phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
 	}
 
 	tm := rep.phase("plot")
@@ -220,11 +220,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	var sec []plotShape
 	for _, b := range cc.Bandings {
 		s := plotShape{Shape: b.Shape.String(), K: cfg.lsh.opt.K, Seeds: pf.seeds, Candidates: b.Candidates, PredictedCandidates: b.PredictedCandidates,
-			Found: b.Found, Exact: cc.Pairs, Recall: b.Recall, RecallMin: b.RecallMin, RecallMax: b.RecallMax, PredictedRecall: b.Predicted}
-		for _, r := range b.Runs {
-			st := r.LSH.LSH
-			s.Seconds += (st.SignTime + st.BandTime + st.JoinTime).Seconds() / float64(pf.seeds)
-		}
+			Found: b.Found, Exact: cc.Pairs, Recall: b.Recall, RecallMin: b.RecallMin, RecallMax: b.RecallMax, PredictedRecall: b.Predicted, Seconds: b.Seconds}
 		for _, bn := range b.Bins {
 			s.Bins = append(s.Bins, plotBin{bn.From, bn.To, bn.Estimate, bn.Recall.Estimate, bn.Predicted, bn.Sampled})
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
@@ -42,28 +42,13 @@ type report struct {
 	extra      []reportSection // text of Sections, in order
 }
 
-type phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"wall_s"`
-	// CPU is the process's CPU time (user and system, all threads, the
-	// runtime's included) during the phase: what a loaded machine disturbs
-	// least, and what one worker's phase compares with a single-threaded
-	// program's. Absent for phases timed inside the library (passwords'
-	// grams and order).
-	CPU float64 `json:"cpu_s,omitempty"`
-}
-
-type histogramBin struct {
-	From  float64 `json:"from"`
-	To    float64 `json:"to"`
-	Count int64   `json:"count"`
-}
-
-// reportSection is a titled block of rows that a path adds to the report.
-type reportSection struct {
-	title string
-	rows  [][2]string
-}
+// phase, histogramBin and reportSection are the report's parts, as
+// internal/report renders them.
+type (
+	phase         = rpt.Phase
+	histogramBin  = rpt.Bin
+	reportSection = rpt.Section
+)
 
 // noteCompressed records that in was read decompressed, if it was.
 func (r *report) noteCompressed(in *input) {
@@ -78,7 +63,7 @@ func (r *report) addSection(key, title string, v any, rows [][2]string) {
 		r.Sections = map[string]any{}
 	}
 	r.Sections[key] = v
-	r.extra = append(r.extra, reportSection{title, rows})
+	r.extra = append(r.extra, reportSection{Title: title, Rows: rows})
 }
 
 // timer records the phases of a run.
@@ -94,11 +79,11 @@ func (r *report) phase(name string) *timer {
 
 // addPhase records a phase the library timed.
 func (r *report) addPhase(name string, t simjoin.Timing) {
-	r.Phases = append(r.Phases, phase{name, t.Wall.Seconds(), t.CPU.Seconds()})
+	r.Phases = append(r.Phases, phase{Name: name, Seconds: t.Wall.Seconds(), CPU: t.CPU.Seconds()})
 }
 
 func (t *timer) done(name string) {
-	t.r.Phases = append(t.r.Phases, phase{name, time.Since(t.start).Seconds(), (processCPU() - t.cpu).Seconds()})
+	t.r.Phases = append(t.r.Phases, phase{Name: name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()})
 }
 
 // processCPU returns the CPU time the process has used, user and system, or
@@ -114,63 +99,18 @@ type histogram [simjoin.SimilarityBins]int64
 
 func (h *histogram) add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
-func (h *histogram) bins() []histogramBin {
-	var out []histogramBin
-	for k, n := range h {
-		if n > 0 {
-			out = append(out, histogramBin{float64(k) / simjoin.SimilarityBins, float64(k+1) / simjoin.SimilarityBins, n})
-		}
-	}
-	return out
-}
+func (h *histogram) bins() []histogramBin { return rpt.Bins(h[:]) }
 
 // peakRSS returns the peak resident set size of the process in bytes.
 func peakRSS() int64 { return rusage.PeakRSS() }
 
-// plural formats n with thousands separators and its noun, singular for one:
-// "1 core", "2 cores".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return numfmt.Group(n) + " " + many
-}
-
-// binLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
-// bin, which holds similarity 1.
-func binLabel(from, to float64) string {
-	if to >= 1 {
-		return fmt.Sprintf("[%.2f, 1.00]", from)
-	}
-	return fmt.Sprintf("[%.2f, %.2f)", from, to)
-}
-
-// ratio formats a recall or a probability: 1 and 0 as they are, others with
-// three decimals.
-func ratio(x float64) string {
-	if x == 1 || x == 0 {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-}
-
-func pct(part, whole int64) string {
-	if whole == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%.1f%%)", 100*float64(part)/float64(whole))
-}
+// The formatting of internal/report, by the names the commands use.
+var (
+	plural    = rpt.Plural
+	binLabel  = rpt.BinLabel
+	bytesText = rpt.Bytes
+	count     = rpt.Count
+)
 
 // writeText writes the report for people, aligned, with units.
 func (r *report) writeText(w io.Writer) {
@@ -191,62 +131,11 @@ func (r *report) writeText(w io.Writer) {
 		{"set tokens", numfmt.Group(int64(r.SetTokens))},
 		{"vocabulary", numfmt.Group(int64(r.Vocabulary))},
 	}...)
-	if s := r.Exact; s != nil {
-		rows = append(rows,
-			[2]string{"distinct sets", numfmt.Group(int64(s.Groups))},
-			[2]string{"index entries", numfmt.Group(int64(s.IndexEntries))},
-			[2]string{"postings scanned", numfmt.Group(s.Postings)},
-			[2]string{"size filter skipped", numfmt.Group(s.SizePruned)},
-			[2]string{"position skipped", numfmt.Group(s.LateSkipped)},
-			[2]string{"candidates", numfmt.Group(s.Candidates)},
-			[2]string{"  positional filter", numfmt.Group(s.Positional) + pct(s.Positional, s.Candidates)},
-			[2]string{"  count bound", numfmt.Group(s.BoundPruned) + pct(s.BoundPruned, s.Candidates)},
-			[2]string{"  bitmap bound", numfmt.Group(s.BitmapPruned) + pct(s.BitmapPruned, s.Candidates)},
-			[2]string{"  verified by merge", numfmt.Group(s.Verified) + pct(s.Verified, s.Candidates)},
-		)
+	if r.Exact != nil {
+		rows = append(rows, rpt.ExactRows(r.Exact)...)
 	}
 	rows = append(rows, [2]string{"results", numfmt.Group(r.Results)})
-	width := 0
-	for _, row := range rows {
-		width = max(width, len(row[0]))
-	}
-	for _, sec := range r.extra {
-		for _, row := range sec.rows {
-			width = max(width, len(row[0])+2)
-		}
-	}
-	for _, ph := range r.Phases {
-		width = max(width, len(ph.Name)+2)
-	}
-	line := func(k, v string) { fmt.Fprintf(w, "%-*s  %s\n", width, k, v) }
-	for _, row := range rows {
-		line(row[0], row[1])
-	}
-	for _, sec := range r.extra {
-		fmt.Fprintf(w, "%s:\n", sec.title)
-		for _, row := range sec.rows {
-			line("  "+row[0], row[1])
-		}
-	}
-	if len(r.Histogram) > 0 {
-		fmt.Fprintln(w, "similarity histogram:")
-		var most int64
-		for _, b := range r.Histogram {
-			most = max(most, b.Count)
-		}
-		for _, b := range r.Histogram {
-			bar := strings.Repeat("#", int(math.Ceil(30*float64(b.Count)/float64(most))))
-			fmt.Fprintf(w, "  %s  %*s  %s\n", binLabel(b.From, b.To), 12, numfmt.Group(b.Count), bar)
-		}
-	}
-	fmt.Fprintln(w, "phases:")
-	total := 0.0
-	for _, ph := range r.Phases {
-		line("  "+ph.Name, fmt.Sprintf("%.3f s", ph.Seconds))
-		total += ph.Seconds
-	}
-	line("  total", fmt.Sprintf("%.3f s", total))
-	line("peak memory", bytesText(r.PeakRSS))
+	rpt.WriteText(w, rows, r.extra, r.Histogram, r.Phases, r.PeakRSS)
 }
 
 // writeJSON writes the report as JSON to w.

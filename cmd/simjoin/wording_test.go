@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/simjoin/simjoin/planner"
 )
 
 // TestReportWording checks the text reports' formatting: floats rounded,
@@ -14,12 +12,6 @@ import (
 func TestReportWording(t *testing.T) {
 	sets := "../../testdata/sets.txt"
 	two := "a b c\na b c\n"
-
-	for _, row := range planRows(&planner.Plan{Method: planner.LSH, Recall: 0.9860781964059369}) {
-		if row[0] == "predicted recall" && row[1] != "0.986" {
-			t.Errorf("plan's predicted recall %q, want 0.986", row[1])
-		}
-	}
 
 	out, errs := cliOK(t, "", "explain", "-t", "0.5", "-j", "1", sets)
 	if strings.Contains(out, "1 cores") || !strings.Contains(out, "on 1 core ") {

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"strconv"
+
+	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/internal/numfmt"
+)
+
+// Clusters is the "clusters" section of the report of simjoin dedup.
+type Clusters struct {
+	Records    int          `json:"records"`
+	Clusters   int          `json:"clusters"`
+	Singletons int          `json:"singletons"`
+	Removed    int          `json:"removed"` // records - clusters
+	Largest    int          `json:"largest"`
+	Unions     int64        `json:"unions"` // pairs the clustering handled
+	Sizes      []SizeBin    `json:"sizes"`
+	Top        []TopCluster `json:"largest_clusters,omitempty"`
+}
+
+// TopCluster is one of the largest clusters: its first record and size.
+type TopCluster struct {
+	First string `json:"first"`
+	Size  int    `json:"size"`
+}
+
+// SizeBin counts clusters whose size lies in [From, To].
+type SizeBin struct {
+	From     int `json:"from"`
+	To       int `json:"to"`
+	Clusters int `json:"clusters"`
+	Records  int `json:"records"`
+}
+
+// sizeBins groups a size distribution in bins 1, 2, 3-4, 5-8, 9-16, ...
+func sizeBins(sizes []cluster.SizeCount) []SizeBin {
+	var out []SizeBin
+	for _, sc := range sizes {
+		from, to := 1, 1
+		for to < sc.Size {
+			from, to = to+1, 2*to
+		}
+		if len(out) == 0 || out[len(out)-1].From != from {
+			out = append(out, SizeBin{From: from, To: to})
+		}
+		b := &out[len(out)-1]
+		b.Clusters += sc.Clusters
+		b.Records += sc.Clusters * sc.Size
+	}
+	return out
+}
+
+// topClusters is the number of largest clusters the report names.
+const topClusters = 5
+
+// NewClusters summarises the clusters of f; names are the record ids of
+// --files (nil: 1-based line numbers).
+func NewClusters(f *cluster.Forest, names []string) *Clusters {
+	sizes := f.Sizes()
+	s := &Clusters{Records: f.Len(), Sizes: sizeBins(sizes), Unions: f.Unions()}
+	for k, c := range f.Clusters(2) {
+		if k == topClusters {
+			break
+		}
+		id := strconv.Itoa(c[0] + 1)
+		if names != nil {
+			id = names[c[0]]
+		}
+		s.Top = append(s.Top, TopCluster{id, len(c)})
+	}
+	for _, sc := range sizes {
+		s.Clusters += sc.Clusters
+		if sc.Size == 1 {
+			s.Singletons = sc.Clusters
+		}
+		s.Largest = max(s.Largest, sc.Size)
+	}
+	s.Removed = s.Records - s.Clusters
+	return s
+}
+
+// Rows is the text of the section.
+func (s *Clusters) Rows() [][2]string {
+	rows := [][2]string{
+		{"records", numfmt.Group(int64(s.Records))},
+		{"clusters", numfmt.Group(int64(s.Clusters))},
+		{"singletons", numfmt.Group(int64(s.Singletons))},
+		{"removed", numfmt.Group(int64(s.Removed)) + Pct(int64(s.Removed), int64(s.Records)) + " (records less clusters)"},
+		{"largest", numfmt.Group(int64(s.Largest))},
+	}
+	for _, b := range s.Sizes {
+		k := "size " + strconv.Itoa(b.From)
+		if b.To > b.From {
+			k += "-" + strconv.Itoa(b.To)
+		}
+		rows = append(rows, [2]string{k, Plural(int64(b.Clusters), "cluster", "clusters") + ", " + Plural(int64(b.Records), "record", "records")})
+	}
+	for k, c := range s.Top {
+		key := ""
+		if k == 0 {
+			key = "largest clusters"
+		}
+		rows = append(rows, [2]string{key, Plural(int64(c.Size), "record", "records") + ", first " + c.First})
+	}
+	return rows
+}

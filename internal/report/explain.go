@@ -1,0 +1,189 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/planner"
+)
+
+// PlanRows is the plan's section of the statistics report.
+func PlanRows(p *planner.Plan) [][2]string {
+	rows := [][2]string{
+		{"method", p.Method.String()},
+		{"why", p.Reason},
+		{"exact predicted", fmt.Sprintf("%s (CPU %s), %s candidates", Seconds(p.Exact.Cost.Seconds), Seconds(p.Exact.Cost.CPU), Count(p.Exact.Candidates))},
+	}
+	if p.LSH.Available {
+		rows = append(rows, [2]string{"lsh predicted", fmt.Sprintf("%s (CPU %s), %s candidates, recall %.3f (%s)",
+			Seconds(p.LSH.Cost.Seconds), Seconds(p.LSH.Cost.CPU), Count(p.LSH.Candidates), p.LSH.Recall, lshParams(p))})
+	}
+	rows = append(rows,
+		[2]string{"predicted recall", Ratio(p.Recall)},
+		[2]string{"planning", Seconds(p.Seconds)},
+	)
+	return rows
+}
+
+// WriteExplain writes the explanation of simjoin explain for people:
+// aligned, with units. rs says the join is an R-S join; crossSeed is the
+// cross-check's seed.
+func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint64) {
+	p := res.Plan
+	kv := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(kv, "%s\t%s\n", k, v) }
+	line("plan", p.Method.String())
+	line("why", p.Reason)
+	what := "self-join"
+	if rs {
+		what = "R-S join"
+	}
+	line("join", fmt.Sprintf("%s >= %s, %s", p.Measure, p.Threshold, what))
+	line("predicted recall", recallText(p))
+	kv.Flush()
+
+	fmt.Fprintln(w, "\ninput")
+	kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, st := range p.Stats {
+		side := ""
+		if len(p.Stats) > 1 {
+			side = []string{" (R)", " (S)"}[i]
+		}
+		line("  records"+side, fmt.Sprintf("%s (%s empty)", numfmt.Group(int64(st.Records)), numfmt.Group(int64(st.Empty))))
+		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", numfmt.Group(st.Tokens), numfmt.Group(int64(st.Distinct))))
+		z := st.Size
+		line("  set size"+side, fmt.Sprintf("min %d, p25 %d, median %d, p75 %d, p90 %d, p99 %d, max %d, mean %.1f",
+			z.Min, z.P25, z.P50, z.P75, z.P90, z.P99, z.Max, z.Mean))
+		f := st.Freq
+		line("  token frequency"+side, fmt.Sprintf("max %s sets, mean %.2f; %.1f%% of tokens in one set; the top 1%% of tokens hold %.1f%% of occurrences; zipf s = %.2f",
+			numfmt.Group(int64(f.Max)), f.Mean, 100*f.Once, 100*f.Top1, f.Zipf))
+	}
+	kv.Flush()
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// Left-aligned rows end without a tab (no trailing blanks);
+	// right-aligned ones need it.
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")) }
+	rrow := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
+	ew := p.Exact.Work
+	lshCol := func(s string) string {
+		if !p.LSH.Available {
+			return "not available"
+		}
+		return s
+	}
+	row("", "exact", "lsh")
+	exactParams := fmt.Sprintf("%s prefix postings", Count(float64(ew.Postings)))
+	if ew.Ell > 1 {
+		exactParams = fmt.Sprintf("ℓ = %d: %s key postings", ew.Ell, Count(float64(ew.Postings)))
+	}
+	row("  parameters", exactParams, lshCol(lshParams(p)))
+	row("  predicted time", Seconds(p.Exact.Cost.Seconds), lshCol(Seconds(p.LSH.Cost.Seconds)))
+	row("  predicted CPU", Seconds(p.Exact.Cost.CPU), lshCol(Seconds(p.LSH.Cost.CPU)))
+	row("  candidates", Count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", Count(p.LSH.Candidates), Count(p.LSH.CurveCandidates))))
+	row("  recall", "1", lshCol(fmt.Sprintf("%.3f (>= %.3f at the threshold)", p.LSH.Recall, p.LSH.AtThreshold)))
+	tw.Flush()
+
+	costTable(w, "exact cost", p.Exact.Cost)
+	if p.LSH.Available {
+		costTable(w, "lsh cost", p.LSH.Cost)
+	}
+
+	fmt.Fprintln(w, "\nsample")
+	kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	s := p.Sample
+	if len(s.ExactRecords) > 0 {
+		line("  exact join", fmt.Sprintf("%s records (%s of the pairs): %s postings, %s examined, %s candidates, %s verified, %s results",
+			recordList(s.ExactRecords), share(s.ExactFraction), numfmt.Group(s.Postings), numfmt.Group(s.Examined), numfmt.Group(s.Candidates), numfmt.Group(s.Verified), numfmt.Group(s.Results)))
+	} else {
+		line("  exact join", "none: candidates bounded by the prefix postings")
+	}
+	if len(s.LSHRecords) > 0 {
+		line("  lsh join", fmt.Sprintf("%s records (%s of the pairs): %s collisions, %s candidates, %s results",
+			recordList(s.LSHRecords), share(s.LSHFraction), numfmt.Group(s.LSHCollisions), numfmt.Group(s.LSHCandidates), numfmt.Group(s.LSHResults)))
+	}
+	if s.Pairs > 0 {
+		line("  random pairs", numfmt.Group(int64(s.Pairs))+" measured for the similarity distribution")
+	}
+	line("  expected results", Count(s.Predicted))
+	line("  planning took", Seconds(p.Seconds))
+	kv.Flush()
+
+	if a := res.Analyze; a != nil {
+		fmt.Fprintf(w, "\nanalyze: ran %s\n", a.Method)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		row("", "predicted", "measured")
+		for i, ph := range a.Measured.Phases {
+			row("  "+ph.Name, Seconds(a.Predicted.Phases[i].Seconds), Seconds(ph.Seconds))
+		}
+		row("  total", Seconds(a.Predicted.Seconds), Seconds(a.Measured.Seconds))
+		if a.Measured.CPU > 0 {
+			row("  CPU", Seconds(a.Predicted.CPU), Seconds(a.Measured.CPU))
+		}
+		if a.Method == planner.LSH {
+			row("  band collisions", Count(a.Predicted.Collisions), numfmt.Group(a.Measured.Collisions))
+		}
+		row("  candidates", Count(a.Predicted.Candidates), numfmt.Group(a.Measured.Candidates))
+		row("  results", Count(a.Predicted.Results), numfmt.Group(a.Measured.Results))
+		tw.Flush()
+	}
+	if cc := res.CrossCheck; cc != nil {
+		what := fmt.Sprintf("a sample of %s records (seed %d)", recordList(cc.Records), crossSeed)
+		if cc.Whole {
+			what = "the whole input"
+		}
+		fmt.Fprintf(w, "\ncross-check: exact and lsh on %s\n", what)
+		kv = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		pct := fmt.Sprintf("%g%% Clopper-Pearson", 100*cc.Confidence)
+		line("  exact", fmt.Sprintf("%s pairs in %s", numfmt.Group(cc.Exact.Results), Seconds(cc.Exact.Seconds)))
+		line("  lsh", fmt.Sprintf("%s pairs in %s, %s candidates", numfmt.Group(cc.LSH.Results), Seconds(cc.LSH.Seconds), numfmt.Group(cc.LSH.Candidates)))
+		line("  recall", interval(cc.Recall)+" "+pct)
+		line("  precision", interval(cc.Precision))
+		line("  candidate precision", interval(cc.CandidatePrecision))
+		line("  predicted recall", fmt.Sprintf("%.3f over these pairs (S-curve), >= %.3f at the threshold", cc.Predicted, cc.AtThreshold))
+		kv.Flush()
+		if len(cc.Bins) > 0 {
+			fmt.Fprintln(w, "  recall by jaccard similarity:")
+			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			rrow("    bin", "pairs", "found", "recall", "interval", "S-curve")
+			for _, b := range cc.Bins {
+				rrow(fmt.Sprintf("    [%.2f, %.2f)", b.From, b.To), numfmt.Group(b.Recall.N), numfmt.Group(b.Recall.K),
+					fmt.Sprintf("%.3f", b.Recall.Estimate), fmt.Sprintf("[%.3f, %.3f]", b.Recall.Lo, b.Recall.Hi), fmt.Sprintf("%.3f", b.Predicted))
+			}
+			tw.Flush()
+		}
+	}
+}
+
+// costTable writes a path's predicted cost term by term.
+func costTable(w io.Writer, title string, c planner.Cost) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  term\tphase\tcount\tCPU ns each\tCPU\t")
+	for _, t := range c.Terms {
+		if t.Count == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3g\t%s\t\n", t.Name, t.Phase, Count(t.Count), t.Nanos, Seconds(t.CPU))
+	}
+	fmt.Fprintf(tw, "  total\t\t\t\t%s\t\n", Seconds(c.CPU))
+	fmt.Fprintf(tw, "  on %s\t\t\t\t%s\t\n", Plural(int64(c.Parallel), "core", "cores"), Seconds(c.Seconds))
+	tw.Flush()
+}
+
+func lshParams(p *planner.Plan) string {
+	l := p.LSH
+	return fmt.Sprintf("%s K=%d, %dx%d bands, seed %d", l.Scheme, l.K, l.Bands, l.Rows, l.Seed)
+}
+
+func recallText(p *planner.Plan) string {
+	if p.Method == planner.Exact {
+		return "1 (exact)"
+	}
+	return fmt.Sprintf("%.3f expected, >= %.3f for every pair at the threshold", p.LSH.Recall, p.LSH.AtThreshold)
+}

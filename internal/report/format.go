@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/planner"
+)
+
+// Plural formats n with thousands separators and its noun, singular for one:
+// "1 core", "2 cores".
+func Plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return numfmt.Group(n) + " " + many
+}
+
+// BinLabel formats a similarity bin: [from, to), but [from, 1.00] for the top
+// bin, which holds similarity 1.
+func BinLabel(from, to float64) string {
+	if to >= 1 {
+		return fmt.Sprintf("[%.2f, 1.00]", from)
+	}
+	return fmt.Sprintf("[%.2f, %.2f)", from, to)
+}
+
+// Ratio formats a recall or a probability: 1 and 0 as they are, others with
+// three decimals.
+func Ratio(x float64) string {
+	if x == 1 || x == 0 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// Bytes formats a byte count in KiB, MiB or GiB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+}
+
+// Pct formats part as a share of whole, " (12.3%)", or "" when whole is 0.
+func Pct(part, whole int64) string {
+	if whole == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f%%)", 100*float64(part)/float64(whole))
+}
+
+// Seconds formats a duration in seconds with a unit people read at a glance.
+func Seconds(s float64) string {
+	switch {
+	case s >= 100:
+		return fmt.Sprintf("%.0f s", s)
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3g ms", s*1e3)
+	case s > 0:
+		return fmt.Sprintf("%.3g µs", s*1e6)
+	}
+	return "0 s"
+}
+
+// Count formats a predicted count: grouped digits, rounded.
+func Count(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "?"
+	}
+	return numfmt.Group(int64(math.Round(x)))
+}
+
+// recordList formats records per side: "1,000 x 2,000".
+func recordList(n []int) string {
+	parts := make([]string, len(n))
+	for i, v := range n {
+		parts[i] = numfmt.Group(int64(v))
+	}
+	return strings.Join(parts, " x ")
+}
+
+// share formats a fraction as a percentage.
+func share(f float64) string {
+	switch {
+	case f >= 0.01:
+		return fmt.Sprintf("%.1f%%", 100*f)
+	default:
+		return fmt.Sprintf("%.2g%%", 100*f)
+	}
+}
+
+// interval formats an estimate with its confidence interval.
+func interval(iv planner.Interval) string {
+	if iv.N == 0 {
+		return "- (no pairs)"
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f] (%s of %s)", iv.Estimate, iv.Lo, iv.Hi, numfmt.Group(iv.K), numfmt.Group(iv.N))
+}
