@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
@@ -283,46 +284,6 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 	}
 }
 
-// pwListSection is the JSON of a list's statistics in the report.
-type pwListSection struct {
-	Lines          int    `json:"lines"`
-	Comments       int    `json:"comments_skipped"`
-	Empty          int    `json:"empty_skipped"`
-	Duplicates     int    `json:"duplicates_merged"`
-	Distinct       int    `json:"distinct"`
-	TooShort       int    `json:"too_short_skipped"`
-	Joined         int    `json:"joined"`
-	Normalisations string `json:"normalisations"`
-	Counts         string `json:"counts"`
-}
-
-// listSection describes a list read and joined (or indexed: joined names
-// the row of the passwords given to the join).
-func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joined string) (pwListSection, [][2]string) {
-	counts := cfg.read.Counts.String()
-	sec := pwListSection{
-		Lines: rs.Lines, Comments: rs.Comments, Empty: rs.Empty, Duplicates: rs.Duplicates,
-		Distinct: st.Passwords, TooShort: st.TooShort, Joined: st.Joined,
-		Normalisations: cfg.opt.Norm.String(), Counts: counts,
-	}
-	rows := [][2]string{
-		{"lines read", numfmt.Group(int64(rs.Lines))},
-	}
-	if cfg.comments {
-		rows = append(rows, [2]string{"comments (skipped)", numfmt.Group(int64(rs.Comments))})
-	}
-	rows = append(rows,
-		[2]string{"empty (skipped)", numfmt.Group(int64(rs.Empty))},
-		[2]string{"duplicates (merged)", numfmt.Group(int64(rs.Duplicates))},
-		[2]string{"distinct passwords", numfmt.Group(int64(st.Passwords))},
-		[2]string{"too short for q (skipped)", numfmt.Group(int64(st.TooShort))},
-		[2]string{joined, numfmt.Group(int64(st.Joined))},
-		[2]string{"normalisations", sec.Normalisations},
-		[2]string{"counts", counts},
-	)
-	return sec, rows
-}
-
 // createOutputs creates -o (unless out is false) and --stats-json before any
 // work, refusing to overwrite the input.
 func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
@@ -377,26 +338,13 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		if err != nil {
 			return err
 		}
-		sec, rows := joinedReport(cfg, rep, rs, &st)
+		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
 		tm := rep.phase("write")
 		w := newFamilyRows(out, cfg.outFmt)
-		members, largest := 0, 0
 		for n, f := range fams {
 			w.family(n+1, l, f)
-			members, largest = members+len(f.Members), max(largest, len(f.Members))
 		}
-		rows = append(rows,
-			[2]string{"families", numfmt.Group(int64(len(fams)))},
-			[2]string{"  passwords in them", numfmt.Group(int64(members))},
-			[2]string{"  largest", numfmt.Group(int64(largest))},
-		)
-		rep.addSection("passwords", "passwords", struct {
-			pwListSection
-			Families        int   `json:"families"`
-			FamilyPasswords int   `json:"family_passwords"`
-			Largest         int   `json:"largest_family"`
-			Pairs           int64 `json:"pairs"`
-		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
+		rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 		if err := w.Flush(); err != nil {
 			return err
 		}
@@ -425,7 +373,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := w.Err(); err != nil {
 		return err
 	}
-	sec, rows := joinedReport(cfg, rep, rs, &st)
+	sec := joinedReport(cfg, rep, rs, &st)
 	tm := rep.phase("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
@@ -434,7 +382,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
-	rep.addSection("passwords", "passwords", sec, rows)
+	rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -445,12 +393,12 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 
 // joinedReport fills the report of a join of the list (or its families)
 // and returns the list's section.
-func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) (pwListSection, [][2]string) {
+func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
 	addStatsPhases(rep, st)
 	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + keysName(st.Exact.Ell)
+	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	rep.Exact = &st.Exact
-	return listSection(cfg, rs, st, "joined")
+	return rpt.NewPasswordList(rs, st, cfg.opt.Norm, cfg.read.Counts)
 }
 
 // runCheck runs `simjoin passwords check`.
@@ -470,12 +418,12 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + keysName(st.Exact.Ell)
+	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
-	sec, rows := listSection(cfg, rs, &st, "indexed")
-	rep.addSection("known", "known passwords", sec, rows)
+	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
+	rep.addSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
 	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
@@ -585,17 +533,8 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 	if cs.Rejected() {
 		status = exitTooClose
 	}
-	rows := append(first,
-		[2]string{"checked", numfmt.Group(int64(cs.Candidates))},
-		[2]string{"empty", numfmt.Group(int64(cs.Empty))},
-		[2]string{"too close", numfmt.Group(int64(cs.TooClose))},
-		[2]string{"exit status", strconv.Itoa(status)},
-	)
-	rep.addSection("check", "candidates", struct {
-		Candidates int `json:"candidates"`
-		Empty      int `json:"empty"`
-		TooClose   int `json:"too_close"`
-	}{cs.Candidates, cs.Empty, cs.TooClose}, rows)
+	sec := rpt.NewCheck(cs)
+	rep.addSection("check", "candidates", sec, sec.Rows(status, first...))
 	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
 		return err
 	}
@@ -603,13 +542,4 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 		return exitError{code: status}
 	}
 	return nil
-}
-
-// keysName names the exact join's index keys for the report: the prefix
-// filter (one token a key) or the ℓ-prefix (pairs or triples of tokens).
-func keysName(ell int) string {
-	if ell <= 1 {
-		return "prefix"
-	}
-	return fmt.Sprintf("l-prefix (l = %d)", ell)
 }
