@@ -240,13 +240,17 @@ func newCheckCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// readList reads a password list with a progress bar, as the report's
-// phase "read".
-func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+// start creates the outputs (createOutputs), then reads the password list
+// name with a progress bar, as the report's phase "read".
+func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
+	o, err := cfg.createOutputs(e, name, out)
+	if err != nil {
+		return nil, nil, passwords.ReadStats{}, err
+	}
 	tm := rep.phase("read")
 	f, err := openInput(name, e.stdin)
 	if err != nil {
-		return nil, passwords.ReadStats{}, err
+		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
 	shown := f.name
@@ -259,16 +263,16 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+			return nil, nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
 		}
-		return nil, st, &inputError{file: shown, err: err}
+		return nil, nil, st, &inputError{file: shown, err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	tm.done("read")
-	return l, st, nil
+	return o, l, st, nil
 }
 
 // newPWReport starts the statistics report of a passwords command.
@@ -318,13 +322,9 @@ func addStatsPhases(rep *report, st *passwords.Stats) {
 // runPasswords runs `simjoin passwords`: read, join (or families), write,
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
-	out, err := cfg.createOutputs(e, input, true)
-	if err != nil {
-		return err
-	}
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
-	l, rs, err := readList(e, cfg, rep, prog, input)
+	out, l, rs, err := cfg.start(e, rep, prog, input, true)
 	if err != nil {
 		return err
 	}
@@ -403,13 +403,8 @@ func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwo
 
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
-	out, err := cfg.createOutputs(e, cfg.against, !cfg.silent)
-	if err != nil {
-		return err
-	}
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
-	prog := newProgress(e.stderr)
-	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
+	out, known, rs, err := cfg.start(e, rep, newProgress(e.stderr), cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
