@@ -15,29 +15,31 @@ import (
 // join writes them.
 type rowWriter struct {
 	*fieldenc.Writer
-	format format
-	sim    func([]byte, float64) []byte // integers for overlap, else up to six decimals
+	format  format
+	integer bool // similarities are integers (the overlap measure)
 }
 
 // newRowWriter writes rows of cols; integer says the similarities are
 // integers (the overlap measure).
 func newRowWriter(w io.Writer, f format, integer bool, cols ...fieldenc.Column) *rowWriter {
 	enc := map[format]fieldenc.Format{formatTSV: fieldenc.TSV, formatCSV: fieldenc.CSV, formatJSONL: fieldenc.JSONL}[f]
-	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, sim: simFormat(integer)}
+	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, integer: integer}
 }
 
-// simFormat formats similarities: integers as they are (integer: the
-// overlap measure), fractions with up to six decimals and no trailing zeros
-// (prefix.Measure.AppendSim).
-func simFormat(integer bool) func([]byte, float64) []byte {
+// appendSimilarity formats a similarity: integers as they are (integer:
+// the overlap measure), fractions with up to six decimals and no trailing
+// zeros (prefix.Measure.AppendSim).
+func appendSimilarity(b []byte, v float64, integer bool) []byte {
 	if integer {
-		return prefix.Overlap.AppendSim
+		return prefix.Overlap.AppendSim(b, v)
 	}
-	return prefix.Jaccard.AppendSim
+	return prefix.Jaccard.AppendSim(b, v)
 }
 
 // similarity appends a similarity field.
-func (rw *rowWriter) similarity(b []byte, v float64) []byte { return rw.Number(b, rw.sim, v) }
+func (rw *rowWriter) similarity(b []byte, v float64) []byte {
+	return appendSimilarity(rw.Field(b), v, rw.integer)
+}
 
 // simColumn is the similarity's column: "similarity" (JSONL "sim"), or for
 // an LSH index without raw sets "estimate" ("est"), as join writes them.

@@ -25,7 +25,7 @@ type Column struct{ Name, Key string }
 
 // Row encodes rows of its columns as lines of its format, appending to the
 // caller's buffer as strconv's Append functions do: b = r.Begin(b), then one
-// call per column in order (Int, Uint, Number, Word, Text or Skip), then b
+// call per column in order (Int, Uint, Number, Field, Word, Text or Skip), then b
 // = r.End(b), which ends the line. A field's kind decides its encoding:
 // numbers are bare in every format, Text as AppendTSV, AppendCSV or
 // AppendJSONField write it, Word (a name the caller knows to be plain
@@ -121,6 +121,11 @@ func (r *Row) Number(b []byte, appendNum func([]byte, float64) []byte, v float64
 	return appendNum(r.next(b), v)
 }
 
+// Field appends what goes before the next field's value (the separator,
+// and in JSONL its key), for a value the caller appends itself that needs
+// no escaping in any format and is a JSON value as it is, such as a number.
+func (r *Row) Field(b []byte) []byte { return r.next(b) }
+
 // Word appends a plain ASCII word (no separator, quote, backslash or control
 // byte): as it is in TSV and CSV, as a JSON string in JSONL.
 func (r *Row) Word(b []byte, w string) []byte {
@@ -189,7 +194,7 @@ func NewWriter(w io.Writer, f Format, cols ...Column) *Writer {
 }
 
 func (w *Writer) start() {
-	if !w.started && w.format == CSV && w.err == nil {
+	if w.format == CSV && w.err == nil {
 		_, w.err = w.w.Write(w.Header())
 	}
 	w.started = true
@@ -208,7 +213,9 @@ func (w *Writer) WriteRow(b []byte) error {
 
 // WriteLine writes a line the caller encoded (newline included), as a row.
 func (w *Writer) WriteLine(line []byte) error {
-	w.start()
+	if !w.started {
+		w.start()
+	}
 	if w.err == nil {
 		_, w.err = w.w.Write(line)
 	}
@@ -221,7 +228,7 @@ func (w *Writer) Err() error { return w.err }
 // Flush writes what is buffered (and with EagerHeader the CSV header), and
 // returns the first write error.
 func (w *Writer) Flush() error {
-	if w.EagerHeader {
+	if w.EagerHeader && !w.started {
 		w.start()
 	}
 	if w.err != nil {

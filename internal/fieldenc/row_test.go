@@ -38,7 +38,7 @@ func TestRow(t *testing.T) {
 		b = r.Skip(b)
 		b = r.End(b)
 		b = r.Begin(b)
-		b = r.Int(b, 2)
+		b = append(r.Field(b), '2')
 		b = r.Word(b, "x")
 		b = r.Number(b, appendSim, 1)
 		b = r.Text(b, []byte("l\xe9"))
