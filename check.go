@@ -22,7 +22,8 @@ func (in *Input) Check(ctx context.Context, opt planner.CheckOptions) (*planner.
 	defer report(-1, -1, true)
 	opt.LSH = in.lshOptions()
 	opt.LSH.Progress = func(done, total int) { report(int64(done), int64(total), false) }
-	return planner.Check(ctx, in.r, in.s, opt)
+	r, s := in.collections()
+	return planner.Check(ctx, r, s, opt)
 }
 
 // lshOptions returns the LSH options Check runs: the plan's (WithPlan) when

@@ -21,11 +21,11 @@ import (
 //
 // Cost: that of Join, plus O(α(n)) a union and 8 bytes a record.
 func (in *Input) Dedup(ctx context.Context, observe func(Pair) bool) (*cluster.Forest, Stats, error) {
-	if in.s != nil {
+	if in.rs() {
 		return nil, in.Stats(), fmt.Errorf("%w: Dedup clusters one collection, not an R-S join", ErrSources)
 	}
 	var st Stats
-	f, err := cluster.Join(in.r.Records(), func(union func(Pair) bool) error {
+	f, err := cluster.Join(in.loaded.Records, func(union func(Pair) bool) error {
 		yield, copies := union, func(ids []int) bool {
 			for _, id := range ids[1:] {
 				union(Pair{A: ids[0], B: id})

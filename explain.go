@@ -63,7 +63,8 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 	ex := &Explanation{Plan: p}
 	if eo.Analyze {
 		report := progressOf(in.opts.Progress, StageAnalyze, p.Method.String())
-		m, err := p.Run(ctx, in.r, in.s, nil)
+		r, s := in.collections()
+		m, err := p.Run(ctx, r, s, nil)
 		report(-1, -1, true)
 		if err != nil {
 			return ex, err
@@ -75,7 +76,8 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 			return ex, fmt.Errorf("%w: %s", ErrNoLSH, p.LSH.Why)
 		}
 		report := progressOf(in.opts.Progress, StageCrossCheck, "")
-		cc, err := p.CrossCheck(ctx, in.r, in.s, planner.CheckOptions{Records: max(eo.CrossCheck, 0), Seed: eo.CrossSeed})
+		r, s := in.collections()
+		cc, err := p.CrossCheck(ctx, r, s, planner.CheckOptions{Records: max(eo.CrossCheck, 0), Seed: eo.CrossSeed})
 		report(-1, -1, true)
 		if err != nil {
 			return ex, err

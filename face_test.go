@@ -49,6 +49,13 @@ func collectAll(t *testing.T, in *simjoin.Input) ([]jointest.Pair, simjoin.Stats
 		t.Fatal(err)
 	}
 	jointest.Sort(got)
+	var binned int64
+	for _, n := range st.Similarity {
+		binned += n
+	}
+	if st.Results != int64(len(got)) || binned != st.Results && binned != 0 {
+		t.Errorf("stats: %d results, %d in the similarity bins, for %d pairs", st.Results, binned, len(got))
+	}
 	return got, st
 }
 
@@ -246,6 +253,23 @@ func TestFaceFiles(t *testing.T) {
 	if !slices.Equal(got, wantPairs) {
 		t.Errorf("files: %d pairs, strings: %d", len(got), len(wantPairs))
 	}
+	// R-S: the files against the same records as strings.
+	in, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Strings(kept), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = collectAll(t, in)
+	rsWant, _, err := simjoin.Join(ctx, kept, kept, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rsPairs []jointest.Pair
+	for _, p := range rsWant {
+		rsPairs = append(rsPairs, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
+	}
+	if rid, sid := in.IDs(); !slices.Equal(got, rsPairs) || len(rid) != len(kept) || sid != nil {
+		t.Errorf("files against strings: %d pairs, want %d; %d and %v ids", len(got), len(rsPairs), len(rid), sid)
+	}
 	_, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Source{},
 		simjoin.Options{Threshold: 0.5, Files: simjoin.FileOptions{Include: []string{"*.none"}}})
 	if err == nil || !strings.Contains(err.Error(), "matches no file") {
@@ -427,5 +451,9 @@ func TestFaceErrors(t *testing.T) {
 	}
 	if _, err := simjoin.Load(ctx, simjoin.Strings(nil), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("method 9: %v", err)
+	}
+	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: 2, Method: simjoin.LSH}
+	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a b"}), simjoin.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
+		t.Errorf("LSH for overlap: %v", err)
 	}
 }

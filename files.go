@@ -52,12 +52,12 @@ type fileResult struct {
 // A file that cannot be read or tokenized stops the read with an error naming
 // it, or with KeepGoing is reported through Warn and skipped. Files with fewer
 // than MinTokens distinct tokens are dropped.
-func (l *loading) readFiles(paths []string) (*order.Input, []string, error) {
+func (l *loading) readFiles(paths []string, to setSink) ([]string, error) {
 	fo := &l.opts.Files
 	if l.filter == nil {
 		var err error
 		if l.filter, err = fileset.NewFilter(fo.Include, fo.Exclude); err != nil {
-			return nil, nil, fmt.Errorf("simjoin: %w", err)
+			return nil, fmt.Errorf("simjoin: %w", err)
 		}
 		l.stats.Files = new(FileStats)
 	}
@@ -73,13 +73,24 @@ func (l *loading) readFiles(paths []string) (*order.Input, []string, error) {
 	files, err := fileset.List(paths, l.filter, st, warn)
 	st.ListSeconds += time.Since(t0).Seconds()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return l.readList(files, warn)
+	return l.readListTo(files, warn, to)
 }
 
-// readList reads and tokenizes the files listed, as readFiles says.
+// readList reads and tokenizes the files listed, as readFiles says, into an
+// order.Input.
 func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input, []string, error) {
+	in := new(order.Input)
+	ids, err := l.readListTo(files, warn, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, ids, nil
+}
+
+// readListTo is readList adding the records to to.
+func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink) ([]string, error) {
 	fo, st := &l.opts.Files, l.stats.Files
 	report := l.progress(StageFiles, "")
 	defer report(-1, -1, true)
@@ -97,6 +108,7 @@ func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input
 		wg.Go(func() {
 			var scratch []uint64
 			var sorter keysort.Sorter
+			var buf []byte // the file's bytes, reused: no key refers to them
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
@@ -107,8 +119,9 @@ func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input
 					continue
 				}
 				t0 := time.Now()
-				data, err := fileset.ReadRegular(files[i].ID)
+				data, err := fileset.ReadRegularInto(buf, files[i].ID)
 				if err == nil {
+					buf = data
 					data, results[i].format, err = decompress.Bytes(data)
 				}
 				t1 := time.Now()
@@ -139,20 +152,21 @@ func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input
 			}
 		})
 	}
-	in := new(order.Input)
-	// Size the vocabulary from the bytes to read: about one distinct shingle
-	// for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
-	var total int64
-	for _, f := range files {
-		total += f.Size
+	if in, ok := to.(*order.Input); ok {
+		// Size the vocabulary from the bytes to read: about one distinct
+		// shingle for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
+		var total int64
+		for _, f := range files {
+			total += f.Size
+		}
+		in.Grow(int(total / 17))
 	}
-	in.Grow(int(total / 17))
 	// Accepted files' keys are entered in batches, which order.Input spreads
 	// over all cores.
 	var pending []uint64
 	pendingOffs := []int{0}
 	flush := func() {
-		in.AddBatch(pending, pendingOffs)
+		to.AddBatch(pending, pendingOffs)
 		pending, pendingOffs = pending[:0], pendingOffs[:1]
 	}
 	var ids []string
@@ -194,14 +208,14 @@ func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input
 	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()
 	st.MinTokens = fo.MinTokens
 	if firstErr != nil {
-		return nil, nil, firstErr
+		return nil, firstErr
 	}
 	st.Records += len(ids)
 	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
+		return nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
 			len(files), st.Unreadable, st.TooFew, fo.MinTokens)
 	}
-	return in, ids, nil
+	return ids, nil
 }
 
 // fileError names the file of a read or tokenizing error: "path: error", or

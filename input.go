@@ -3,9 +3,13 @@ package simjoin
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
+	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
@@ -19,12 +23,19 @@ import (
 // concurrent use; Join, Pairs, Dedup and Explain may run on it any number of
 // times.
 type Input struct {
-	r, s     *order.Collection // s is nil for a self-join
-	rid, sid []string          // record ids of Files sources; nil otherwise
-	opts     Options           // as given, Workers resolved
-	t        prefix.Threshold  // the threshold, exactly
-	loaded   Stats             // the input's counts and the timings of Read and Order
-	planned  *Plan             // set by WithPlan
+	// r and s are the collections, s nil for a self-join; with Method LSH
+	// they are built from rk and sk only when asked for (collections).
+	r, s *order.Collection
+	// rk and sk are the sets as token keys when Method is LSH, which needs
+	// no token order (approx.JoinKeys); nil otherwise. sk is nil for a
+	// self-join.
+	rk, sk   *approx.KeySets
+	lazy     *lazyOrder       // builds r and s from rk and sk once
+	rid, sid []string         // record ids of Files sources; nil otherwise
+	opts     Options          // as given, Workers resolved
+	t        prefix.Threshold // the threshold, exactly
+	loaded   Stats            // the input's counts and the timings of Read and Order
+	planned  *Plan            // set by WithPlan
 }
 
 // loading is the state of one Load: options, the keyers shared by Sets
@@ -93,6 +104,9 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	if opts.Method > LSH {
 		return nil, fmt.Errorf("%w: %d", ErrMethod, opts.Method)
 	}
+	if opts.Method == LSH && opts.Measure == prefix.Overlap {
+		return nil, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, opts.Measure)
+	}
 	if r.tokens || s.tokens {
 		if err := checkTokens(opts.Tokens); err != nil {
 			return nil, err
@@ -105,21 +119,45 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	if s.read != nil {
 		rside, sside = "r", "s"
 	}
-	rin, rid, err := r.read(l, rside)
+	// LSH signs the token keys themselves and verifies on sorted keys: no
+	// token order is built unless asked for (Collections). CheckRecall's
+	// exact join needs it.
+	keys := opts.Method == LSH && !opts.CheckRecall
+	newSets := func() setSink {
+		if keys {
+			return new(keyBatches)
+		}
+		return new(order.Input)
+	}
+	rto := newSets()
+	rid, err := r.read(l, rside, rto)
 	if err != nil {
 		return nil, err
 	}
-	var sin *order.Input
+	var sto setSink
 	var sid []string
 	if s.read != nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if sin, sid, err = s.read(l, sside); err != nil {
+		sto = newSets()
+		if sid, err = s.read(l, sside, sto); err != nil {
 			return nil, err
 		}
 	}
 	l.stats.Read = tm.done()
+	if keys {
+		rk, sk := rto.(*keyBatches).sets(opts.Workers), (*approx.KeySets)(nil)
+		if sto != nil {
+			sk = sto.(*keyBatches).sets(opts.Workers)
+		}
+		return loadKeys(ctx, l, t, rk, sk, rid, sid)
+	}
+	rin := rto.(*order.Input)
+	var sin *order.Input
+	if sto != nil {
+		sin = sto.(*order.Input)
+	}
 	if opts.MemoryCheck != nil {
 		records, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
 		if sin != nil {
@@ -134,16 +172,8 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	}
 	tm = startTiming()
 	in := &Input{rid: rid, sid: sid, opts: opts, t: t}
-	if sin == nil {
-		in.r, err = order.New(rin)
-	} else {
-		var cs []*order.Collection
-		if cs, err = order.Build(rin, sin); err == nil {
-			in.r, in.s = cs[0], cs[1]
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("simjoin: %w", err)
+	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
+		return nil, err
 	}
 	l.stats.Order = tm.done()
 	st := &l.stats
@@ -158,9 +188,124 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	return in, nil
 }
 
+// buildOrder builds the token order over rin and sin (nil for a self-join)
+// and returns the collections.
+func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
+	if sin == nil {
+		r, err = order.New(rin)
+	} else {
+		var cs []*order.Collection
+		if cs, err = order.Build(rin, sin); err == nil {
+			r, s = cs[0], cs[1]
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("simjoin: %w", err)
+	}
+	return r, s, nil
+}
+
+// loadKeys finishes Load for the LSH path: the input stays as key sets (sk
+// is nil for a self-join), counted (its distinct tokens only on
+// demand, by Vocabulary), its memory checked.
+func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
+	st := &l.stats
+	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
+		if ks == nil {
+			continue
+		}
+		st.Records += ks.Len()
+		st.Tokens += ks.Tokens()
+		for i := range ks.Len() {
+			if ks.Offs[i+1] == ks.Offs[i] {
+				st.Skipped++
+			}
+		}
+	}
+	if st.Records >= 1<<32-1 || st.Tokens >= 1<<32-1 {
+		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
+	}
+	st.Vocabulary = -1 // counted on demand by Vocabulary
+	if l.opts.MemoryCheck != nil {
+		lsh := l.opts.LSH
+		lsh.Measure, lsh.Threshold = l.opts.Measure, t
+		if r, err := lsh.Resolve(); err == nil {
+			lsh = r
+		}
+		if err := l.opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in.loaded = *st
+	return in, nil
+}
+
+// rs reports whether the input is an R-S join's.
+func (in *Input) rs() bool { return in.s != nil || in.sk != nil }
+
+// lazyOrder builds an LSH input's collections, and counts its distinct
+// tokens, on first use.
+type lazyOrder struct {
+	once      sync.Once
+	r, s      *order.Collection
+	vocabOnce sync.Once
+	vocab     int
+}
+
+// Vocabulary returns the number of distinct tokens of the input (of both
+// sides of an R-S join): the token order's length. An LSH input has no
+// order (Stats.Vocabulary is -1): the first call counts its distinct keys by
+// a sort of every key on the input's workers (keysort.CountDistinct, a
+// fraction of what building the order costs), and later calls return the
+// count. Safe for concurrent use.
+func (in *Input) Vocabulary() int {
+	if in.lazy == nil {
+		return in.r.Dict().Len()
+	}
+	in.lazy.vocabOnce.Do(func() {
+		all := in.rk.Keys[:in.rk.Tokens()]
+		if in.sk != nil {
+			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Tokens()]...)
+		}
+		in.lazy.vocab = keysort.CountDistinct(all, in.opts.Workers)
+	})
+	return in.lazy.vocab
+}
+
+// collections returns the input's collections, building the token order
+// from the key sets on first use when Load did not (Method LSH). Load
+// checked the limits that building the order could fail on.
+func (in *Input) collections() (r, s *order.Collection) {
+	if in.lazy == nil {
+		return in.r, in.s
+	}
+	in.lazy.once.Do(func() {
+		toInput := func(ks *approx.KeySets) *order.Input {
+			if ks == nil {
+				return nil
+			}
+			oi := new(order.Input)
+			oi.AddBatch(ks.Keys, ks.Offs)
+			return oi
+		}
+		var err error
+		if in.lazy.r, in.lazy.s, err = buildOrder(toInput(in.rk), toInput(in.sk)); err != nil {
+			panic(err) // unreachable: Load checked the limits
+		}
+	})
+	return in.lazy.r, in.lazy.s
+}
+
 // Collections returns the ordered collections: r, and s for an R-S join (nil
-// for a self-join). They are shared, not copied: read them only.
-func (in *Input) Collections() (r, s *order.Collection) { return in.r, in.s }
+// for a self-join). They are shared, not copied: read them only. With
+// Method LSH, Load builds no token order; the first call builds it (the cost
+// Load's order phase has otherwise) and later calls return the same
+// collections.
+func (in *Input) Collections() (r, s *order.Collection) { return in.collections() }
 
 // IDs returns the record ids of Files sources (the paths), for r and for s;
 // nil for other sources, whose record ids are their indices.

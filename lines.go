@@ -2,13 +2,17 @@ package simjoin
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
@@ -103,19 +107,20 @@ type ReadOptions struct {
 	Progress func(bytes int64)
 }
 
-// batchLines is the number of lines a tokenizing worker takes at a time.
-const batchLines = 2048
+// batchBytes is the size of the blocks of input a tokenizing worker takes
+// at a time (a block is cut after its last line end; a longer line makes a
+// larger block).
+const batchBytes = 1 << 20
 
-// lineBatch is a run of lines and, once tokenized, their sorted distinct
-// keys.
+// lineBatch is a block of whole lines and, once tokenized, their sorted
+// distinct keys.
 type lineBatch struct {
-	first int   // line number of the first line
-	read  int64 // bytes read up to the end of this batch
-	text  []byte
-	ends  []int // line k is text[ends[k-1]:ends[k]]
-	keys  []uint64
-	offs  []int // line k's keys are keys[offs[k]:offs[k+1]]
-	err   error // a *LineError without its Name
+	text  []byte   // whole lines, each but perhaps the input's last ended by '\n'
+	lines int      // lines in text, set by tokenize
+	read  int64    // progress: each line's text and one byte for its end
+	keys  []uint64 // line k's keys are keys[offs[k]:offs[k+1]]
+	offs  []int
+	err   error // a *LineError with Line counted from the batch's first line, without its Name
 	done  chan struct{}
 }
 
@@ -125,79 +130,132 @@ type lineBatch struct {
 // text) stops the read with a *LineError naming opts.Name and the line;
 // so does a read error (without a line).
 //
-// Cost: one pass over r on a reading goroutine, which hands batches of 2,048
-// lines to opts.Workers goroutines that tokenize them; the sets are added to
-// the result in line order. Memory: the sets' keys (8 bytes per distinct
-// token of each line) and a few batches of text in flight. All goroutines
-// have ended when it returns; r is read to its end or to the first error,
-// and not closed.
+// Cost: one pass over r on a reading goroutine, which hands blocks of about
+// 1 MiB of whole lines to opts.Workers goroutines that split and tokenize
+// them; the sets are added to the result in line order. Memory: the sets'
+// keys (8 bytes per distinct token of each line) and a few blocks of text in
+// flight, their buffers reused. All goroutines have ended when it returns; r
+// is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
+	in := new(order.Input)
+	if err := readLines(r, spec, opts, batchAdder(in)); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// ReadKeySets is ReadLines for the LSH joins, which need no token order:
+// the token sets as sorted, distinct keys in one arena (8 bytes a key), the
+// input of approx.SelfJoinKeys. Errors and cost are ReadLines', without
+// the hash-table step a key that order.Input takes.
+func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
+	var kb keyBatches
+	if err := readLines(r, spec, opts, kb.take); err != nil {
+		return nil, err
+	}
+	return kb.sets(opts.Workers), nil
+}
+
+// readLines reads r in blocks of whole lines, tokenizes the blocks on
+// opts.Workers goroutines and hands each block's sets to add in line order,
+// on the calling goroutine: keys[offs[k]:offs[k+1]] are line k's sorted
+// distinct keys (offs[0] == 0). add reports whether it keeps keys and offs
+// (which are then not reused); one that does not must not retain them.
+func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int) (kept bool)) error {
 	name := opts.Name
 	if name == "" {
 		name = "<input>"
 	}
-	lr := NewLineReader(r)
 	workers := parallel.Workers(opts.Workers)
 	inOrder := make(chan *lineBatch, 2*workers)
 	work := make(chan *lineBatch, 2*workers)
+	// Buffers of text and keys go back here once used, so that the blocks
+	// in flight reuse a few buffers instead of allocating one each.
+	freeText := make(chan []byte, 4*workers+2)
+	freeKeys := make(chan []uint64, 4*workers+2)
 	var readErr error
-	var read int64
-	lastText := 1 << 16
 	go func() {
 		defer close(inOrder)
 		defer close(work)
-		for {
-			// Size the batch like the last one, so that it rarely grows.
-			b := &lineBatch{first: lr.line + 1, done: make(chan struct{}),
-				text: make([]byte, 0, lastText+lastText/8), ends: make([]int, 0, batchLines)}
-			for len(b.ends) < batchLines {
-				line, err := lr.Next()
-				if err == io.EOF {
+		var carry []byte // the start of a line the last block did not end
+		for eof := false; !eof && readErr == nil; {
+			text := reuse(freeText, max(batchBytes, 2*len(carry)))
+			text = append(text, carry...)
+			carry = carry[:0]
+			for {
+				for len(text) < cap(text) {
+					n, err := r.Read(text[len(text):cap(text)])
+					text = text[:len(text)+n]
+					if err == io.EOF {
+						eof = true
+						break
+					}
+					if err != nil {
+						readErr = err
+						break
+					}
+				}
+				if eof || readErr != nil {
 					break
 				}
-				if err != nil {
-					readErr = err
+				if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
+					carry = append(carry, text[i+1:]...)
+					text = text[:i+1]
 					break
 				}
-				b.text = append(b.text, line...)
-				b.ends = append(b.ends, len(b.text))
-				read += int64(len(line) + 1)
+				// A line longer than the block: double the block.
+				text = slices.Grow(text, cap(text))
 			}
-			if len(b.ends) == 0 {
+			if len(text) == 0 {
 				return
 			}
-			lastText = len(b.text)
-			b.read = read
+			b := &lineBatch{text: text, done: make(chan struct{})}
 			inOrder <- b
 			work <- b
-			if readErr != nil || len(b.ends) < batchLines {
-				return
-			}
 		}
 	}()
 	var wg sync.WaitGroup
+	// Keys a KiB of text in the last block tokenized (about one key for
+	// every four bytes to start with, typical of token sets): a block's keys
+	// are sized from it, so that they rarely grow and a keyBatches keeps
+	// them without a copy.
+	var perKiB atomic.Int64
+	perKiB.Store(256)
 	for range workers {
 		wg.Go(func() {
 			for b := range work {
+				b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
 				b.tokenize(spec)
+				perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
+				giveBack(freeText, b.text[:0])
+				b.text = nil
 				close(b.done)
 			}
 		})
 	}
-	in := new(order.Input)
 	var firstErr error
+	var read int64
+	line := 0 // lines before the current batch
 	for b := range inOrder {
 		<-b.done
 		if firstErr != nil {
 			continue
 		}
 		if b.err != nil {
+			var le *LineError
+			if errors.As(b.err, &le) {
+				le.Line += line
+			}
 			firstErr = b.err
 			continue
 		}
-		in.AddBatch(b.keys, b.offs)
+		if !add(b.keys, b.offs) {
+			giveBack(freeKeys, b.keys[:0])
+		}
+		line += b.lines
+		read += b.read
 		if opts.Progress != nil {
-			opts.Progress(b.read)
+			opts.Progress(read)
 		}
 	}
 	wg.Wait()
@@ -206,34 +264,78 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 		if errors.As(firstErr, &le) {
 			le.Name = name
 		}
-		return nil, firstErr
+		return firstErr
 	}
 	if readErr != nil {
-		return nil, &LineError{Name: name, Err: readErr}
+		return &LineError{Name: name, Err: readErr}
 	}
-	return in, nil
+	return nil
 }
 
-// tokenize fills b.keys and b.offs with each line's sorted distinct keys.
+// batchAdder returns how readLines hands its batches to to: a keyBatches
+// keeps them, other sinks copy them.
+func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
+	if kb, ok := to.(*keyBatches); ok {
+		return kb.take
+	}
+	return func(keys []uint64, offs []int) bool {
+		to.AddBatch(keys, offs)
+		return false
+	}
+}
+
+// reuse returns an empty buffer of capacity at least n: one from free if
+// it has one large enough at hand, a new one otherwise.
+func reuse[T any](free chan []T, n int) []T {
+	select {
+	case b := <-free:
+		if cap(b) >= n {
+			return b[:0]
+		}
+	default:
+	}
+	return make([]T, 0, n)
+}
+
+// giveBack offers b to free for reuse, dropping it when free is full.
+func giveBack[T any](free chan []T, b []T) {
+	select {
+	case free <- b:
+	default:
+	}
+}
+
+// tokenize splits b.text into lines and fills b.keys and b.offs with each
+// line's sorted distinct keys, b.lines and b.read.
 func (b *lineBatch) tokenize(spec shingle.Spec) {
-	b.offs = append(make([]int, 0, len(b.ends)+1), 0)
-	// About one key for every four bytes of text is typical of token sets;
-	// q-grams and shingles have more, and append grows the rest. (A batch
-	// of one long line holds its distinct keys only: see AppendSet.)
-	b.keys = make([]uint64, 0, min(len(b.text)/4+16, 1<<20))
+	b.offs = append(make([]int, 0, 1024), 0)
+	// b.keys comes sized for as many keys a byte as the last block had (up
+	// to 1M keys); append grows the rest. (A batch of one long line holds
+	// its distinct keys only: see AppendSet.)
 	// The text is not changed while the keys are made, and no key refers to
 	// it: a string view, sliced per line, saves a copy of the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
-	start := 0
-	for k, end := range b.ends {
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		next := len(text)
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+			next = end + 1
+			if end > start && text[end-1] == '\r' {
+				end--
+			}
+		}
+		b.lines++
+		b.read += int64(end-start) + 1
 		var err error
 		b.keys, err = spec.AppendSet(b.keys, text[start:end])
 		if err != nil {
-			b.err = &LineError{Line: b.first + k, Err: err}
+			b.err = &LineError{Line: b.lines, Err: err}
 			return
 		}
 		b.offs = append(b.offs, len(b.keys))
-		start = end
+		start = next
 	}
-	b.text = nil
 }

@@ -1,6 +1,7 @@
 package simjoin_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -186,4 +187,62 @@ func TestLongLineMemory(t *testing.T) {
 			t.Errorf("%s: %d records", tokens, in.Len())
 		}
 	}
+}
+
+// FuzzReadLines compares ReadLines, which splits the input into batches for
+// parallel workers, with the plain reading: LineReader's lines tokenized one
+// by one. The sets, their order and the line of the first bad record must
+// agree, for any bytes and a few tokenizers and worker counts.
+func FuzzReadLines(f *testing.F) {
+	for _, seed := range []string{"", "\n", "a b\r\nc\n", "x\xffy\nz", "one\n\ntwo three\r\n\r\nfour", strings.Repeat("w1 w2\n", 3000)} {
+		f.Add([]byte(seed), uint8(0), uint8(1))
+	}
+	specs := []string{"set", "words", "qgram:2", "shingle:2"}
+	f.Fuzz(func(t *testing.T, data []byte, kind, workers uint8) {
+		spec, err := shingle.Parse(specs[int(kind)%len(specs)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := new(order.Input)
+		wantLine := 0
+		lr := simjoin.NewLineReader(bytes.NewReader(data))
+		for {
+			line, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := spec.AppendSet(nil, string(line))
+			if err != nil {
+				wantLine = lr.Line()
+				break
+			}
+			want.Add(keys)
+		}
+		got, err := simjoin.ReadLines(bytes.NewReader(data), spec, simjoin.ReadOptions{Name: "f", Workers: int(workers % 4)})
+		var le *simjoin.LineError
+		switch {
+		case wantLine > 0:
+			if !errors.As(err, &le) || le.Line != wantLine || le.Name != "f" {
+				t.Fatalf("error %v, want one at line %d", err, wantLine)
+			}
+			return
+		case err != nil:
+			t.Fatalf("unexpected error %v", err)
+		}
+		if got.Len() != want.Len() || got.Tokens() != want.Tokens() {
+			t.Fatalf("%d records of %d tokens, want %d of %d", got.Len(), got.Tokens(), want.Len(), want.Tokens())
+		}
+		gs, ws := setsByID(t, got), setsByID(t, want)
+		for id, w := range ws {
+			if !slices.Equal(gs[id], w) {
+				t.Fatalf("record %d: %v, want %v", id, gs[id], w)
+			}
+		}
+		if len(gs) != len(ws) {
+			t.Fatalf("%d non-empty sets, want %d", len(gs), len(ws))
+		}
+	})
 }

@@ -26,7 +26,9 @@ type Stats struct {
 	Plan *Plan
 
 	// The input: records of both sides, those with an empty set (which
-	// never join), tokens in the sets, distinct tokens.
+	// never join), tokens in the sets, distinct tokens (-1 for an input
+	// loaded for LSH, whose tokens are not ordered: Input.Vocabulary counts
+	// them).
 	Records, Skipped, Tokens, Vocabulary int
 	// Files counts what Files sources listed and read; nil without them.
 	Files *FileStats
@@ -153,7 +155,8 @@ func (in *Input) plannerOptions(m Method) planner.Options {
 // deterministic. Cost: reading the collections and joining a small seeded
 // sample; see planner.New.
 func (in *Input) Plan(ctx context.Context) (*Plan, error) {
-	return planner.New(ctx, in.r, in.s, in.plannerOptions(in.opts.Method))
+	r, sc := in.collections()
+	return planner.New(ctx, r, sc, in.plannerOptions(in.opts.Method))
 }
 
 // WithPlan returns in to be joined as p says (p from in.Plan): Join, Pairs
@@ -193,7 +196,7 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		return yield(p)
 	}
 	var group func(ids []int) bool
-	if copies != nil && in.s == nil {
+	if copies != nil && !in.rs() {
 		group = func(ids []int) bool {
 			count.copies(ids)
 			return copies(ids)
@@ -205,7 +208,8 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		opt := join.Options{Measure: in.opts.Measure, Threshold: in.t, Workers: in.opts.Workers, Copies: group,
 			Progress: func(done, total int) { report(int64(done), int64(total), false) }}
 		var js join.Stats
-		js, err = join.Join(ctx, in.r, in.s, opt, emit)
+		r, s := in.collections()
+		js, err = join.Join(ctx, r, s, opt, emit)
 		report(-1, -1, true)
 		st.Exact = &js
 	case LSH:
@@ -218,13 +222,16 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		var as approx.Stats
 		if in.opts.CheckRecall {
 			lsh.Copies = nil
+			r, s := in.collections()
 			var cc *planner.CrossCheck
-			if cc, err = planner.Check(ctx, in.r, in.s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+			if cc, err = planner.Check(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
 				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
 			}
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement
 			}
+		} else if in.rk != nil {
+			as, err = approx.JoinKeys(ctx, in.rk, in.sk, lsh, emit)
 		} else {
 			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
 		}
@@ -247,7 +254,7 @@ type counter struct {
 
 func (in *Input) counter(st *Stats, copies func([]int) bool) *counter {
 	c := &counter{st: st, bins: in.opts.Measure != prefix.Overlap}
-	if copies != nil && in.s == nil {
+	if copies != nil && !in.rs() {
 		c.sizes, c.grouping = map[int]int64{}, true
 	}
 	return c

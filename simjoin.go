@@ -21,7 +21,11 @@
 // A join reads its records from Sources (strings, ready sets, lines of a
 // reader, or files selected under directories), tokenizes them (package
 // shingle), builds the rare-first token order and the size-sorted
-// collections (package order): Load returns that Input. Input.Join then
+// collections (package order): Load returns that Input. With Method LSH
+// (and no CheckRecall) Load builds no order: MinHash signs the token keys
+// themselves and candidates are verified on sorted keys (approx.KeySets, 8
+// bytes a token), and the order is built only if Collections, Plan or
+// Explain asks for it. Input.Join then
 // plans (for Method Auto) and runs the chosen path, streaming the pairs to a
 // callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
 // plan and the counters of the path that ran. Input.Dedup clusters the pairs

@@ -3,8 +3,6 @@ package simjoin
 import (
 	"cmp"
 	"io"
-
-	"github.com/simjoin/simjoin/order"
 )
 
 // Source is where the records of one side of a join come from: strings or
@@ -14,25 +12,35 @@ import (
 // until Load; the zero Source is none (Load's second source for a
 // self-join).
 type Source struct {
-	read   func(l *loading, side string) (*order.Input, []string, error)
+	// read adds the records to to and returns their ids (nil but for Files).
+	read   func(l *loading, side string, to setSink) ([]string, error)
 	tokens bool // Options.Tokens applies
+}
+
+// setSink is where a source puts its records' token keys: an *order.Input, or
+// a *keyBatches (made into approx.KeySets) when the join needs no token
+// order. Add takes one
+// record's keys in any order, AddBatch records whose keys are sorted and
+// distinct.
+type setSink interface {
+	Add(keys []uint64)
+	AddBatch(keys []uint64, offs []int)
 }
 
 // Strings is a source of records given as strings, tokenized by
 // Options.Tokens on the calling goroutine. A record that does not tokenize
 // fails Load with a *RecordError.
 func Strings(records []string) Source {
-	return Source{func(l *loading, side string) (*order.Input, []string, error) {
-		in := new(order.Input)
+	return Source{func(l *loading, side string, to setSink) ([]string, error) {
 		var buf []uint64
 		for i, rec := range records {
 			var err error
 			if buf, err = l.opts.Tokens.Append(buf[:0], rec); err != nil {
-				return nil, nil, &RecordError{Side: side, Index: i, Err: err}
+				return nil, &RecordError{Side: side, Index: i, Err: err}
 			}
-			in.Add(buf)
+			to.Add(buf)
 		}
-		return in, nil, nil
+		return nil, nil
 	}, true}
 }
 
@@ -43,18 +51,17 @@ func Strings(records []string) Source {
 // different types share no token). Options.Tokens does not apply. Cost: one
 // hash-map operation per token to number the tokens.
 func Sets[T cmp.Ordered](sets [][]T) Source {
-	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+	return Source{func(l *loading, side string, to setSink) ([]string, error) {
 		k := keyerOf[T](l)
-		in := new(order.Input)
 		var buf []uint64
 		for _, set := range sets {
 			buf = buf[:0]
 			for _, v := range set {
 				buf = append(buf, k.key(v))
 			}
-			in.Add(buf)
+			to.Add(buf)
 		}
-		return in, nil, nil
+		return nil, nil
 	}, false}
 }
 
@@ -62,18 +69,12 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 // Options.Workers goroutines), named name in errors and progress (a path, or
 // "<stdin>"). r is read to its end by Load and not closed.
 func Lines(r io.Reader, name string) Source {
-	return Source{func(l *loading, side string) (*order.Input, []string, error) {
+	return Source{func(l *loading, side string, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
-		return readLines(r, name, l, report)
+		return nil, readLines(r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
+			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
 	}, true}
-}
-
-// readLines is ReadLines with Load's workers and progress.
-func readLines(r io.Reader, name string, l *loading, report func(done, total int64, end bool)) (*order.Input, []string, error) {
-	in, err := ReadLines(r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
-		Progress: func(n int64) { report(n, -1, false) }})
-	return in, nil, err
 }
 
 // Files is a source of one record per file under paths (files, or
@@ -82,8 +83,8 @@ func readLines(r io.Reader, name string, l *loading, report func(done, total int
 // decompressed) on Options.Workers goroutines. Its record ids are the
 // paths, as Input.IDs returns them.
 func Files(paths ...string) Source {
-	return Source{func(l *loading, side string) (*order.Input, []string, error) {
-		return l.readFiles(paths)
+	return Source{func(l *loading, side string, to setSink) ([]string, error) {
+		return l.readFiles(paths, to)
 	}, true}
 }
 

@@ -10,7 +10,12 @@
 // A join (SelfJoin, RSJoin) runs in four phases: signing every distinct set
 // (K minima, Hasher), packing them b-bit (Signatures), banding (B tables of
 // (band key, set) sorted by key; equal keys form a bucket), and enumerating
-// the pairs of every bucket, each verified once. The query index goes Builder
+// the pairs of every bucket, each verified once. The joins take either
+// collections of package order (token ids over a dictionary) or KeySets
+// (the 64-bit token keys themselves, SelfJoinKeys and RSJoinKeys): the
+// signatures are the same, since both hash the keys, so no token order is
+// needed for LSH; only the identical-set grouping and the numbering of the
+// units differ. The query index goes Builder
 // (Add sets) → Build → Index, which is immutable and answers Query, TopK and
 // QueryAll from many goroutines. Options.Resolve checks the options and
 // chooses the banding before any work starts.

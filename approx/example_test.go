@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -38,4 +39,25 @@ func ExampleIndex_Query() {
 	// Output:
 	// set 0: overlap 8, jaccard 1.000
 	// set 1: overlap 7, jaccard 0.778
+}
+
+// A self-join of token keys, as package shingle makes them, without a token
+// order: two near-copies pair, a copy pairs at 1, the odd set out does not.
+func ExampleSelfJoinKeys() {
+	t, _ := prefix.ParseThreshold(prefix.Jaccard, "0.7")
+	var sets approx.KeySets
+	sets.Add([]uint64{11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+	sets.Add([]uint64{11, 12, 13, 14, 15, 16, 17, 18, 19, 21})
+	sets.Add([]uint64{90, 91, 92})
+	sets.Add([]uint64{20, 19, 18, 17, 16, 15, 14, 13, 12, 11}) // set 0 again
+	st, err := approx.SelfJoinKeys(context.Background(), &sets, approx.Options{Threshold: t}, func(p join.Pair) bool {
+		fmt.Printf("%d %d overlap %d jaccard %.3f\n", p.A, p.B, p.Overlap, p.Sim)
+		return true
+	})
+	fmt.Println(st.Units, "distinct sets,", st.Results, "pairs,", err)
+	// Unordered output:
+	// 0 3 overlap 10 jaccard 1.000
+	// 0 1 overlap 9 jaccard 0.818
+	// 1 3 overlap 9 jaccard 0.818
+	// 3 distinct sets, 3 pairs, <nil>
 }

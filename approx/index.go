@@ -212,12 +212,8 @@ func (ix *Index) verify(q []uint64, row []byte, w int) (Match, bool) {
 		sim, ok := estimateMeasure(ix.b, ix.opt.Threshold.Float(), j, len(q), len(y))
 		return Match{ID: w, Overlap: -1, Sim: sim}, ok
 	}
-	alpha := ix.b.MinOverlap(len(q), len(y))
-	if alpha > min(len(q), len(y)) {
-		return Match{}, false
-	}
-	o := join.OverlapAtLeast(q, y, alpha)
-	if o < alpha {
+	o, ok := check(ix.b, q, y)
+	if !ok {
 		return Match{}, false
 	}
 	return Match{ID: w, Overlap: o, Sim: ix.b.Similarity(o, len(q), len(y))}, true

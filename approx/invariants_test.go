@@ -3,8 +3,10 @@
 package approx
 
 import (
-	"strings"
+	"fmt"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 )
 
 // TestPutCheckPanics checks that Put refuses a signature whose length is not
@@ -17,13 +19,6 @@ func TestPutCheckPanics(t *testing.T) {
 	}
 	s.Put(0, []uint64{1, 2, 3, 4})
 	for _, sig := range [][]uint64{{1, 2, 3}, {1, 2, 3, 4, 5}} {
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "approx: ") {
-					t.Errorf("%d values: no invariant panic (got %v)", len(sig), msg)
-				}
-			}()
-			s.Put(1, sig)
-		}()
+		invtest.Panics(t, fmt.Sprintf("%d values", len(sig)), "approx: ", func() { s.Put(1, sig) })
 	}
 }

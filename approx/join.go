@@ -12,15 +12,39 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// units is one collection seen as distinct sets: unit u is the
-// collection's group u (order.Collection.Group), all with the same set.
-type units struct {
-	c    *order.Collection
-	keep []bool // by group of c (one unit a group): false when dropped by MinSize
+// token is the element type of the sets a join verifies: a collection's
+// dense token ids or raw 64-bit token keys.
+type token interface{ ~uint32 | ~uint64 }
+
+// units is one side of a join seen as distinct sets: unit u stands for the
+// records at positions members(u), all with the set set(u); id maps a
+// position to the record's original index. A collection's units are its
+// groups (order.Collection.Group); key sets group their identical sets
+// themselves (keyUnits).
+type units[T token] struct {
+	n       int
+	set     func(u int) []T
+	members func(u int) (lo, hi int)
+	id      func(pos int) int
+	// signWith returns the signer of unit u's set (hashing each token key
+	// through h, or reading words a shared dictionary precomputed).
+	signWith func(h *Hasher) func(dst []uint64, u int) []uint64
+	keep     []bool // by unit: false when dropped by MinSize
 }
 
-func unitsOf(c *order.Collection, minSize int) *units {
-	s := &units{c: c, keep: make([]bool, c.Groups())}
+// collectionUnits sees the groups of c as units; words, shared by the sides
+// of one join, holds the token words of c's dictionary once computed.
+func collectionUnits(c *order.Collection, minSize int, words *[]uint64) *units[uint32] {
+	s := &units[uint32]{
+		n:       c.Groups(),
+		set:     func(u int) []uint32 { lo, _ := c.Group(u); return c.Set(lo) },
+		members: c.Group,
+		id:      c.ID,
+		keep:    make([]bool, c.Groups()),
+	}
+	s.signWith = func(h *Hasher) func([]uint64, int) []uint64 {
+		return func(dst []uint64, u int) []uint64 { return h.SignWords(dst, *words, s.set(u)) }
+	}
 	for u := range s.keep {
 		lo, _ := c.Group(u)
 		s.keep[u] = c.Size(lo) >= minSize
@@ -28,15 +52,19 @@ func unitsOf(c *order.Collection, minSize int) *units {
 	return s
 }
 
-func (s *units) len() int { return s.c.Groups() }
-func (s *units) set(u int) []uint32 {
-	lo, _ := s.c.Group(u)
-	return s.c.Set(lo)
+// dictWords computes the token word of every token of dict, on all workers.
+func dictWords(ctx context.Context, h *Hasher, dict *order.Dictionary, workers int) ([]uint64, error) {
+	words := make([]uint64, dict.Len())
+	err := parallel.For(ctx, len(words), 8192, workers, func(_, lo, hi int) {
+		for id := lo; id < hi; id++ {
+			words[id] = h.TokenHash(dict.Key(uint32(id)))
+		}
+	})
+	return words, err
 }
-func (s *units) members(u int) (lo, hi int) { return s.c.Group(u) }
 
 // dropped returns the number of records in units dropped by MinSize.
-func (s *units) dropped() int {
+func (s *units[T]) dropped() int {
 	n := 0
 	for u, k := range s.keep {
 		if !k {
@@ -47,30 +75,20 @@ func (s *units) dropped() int {
 	return n
 }
 
-// sign computes the signatures of every unit of each side with one hasher,
-// hashing every token of the shared dictionary once.
-func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([]*Signatures, error) {
-	dict := sides[0].c.Dict()
-	words := make([]uint64, dict.Len())
-	err := parallel.For(ctx, len(words), 8192, workers, func(_, lo, hi int) {
-		for id := lo; id < hi; id++ {
-			words[id] = h.TokenHash(dict.Key(uint32(id)))
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
+// sign computes the signatures of every unit of each side with one hasher.
+func sign[T token](ctx context.Context, h *Hasher, bits, workers int, sides ...*units[T]) ([]*Signatures, error) {
 	out := make([]*Signatures, len(sides))
 	for i, s := range sides {
-		sigs, err := NewSignatures(s.len(), h.K(), bits)
+		sigs, err := NewSignatures(s.n, h.K(), bits)
 		if err != nil {
 			return nil, err
 		}
+		signUnit := s.signWith(h)
 		buf := make([][]uint64, max(workers, 1))
-		err = parallel.For(ctx, s.len(), 64, workers, func(w, lo, hi int) {
+		err = parallel.For(ctx, s.n, 64, workers, func(w, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				if s.keep[u] {
-					buf[w] = h.SignWords(buf[w], words, s.set(u))
+					buf[w] = signUnit(buf[w], u)
 					sigs.Put(u, buf[w])
 				}
 			}
@@ -84,12 +102,12 @@ func sign(ctx context.Context, h *Hasher, bits, workers int, sides ...*units) ([
 }
 
 // verifier decides candidates and turns them into pairs. One per worker.
-type verifier struct {
+type verifier[T token] struct {
 	opt    *Options
 	b      prefix.Bounds
 	tf     float64 // threshold as a float, for estimates
-	probe  *units
-	build  *units
+	probe  *units[T]
+	build  *units[T]
 	ps, bs *Signatures
 	self   bool
 	groups bool  // Options.Copies: one pair per pair of units, weighted in Stats.Results
@@ -98,7 +116,7 @@ type verifier struct {
 
 // check decides the unit pair (u of probe, v of build) and appends its
 // record pairs.
-func (v *verifier) check(u, w int, out []join.Pair) []join.Pair {
+func (v *verifier[T]) check(u, w int, out []join.Pair) []join.Pair {
 	x, y := v.probe.set(u), v.build.set(w)
 	if v.opt.Verify == VerifyEstimate {
 		sim, ok := estimateMeasure(v.b, v.tf, v.ps.Estimate(u, v.bs, w), len(x), len(y))
@@ -107,11 +125,23 @@ func (v *verifier) check(u, w int, out []join.Pair) []join.Pair {
 		}
 		return out
 	}
-	o, ok := join.Check(v.b, x, y)
-	if ok {
+	if o, ok := check(v.b, x, y); ok {
 		out = v.emit(u, w, o, v.b.Similarity(o, len(x), len(y)), out)
 	}
 	return out
+}
+
+// check decides whether the sets x and y (sorted ascending, distinct) reach
+// the threshold of b, exactly, and returns their overlap when they do: the
+// merge stops as soon as the least overlap is out of reach (join.Check, for
+// token ids or keys).
+func check[T token](b prefix.Bounds, x, y []T) (overlap int, ok bool) {
+	alpha := b.MinOverlap(len(x), len(y))
+	if alpha > min(len(x), len(y)) {
+		return 0, false
+	}
+	o := join.OverlapAtLeast(x, y, alpha)
+	return o, o >= alpha
 }
 
 // estimateMeasure turns an estimated Jaccard similarity of sets of sizes x
@@ -139,18 +169,18 @@ func estimateMeasure(b prefix.Bounds, tf, j float64, x, y int) (float64, bool) {
 // emit appends the pairs between the members of units u and w (with
 // Options.Copies one pair between their first members, counting in cs the
 // record pairs it stands for).
-func (v *verifier) emit(u, w, o int, sim float64, out []join.Pair) []join.Pair {
+func (v *verifier[T]) emit(u, w, o int, sim float64, out []join.Pair) []join.Pair {
 	alo, ahi := v.probe.members(u)
 	blo, bhi := v.build.members(w)
-	ca, cb := v.probe.c, v.build.c
+	ida, idb := v.probe.id, v.build.id
 	if v.groups {
 		v.stood += int64(ahi-alo) * int64(bhi-blo)
-		ia, ib := ca.ID(alo), cb.ID(blo)
+		ia, ib := ida(alo), idb(blo)
 		return append(out, join.Pair{A: min(ia, ib), B: max(ia, ib), Overlap: o, Sim: sim})
 	}
 	for a := alo; a < ahi; a++ {
 		for b := blo; b < bhi; b++ {
-			ia, ib := ca.ID(a), cb.ID(b)
+			ia, ib := ida(a), idb(b)
 			if v.self && ia > ib {
 				ia, ib = ib, ia
 			}
@@ -202,12 +232,22 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	st := Stats{Records: c.Records(), Skipped: c.Skipped()}
 	st.fill(&opt)
 	t0 := time.Now()
-	us := unitsOf(c, opt.MinSize)
-	st.Units, st.Dropped = us.len(), us.dropped()
+	var words []uint64
+	us := collectionUnits(c, opt.MinSize, &words)
 	h, err := NewHasher(opt.Scheme, opt.K, opt.Seed)
 	if err != nil {
 		return st, err
 	}
+	if words, err = dictWords(ctx, h, c.Dict(), opt.Workers); err != nil {
+		return st, err
+	}
+	return selfJoin(ctx, us, h, &opt, st, t0, yield)
+}
+
+// selfJoin is SelfJoin on the units of one side, st filled with the records
+// and options and t0 the start of signing.
+func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Options, st Stats, t0 time.Time, yield func(join.Pair) bool) (Stats, error) {
+	st.Units, st.Dropped = us.n, us.dropped()
 	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, us)
 	if err != nil {
 		return st, err
@@ -240,7 +280,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	}
 	// Identical copies.
 	if b.Passes(1, 1, 1) {
-		for u := 0; u < us.len() && !stopped; u++ {
+		for u := 0; u < us.n && !stopped; u++ {
 			lo, hi := us.members(u)
 			if !us.keep[u] || hi-lo < 2 {
 				continue
@@ -251,14 +291,14 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 				st.Results += k * (k - 1) / 2
 				ids := make([]int, 0, hi-lo)
 				for a := lo; a < hi; a++ {
-					ids = append(ids, c.ID(a))
+					ids = append(ids, us.id(a))
 				}
 				stopped = !opt.Copies(ids)
 				continue
 			}
 			for a := lo; a < hi && !stopped; a++ {
 				for bb := a + 1; bb < hi; bb++ {
-					ia, ib := c.ID(a), c.ID(bb)
+					ia, ib := us.id(a), us.id(bb)
 					if !emitPair(join.Pair{A: min(ia, ib), B: max(ia, ib), Overlap: n, Sim: b.Similarity(n, n, n)}) {
 						break
 					}
@@ -269,9 +309,9 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	if stopped {
 		return st, nil
 	}
-	v := verifier{opt: &opt, b: b, tf: opt.Threshold.Float(), probe: us, build: us, ps: sigs[0], bs: sigs[0], self: true, groups: opt.Copies != nil}
-	err = runChunks(ctx, chunks, opt.Workers, func() *verifier { vv := v; return &vv },
-		func(v *verifier, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
+	v := verifier[T]{opt: opt, b: b, tf: opt.Threshold.Float(), probe: us, build: us, ps: sigs[0], bs: sigs[0], self: true, groups: opt.Copies != nil}
+	err = runChunks(ctx, chunks, opt.Workers, func() *verifier[T] { vv := v; return &vv },
+		func(v *verifier[T], lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for _, tk := range tasks[lo:hi] {
 				tb := tab.band[tk.band]
 				for p := tk.from; p < tk.to; p++ {
@@ -326,12 +366,22 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	st := Stats{Records: r.Records() + s.Records(), Skipped: r.Skipped() + s.Skipped()}
 	st.fill(&opt)
 	t0 := time.Now()
-	ru, su := unitsOf(r, opt.MinSize), unitsOf(s, opt.MinSize)
-	st.Units, st.Dropped = ru.len()+su.len(), ru.dropped()+su.dropped()
+	var words []uint64
+	ru, su := collectionUnits(r, opt.MinSize, &words), collectionUnits(s, opt.MinSize, &words)
 	h, err := NewHasher(opt.Scheme, opt.K, opt.Seed)
 	if err != nil {
 		return st, err
 	}
+	if words, err = dictWords(ctx, h, r.Dict(), opt.Workers); err != nil {
+		return st, err
+	}
+	return rsJoin(ctx, ru, su, h, &opt, st, t0, yield)
+}
+
+// rsJoin is RSJoin on the units of both sides, st filled with the records
+// and options and t0 the start of signing.
+func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Options, st Stats, t0 time.Time, yield func(join.Pair) bool) (Stats, error) {
+	st.Units, st.Dropped = ru.n+su.n, ru.dropped()+su.dropped()
 	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, ru, su)
 	if err != nil {
 		return st, err
@@ -348,10 +398,10 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	st.BandTime = time.Since(t0)
 	t0 = time.Now()
 
-	v := verifier{opt: &opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
+	v := verifier[T]{opt: opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
-	err = runChunks(ctx, parallel.Even(ru.len(), unitsPerChunk), opt.Workers, func() *verifier { vv := v; return &vv },
-		func(v *verifier, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
+	err = runChunks(ctx, parallel.Even(ru.n, unitsPerChunk), opt.Workers, func() *verifier[T] { vv := v; return &vv },
+		func(v *verifier[T], lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for u := lo; u < hi; u++ {
 				if !ru.keep[u] {
 					continue

@@ -3,8 +3,9 @@
 package cluster
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 )
 
 // TestForestCheckPanics checks that the forest's invariant check catches a
@@ -36,13 +37,6 @@ func TestForestCheckPanics(t *testing.T) {
 	} {
 		f := good()
 		breakIt(f)
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "cluster: ") {
-					t.Errorf("%s: no invariant panic (got %v)", name, msg)
-				}
-			}()
-			f.check()
-		}()
+		invtest.Panics(t, name, "cluster: ", func() { f.check() })
 	}
 }

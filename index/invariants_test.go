@@ -3,8 +3,9 @@
 package index
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 
 	"github.com/kelindar/bitmap"
 )
@@ -35,13 +36,6 @@ func TestStateCheckPanics(t *testing.T) {
 	} {
 		st := good()
 		breakIt(st)
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "index: ") {
-					t.Errorf("%s: no invariant panic (got %v)", name, msg)
-				}
-			}()
-			st.check()
-		}()
+		invtest.Panics(t, name, "index: ", func() { st.check() })
 	}
 }

@@ -3,9 +3,9 @@
 package join
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 	"github.com/simjoin/simjoin/order"
 )
 
@@ -81,7 +81,7 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 	} {
 		ix := build()
 		breakIt(ix)
-		mustPanic(t, name, func() { ix.check(masks) })
+		invtest.Panics(t, name, "join: ", func() { ix.check(masks) })
 	}
 }
 
@@ -99,20 +99,8 @@ func TestSideCheckPanics(t *testing.T) {
 	groupsOf(c).check()
 	s := groupsOf(c)
 	s.size[0], s.size[1] = s.size[1], s.size[0]
-	mustPanic(t, "sizes decreasing", s.check)
+	invtest.Panics(t, "sizes decreasing", "join: ", s.check)
 	s = groupsOf(c)
 	s.bySize[2]++
-	mustPanic(t, "bySize off", s.check)
-}
-
-// mustPanic fails the test unless f panics with one of the package's
-// invariant messages.
-func mustPanic(t *testing.T, name string, f func()) {
-	t.Helper()
-	defer func() {
-		if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "join: ") {
-			t.Errorf("%s: no invariant panic (got %v)", name, msg)
-		}
-	}()
-	f()
+	invtest.Panics(t, "bySize off", "join: ", s.check)
 }

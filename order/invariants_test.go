@@ -2,7 +2,11 @@
 
 package order
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
+)
 
 // TestGroupsCheckPanics checks that the invariant check catches identical
 // sets that are not adjacent (this file builds only with -tags invariants).
@@ -14,4 +18,31 @@ func TestGroupsCheckPanics(t *testing.T) {
 		}
 	}()
 	c.findGroups()
+}
+
+// TestDictionaryCheckPanics checks that the dictionary's invariant check
+// catches frequencies out of rare-first order and a key that does not map
+// to its id.
+func TestDictionaryCheckPanics(t *testing.T) {
+	build := func() *Dictionary {
+		in := new(Input)
+		for _, s := range [][]uint64{{1, 2, 3}, {2, 3}, {3, 4}} {
+			in.Add(s)
+		}
+		c, err := New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Dict()
+	}
+	build().check()
+	for name, breakIt := range map[string]func(d *Dictionary){
+		"not rare first": func(d *Dictionary) { d.df[0], d.df[len(d.df)-1] = d.df[len(d.df)-1], d.df[0] },
+		"key off its id": func(d *Dictionary) { d.keys[0], d.keys[1] = d.keys[1], d.keys[0] },
+		"lengths":        func(d *Dictionary) { d.df = d.df[1:] },
+	} {
+		d := build()
+		breakIt(d)
+		invtest.Panics(t, name, "order: ", func() { d.check() })
+	}
 }

@@ -396,7 +396,26 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 	})
 	d.voc = *v
 	*v = vocab{}
+	if invariants.Enabled {
+		d.check()
+	}
 	return d, &final
+}
+
+// check panics unless the invariants stated on Dictionary's fields hold
+// (called under -tags invariants). Cost: O(Len()) lookups.
+func (d *Dictionary) check() {
+	if d.voc.len() != len(d.keys) || len(d.df) != len(d.keys) {
+		panic(fmt.Sprintf("order: dictionary of %d keys, %d frequencies, %d keys in its table", len(d.keys), len(d.df), d.voc.len()))
+	}
+	for id, key := range d.keys {
+		if got, ok := d.Lookup(key); !ok || int(got) != id {
+			panic(fmt.Sprintf("order: dictionary id %d: its key maps to %d (found: %v)", id, got, ok))
+		}
+		if d.df[id] < 1 || id > 0 && d.df[id] < d.df[id-1] {
+			panic(fmt.Sprintf("order: dictionary id %d: document frequency %d after %d: not rare first", id, d.df[id], d.df[max(id-1, 0)]))
+		}
+	}
 }
 
 // buildCollection maps the provisional ids of in to final ids, sorts each set

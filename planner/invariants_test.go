@@ -3,8 +3,9 @@
 package planner
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 
 	"github.com/simjoin/simjoin/internal/synth"
 )
@@ -27,13 +28,6 @@ func TestPlanCheckPanics(t *testing.T) {
 	} {
 		p := good()
 		breakIt(p)
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "planner: ") {
-					t.Errorf("%s: no invariant panic (got %v)", name, msg)
-				}
-			}()
-			p.check()
-		}()
+		invtest.Panics(t, name, "planner: ", func() { p.check() })
 	}
 }

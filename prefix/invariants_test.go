@@ -3,8 +3,9 @@
 package prefix
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/internal/invariants/invtest"
 )
 
 // TestIndexCheckPanics checks that the invariant check catches posting
@@ -23,13 +24,6 @@ func TestIndexCheckPanics(t *testing.T) {
 	} {
 		ix := good()
 		breakIt(ix)
-		func() {
-			defer func() {
-				if msg, ok := recover().(string); !ok || !strings.HasPrefix(msg, "prefix: ") {
-					t.Errorf("%s: no invariant panic (got %v)", name, msg)
-				}
-			}()
-			ix.check()
-		}()
+		invtest.Panics(t, name, "prefix: ", func() { ix.check() })
 	}
 }

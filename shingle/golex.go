@@ -273,14 +273,6 @@ var wordByte = func() (t [256]bool) {
 	return t
 }()
 
-// hashFrom feeds text into the running token hash h.
-func hashFrom(h uint64, text []byte) uint64 {
-	for _, c := range text {
-		h = (h ^ uint64(c)) * hashPrime
-	}
-	return h
-}
-
 // identTail returns the end of the identifier that continues at i: letters
 // (Unicode), digits (Unicode) and '_'.
 func identTail(src []byte, i int) int {

@@ -14,23 +14,17 @@ const (
 )
 
 // HashString returns the 64-bit key of a token.
-func HashString(s string) uint64 {
-	h := uint64(hashInit)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= hashPrime
-	}
-	return finish(h)
-}
+func HashString(s string) uint64 { return finish(hashFrom(hashInit, s)) }
 
 // HashBytes returns the same key as HashString(string(b)) without converting.
-func HashBytes(b []byte) uint64 {
-	h := uint64(hashInit)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= hashPrime
+func HashBytes(b []byte) uint64 { return finish(hashFrom(hashInit, b)) }
+
+// hashFrom feeds text into the running FNV-1a state h.
+func hashFrom[T string | []byte](h uint64, text T) uint64 {
+	for i := 0; i < len(text); i++ {
+		h = (h ^ uint64(text[i])) * hashPrime
 	}
-	return finish(h)
+	return h
 }
 
 // hashRune feeds the UTF-8 encoding of r into h.

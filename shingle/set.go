@@ -2,8 +2,10 @@ package shingle
 
 import (
 	"slices"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
 )
 
@@ -113,12 +115,27 @@ func (s *keySet) appendTo(dst []uint64) []uint64 {
 	return dst
 }
 
-// compact sorts dst[from:] and drops its duplicates.
+// compact sorts dst[from:] and drops its duplicates: a record of sortSmall
+// keys or more by keysort's bucket sort on the keys' top bits (keys are
+// hashes, so the buckets are even), shorter ones by slices.Sort.
 func compact(dst []uint64, from int) []uint64 {
 	rec := dst[from:]
-	slices.Sort(rec)
-	return dst[:from+len(slices.Compact(rec))]
+	if len(rec) < sortSmall {
+		slices.Sort(rec)
+		return dst[:from+len(slices.Compact(rec))]
+	}
+	s := sorters.Get().(*keysort.Sorter)
+	n := len(s.SortDistinct(rec))
+	sorters.Put(s)
+	return dst[:from+n]
 }
+
+// sortSmall is the record length from which compact sorts with a
+// keysort.Sorter (below it, slices.Sort is as fast).
+const sortSmall = 16
+
+// sorters holds the scratch of compact's sorts, one per goroutine at a time.
+var sorters = sync.Pool{New: func() any { return new(keysort.Sorter) }}
 
 // cut returns the end of the piece of record that starts at start, and where
 // the next piece starts (len(record) when this piece is the last).

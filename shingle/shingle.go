@@ -201,25 +201,6 @@ func (s Spec) AppendBytes(dst []uint64, b []byte) ([]uint64, error) {
 	return s.Append(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
-// appendFields appends the hash of every whitespace-separated field.
-func appendFields(dst []uint64, record string) []uint64 {
-	i := 0
-	for i < len(record) {
-		for i < len(record) && isSpace(record[i]) {
-			i++
-		}
-		j := i
-		for j < len(record) && !isSpace(record[j]) {
-			j++
-		}
-		if j > i {
-			dst = append(dst, HashString(record[i:j]))
-		}
-		i = j
-	}
-	return dst
-}
-
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }

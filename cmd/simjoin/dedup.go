@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -60,9 +58,9 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 		return err
 	}
 	rep := l.rep
-	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
+	sink := newPairSink(nil, cfg, l)
 	tm := rep.phase("join+cluster")
-	in, err := planned(ctx, cfg, l, nil)
+	in, _, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
@@ -86,52 +84,28 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 
 // writeClusters writes the kept ids (all false) or every id with its cluster
 // number from 1 (all true), in input order. names are the ids of --files
-// records; nil means 1-based line numbers.
+// records; nil means 1-based line numbers. The CSV header is written even for
+// no record.
 func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string, all bool) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if f == formatCSV {
-		if all {
-			bw.WriteString("id,cluster\n")
-		} else {
-			bw.WriteString("id\n")
-		}
+	cols := []fieldenc.Column{{Name: "id"}}
+	if all {
+		cols = append(cols, fieldenc.Column{Name: "cluster"})
 	}
-	var buf []byte
-	var num [20]byte
+	rw := newRowWriter(w, f, false, cols...)
+	rw.EagerHeader = true
+	var id []byte
 	line := func(i, label int) error {
-		var id []byte
+		b := rw.Line()
 		if names == nil {
-			id = strconv.AppendInt(num[:0], int64(i+1), 10)
+			b = rw.Int(b, int64(i+1))
 		} else {
-			id = []byte(names[i])
-		}
-		b := buf[:0]
-		switch f {
-		case formatCSV:
-			b = fieldenc.AppendCSV(b, id)
-		case formatJSONL:
-			b = appendJSONID(append(b, '{'), "id", id, names == nil)
-		default:
-			b = fieldenc.AppendTSV(b, id)
+			id = append(id[:0], names[i]...)
+			b = rw.Text(b, id)
 		}
 		if all {
-			switch f {
-			case formatCSV:
-				b = append(b, ',')
-			case formatJSONL:
-				b = append(b, `,"cluster":`...)
-			default:
-				b = append(b, '\t')
-			}
-			b = strconv.AppendInt(b, int64(label), 10)
+			b = rw.Int(b, int64(label))
 		}
-		if f == formatJSONL {
-			b = append(b, '}')
-		}
-		b = append(b, '\n')
-		buf = b
-		_, err := bw.Write(b)
-		return err
+		return rw.WriteRow(b)
 	}
 	if all {
 		for i, l := range forest.Labels() {
@@ -146,5 +120,5 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 			}
 		}
 	}
-	return bw.Flush()
+	return rw.Flush()
 }

@@ -9,22 +9,6 @@ import (
 	"github.com/simjoin/simjoin/internal/decompress"
 )
 
-// inputError names the file and line of bad input.
-type inputError struct {
-	file string
-	line int
-	err  error
-}
-
-func (e *inputError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
-	}
-	return fmt.Sprintf("%s: %v", e.file, e.err)
-}
-
-func (e *inputError) Unwrap() error { return e.err }
-
 // input is an opened file argument, decompressed if it is gzip or zstd.
 type input struct {
 	io.Reader
@@ -59,27 +43,9 @@ func openInput(name string, stdin io.Reader) (*input, error) {
 	dr, format, done, err := decompress.Reader(r)
 	if err != nil {
 		in.close()
-		return nil, &inputError{file: in.name, err: err}
+		return nil, &simjoin.LineError{Name: in.name, Err: err}
 	}
 	closeFile := in.close
 	in.Reader, in.format, in.close = dr, format, func() { done(); closeFile() }
 	return in, nil
-}
-
-// lineReader is the root package's line reader; next and line are the names
-// the commands use.
-type lineReader struct {
-	*simjoin.LineReader
-	line int
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{LineReader: simjoin.NewLineReader(r)}
-}
-
-// next returns the next line (valid until the following call) or io.EOF.
-func (lr *lineReader) next() ([]byte, error) {
-	b, err := lr.Next()
-	lr.line = lr.Line()
-	return b, err
 }

@@ -157,7 +157,7 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
 	in   *simjoin.Input
-	r, s *order.Collection // s is nil for a self-join
+	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
 	rep  *report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
@@ -185,14 +185,14 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{
+	rep := &report{rpt.Report{
 		Command:   cfg.command,
 		Input:     []string{input},
 		Tokens:    cfg.spec.String(),
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
-	}
+	}}
 	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
@@ -249,12 +249,19 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		return nil, err
 	}
 	l.in = in
-	l.r, l.s = in.Collections()
+	if !cfg.keysOnly() { // an LSH join builds no token order
+		l.r, l.s = in.Collections()
+	}
 	l.names, l.snames = in.IDs()
 	st := in.Stats()
-	rep.addPhase(readPhase, st.Read)
-	rep.addPhase("order", st.Order)
+	rep.AddPhase(readPhase, st.Read)
+	if st.Order != (simjoin.Timing{}) {
+		rep.AddPhase("order", st.Order)
+	}
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
+	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
+		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
+	}
 	if st.Files != nil {
 		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
@@ -297,13 +304,16 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	rep := l.rep
-	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
-	sink := newPairSink(pw, cfg, l)
 	tm := rep.phase("join")
-	in, err := planned(ctx, cfg, l, pw)
+	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
+	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
+	if estimates {
+		pw.simKey = "est"
+	}
+	sink := newPairSink(pw, cfg, l)
 	st, err := in.Join(ctx, sink.add)
 	if err == nil {
 		err = sink.err
@@ -325,24 +335,21 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 
 // planned returns the input to join as cfg asks: with --method auto it
 // plans (refusing LSH flags when the planner chose exact) and follows that
-// plan. pw, if not nil, is told that similarities are estimates when the
-// method that runs estimates them.
-func planned(ctx context.Context, cfg *joinConfig, l *loaded, pw *pairWriter) (*simjoin.Input, error) {
+// plan; estimates says the similarities of the method that runs are
+// estimates (--verify estimate).
+func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
 	in, method := l.in, cfg.method
 	if method == "auto" {
 		p, err := in.Plan(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		in, method = in.WithPlan(p), p.Method.String()
 	}
 	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if pw != nil && method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate {
-		pw.simKey = "est"
-	}
-	return in, nil
+	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
 // joined records what a join did in the report: the plan (or the method
@@ -389,7 +396,7 @@ func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
 // pairSink receives pairs from a join and writes them (or holds them for
 // --sort); n and hist count the pairs for the report.
 type pairSink struct {
-	pw     *pairWriter
+	pw     *pairWriter // nil: count only
 	sorted bool
 	held   []join.Pair
 	n      int64
@@ -403,7 +410,7 @@ type pairSink struct {
 
 func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
-	if s.snames == nil && l.s == nil {
+	if s.snames == nil && cfg.against == "" {
 		s.snames = l.names
 	}
 	return s
@@ -413,7 +420,10 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 func (s *pairSink) add(p join.Pair) bool {
 	s.n++
 	s.hist.add(p.Sim)
-	if s.sorted {
+	switch {
+	case s.pw == nil:
+		return true
+	case s.sorted:
 		s.held = append(s.held, p)
 		return true
 	}

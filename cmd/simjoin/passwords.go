@@ -263,9 +263,9 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, nil, st, &inputError{file: shown, line: le.Line, err: le.Err}
+			return nil, nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
 		}
-		return nil, nil, st, &inputError{file: shown, err: err}
+		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
@@ -277,7 +277,7 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out
 
 // newPWReport starts the statistics report of a passwords command.
 func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{
+	return &report{rpt.Report{
 		Command:   command,
 		Input:     input,
 		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
@@ -285,7 +285,7 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Threshold: cfg.opt.Threshold.String(),
 		Method:    "exact",
 		Workers:   cfg.workers,
-	}
+	}}
 }
 
 // createOutputs creates -o (unless out is false) and --stats-json before any
@@ -499,7 +499,7 @@ func checkCandidates(ctx context.Context, e *env, args []string, check func(firs
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
-			return &inputError{file: "<stdin>", err: err}
+			return &simjoin.LineError{Name: "<stdin>", Err: err}
 		}
 		return check(1, [][]byte{pw})
 	}

@@ -153,7 +153,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep := l.rep
 	rep.Method = cfg.method
-	sink := newPairSink(newPairWriter(io.Discard, formatTSV, false), cfg, l)
+	sink := newPairSink(nil, cfg, l)
 	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: sink.add}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.

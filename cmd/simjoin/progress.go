@@ -65,31 +65,21 @@ func (p *progress) report(ev simjoin.Progress) {
 type bar struct{ b *progressbar.ProgressBar }
 
 // bytes starts a bar over size bytes (-1: unknown).
-func (p *progress) bytes(size int64, what string) *bar {
-	if !p.on {
-		return &bar{}
-	}
-	return &bar{progressbar.NewOptions64(size,
-		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
+func (p *progress) bytes(size int64, what string) *bar { return p.newBar(size, what, true) }
 
 // count starts a bar over a count that setOf will announce.
-func (p *progress) count(what string) *bar {
+func (p *progress) count(what string) *bar { return p.newBar(-1, what, false) }
+
+func (p *progress) newBar(max int64, what string, bytes bool) *bar {
 	if !p.on {
 		return &bar{}
 	}
-	return &bar{progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionClearOnFinish(),
-	)}
+	show := progressbar.OptionShowCount()
+	if bytes {
+		show = progressbar.OptionShowBytes(true)
+	}
+	return &bar{progressbar.NewOptions64(max, progressbar.OptionSetWriter(p.w), progressbar.OptionSetDescription(what),
+		show, progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())}
 }
 
 func (b *bar) set(n int64) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -39,7 +40,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
 			return indexError(err, "-t")
 		}
-		rep := &report{
+		rep := &report{rpt.Report{
 			Command:   "passwords check",
 			Input:     []string{"--index", cfg.index},
 			Tokens:    icfg.Tokens.String(),
@@ -47,7 +48,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			Threshold: t.String(),
 			Method:    "index: " + icfg.Method.String(),
 			Workers:   cfg.workers,
-		}
+		}}
 		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
 		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})

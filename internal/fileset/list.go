@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -178,7 +179,12 @@ func isSymlink(path string) bool {
 // ReadRegular reads a file that must be a regular one. It opens without
 // blocking, so that a file replaced by a FIFO since the listing is an error
 // rather than a wait for a writer.
-func ReadRegular(path string) ([]byte, error) {
+func ReadRegular(path string) ([]byte, error) { return ReadRegularInto(nil, path) }
+
+// ReadRegularInto is ReadRegular reading into buf's memory (overwriting it)
+// when it has room for the file, so that a reader of many files reuses one
+// buffer instead of allocating one a file. The result aliases buf then.
+func ReadRegularInto(buf []byte, path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -191,7 +197,7 @@ func ReadRegular(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}
-	data := make([]byte, 0, st.Size()+1)
+	data := slices.Grow(buf[:0], int(st.Size())+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

@@ -21,7 +21,7 @@ func TestSortDistinct(t *testing.T) {
 	t.Logf("Using seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
 	var s Sorter
-	for _, n := range []int{0, 1, 2, 47, 48, 49, 100, 1000, 5000, 70000} {
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 30, 47, 48, 49, 100, 1000, 5000, 70000} {
 		for _, kind := range []string{"hashed", "small", "dups", "sorted", "reversed", "one-bucket"} {
 			keys := make([]uint64, n)
 			for i := range keys {
@@ -182,5 +182,62 @@ func BenchmarkSortIDs(b *testing.B) {
 				k = (k + 1) % len(recs)
 			}
 		})
+	}
+}
+
+// TestCountDistinct: the count is that of the sorted, compacted keys, for
+// hashed, small, repeated and clustered keys and any number of workers; the
+// keys are not changed.
+func TestCountDistinct(t *testing.T) {
+	seed := uint64(78)
+	t.Logf("Using seed %d.", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	for _, n := range []int{0, 1, 2, 300, 5000, 200000} {
+		for _, kind := range []string{"hashed", "small", "dups", "one"} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				switch kind {
+				case "hashed":
+					keys[i] = r.Uint64()
+				case "small":
+					keys[i] = r.Uint64N(1 << 12)
+				case "dups":
+					keys[i] = mix.Mix64(r.Uint64N(uint64(n/3 + 1)))
+				case "one":
+					keys[i] = 42
+				}
+			}
+			before := slices.Clone(keys)
+			want := len(reference(keys))
+			for _, w := range []int{1, 3} {
+				if got := CountDistinct(keys, w); got != want {
+					t.Errorf("n=%d %s workers=%d: %d distinct, want %d", n, kind, w, got, want)
+				}
+			}
+			if !slices.Equal(keys, before) {
+				t.Errorf("n=%d %s: keys changed", n, kind)
+			}
+		}
+	}
+}
+
+// BenchmarkCountDistinct counts the distinct keys of a collection's arena:
+// n hashed keys, a tenth of them repeated.
+func BenchmarkCountDistinct(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{100000, 6000000} {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = mix.Mix64(r.Uint64N(uint64(n - n/10)))
+		}
+		for _, w := range []int{1, 2} {
+			b.Run("n="+strconv.Itoa(n)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					CountDistinct(keys, w)
+				}
+			})
+		}
 	}
 }
