@@ -45,7 +45,13 @@ type Row struct {
 
 // NewRow returns a Row of format f over the columns cols (at least one).
 func NewRow(f Format, cols ...Column) *Row {
-	r := &Row{format: f, cols: cols, pre: make([][2][]byte, len(cols))}
+	r := &Row{}
+	r.init(f, cols)
+	return r
+}
+
+func (r *Row) init(f Format, cols []Column) {
+	*r = Row{format: f, cols: cols, pre: make([][2][]byte, len(cols))}
 	for i, c := range cols {
 		switch f {
 		case JSONL:
@@ -60,7 +66,6 @@ func NewRow(f Format, cols ...Column) *Row {
 			r.pre[i] = [2][]byte{nil, []byte("\t")}
 		}
 	}
-	return r
 }
 
 // Header returns the CSV header line, the columns' names separated by commas
@@ -178,7 +183,7 @@ func (r *Row) End(b []byte) []byte {
 // failed, the others do nothing and return it. It is not safe for
 // concurrent use.
 type Writer struct {
-	*Row
+	Row
 	w       *bufio.Writer
 	line    []byte // the buffer of Line and WriteRow
 	started bool   // the CSV header is written
@@ -190,7 +195,9 @@ type Writer struct {
 
 // NewWriter returns a Writer of rows of cols in format f to w.
 func NewWriter(w io.Writer, f Format, cols ...Column) *Writer {
-	return &Writer{Row: NewRow(f, cols...), w: bufio.NewWriterSize(w, 1<<16)}
+	wr := &Writer{w: bufio.NewWriterSize(w, 1<<16)}
+	wr.init(f, cols)
+	return wr
 }
 
 func (w *Writer) start() {
