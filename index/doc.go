@@ -14,8 +14,8 @@
 // SearchLines stream the lines of a reader through Insert and Search in
 // batches (simjoin.ReadBatches), naming the line of a record that does not
 // tokenize; CheckSearch checks search options before any input is read;
-// ParseIDs and ReadIDs read record ids. Record ids are
-// assigned 0, 1, 2, ... in insertion order and never reused.
+// ParseIDs and ReadIDs read record ids. Record ids are assigned 0, 1, 2,
+// ... in insertion order and never reused.
 //
 // # Methods
 //

@@ -95,17 +95,17 @@ func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string
 	rw.EagerHeader = true
 	var id []byte
 	line := func(i, label int) error {
-		rw.Begin()
+		b := rw.Line()
 		if names == nil {
-			rw.Int(int64(i + 1))
+			b = rw.Int(b, int64(i+1))
 		} else {
 			id = append(id[:0], names[i]...)
-			rw.Text(id)
+			b = rw.Text(b, id)
 		}
 		if all {
-			rw.Int(int64(label))
+			b = rw.Int(b, int64(label))
 		}
-		return rw.WriteRow()
+		return rw.WriteRow(b)
 	}
 	if all {
 		for i, l := range forest.Labels() {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"io"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/prefix"
 )
 
 // format is an output format for pairs.
@@ -31,100 +29,55 @@ func parseFormat(s string) (format, error) {
 	return 0, usagef("unknown --format %q: want tsv, csv or jsonl", s)
 }
 
-// pairWriter writes pairs: id_a, id_b and the similarity, one a line.
-// Ids are strings (line numbers or paths) given by the caller, encoded by
-// package fieldenc.
+// pairWriter writes pairs: id_a, id_b and the similarity, one a line, as
+// a rowWriter made at the first pair or flush (once simKey is settled). Ids
+// are strings (line numbers or paths) given by the caller, encoded by
+// package fieldenc; numeric ids are written bare in JSONL. The CSV header is
+// written even for no pair.
 type pairWriter struct {
-	w       *bufio.Writer
+	w       io.Writer
 	format  format
 	integer bool   // similarities are integers (the overlap measure)
-	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates)
-	started bool   // the CSV header is written (before the first pair, or at flush)
-	header  string // the CSV header line without its newline; "" for id_a,id_b,similarity (or estimate)
-	buf     []byte
+	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates: CSV "estimate")
+	rw      *rowWriter
 }
 
 func newPairWriter(w io.Writer, f format, integer bool) *pairWriter {
-	return &pairWriter{w: bufio.NewWriterSize(w, 1<<16), format: f, integer: integer, simKey: "sim"}
+	return &pairWriter{w: w, format: f, integer: integer, simKey: "sim"}
 }
 
-// start writes the CSV header once: "similarity", or "estimate" when the
-// similarities are estimates.
-func (pw *pairWriter) start() {
-	if pw.started {
-		return
-	}
-	pw.started = true
-	if pw.format == formatCSV {
-		if pw.header != "" {
-			pw.w.WriteString(pw.header + "\n")
-		} else if pw.simKey == "est" {
-			pw.w.WriteString("id_a,id_b,estimate\n")
-		} else {
-			pw.w.WriteString("id_a,id_b,similarity\n")
+func (pw *pairWriter) rows() *rowWriter {
+	if pw.rw == nil {
+		sim := fieldenc.Column{Name: "similarity", Key: "sim"}
+		if pw.simKey == "est" {
+			sim = fieldenc.Column{Name: "estimate", Key: "est"}
 		}
+		pw.rw = newRowWriter(pw.w, pw.format, pw.integer, fieldenc.Column{Name: "id_a", Key: "a"}, fieldenc.Column{Name: "id_b", Key: "b"}, sim)
+		pw.rw.EagerHeader = true
 	}
+	return pw.rw
 }
 
-// appendSim formats a similarity: integers as they are, fractions with up to
-// six decimals and no trailing zeros (prefix.Measure.AppendSim).
-func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
-	if pw.integer {
-		return prefix.Overlap.AppendSim(b, sim)
-	}
-	return prefix.Jaccard.AppendSim(b, sim)
-}
-
-// write writes one pair; numeric ids are written bare in JSONL.
+// write writes one pair.
 func (pw *pairWriter) write(a, b []byte, numeric bool, sim float64) error {
-	pw.start()
-	var buf []byte
-	switch pw.format {
-	case formatCSV:
-		buf = fieldenc.AppendCSV(pw.buf[:0], a)
-		buf = append(buf, ',')
-		buf = fieldenc.AppendCSV(buf, b)
-		buf = append(buf, ',')
-		buf = pw.appendSim(buf, sim)
-		buf = append(buf, '\n')
-	case formatJSONL:
-		buf = append(pw.buf[:0], '{')
-		buf = appendJSONID(buf, "a", a, numeric)
-		buf = append(buf, ',')
-		buf = appendJSONID(buf, "b", b, numeric)
-		buf = append(buf, `,"`...)
-		buf = append(buf, pw.simKey...)
-		buf = append(buf, `":`...)
-		buf = pw.appendSim(buf, sim)
-		buf = append(buf, "}\n"...)
-	default:
-		buf = fieldenc.AppendTSV(pw.buf[:0], a)
-		buf = append(buf, '\t')
-		buf = fieldenc.AppendTSV(buf, b)
-		buf = append(buf, '\t')
-		buf = pw.appendSim(buf, sim)
-		buf = append(buf, '\n')
+	rw := pw.rw
+	if rw == nil {
+		rw = pw.rows()
 	}
-	pw.buf = buf
-	_, err := pw.w.Write(buf)
-	return err
-}
-
-// appendJSONID appends `"key":id`: a numeric id bare, any other as
-// fieldenc.AppendJSONField writes it (key_base64 when it is not UTF-8).
-func appendJSONID(b []byte, key string, id []byte, numeric bool) []byte {
+	line := rw.Line()
 	if numeric {
-		b = append(b, '"')
-		b = append(b, key...)
-		b = append(b, `":`...)
-		return append(b, id...)
+		line = append(rw.Field(append(rw.Field(line), a...)), b...)
+	} else {
+		line = rw.Text(rw.Text(line, a), b)
 	}
-	return fieldenc.AppendJSONField(b, key, id)
+	return rw.WriteRow(rw.similarity(line, sim))
 }
 
-func (pw *pairWriter) flush() error {
-	pw.start()
-	return pw.w.Flush()
+func (pw *pairWriter) flush() error { return pw.rows().Flush() }
+
+// appendSim formats a similarity as write does.
+func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
+	return appendSimilarity(b, sim, pw.integer)
 }
 
 // create opens path as an output of the run (see internal/outfile: "-" and

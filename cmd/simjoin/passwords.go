@@ -240,13 +240,17 @@ func newCheckCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// readList reads a password list with a progress bar, as the report's
-// phase "read".
-func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (*passwords.List, passwords.ReadStats, error) {
+// start creates the outputs (createOutputs), then reads the password list
+// name with a progress bar, as the report's phase "read".
+func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
+	o, err := cfg.createOutputs(e, name, out)
+	if err != nil {
+		return nil, nil, passwords.ReadStats{}, err
+	}
 	tm := rep.phase("read")
 	f, err := openInput(name, e.stdin)
 	if err != nil {
-		return nil, passwords.ReadStats{}, err
+		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
 	shown := f.name
@@ -259,16 +263,16 @@ func readList(e *env, cfg *pwConfig, rep *report, prog *progress, name string) (
 	if err != nil {
 		var le *passwords.LineError
 		if errors.As(err, &le) {
-			return nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
+			return nil, nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
 		}
-		return nil, st, &simjoin.LineError{Name: shown, Err: err}
+		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	tm.done("read")
-	return l, st, nil
+	return o, l, st, nil
 }
 
 // newPWReport starts the statistics report of a passwords command.
@@ -282,46 +286,6 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Method:    "exact",
 		Workers:   cfg.workers,
 	}}
-}
-
-// pwListSection is the JSON of a list's statistics in the report.
-type pwListSection struct {
-	Lines          int    `json:"lines"`
-	Comments       int    `json:"comments_skipped"`
-	Empty          int    `json:"empty_skipped"`
-	Duplicates     int    `json:"duplicates_merged"`
-	Distinct       int    `json:"distinct"`
-	TooShort       int    `json:"too_short_skipped"`
-	Joined         int    `json:"joined"`
-	Normalisations string `json:"normalisations"`
-	Counts         string `json:"counts"`
-}
-
-// listSection describes a list read and joined (or indexed: joined names
-// the row of the passwords given to the join).
-func listSection(cfg *pwConfig, rs passwords.ReadStats, st *passwords.Stats, joined string) (pwListSection, [][2]string) {
-	counts := cfg.read.Counts.String()
-	sec := pwListSection{
-		Lines: rs.Lines, Comments: rs.Comments, Empty: rs.Empty, Duplicates: rs.Duplicates,
-		Distinct: st.Passwords, TooShort: st.TooShort, Joined: st.Joined,
-		Normalisations: cfg.opt.Norm.String(), Counts: counts,
-	}
-	rows := [][2]string{
-		{"lines read", numfmt.Group(int64(rs.Lines))},
-	}
-	if cfg.comments {
-		rows = append(rows, [2]string{"comments (skipped)", numfmt.Group(int64(rs.Comments))})
-	}
-	rows = append(rows,
-		[2]string{"empty (skipped)", numfmt.Group(int64(rs.Empty))},
-		[2]string{"duplicates (merged)", numfmt.Group(int64(rs.Duplicates))},
-		[2]string{"distinct passwords", numfmt.Group(int64(st.Passwords))},
-		[2]string{"too short for q (skipped)", numfmt.Group(int64(st.TooShort))},
-		[2]string{joined, numfmt.Group(int64(st.Joined))},
-		[2]string{"normalisations", sec.Normalisations},
-		[2]string{"counts", counts},
-	)
-	return sec, rows
 }
 
 // createOutputs creates -o (unless out is false) and --stats-json before any
@@ -358,13 +322,9 @@ func addStatsPhases(rep *report, st *passwords.Stats) {
 // runPasswords runs `simjoin passwords`: read, join (or families), write,
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
-	out, err := cfg.createOutputs(e, input, true)
-	if err != nil {
-		return err
-	}
 	rep := newPWReport(cfg, "passwords", []string{input})
 	prog := newProgress(e.stderr)
-	l, rs, err := readList(e, cfg, rep, prog, input)
+	out, l, rs, err := cfg.start(e, rep, prog, input, true)
 	if err != nil {
 		return err
 	}
@@ -378,26 +338,13 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		if err != nil {
 			return err
 		}
-		sec, rows := joinedReport(cfg, rep, rs, &st)
+		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
 		tm := rep.phase("write")
 		w := newFamilyRows(out, cfg.outFmt)
-		members, largest := 0, 0
 		for n, f := range fams {
 			w.family(n+1, l, f)
-			members, largest = members+len(f.Members), max(largest, len(f.Members))
 		}
-		rows = append(rows,
-			[2]string{"families", numfmt.Group(int64(len(fams)))},
-			[2]string{"  passwords in them", numfmt.Group(int64(members))},
-			[2]string{"  largest", numfmt.Group(int64(largest))},
-		)
-		rep.addSection("passwords", "passwords", struct {
-			pwListSection
-			Families        int   `json:"families"`
-			FamilyPasswords int   `json:"family_passwords"`
-			Largest         int   `json:"largest_family"`
-			Pairs           int64 `json:"pairs"`
-		}{sec, len(fams), members, largest, st.Exact.Results}, rows)
+		rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 		if err := w.Flush(); err != nil {
 			return err
 		}
@@ -426,7 +373,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := w.Err(); err != nil {
 		return err
 	}
-	sec, rows := joinedReport(cfg, rep, rs, &st)
+	sec := joinedReport(cfg, rep, rs, &st)
 	tm := rep.phase("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
@@ -435,7 +382,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.bins()
 	}
-	rep.addSection("passwords", "passwords", sec, rows)
+	rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -446,23 +393,18 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 
 // joinedReport fills the report of a join of the list (or its families)
 // and returns the list's section.
-func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) (pwListSection, [][2]string) {
+func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
 	addStatsPhases(rep, st)
 	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + keysName(st.Exact.Ell)
+	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	rep.Exact = &st.Exact
-	return listSection(cfg, rs, st, "joined")
+	return rpt.NewPasswordList(rs, st, cfg.opt.Norm, cfg.read.Counts)
 }
 
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
-	out, err := cfg.createOutputs(e, cfg.against, !cfg.silent)
-	if err != nil {
-		return err
-	}
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
-	prog := newProgress(e.stderr)
-	known, rs, err := readList(e, cfg, rep, prog, cfg.against)
+	out, known, rs, err := cfg.start(e, rep, newProgress(e.stderr), cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
@@ -471,12 +413,12 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + keysName(st.Exact.Ell)
+	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	addStatsPhases(rep, &st)
 	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
-	sec, rows := listSection(cfg, rs, &st, "indexed")
-	rep.addSection("known", "known passwords", sec, rows)
+	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
+	rep.addSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
 	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
@@ -586,17 +528,8 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 	if cs.Rejected() {
 		status = exitTooClose
 	}
-	rows := append(first,
-		[2]string{"checked", numfmt.Group(int64(cs.Candidates))},
-		[2]string{"empty", numfmt.Group(int64(cs.Empty))},
-		[2]string{"too close", numfmt.Group(int64(cs.TooClose))},
-		[2]string{"exit status", strconv.Itoa(status)},
-	)
-	rep.addSection("check", "candidates", struct {
-		Candidates int `json:"candidates"`
-		Empty      int `json:"empty"`
-		TooClose   int `json:"too_close"`
-	}{cs.Candidates, cs.Empty, cs.TooClose}, rows)
+	sec := rpt.NewCheck(cs)
+	rep.addSection("check", "candidates", sec, sec.Rows(status, first...))
 	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
 		return err
 	}
@@ -604,13 +537,4 @@ func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, f
 		return exitError{code: status}
 	}
 	return nil
-}
-
-// keysName names the exact join's index keys for the report: the prefix
-// filter (one token a key) or the ℓ-prefix (pairs or triples of tokens).
-func keysName(ell int) string {
-	if ell <= 1 {
-		return "prefix"
-	}
-	return fmt.Sprintf("l-prefix (l = %d)", ell)
 }

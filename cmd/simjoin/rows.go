@@ -15,23 +15,31 @@ import (
 // join writes them.
 type rowWriter struct {
 	*fieldenc.Writer
-	format format
-	sim    func([]byte, float64) []byte // integers for overlap, else up to six decimals
+	format  format
+	integer bool // similarities are integers (the overlap measure)
 }
 
 // newRowWriter writes rows of cols; integer says the similarities are
 // integers (the overlap measure).
 func newRowWriter(w io.Writer, f format, integer bool, cols ...fieldenc.Column) *rowWriter {
-	sim := prefix.Jaccard.AppendSim
-	if integer {
-		sim = prefix.Overlap.AppendSim
-	}
 	enc := map[format]fieldenc.Format{formatTSV: fieldenc.TSV, formatCSV: fieldenc.CSV, formatJSONL: fieldenc.JSONL}[f]
-	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, sim: sim}
+	return &rowWriter{Writer: fieldenc.NewWriter(w, enc, cols...), format: f, integer: integer}
+}
+
+// appendSimilarity formats a similarity: integers as they are (integer:
+// the overlap measure), fractions with up to six decimals and no trailing
+// zeros (prefix.Measure.AppendSim).
+func appendSimilarity(b []byte, v float64, integer bool) []byte {
+	if integer {
+		return prefix.Overlap.AppendSim(b, v)
+	}
+	return prefix.Jaccard.AppendSim(b, v)
 }
 
 // similarity appends a similarity field.
-func (rw *rowWriter) similarity(v float64) { rw.Number(rw.sim, v) }
+func (rw *rowWriter) similarity(b []byte, v float64) []byte {
+	return appendSimilarity(rw.Field(b), v, rw.integer)
+}
 
 // simColumn is the similarity's column: "similarity" (JSONL "sim"), or for
 // an LSH index without raw sets "estimate" ("est"), as join writes them.
@@ -51,13 +59,13 @@ func newPairRows(w io.Writer, f format, integer bool) *rowWriter {
 
 // pair writes one similar pair of l.
 func (rw *rowWriter) pair(l *passwords.List, p passwords.Pair) error {
-	rw.Begin()
-	rw.Int(int64(l.Line(p.A)))
-	rw.Int(int64(l.Line(p.B)))
-	rw.similarity(p.Sim)
-	rw.Text(l.Password(p.A))
-	rw.Text(l.Password(p.B))
-	return rw.WriteRow()
+	b := rw.Line()
+	b = rw.Int(b, int64(l.Line(p.A)))
+	b = rw.Int(b, int64(l.Line(p.B)))
+	b = rw.similarity(b, p.Sim)
+	b = rw.Text(b, l.Password(p.A))
+	b = rw.Text(b, l.Password(p.B))
+	return rw.WriteRow(b)
 }
 
 // newFamilyRows writes the families of simjoin passwords --families: TSV
@@ -73,14 +81,14 @@ func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error 
 	switch rw.format {
 	case formatCSV:
 		for _, m := range f.Members {
-			rw.Begin()
-			rw.Int(int64(n))
-			rw.Int(int64(len(f.Members)))
-			rw.Uint(f.Count)
-			rw.Int(int64(l.Line(m)))
-			rw.Uint(l.Count(m))
-			rw.Text(l.Password(m))
-			if rw.WriteRow() != nil {
+			b := rw.Line()
+			b = rw.Int(b, int64(n))
+			b = rw.Int(b, int64(len(f.Members)))
+			b = rw.Uint(b, f.Count)
+			b = rw.Int(b, int64(l.Line(m)))
+			b = rw.Uint(b, l.Count(m))
+			b = rw.Text(b, l.Password(m))
+			if rw.WriteRow(b) != nil {
 				break
 			}
 		}
@@ -100,14 +108,14 @@ func (rw *rowWriter) family(n int, l *passwords.List, f passwords.Family) error 
 		}
 		return rw.WriteLine(append(b, "]}\n"...))
 	}
-	rw.Begin()
-	rw.Int(int64(len(f.Members)))
-	rw.Uint(f.Count)
-	rw.Text(l.Password(f.Members[0]))
+	b := rw.Line()
+	b = rw.Int(b, int64(len(f.Members)))
+	b = rw.Uint(b, f.Count)
+	b = rw.Text(b, l.Password(f.Members[0]))
 	for _, m := range f.Members {
-		rw.Text(l.Password(m))
+		b = rw.Text(b, l.Password(m))
 	}
-	return rw.WriteRow()
+	return rw.WriteRow(b)
 }
 
 // newMatchRows writes what passwords check found against a list:
@@ -119,12 +127,12 @@ func newMatchRows(w io.Writer, f format, integer bool) *rowWriter {
 
 // match writes one known password close to candidate number cand.
 func (rw *rowWriter) match(cand int, known *passwords.List, m passwords.Match) error {
-	rw.Begin()
-	rw.Int(int64(cand))
-	rw.Int(int64(known.Line(m.Index)))
-	rw.similarity(m.Sim)
-	rw.Text(known.Password(m.Index))
-	return rw.WriteRow()
+	b := rw.Line()
+	b = rw.Int(b, int64(cand))
+	b = rw.Int(b, int64(known.Line(m.Index)))
+	b = rw.similarity(b, m.Sim)
+	b = rw.Text(b, known.Password(m.Index))
+	return rw.WriteRow(b)
 }
 
 // newHitRows writes what searches of an index found, one record a line:
@@ -137,11 +145,11 @@ func newHitRows(w io.Writer, f format, cfg index.Config, qkey string) *rowWriter
 
 // hit writes that query number q found h.
 func (rw *rowWriter) hit(q int, h index.Hit) error {
-	rw.Begin()
-	rw.Int(int64(q))
-	rw.Uint(uint64(h.ID))
-	rw.similarity(h.Sim)
-	return rw.WriteRow()
+	b := rw.Line()
+	b = rw.Int(b, int64(q))
+	b = rw.Uint(b, uint64(h.ID))
+	b = rw.similarity(b, h.Sim)
+	return rw.WriteRow(b)
 }
 
 // newOutcomeRows writes the outcome of each input record of index add: line,
@@ -156,16 +164,16 @@ func newOutcomeRows(w io.Writer, f format, cfg index.Config) *rowWriter {
 
 // outcome writes the outcome of input line line.
 func (rw *rowWriter) outcome(line int, o index.Outcome) error {
-	rw.Begin()
-	rw.Int(int64(line))
+	b := rw.Line()
+	b = rw.Int(b, int64(line))
 	if o.Inserted {
-		rw.Word("inserted")
-		rw.Uint(uint64(o.ID))
-		rw.Skip()
+		b = rw.Word(b, "inserted")
+		b = rw.Uint(b, uint64(o.ID))
+		b = rw.Skip(b)
 	} else {
-		rw.Word("duplicate")
-		rw.Uint(uint64(o.ID))
-		rw.similarity(o.Sim)
+		b = rw.Word(b, "duplicate")
+		b = rw.Uint(b, uint64(o.ID))
+		b = rw.similarity(b, o.Sim)
 	}
-	return rw.WriteRow()
+	return rw.WriteRow(b)
 }

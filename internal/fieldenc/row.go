@@ -23,23 +23,49 @@ const (
 // when Key is empty).
 type Column struct{ Name, Key string }
 
-// Row encodes one row at a time as a line of its format: Begin, then one call
-// per column in order (Int, Uint, Text, Word, Number or Skip), then End,
-// which returns the line. A field's kind decides its encoding: numbers are
-// bare in every format, Text as AppendTSV, AppendCSV or AppendJSONField
-// write it, Word (a name the caller knows to be plain ASCII) as it is or as
-// a JSON string. The line is valid until the next Begin. A Row is not safe
-// for concurrent use; it allocates only as its buffer grows.
+// Row encodes rows of its columns as lines of its format, appending to the
+// caller's buffer as strconv's Append functions do: b = r.Begin(b), then one
+// call per column in order (Int, Uint, Number, Field, Word, Text or Skip), then b
+// = r.End(b), which ends the line. A field's kind decides its encoding:
+// numbers are bare in every format, Text as AppendTSV, AppendCSV or
+// AppendJSONField write it, Word (a name the caller knows to be plain
+// ASCII) as it is or as a JSON string. A Row keeps the position in the row
+// being encoded: it is not safe for concurrent use, and allocates nothing
+// beyond the growth of b.
 type Row struct {
 	format Format
 	cols   []Column
-	buf    []byte
-	col    int // the next column
+	// pre[i] is what goes before column i's value: [0] when it is the
+	// first field written in the row, [1] otherwise; the separator and, in
+	// JSONL, `"key":`. Fields past the last column take the last's.
+	pre  [][2][]byte
+	col  int  // the next column
+	some bool // a field (or CSV's empty field) is written in this row
 }
 
-// NewRow returns a Row of format f over the columns cols.
+// NewRow returns a Row of format f over the columns cols (at least one).
 func NewRow(f Format, cols ...Column) *Row {
-	return &Row{format: f, cols: cols}
+	r := &Row{}
+	r.init(f, cols)
+	return r
+}
+
+func (r *Row) init(f Format, cols []Column) {
+	*r = Row{format: f, cols: cols, pre: make([][2][]byte, len(cols))}
+	for i, c := range cols {
+		switch f {
+		case JSONL:
+			k := c.Key
+			if k == "" {
+				k = c.Name
+			}
+			r.pre[i] = [2][]byte{[]byte(`"` + k + `":`), []byte(`,"` + k + `":`)}
+		case CSV:
+			r.pre[i] = [2][]byte{nil, []byte(",")}
+		default:
+			r.pre[i] = [2][]byte{nil, []byte("\t")}
+		}
+	}
 }
 
 // Header returns the CSV header line, the columns' names separated by commas
@@ -56,32 +82,24 @@ func (r *Row) Header() []byte {
 	return append(b, '\n')
 }
 
-// Begin starts a row.
-func (r *Row) Begin() {
-	r.buf, r.col = r.buf[:0], 0
+// Begin starts a row at the end of b.
+func (r *Row) Begin(b []byte) []byte {
+	r.col, r.some = 0, false
 	if r.format == JSONL {
-		r.buf = append(r.buf, '{')
+		b = append(b, '{')
 	}
+	return b
 }
 
-// next appends what goes before the next column's value: the separator,
-// and in JSONL the column's key when key is set.
-func (r *Row) next(key bool) {
-	switch {
-	case r.format == JSONL:
-		if r.buf[len(r.buf)-1] != '{' {
-			r.buf = append(r.buf, ',')
-		}
-		if key {
-			r.buf = append(append(append(r.buf, '"'), r.key()...), `":`...)
-		}
-	case r.col == 0:
-	case r.format == CSV:
-		r.buf = append(r.buf, ',')
-	default:
-		r.buf = append(r.buf, '\t')
-	}
+// next appends what goes before the next column's value (pre).
+func (r *Row) next(b []byte) []byte {
+	p := &r.pre[min(r.col, len(r.pre)-1)]
 	r.col++
+	if r.some {
+		return append(b, p[1]...)
+	}
+	r.some = true
+	return append(b, p[0]...)
 }
 
 func (r *Row) key() string {
@@ -93,70 +111,71 @@ func (r *Row) key() string {
 }
 
 // Int appends an integer field.
-func (r *Row) Int(v int64) {
-	r.next(true)
-	r.buf = strconv.AppendInt(r.buf, v, 10)
+func (r *Row) Int(b []byte, v int64) []byte {
+	return strconv.AppendInt(r.next(b), v, 10)
 }
 
 // Uint appends an unsigned integer field.
-func (r *Row) Uint(v uint64) {
-	r.next(true)
-	r.buf = strconv.AppendUint(r.buf, v, 10)
+func (r *Row) Uint(b []byte, v uint64) []byte {
+	return strconv.AppendUint(r.next(b), v, 10)
 }
 
 // Number appends a field that appendNum formats as a bare number, such as a
 // similarity.
-func (r *Row) Number(appendNum func([]byte, float64) []byte, v float64) {
-	r.next(true)
-	r.buf = appendNum(r.buf, v)
+func (r *Row) Number(b []byte, appendNum func([]byte, float64) []byte, v float64) []byte {
+	return appendNum(r.next(b), v)
 }
+
+// Field appends what goes before the next field's value (the separator,
+// and in JSONL its key), for a value the caller appends itself that needs
+// no escaping in any format and is a JSON value as it is, such as a number.
+func (r *Row) Field(b []byte) []byte { return r.next(b) }
 
 // Word appends a plain ASCII word (no separator, quote, backslash or control
 // byte): as it is in TSV and CSV, as a JSON string in JSONL.
-func (r *Row) Word(w string) {
-	r.next(true)
+func (r *Row) Word(b []byte, w string) []byte {
+	b = r.next(b)
 	if r.format == JSONL {
-		r.buf = append(append(append(r.buf, '"'), w...), '"')
-	} else {
-		r.buf = append(r.buf, w...)
+		return append(append(append(b, '"'), w...), '"')
 	}
+	return append(b, w...)
 }
 
 // Text appends any bytes: escaped (AppendTSV), quoted (AppendCSV), or as a
 // JSON string under the column's key, or under key_base64 when they are not
 // UTF-8 (AppendJSONField).
-func (r *Row) Text(v []byte) {
+func (r *Row) Text(b []byte, v []byte) []byte {
 	switch r.format {
 	case JSONL:
-		key := r.key()
-		r.next(false)
-		r.buf = AppendJSONField(r.buf, key, v)
+		if r.some {
+			b = append(b, ',')
+		}
+		b = AppendJSONField(b, r.key(), v)
+		r.col++
+		r.some = true
+		return b
 	case CSV:
-		r.next(false)
-		r.buf = AppendCSV(r.buf, v)
-	default:
-		r.next(false)
-		r.buf = AppendTSV(r.buf, v)
+		return AppendCSV(r.next(b), v)
 	}
+	return AppendTSV(r.next(b), v)
 }
 
 // Skip passes over an absent field: an empty CSV field; nothing in TSV (so
 // it may only end a row there) and JSONL.
-func (r *Row) Skip() {
+func (r *Row) Skip(b []byte) []byte {
 	if r.format == CSV {
-		r.next(false)
-	} else {
-		r.col++
+		return r.next(b)
 	}
+	r.col++
+	return b
 }
 
-// End ends the row and returns its line, newline included.
-func (r *Row) End() []byte {
+// End ends the row: it appends the JSONL object's end and the newline.
+func (r *Row) End(b []byte) []byte {
 	if r.format == JSONL {
-		r.buf = append(r.buf, '}')
+		b = append(b, '}')
 	}
-	r.buf = append(r.buf, '\n')
-	return r.buf
+	return append(b, '\n')
 }
 
 // Writer writes rows (its Row) to an io.Writer through a 64 KiB buffer,
@@ -164,9 +183,10 @@ func (r *Row) End() []byte {
 // failed, the others do nothing and return it. It is not safe for
 // concurrent use.
 type Writer struct {
-	*Row
+	Row
 	w       *bufio.Writer
-	started bool // the CSV header is written
+	line    []byte // the buffer of Line and WriteRow
+	started bool   // the CSV header is written
 	err     error
 	// EagerHeader writes the CSV header at Flush even when no row was
 	// written (otherwise an output of no row is empty).
@@ -175,22 +195,34 @@ type Writer struct {
 
 // NewWriter returns a Writer of rows of cols in format f to w.
 func NewWriter(w io.Writer, f Format, cols ...Column) *Writer {
-	return &Writer{Row: NewRow(f, cols...), w: bufio.NewWriterSize(w, 1<<16)}
+	wr := &Writer{w: bufio.NewWriterSize(w, 1<<16)}
+	wr.init(f, cols)
+	return wr
 }
 
 func (w *Writer) start() {
-	if !w.started && w.format == CSV && w.err == nil {
+	if w.format == CSV && w.err == nil {
 		_, w.err = w.w.Write(w.Header())
 	}
 	w.started = true
 }
 
-// WriteRow ends the row begun (Row.End) and writes it.
-func (w *Writer) WriteRow() error { return w.WriteLine(w.End()) }
+// Line starts a row (Row.Begin) in the Writer's own line buffer, for
+// WriteRow.
+func (w *Writer) Line() []byte { return w.Begin(w.line[:0]) }
+
+// WriteRow ends the row b (Row.End) and writes it; b's buffer is the
+// Writer's again for the next Line.
+func (w *Writer) WriteRow(b []byte) error {
+	w.line = w.End(b)
+	return w.WriteLine(w.line)
+}
 
 // WriteLine writes a line the caller encoded (newline included), as a row.
 func (w *Writer) WriteLine(line []byte) error {
-	w.start()
+	if !w.started {
+		w.start()
+	}
 	if w.err == nil {
 		_, w.err = w.w.Write(line)
 	}
@@ -203,7 +235,7 @@ func (w *Writer) Err() error { return w.err }
 // Flush writes what is buffered (and with EagerHeader the CSV header), and
 // returns the first write error.
 func (w *Writer) Flush() error {
-	if w.EagerHeader {
+	if w.EagerHeader && !w.started {
 		w.start()
 	}
 	if w.err != nil {

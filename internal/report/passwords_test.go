@@ -1,0 +1,57 @@
+package report_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/passwords"
+)
+
+// TestPasswordSections: the passwords commands' sections carry the
+// library's counters under the schema's keys, and their text rows say the
+// same figures (the comments row only when comments were skipped).
+func TestPasswordSections(t *testing.T) {
+	rs := passwords.ReadStats{Lines: 12345, Comments: 2, Empty: 1, Duplicates: 40}
+	st := passwords.Stats{Passwords: 12302, TooShort: 3, Joined: 12299}
+	l := report.NewPasswordList(rs, &st, passwords.FoldCase|passwords.StripSuffix, passwords.CountLast)
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"lines":12345,"comments_skipped":2,"empty_skipped":1,"duplicates_merged":40,"distinct":12302,"too_short_skipped":3,"joined":12299,"normalisations":"strip-suffix+fold-case","counts":"last"}`
+	if string(b) != want {
+		t.Errorf("list JSON:\n got %s\nwant %s", b, want)
+	}
+	if rows := l.Rows(false, "indexed"); fmt.Sprint(rows) != "[[lines read 12,345] [empty (skipped) 1] [duplicates (merged) 40] [distinct passwords 12,302] [too short for q (skipped) 3] [indexed 12,299] [normalisations strip-suffix+fold-case] [counts last]]" {
+		t.Errorf("list rows: %v", rows)
+	}
+	if rows := l.Rows(true, "joined"); len(rows) != 9 || rows[1] != [2]string{"comments (skipped)", "2"} {
+		t.Errorf("list rows with comments: %v", rows)
+	}
+
+	fams := []passwords.Family{{Members: []int{4, 1, 7}, Count: 9}, {Members: []int{2, 3}, Count: 2}}
+	f := report.NewPasswordFamilies(l, fams, 4)
+	b, _ = json.Marshal(f)
+	want = want[:len(want)-1] + `,"families":2,"family_passwords":5,"largest_family":3,"pairs":4}`
+	if string(b) != want {
+		t.Errorf("families JSON:\n got %s\nwant %s", b, want)
+	}
+	if rows := f.Rows(false); len(rows) != 11 || fmt.Sprint(rows[8:]) != "[[families 2] [  passwords in them 5] [  largest 3]]" {
+		t.Errorf("families rows: %v", rows)
+	}
+
+	cs := passwords.CheckStats{Candidates: 1500, Empty: 2, TooClose: 7, Matches: 9}
+	c := report.NewCheck(&cs)
+	b, _ = json.Marshal(c)
+	if string(b) != `{"candidates":1500,"empty":2,"too_close":7}` {
+		t.Errorf("check JSON: %s", b)
+	}
+	if rows := c.Rows(3, [2]string{"known", "10"}); fmt.Sprint(rows) != "[[known 10] [checked 1,500] [empty 2] [too close 7] [exit status 3]]" {
+		t.Errorf("check rows: %v", rows)
+	}
+	if report.ExactKeys(1) != "prefix" || report.ExactKeys(0) != "prefix" || report.ExactKeys(3) != "l-prefix (l = 3)" {
+		t.Errorf("ExactKeys: %q %q %q", report.ExactKeys(0), report.ExactKeys(1), report.ExactKeys(3))
+	}
+}
