@@ -105,7 +105,8 @@ func (s *Sorter) SortDistinct(keys []uint64) []uint64 {
 	return keys[:out]
 }
 
-func insertion(a []uint64) {
+// insertion sorts a few keys or ids by straight insertion.
+func insertion[T uint32 | uint64](a []T) {
 	for i := 1; i < len(a); i++ {
 		v := a[i]
 		j := i
@@ -117,20 +118,8 @@ func insertion(a []uint64) {
 }
 
 // radixMin is the length from which SortIDs sorts by radix: below it,
-// slices.Sort costs no more than clearing and summing 256 counters a pass.
+// insertion sort costs no more than clearing and summing 256 counters a pass.
 const radixMin = 64
-
-// insertionIDs sorts a few ids by straight insertion.
-func insertionIDs(a []uint32) {
-	for i := 1; i < len(a); i++ {
-		v := a[i]
-		j := i
-		for ; j > 0 && a[j-1] > v; j-- {
-			a[j] = a[j-1]
-		}
-		a[j] = v
-	}
-}
 
 // SortIDs sorts ids, dense token ids all below limit, ascending in place: a
 // least-significant-digit radix sort on bytes, one counting pass and one
@@ -145,7 +134,7 @@ func insertionIDs(a []uint32) {
 func (s *Sorter) SortIDs(ids []uint32, limit uint32) {
 	n := len(ids)
 	if n < radixMin {
-		insertionIDs(ids)
+		insertion(ids)
 		return
 	}
 	if cap(s.ids) < n {
