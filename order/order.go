@@ -42,15 +42,24 @@ type Input struct {
 	scratch []uint64
 }
 
-// chunkIDs is the least capacity of a chunk (4 MiB).
-const chunkIDs = 1 << 20
+// Chunk capacities double from firstChunkIDs (4 KiB) up to chunkIDs (4 MiB),
+// so that a small input allocates (and the runtime zeroes) little while a
+// large one wastes at most one chunk's tail.
+const (
+	firstChunkIDs = 1 << 10
+	chunkIDs      = 1 << 20
+)
 
 // reserve returns room for n ids of records about to be added: the end of
 // the last chunk, or a new chunk if it has not enough room.
 func (in *Input) reserve(n int) []uint32 {
 	k := len(in.chunks) - 1
 	if k < 0 || len(in.chunks[k])+n > cap(in.chunks[k]) {
-		in.chunks = append(in.chunks, make([]uint32, 0, max(n, chunkIDs)))
+		size := firstChunkIDs
+		if k >= 0 {
+			size = min(2*cap(in.chunks[k]), chunkIDs)
+		}
+		in.chunks = append(in.chunks, make([]uint32, 0, max(n, size)))
 		in.first = append(in.first, in.Len())
 		k++
 	}
