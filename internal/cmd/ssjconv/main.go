@@ -1,13 +1,22 @@
 // Command ssjconv writes the token sets of a line input, tokenized and ordered
-// exactly as `simjoin join --tokens SPEC` sees them, in the input format of
-// the token-based joins of Tsinghua's Similarity-Search-and-Join (ppjoin-token,
-// adaptjoin): for every record, little-endian int32 id, int32 size, then its
-// tokens as int32 ids, rare first (document frequency ascending, the order
-// package's ids), each set sorted ascending and records ordered by size
-// ascending. Empty records are left out, as simjoin leaves them out of the
-// join. It prints the number of records, tokens and distinct tokens on stderr.
+// exactly as `simjoin join --tokens SPEC` sees them, for the C++ joins that
+// scripts/cpp-compare.sh runs beside simjoin. Every set is a list of int32
+// ids, rare first (document frequency ascending, the order package's ids),
+// sorted ascending, and records come ordered by size ascending. Empty
+// records are left out, as simjoin leaves them out of the join. Two formats:
+//
+//   - -format bin (the default), the input of the token-based joins of
+//     Tsinghua's Similarity-Search-and-Join (ppjoin-token, adaptjoin): for
+//     every record, little-endian int32 id, int32 size, then its tokens;
+//   - -format text, the raw integer input of Mann, Augsten and Bouros's
+//     set_sim_join (VLDB 2016): one record a line, its ids in decimal
+//     separated by single spaces (that program numbers records by line, so
+//     its pairs are compared with simjoin's by count).
+//
+// It prints the number of records, tokens and distinct tokens on stderr.
 //
 //	go run ./internal/cmd/ssjconv -tokens qgram:2 passwords.txt > passwords.bin
+//	go run ./internal/cmd/ssjconv -format text sets.txt > sets.ints
 //
 // scripts/cpp-compare.sh runs it before timing the C++ joins beside simjoin.
 package main
@@ -19,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
@@ -26,8 +36,9 @@ import (
 
 func main() {
 	tokens := flag.String("tokens", "set", "how a record becomes a set, as simjoin's --tokens: set, words, qgram:N, shingle:N or go:N")
+	format := flag.String("format", "bin", "bin (Tsinghua's int32 records) or text (set_sim_join's integer lines)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] INPUT > OUTPUT.bin")
+		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] [-format bin|text] INPUT > OUTPUT")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -40,8 +51,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ssjconv:", err)
 		os.Exit(2)
 	}
+	if *format != "bin" && *format != "text" {
+		fmt.Fprintf(os.Stderr, "ssjconv: -format %q: want bin or text\n", *format)
+		os.Exit(2)
+	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	err = convert(w, flag.Arg(0), spec)
+	err = convert(w, flag.Arg(0), spec, *format == "text")
 	if err == nil {
 		err = w.Flush()
 	}
@@ -51,9 +66,9 @@ func main() {
 	}
 }
 
-// convert writes the sets of the line input at path to w (see the package
-// comment for the format).
-func convert(w io.Writer, path string, spec shingle.Spec) error {
+// convert writes the sets of the line input at path to w, as integer lines
+// if text, else as Tsinghua's binary records (see the package comment).
+func convert(w io.Writer, path string, spec shingle.Spec, text bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -79,10 +94,21 @@ func convert(w io.Writer, path string, spec shingle.Spec) error {
 	var buf []byte
 	for i := range c.Len() {
 		set := c.Set(i)
-		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(c.ID(i)))
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(set)))
-		for _, t := range set {
-			buf = binary.LittleEndian.AppendUint32(buf, t)
+		buf = buf[:0]
+		if text {
+			for j, t := range set {
+				if j > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = strconv.AppendUint(buf, uint64(t), 10)
+			}
+			buf = append(buf, '\n')
+		} else {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(c.ID(i)))
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(set)))
+			for _, t := range set {
+				buf = binary.LittleEndian.AppendUint32(buf, t)
+			}
 		}
 		if _, err := w.Write(buf); err != nil {
 			return err

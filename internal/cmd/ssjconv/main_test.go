@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/shingle"
@@ -20,7 +22,7 @@ func TestConvert(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := convert(&out, path, shingle.Spec{}); err != nil {
+	if err := convert(&out, path, shingle.Spec{}, false); err != nil {
 		t.Fatal(err)
 	}
 	var got [][]uint32 // id, size, tokens...
@@ -57,5 +59,38 @@ func TestConvert(t *testing.T) {
 	}
 	if a := last[4]; a != 3 {
 		t.Errorf("token a has id %d, want 3 (the most frequent of 4 tokens)", a)
+	}
+}
+
+// TestConvertText checks the integer lines of -format text against the
+// binary records of the same input: the same sets in the same order.
+func TestConvertText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(path, []byte("a b c\n\na b\nd a\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var bin, text bytes.Buffer
+	if err := convert(&bin, path, shingle.Spec{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := convert(&text, path, shingle.Spec{}, true); err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	b := bin.Bytes()
+	for len(b) > 0 {
+		n := binary.LittleEndian.Uint32(b[4:])
+		b = b[8:]
+		for i := range n {
+			if i > 0 {
+				want.WriteByte(' ')
+			}
+			want.WriteString(strconv.FormatUint(uint64(binary.LittleEndian.Uint32(b)), 10))
+			b = b[4:]
+		}
+		want.WriteByte('\n')
+	}
+	if got := text.String(); got != want.String() || strings.Count(got, "\n") != 4 {
+		t.Fatalf("text format:\n%q\nwant the binary records' sets, 4 lines:\n%q", got, want.String())
 	}
 }
