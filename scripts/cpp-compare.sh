@@ -1,63 +1,99 @@
 #!/usr/bin/env bash
-# Side by side: simjoin against the token-based C++ set-similarity joins of
-# Tsinghua's Similarity-Search-and-Join
-# (github.com/TsinghuaDatabaseGroup/Similarity-Search-and-Join: AllPairs,
-# PPJoin, PPJoin+ in ppjoin-token/, AdaptJoin in adaptjoin/), on the same sets,
-# in one run, each program RUNS times in turn; prints a table of medians.
+# Side by side: simjoin against the C++ set-similarity joins, on the same
+# sets, in one run, each program RUNS times in turn; prints a table of medians.
 #
-#   scripts/cpp-compare.sh TSINGHUA_CHECKOUT
+#   MANN=/path/to/set_sim_join/binary TSINGHUA=/path/to/checkout scripts/cpp-compare.sh
 #
-# The script fetches and builds nothing of theirs: TSINGHUA_CHECKOUT is a
-# checkout in which their own makefiles have already built
-# ppjoin-token/{allpair-token,ppjoin-token,ppjoinplus-token} and
-# adaptjoin/adaptjoin. BENCHMARKS.md names the commit measured.
+# The two C++ suites (either may be left out, not both):
+#   - MANN: the program of Mann, Augsten and Bouros's study ("An empirical
+#     evaluation of set similarity join techniques", VLDB 2016), Willi Mann's
+#     set_sim_join, as built from its sources (BENCHMARKS.md names the
+#     repository and commit measured): AllPairs, PPJoin, PPJoin+ (the suffix
+#     filter), MPJoin, GroupJoin and AdaptJoin. It reads integer records,
+#     ordered (set_sim_join's raw input).
+#   - TSINGHUA: a checkout of Tsinghua's Similarity-Search-and-Join in which
+#     their own makefiles have built ppjoin-token/{allpair-token,
+#     ppjoin-token,ppjoinplus-token} and adaptjoin/adaptjoin.
+# The script fetches and builds nothing of theirs.
 #
-# Workloads (WORKLOADS, default "zipf pw"): zipf is the literature's 1M Zipf
-# sets of scripts/bench-exact.sh at the thresholds ZIPF_T (default "0.9 0.8");
-# pw is the generated 59,000-password list of BENCHMARKS.md's Passwords
-# section, character bigrams, t = 0.8. The text inputs are converted with
-# internal/cmd/ssjconv, which tokenizes and orders them exactly as simjoin
-# does (rare-first integer ids, sets sorted, records by size), into the binary
-# format their programs read; every program must report the same number of
-# pairs, or the script says so.
+# Workloads (WORKLOADS, default "zipf long pw gotree"):
+#   - zipf: the literature's 1M Zipf sets of scripts/bench-exact.sh at the
+#     thresholds ZIPF_T (default "0.9 0.8 0.5");
+#   - long: 20,000 long sets of Zipf tokens (sizes 200-400, 10% near
+#     duplicates), t = 0.5;
+#   - pw: the generated 59,000-password list of BENCHMARKS.md's Passwords
+#     section, character bigrams, t = 0.8 (and `simjoin passwords`);
+#   - gotree: the article's experiment, every non-test .go file of
+#     $(go env GOROOT)/src outside testdata with at least 50 shingles, as its
+#     five-token shingles (go:5), t = 0.5. simjoin joins the shingles written
+#     as integers, as the C++ programs do, and once from the source files.
+# internal/cmd/ssjconv converts each input with simjoin's own tokenizer and
+# rare-first order (integer ids, sets sorted, records by size) into each
+# suite's format, so every program joins identical sets.
 #
 # Measured per process: wall time and CPU (user + system) from /usr/bin/time,
-# peak RSS. "join" is, for simjoin, its join phase on ready sets (wall: the
-# index and join time of --stats-json; CPU: the join phase's cpu_s, no
-# reading, ordering or planning) and, for the C++ programs, which are
-# single-threaded, their whole process: the time they print themselves and
-# their CPU, which include reading their binary input (already ordered: they
-# do no tokenizing or ordering). On a machine shared with other work, compare
-# CPU: wall times stretch with the load. Data and work files go to
-# ${DATA:-/tmp/simjoin-cpp}; RUNS defaults to 3.
+# and peak RSS. "join" is the join on ready sets: for simjoin its join phase
+# (wall: index and join time of --stats-json; CPU: the phase's cpu_s; no
+# reading, ordering or planning); for set_sim_join the CPU time it prints of
+# its index and join steps (its reading is apart); for Tsinghua's programs,
+# which print no such split, their whole process (its reading included).
+# The C++ programs are single-threaded. Pairs: every program must report the
+# same number, except that set_sim_join loses pairs exactly at the threshold
+# (it rounds its minimum overlap in floating point): its count is shown and
+# the script says how many it lost. On a machine shared with other work
+# compare CPU. Data and work files go to ${DATA:-/tmp/simjoin-cpp}; RUNS
+# defaults to 3.
 set -euo pipefail
-if [ $# -ne 1 ]; then
-  echo "usage: $0 TSINGHUA_CHECKOUT" >&2
+mann=${MANN:-}
+ts=${TSINGHUA:-}
+if [ -z "$mann" ] && [ -z "$ts" ]; then
+  echo "usage: MANN=SET_SIM_JOIN_BINARY TSINGHUA=CHECKOUT $0 (either may be left out)" >&2
   exit 2
 fi
-ts=$(cd "$1" && pwd)
+if [ -n "$mann" ] && [ ! -x "$mann" ]; then
+  echo "$0: MANN=$mann is not an executable" >&2
+  exit 1
+fi
+if [ -n "$ts" ]; then
+  ts=$(cd "$ts" && pwd)
+  for b in ppjoin-token/allpair-token ppjoin-token/ppjoin-token ppjoin-token/ppjoinplus-token adaptjoin/adaptjoin; do
+    if [ ! -x "$ts/$b" ]; then
+      echo "$0: $ts/$b not built: run their makefiles in ppjoin-token and adaptjoin first" >&2
+      exit 1
+    fi
+  done
+fi
 cd "$(dirname "$0")/.."
-data=${DATA:-/tmp/simjoin-cpp}
+data=$(mkdir -p "${DATA:-/tmp/simjoin-cpp}" && cd "${DATA:-/tmp/simjoin-cpp}" && pwd)
 runs=${RUNS:-3}
-mkdir -p "$data"
-for b in ppjoin-token/allpair-token ppjoin-token/ppjoin-token ppjoin-token/ppjoinplus-token adaptjoin/adaptjoin; do
-  if [ ! -x "$ts/$b" ]; then
-    echo "$0: $ts/$b not built: run their makefiles in ppjoin-token and adaptjoin first" >&2
-    exit 1
-  fi
-done
+
 go build -o "$data/simjoin" ./cmd/simjoin
 go build -o "$data/ssjconv" ./internal/cmd/ssjconv
-[ -s "$data/zipf1m.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
-  -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
-[ -s "$data/pw59k.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw59k.txt"
-[ -s "$data/zipf1m.bin" ] || "$data/ssjconv" -tokens set "$data/zipf1m.txt" > "$data/zipf1m.bin"
-[ -s "$data/pw59k.bin" ] || "$data/ssjconv" -tokens qgram:2 "$data/pw59k.txt" > "$data/pw59k.bin"
+goflags=(--files --tokens go:5 --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50)
+gosrc=$(go env GOROOT)/src
+
+# prepare WORKLOAD: writes the workload's text input and both converted ones.
+prepare() {
+  local w=$1
+  case $w in
+  zipf) [ -s "$data/zipf.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+      -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf.txt" ;;
+  long) [ -s "$data/long.txt" ] || go run ./internal/cmd/gen sets -n 20000 -min 200 -max 400 \
+      -universe 20000 -zipf 1 -dup 0.1 -replace 0.1 -seed 2 > "$data/long.txt" ;;
+  pw) [ -s "$data/pw.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw.txt" ;;
+  gotree) [ -s "$data/gotree.txt" ] || "$data/ssjconv" -format text "${goflags[@]}" "$gosrc" > "$data/gotree.txt" ;;
+  esac
+  local tokens=set
+  [ "$w" = pw ] && tokens=qgram:2
+  [ -s "$data/$w.bin" ] || "$data/ssjconv" -tokens "$tokens" "$data/$w.txt" > "$data/$w.bin"
+  [ -s "$data/$w.ints" ] || "$data/ssjconv" -tokens "$tokens" -format text "$data/$w.txt" > "$data/$w.ints"
+}
 
 results=$data/results.tsv
 : > "$results"
 echo "machine: $(nproc) cores, $(uname -m); load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "Tsinghua checkout: $(git -C "$ts" rev-parse HEAD 2>/dev/null || echo 'not a git checkout')" >&2
+[ -z "$ts" ] || echo "Tsinghua checkout: $(git -C "$ts" rev-parse HEAD 2>/dev/null || echo 'not a git checkout')" >&2
+[ -z "$mann" ] || echo "set_sim_join: $mann" >&2
 echo "simjoin: $(git rev-parse --short HEAD)" >&2
 
 # timed WORKLOAD T PROGRAM CMD...: runs CMD under /usr/bin/time and appends
@@ -83,8 +119,15 @@ e = s["exact"]
 cpu = {p["name"]: p.get("cpu_s", float("nan")) for p in s["phases"]}
 print(s["results"], e["index_s"] + e["join_s"], cpu.get("join", float("nan")))' "$data/stats.json")
     ;;
+  mann:*)
+    # set_sim_join prints "Result pair count: N" and, with --timings, the
+    # CPU milliseconds of each step.
+    read -r pairs join < <(awk '/^Result pair count:/ { p = $4 } $1 == "algoindex" || $1 == "algojoin" { ms += $2 }
+      END { print p, ms / 1000 }' "$data/out")
+    joincpu=$join
+    ;;
   *)
-    # Their programs print pairs, candidates, seconds since start, peak RSS (GB).
+    # Tsinghua's programs print pairs, candidates, seconds since start, peak RSS (GB).
     pairs=$(sed -n 1p "$data/out")
     join=$(sed -n 3p "$data/out")
     joincpu=$cpu
@@ -93,30 +136,58 @@ print(s["results"], e["index_s"] + e["join_s"], cpu.get("join", float("nan")))' 
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$t" "$prog" "$wall" "$cpu" "$rss" "$pairs" "$join" "$joincpu" >> "$results"
 }
 
-# one WORKLOAD T TEXT BIN SIMJOIN_ARGS...: every program once, in turn.
+# one WORKLOAD T SIMJOIN_ARGS...: every program once, in turn.
 one() {
-  local w=$1 t=$2 text=$3 bin=$4
-  shift 4
+  local w=$1 t=$2
+  shift 2
+  local text=$data/$w.txt bin=$data/$w.bin ints=$data/$w.ints
   for j in 1 2; do
     timed "$w" "$t" "simjoin -j $j" "$data/simjoin" "$@" -t "$t" -j "$j" --stats-json "$data/stats.json" "$text"
   done
-  timed "$w" "$t" "AllPairs" "$ts/ppjoin-token/allpair-token" j "$bin" "$t"
-  timed "$w" "$t" "PPJoin" "$ts/ppjoin-token/ppjoin-token" j "$bin" "$t"
-  timed "$w" "$t" "PPJoin+" "$ts/ppjoin-token/ppjoinplus-token" j "$bin" "$t"
-  timed "$w" "$t" "AdaptJoin" "$ts/adaptjoin/adaptjoin" jaccard "$bin" "$t"
+  if [ -n "$mann" ]; then
+    for a in allpairs ppjoin "ppjoin --suffixfilter" "ppjoin --mpjoin" "groupjoin --mpjoin" adaptjoin; do
+      local name
+      case $a in
+      allpairs) name=AllPairs ;; ppjoin) name=PPJoin ;; "ppjoin --suffixfilter") name=PPJoin+ ;;
+      "ppjoin --mpjoin") name=MPJoin ;; "groupjoin --mpjoin") name=GroupJoin ;; adaptjoin) name=AdaptJoin ;;
+      esac
+      # shellcheck disable=SC2086 # $a holds the algorithm and its flag
+      timed "$w" "$t" "mann:$name" "$mann" --input "$ints" --threshold "$t" --timings --algorithm $a
+    done
+  fi
+  if [ -n "$ts" ]; then
+    timed "$w" "$t" "tsinghua:AllPairs" "$ts/ppjoin-token/allpair-token" j "$bin" "$t"
+    timed "$w" "$t" "tsinghua:PPJoin" "$ts/ppjoin-token/ppjoin-token" j "$bin" "$t"
+    timed "$w" "$t" "tsinghua:PPJoin+" "$ts/ppjoin-token/ppjoinplus-token" j "$bin" "$t"
+    timed "$w" "$t" "tsinghua:AdaptJoin" "$ts/adaptjoin/adaptjoin" jaccard "$bin" "$t"
+  fi
 }
 
+workloads=${WORKLOADS:-zipf long pw gotree}
+for w in $workloads; do
+  case $w in
+  zipf | long | pw | gotree) prepare "$w" ;;
+  *) echo "$0: unknown workload $w (want zipf, long, pw or gotree)" >&2; exit 2 ;;
+  esac
+done
 for r in $(seq "$runs"); do
-  for w in ${WORKLOADS:-zipf pw}; do
+  for w in $workloads; do
     case $w in
-    zipf) for t in ${ZIPF_T:-0.9 0.8}; do
-        one zipf "$t" "$data/zipf1m.txt" "$data/zipf1m.bin" join --method exact
+    zipf) for t in ${ZIPF_T:-0.9 0.8 0.5}; do
+        one zipf "$t" join --method exact
       done ;;
+    long) one long 0.5 join --method exact ;;
     pw)
-      one pw 0.8 "$data/pw59k.txt" "$data/pw59k.bin" join --method exact --tokens qgram:2
-      timed pw 0.8 "simjoin passwords -j 1" "$data/simjoin" passwords -t 0.8 -j 1 --stats-json "$data/stats.json" "$data/pw59k.txt"
+      one pw 0.8 join --method exact --tokens qgram:2
+      timed pw 0.8 "simjoin passwords -j 1" "$data/simjoin" passwords -t 0.8 -j 1 --stats-json "$data/stats.json" "$data/pw.txt"
       ;;
-    *) echo "$0: unknown workload $w (want zipf or pw)" >&2; exit 2 ;;
+    gotree)
+      one gotree 0.5 join --method exact
+      for j in 1 2; do
+        (cd "$gosrc" && timed gotree 0.5 "simjoin -j $j, from source" "$data/simjoin" join --method exact \
+          "${goflags[@]}" -t 0.5 -j "$j" --stats-json "$data/stats.json" .)
+      done
+      ;;
     esac
   done
   echo "run $r of $runs done; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -139,19 +210,26 @@ def med(key, f):
 def fmt(x, spec):
     return "-" if math.isnan(x) else format(x, spec)
 print("| workload | t | program | runs | pairs | join wall s | join CPU s | whole wall s | whole CPU s | peak RSS MiB "
-      "| join CPU / best C++ | join wall / best C++ | whole CPU / best C++ |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| join CPU / best C++ join | whole CPU / best C++ whole |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for w, t in dict.fromkeys((k[0], k[1]) for k in order):
     progs = [k for k in order if k[:2] == (w, t)]
     cpp = [k for k in progs if not k[2].startswith("simjoin")]
+    best_join = min(med(k, "joincpu") for k in cpp)
     best_cpu = min(med(k, "cpu") for k in cpp)
-    best_wall = min(med(k, "join") for k in cpp)
-    pairs = {r["pairs"] for k in progs for r in rows[k]}
     for k in progs:
-        jc, jw, c = med(k, "joincpu"), med(k, "join"), med(k, "cpu")
-        print(f"| {w} | {t} | {k[2]} | {len(rows[k])} | {rows[k][0]['pairs']:,} | {jw:.3f} | {fmt(jc, '.3f')} | "
-              f"{med(k, 'wall'):.2f} | {c:.2f} | {med(k, 'rss') / 1024:.0f} | {fmt(jc / best_cpu, '.2f')}x | "
-              f"{jw / best_wall:.2f}x | {c / best_cpu:.2f}x |")
-    if len(pairs) != 1:
-        print(f"\n**{w} t={t}: the programs disagree on the number of pairs: {sorted(pairs)}**\n")
+        jc, c = med(k, "joincpu"), med(k, "cpu")
+        print(f"| {w} | {t} | {k[2]} | {len(rows[k])} | {rows[k][0]['pairs']:,} | {med(k, 'join'):.3f} | {fmt(jc, '.3f')} | "
+              f"{med(k, 'wall'):.2f} | {c:.2f} | {med(k, 'rss') / 1024:.0f} | {fmt(jc / best_join, '.2f')}x | "
+              f"{c / best_cpu:.2f}x |")
+    full = {r["pairs"] for k in progs if not k[2].startswith("mann:") for r in rows[k]}
+    mann = {r["pairs"] for k in progs if k[2].startswith("mann:") for r in rows[k]}
+    if len(full) > 1:
+        print(f"\n**{w} t={t}: the programs disagree on the number of pairs: {sorted(full)}**\n")
+    elif mann and full:
+        (n,) = full
+        if len(mann) > 1 or max(mann) > n:
+            print(f"\n**{w} t={t}: set_sim_join's programs disagree: {sorted(mann)} (others {n})**\n")
+        elif min(mann) < n:
+            print(f"\n{w} t={t}: set_sim_join finds {min(mann):,} of the {n:,} pairs (it loses the pairs exactly at t).\n")
 PY

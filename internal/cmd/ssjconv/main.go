@@ -13,7 +13,10 @@
 //     separated by single spaces (that program numbers records by line, so
 //     its pairs are compared with simjoin's by count).
 //
-// It prints the number of records, tokens and distinct tokens on stderr.
+// With -files, INPUT is one or more files or directories and each file is a
+// record, selected as simjoin's --files selects them (-include, -exclude,
+// -min-tokens). It prints the number of records, tokens and distinct tokens
+// on stderr.
 //
 //	go run ./internal/cmd/ssjconv -tokens qgram:2 passwords.txt > passwords.bin
 //	go run ./internal/cmd/ssjconv -format text sets.txt > sets.ints
@@ -23,6 +26,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -30,19 +34,30 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/shingle"
 )
+
+// globs is a repeatable string flag.
+type globs []string
+
+func (g *globs) String() string     { return fmt.Sprint(*g) }
+func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
 
 func main() {
 	tokens := flag.String("tokens", "set", "how a record becomes a set, as simjoin's --tokens: set, words, qgram:N, shingle:N or go:N")
 	format := flag.String("format", "bin", "bin (Tsinghua's int32 records) or text (set_sim_join's integer lines)")
+	files := flag.Bool("files", false, "INPUT is one or more files or directories, each file a record (as simjoin's --files)")
+	var fo simjoin.FileOptions
+	flag.Var((*globs)(&fo.Include), "include", "with -files: take only files matching GLOB (repeatable)")
+	flag.Var((*globs)(&fo.Exclude), "exclude", "with -files: leave out files matching GLOB (repeatable)")
+	flag.IntVar(&fo.MinTokens, "min-tokens", 0, "with -files: drop files with fewer distinct tokens")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] [-format bin|text] INPUT > OUTPUT")
+		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] [-format bin|text] [-files [-include GLOB] [-exclude GLOB] [-min-tokens N]] INPUT... > OUTPUT")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 1 {
+	if flag.NArg() < 1 || !*files && flag.NArg() != 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -55,8 +70,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ssjconv: -format %q: want bin or text\n", *format)
 		os.Exit(2)
 	}
+	var src simjoin.Source
+	if *files {
+		src = simjoin.Files(flag.Args()...)
+	} else {
+		f, err := os.Open(flag.Arg(0))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ssjconv:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		src = simjoin.Lines(f, flag.Arg(0))
+	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	err = convert(w, flag.Arg(0), spec, *format == "text")
+	opts := simjoin.Options{Tokens: spec, Threshold: 1, Method: simjoin.Exact, Files: fo}
+	err = convert(w, src, opts, *format == "text")
 	if err == nil {
 		err = w.Flush()
 	}
@@ -66,31 +94,15 @@ func main() {
 	}
 }
 
-// convert writes the sets of the line input at path to w, as integer lines
-// if text, else as Tsinghua's binary records (see the package comment).
-func convert(w io.Writer, path string, spec shingle.Spec, text bool) error {
-	f, err := os.Open(path)
+// convert reads src as simjoin.Load does with opts and writes its sets to
+// w, as integer lines if text, else as Tsinghua's binary records (see the
+// package comment).
+func convert(w io.Writer, src simjoin.Source, opts simjoin.Options, text bool) error {
+	in, err := simjoin.Load(context.Background(), src, simjoin.Source{}, opts)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	in := new(order.Input)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	var keys []uint64
-	for line := 1; sc.Scan(); line++ {
-		if keys, err = spec.AppendBytes(keys[:0], sc.Bytes()); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		in.Add(keys)
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	c, err := order.New(in)
-	if err != nil {
-		return err
-	}
+	c, _ := in.Collections()
 	var buf []byte
 	for i := range c.Len() {
 		set := c.Set(i)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin"
 )
 
 // TestConvert checks the binary layout on a small input: records by size,
@@ -22,7 +22,7 @@ func TestConvert(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := convert(&out, path, shingle.Spec{}, false); err != nil {
+	if err := convertFile(t, &out, path, false); err != nil {
 		t.Fatal(err)
 	}
 	var got [][]uint32 // id, size, tokens...
@@ -70,10 +70,10 @@ func TestConvertText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bin, text bytes.Buffer
-	if err := convert(&bin, path, shingle.Spec{}, false); err != nil {
+	if err := convertFile(t, &bin, path, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := convert(&text, path, shingle.Spec{}, true); err != nil {
+	if err := convertFile(t, &text, path, true); err != nil {
 		t.Fatal(err)
 	}
 	var want strings.Builder
@@ -92,5 +92,36 @@ func TestConvertText(t *testing.T) {
 	}
 	if got := text.String(); got != want.String() || strings.Count(got, "\n") != 4 {
 		t.Fatalf("text format:\n%q\nwant the binary records' sets, 4 lines:\n%q", got, want.String())
+	}
+}
+
+// convertFile converts the line file at path with whitespace tokens.
+func convertFile(t *testing.T, w *bytes.Buffer, path string, text bool) error {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return convert(w, simjoin.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, text)
+}
+
+// TestConvertFiles checks that a Files source gives one record a file,
+// selected by the globs as simjoin's --files selects them.
+func TestConvertFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"a.txt": "x y z", "b.txt": "x y", "c.log": "q"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	opts := simjoin.Options{Threshold: 1, Method: simjoin.Exact, Files: simjoin.FileOptions{Include: []string{"*.txt"}}}
+	if err := convert(&out, simjoin.Files(dir), opts, true); err != nil {
+		t.Fatal(err)
+	}
+	// Document frequencies: z 1, x 2, y 2: the sets {x, y} and {z, x, y}.
+	if got, want := out.String(), "1 2\n0 1 2\n"; got != want {
+		t.Fatalf("files converted to %q, want %q", got, want)
 	}
 }
