@@ -1,0 +1,73 @@
+package prefetch
+
+import "testing"
+
+// TestAtChangesNothing hints every element of a slice, the first and the
+// last included, and checks that the slice reads back as it was: a hint is
+// no access.
+func TestAtChangesNothing(t *testing.T) {
+	s := make([]uint64, 1000)
+	for i := range s {
+		s[i] = uint64(i) * 7
+	}
+	for i := range s {
+		At(s, i)
+	}
+	for i, v := range s {
+		if v != uint64(i)*7 {
+			t.Fatalf("s[%d] = %d after the hints, want %d", i, v, i*7)
+		}
+	}
+}
+
+// TestAtChecksIndex: an index outside the slice panics, as s[i] would.
+func TestAtChecksIndex(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("At(s, len(s)) did not panic")
+		}
+	}()
+	At(make([]byte, 3), 3)
+}
+
+// BenchmarkAt measures a hint's cost on memory already in cache.
+func BenchmarkAt(b *testing.B) {
+	s := make([]uint32, 1024)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		At(s, i&1023)
+	}
+}
+
+// TestIndexesChangesNothing hints lists of indexes, some outside the slice
+// or below lo, and checks that nothing changed (a hint outside the slice is
+// skipped, not made).
+func TestIndexesChangesNothing(t *testing.T) {
+	type wide struct{ a, b, c uint32 }
+	s := make([]wide, 100)
+	for i := range s {
+		s[i] = wide{uint32(i), 2, 3}
+	}
+	idx := []uint32{0, 5, 99, 100, 1 << 31, 1<<32 - 1, 7}
+	for _, lo := range []uint32{0, 5, 1 << 31} {
+		Indexes(s, idx, lo)
+		Indexes(s, nil, lo)
+		Indexes(s[:0], idx, lo)
+	}
+	for i, v := range s {
+		if v != (wide{uint32(i), 2, 3}) {
+			t.Fatalf("s[%d] = %v after the hints", i, v)
+		}
+	}
+}
+
+// BenchmarkIndexes measures hinting eight elements of a slice in cache in
+// one call.
+func BenchmarkIndexes(b *testing.B) {
+	s := make([]uint32, 1024)
+	idx := []uint32{1, 100, 200, 300, 400, 500, 600, 700}
+	b.ReportAllocs()
+	for b.Loop() {
+		Indexes(s, idx, 0)
+	}
+}
