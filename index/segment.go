@@ -130,7 +130,7 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 		bw.block("offs", bytesOf(offs))
 		bw.block("sets", parts...)
 		minB := prefix.NewBounds(cfg.Measure, cfg.MinThreshold)
-		pix := prefix.NewIndex(n, vocab, recs.set, func(x int) int { return singlePrefix(minB, x) })
+		pix := prefix.NewIndex(n, vocab, recs.set, func(x int) int { return singlePrefix(minB, x) }, 1)
 		poff := make([]uint32, vocab+1)
 		post := make([]prefix.Posting, 0, pix.Len())
 		for w := 0; w < vocab; w++ {

@@ -1,9 +1,12 @@
 package prefix
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/simjoin/simjoin/internal/invariants"
+	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/prefetch"
 )
 
 // Posting is one entry of the inverted index: record Rec, whose set has Size
@@ -33,16 +36,19 @@ type Index struct {
 
 // NewIndex indexes records 0..n-1 over token ids 0..vocab-1: set(r) returns
 // the sorted set of record r, of which the first prefixLen(len(set)) tokens
-// are indexed. Cost: two calls of set per record and two passes over the
-// prefixes; memory 12 bytes per posting plus 4 per token id.
-func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Index {
-	return CountPrefixes(n, vocab, set, prefixLen).Index()
+// are indexed. It runs on up to workers goroutines (0 means GOMAXPROCS; the
+// index is the same for any number), which call set and prefixLen
+// concurrently. Cost: two calls of set per record and two passes over the
+// prefixes; memory 12 bytes per posting plus 4 per token id, and 4 more per
+// token id for each worker past the first.
+func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int, workers int) *Index {
+	return CountPrefixes(n, vocab, set, prefixLen, workers).Index()
 }
 
 // Lengths holds the lengths of the posting lists of the index NewIndex(n,
-// vocab, set, prefixLen) would build, counted without building it (what a
-// cost estimate needs); Index then builds that index without counting
-// again.
+// vocab, set, prefixLen, workers) would build, counted without building it
+// (what a cost estimate needs); Index then builds that index without
+// counting again.
 type Lengths struct {
 	n         int
 	set       func(r int) []uint32
@@ -50,48 +56,127 @@ type Lengths struct {
 	// start[w+2] is the length of token w's list: the first pass of
 	// NewIndex, which Index turns into offsets in place.
 	start []uint32
+	// With more than one worker, worker k counted records
+	// parts[k]..parts[k+1]-1 into cnt[k] (cnt[k][w] postings of token w),
+	// and start holds the sums; nil with one.
+	parts []int
+	cnt   [][]uint32
 }
 
+// parallelRecords is the least number of records a worker past the first
+// counts and places: below it, one goroutine does the lot (a worker costs 4
+// bytes a token id and a pass over them).
+const parallelRecords = 1 << 15
+
 // CountPrefixes counts the posting lists of NewIndex(n, vocab, set,
-// prefixLen). Cost: one call of set per record, one pass over the prefixes;
-// memory 4 bytes per token id.
-func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int) *Lengths {
+// prefixLen, workers), on up to workers goroutines. Cost: one call of set
+// per record, one pass over the prefixes; memory 4 bytes per token id, and
+// 4 more for each worker past the first.
+func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int, workers int) *Lengths {
 	l := &Lengths{n: n, set: set, prefixLen: prefixLen, start: make([]uint32, vocab+2)}
-	cnt := l.start[2:]
-	for r := 0; r < n; r++ {
-		s := set(r)
-		for _, w := range s[:min(prefixLen(len(s)), len(s))] {
+	workers = min(parallel.Workers(workers), n/parallelRecords)
+	if workers <= 1 {
+		l.count(0, n, l.start[2:])
+		return l
+	}
+	l.parts = parallel.Even(n, (n+workers-1)/workers)
+	l.cnt = make([][]uint32, len(l.parts)-1)
+	parallel.For(context.Background(), len(l.cnt), 1, len(l.cnt), func(_, k, _ int) {
+		l.cnt[k] = make([]uint32, vocab)
+		l.count(l.parts[k], l.parts[k+1], l.cnt[k])
+	})
+	sum := l.start[2:]
+	parallel.For(context.Background(), vocab, 1<<16, workers, func(_, lo, hi int) {
+		for _, c := range l.cnt {
+			for w, v := range c[lo:hi] {
+				sum[lo+w] += v
+			}
+		}
+	})
+	return l
+}
+
+// count adds the prefix tokens of records lo..hi-1 to cnt.
+func (l *Lengths) count(lo, hi int, cnt []uint32) {
+	for r := lo; r < hi; r++ {
+		l.ahead(r, cnt)
+		s := l.set(r)
+		for _, w := range s[:min(l.prefixLen(len(s)), len(s))] {
 			cnt[w]++
 		}
 	}
-	return l
+}
+
+// aheadRecords is how many records ahead of the one being counted or
+// placed the counters of prefix tokens are hinted into cache (see
+// internal/prefetch): consecutive records' tokens are spread over the whole
+// vocabulary, so each counter is a cache miss, and the hints let a window
+// of them overlap instead of coming one after another.
+const aheadRecords = 8
+
+// ahead hints the entries of c for the prefix tokens of record r +
+// aheadRecords.
+func (l *Lengths) ahead(r int, c []uint32) {
+	if r += aheadRecords; r < l.n {
+		s := l.set(r)
+		prefetch.Indexes(c, s[:min(l.prefixLen(len(s)), len(s))], 0)
+	}
 }
 
 // Len returns the length of token w's posting list (w below vocab).
 func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
 
-// Index builds the index the lengths were counted for; l must not be used
-// afterwards. Cost: one call of set per record and one pass over the
-// prefixes; memory 12 bytes per posting.
+// Index builds the index the lengths were counted for, on the workers that
+// counted them; l must not be used afterwards. Cost: one call of set per
+// record and one pass over the prefixes; memory 12 bytes per posting.
 func (l *Lengths) Index() *Index {
 	start := l.start
 	l.start = nil
 	for w := 2; w < len(start); w++ {
 		start[w] += start[w-1]
 	}
+	// start[w+1] is now where token w's list begins.
 	post := make([]Posting, start[len(start)-1])
-	for r := 0; r < l.n; r++ {
-		s := l.set(r)
-		for i, w := range s[:min(l.prefixLen(len(s)), len(s))] {
-			post[start[w+1]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
-			start[w+1]++
-		}
+	var ix *Index
+	if l.cnt == nil {
+		l.place(0, l.n, post, start[1:])
+		// Placing moved start[w+1] to the end of w's list, the start of
+		// w+1's.
+		ix = &Index{start: start[:len(start)-1], post: post}
+	} else {
+		// Worker k places its records after those of workers before it in
+		// every list, so records stay ascending within a list.
+		parallel.For(context.Background(), len(start)-2, 1<<16, len(l.cnt), func(_, lo, hi int) {
+			for w := lo; w < hi; w++ {
+				at := start[w+1]
+				for _, c := range l.cnt {
+					at, c[w] = at+c[w], at
+				}
+			}
+		})
+		parallel.For(context.Background(), len(l.cnt), 1, len(l.cnt), func(_, k, _ int) {
+			l.place(l.parts[k], l.parts[k+1], post, l.cnt[k])
+		})
+		l.cnt = nil
+		ix = &Index{start: start[1:], post: post}
 	}
-	ix := &Index{start: start[:len(start)-1], post: post}
 	if invariants.Enabled {
 		ix.check()
 	}
 	return ix
+}
+
+// place writes the postings of records lo..hi-1 into post, token w's next
+// at next[w] (which it advances).
+func (l *Lengths) place(lo, hi int, post []Posting, next []uint32) {
+	for r := lo; r < hi; r++ {
+		l.ahead(r, next)
+		s := l.set(r)
+		for i, w := range s[:min(l.prefixLen(len(s)), len(s))] {
+			post[next[w]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
+			next[w]++
+		}
+	}
 }
 
 // check panics unless the invariants stated on Index's fields hold
@@ -123,6 +208,14 @@ func (ix *Index) Postings(w uint32) []Posting {
 	}
 	return ix.post[ix.start[w]:ix.start[w+1]]
 }
+
+// Span returns where token w's postings lie in Entries: Postings(w) is
+// Entries()[lo:hi]. w must be below Tokens().
+func (ix *Index) Span(w uint32) (lo, hi uint32) { return ix.start[w], ix.start[w+1] }
+
+// Entries returns every posting, the lists back to back in token order. The
+// slice aliases the index and must not be modified.
+func (ix *Index) Entries() []Posting { return ix.post }
 
 // Tokens returns the number of token ids the index covers.
 func (ix *Index) Tokens() int { return max(len(ix.start)-1, 0) }

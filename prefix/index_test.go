@@ -1,6 +1,7 @@
 package prefix_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,53 +12,62 @@ import (
 // TestIndex checks NewIndex against a map of postings: every prefix token
 // of every record is listed once under its token, in ascending record
 // order, with its position; tokens outside the vocabulary have no postings.
+// The collections are small and large enough for one worker and for
+// several (each counting and placing a range of records), and every number
+// of workers must give the same index.
 func TestIndex(t *testing.T) {
 	seed := uint64(9)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 9))
-	const vocab = 50
-	sets := make([][]uint32, 200)
-	for i := range sets {
-		s := make([]uint32, 0, 10)
-		for range 1 + r.IntN(10) {
-			s = append(s, uint32(r.IntN(vocab)))
+	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}} {
+		sets := make([][]uint32, tc.n)
+		for i := range sets {
+			s := make([]uint32, 0, 10)
+			for range 1 + r.IntN(10) {
+				s = append(s, uint32(r.IntN(tc.vocab)))
+			}
+			slices.Sort(s)
+			sets[i] = slices.Compact(s)
 		}
-		slices.Sort(s)
-		sets[i] = slices.Compact(s)
-	}
-	plen := func(rec int) int { return (len(sets[rec]) + 1) / 2 }
-	ix := prefix.NewIndex(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
-		func(size int) int { return (size + 1) / 2 })
-	want := map[uint32][]prefix.Posting{}
-	total := 0
-	for rec, s := range sets {
-		for pos, w := range s[:plen(rec)] {
-			want[w] = append(want[w], prefix.Posting{Rec: uint32(rec), Pos: uint32(pos), Size: uint32(len(s))})
-			total++
+		set := func(rec int) []uint32 { return sets[rec] }
+		plen := func(size int) int { return (size + 1) / 2 }
+		want := map[uint32][]prefix.Posting{}
+		total := 0
+		for rec, s := range sets {
+			for pos, w := range s[:plen(len(s))] {
+				want[w] = append(want[w], prefix.Posting{Rec: uint32(rec), Pos: uint32(pos), Size: uint32(len(s))})
+				total++
+			}
+		}
+		for _, workers := range []int{1, 2, 3} {
+			name := fmt.Sprintf("n=%d/workers=%d", tc.n, workers)
+			ix := prefix.NewIndex(len(sets), tc.vocab, set, plen, workers)
+			if ix.Len() != total {
+				t.Errorf("%s: Len() = %d, want %d", name, ix.Len(), total)
+			}
+			lengths := prefix.CountPrefixes(len(sets), tc.vocab, set, plen, workers)
+			for w := uint32(0); w < uint32(tc.vocab); w++ {
+				if got := ix.Postings(w); !slices.Equal(got, want[w]) {
+					t.Fatalf("%s: Postings(%d) = %v, want %v", name, w, got, want[w])
+				}
+				if lo, hi := ix.Span(w); !slices.Equal(ix.Entries()[lo:hi], want[w]) {
+					t.Fatalf("%s: Span(%d) = [%d, %d) holds %v, want %v", name, w, lo, hi, ix.Entries()[lo:hi], want[w])
+				}
+				if lengths.Len(w) != len(want[w]) {
+					t.Fatalf("%s: Lengths.Len(%d) = %d, want %d", name, w, lengths.Len(w), len(want[w]))
+				}
+			}
+			if from := lengths.Index(); !slices.Equal(from.Entries(), ix.Entries()) {
+				t.Errorf("%s: Lengths.Index: %d postings, not those of NewIndex (%d)", name, from.Len(), ix.Len())
+			}
+			for _, w := range []uint32{uint32(tc.vocab), uint32(tc.vocab) + 1, 1 << 31} {
+				if got := ix.Postings(w); got != nil {
+					t.Errorf("%s: Postings(%d) outside the vocabulary = %v, want nil", name, w, got)
+				}
+			}
 		}
 	}
-	if ix.Len() != total {
-		t.Errorf("Len() = %d, want %d", ix.Len(), total)
-	}
-	lengths := prefix.CountPrefixes(len(sets), vocab, func(rec int) []uint32 { return sets[rec] },
-		func(size int) int { return (size + 1) / 2 })
-	for w := uint32(0); w < vocab; w++ {
-		if got := ix.Postings(w); !slices.Equal(got, want[w]) {
-			t.Fatalf("Postings(%d) = %v, want %v", w, got, want[w])
-		}
-		if lengths.Len(w) != len(want[w]) {
-			t.Fatalf("Lengths.Len(%d) = %d, want %d", w, lengths.Len(w), len(want[w]))
-		}
-	}
-	if from := lengths.Index(); from.Len() != ix.Len() || !slices.Equal(from.Postings(7), ix.Postings(7)) {
-		t.Errorf("Lengths.Index: %d postings, want %d", from.Len(), ix.Len())
-	}
-	for _, w := range []uint32{vocab, vocab + 1, 1 << 31} {
-		if got := ix.Postings(w); got != nil {
-			t.Errorf("Postings(%d) outside the vocabulary = %v, want nil", w, got)
-		}
-	}
-	if empty := prefix.NewIndex(0, 0, nil, nil); empty.Len() != 0 || empty.Postings(0) != nil {
+	if empty := prefix.NewIndex(0, 0, nil, nil, 2); empty.Len() != 0 || empty.Postings(0) != nil {
 		t.Errorf("empty index: Len %d, Postings(0) %v", empty.Len(), empty.Postings(0))
 	}
 }
