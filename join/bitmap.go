@@ -1,6 +1,11 @@
 package join
 
-import "math/bits"
+import (
+	"context"
+	"math/bits"
+
+	"github.com/simjoin/simjoin/internal/parallel"
+)
 
 // The bitmap filter (Sandes, Teodoro and Melo, "Bitmap Filter: Speeding up
 // Exact Set Similarity Joins with Bitwise Operations", 2020): every set also
@@ -41,16 +46,19 @@ type bitmaps struct {
 	bits  []uint64
 }
 
-// newBitmaps returns the bitmaps of the first n groups of s.
-func newBitmaps(s *side, n, words int) *bitmaps {
+// newBitmaps returns the bitmaps of the first n groups of s, computed on up
+// to workers goroutines.
+func newBitmaps(s *side, n, words, workers int) *bitmaps {
 	b := &bitmaps{words: words, mask: uint32(64*words - 1), bits: make([]uint64, n*words)}
-	for g := 0; g < n; g++ {
-		bm := b.bits[g*words : (g+1)*words]
-		for _, w := range s.set(g) {
-			k := w & b.mask
-			bm[k>>6] |= 1 << (k & 63)
+	parallel.For(context.Background(), n, 1<<14, workers, func(_, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			bm := b.bits[g*words : (g+1)*words]
+			for _, w := range s.set(g) {
+				k := w & b.mask
+				bm[k>>6] |= 1 << (k & 63)
+			}
 		}
-	}
+	})
 	return b
 }
 

@@ -101,7 +101,7 @@ func NewIndex(c *order.Collection, opt Options) (*Index, error) {
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
 	ix := &Index{c: c, b: b, s: s, workers: opt.Workers,
-		ix: prefix.NewIndex(s.groups(), vocab, s.set, b.ProbePrefix)}
+		ix: prefix.NewIndex(s.groups(), vocab, s.set, b.ProbePrefix, opt.Workers)}
 	ix.st = Stats{Records: c.Records(), Skipped: c.Skipped(), Groups: s.groups(),
 		IndexEntries: ix.ix.Len(), Workers: opt.Workers, Ell: 1}
 	ell := opt.Ell

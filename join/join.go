@@ -230,7 +230,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	var lengths *prefix.Lengths // the prefix index's list lengths, if the choice counted them
 	if ell == 0 {
 		var ch EllChoice
-		ch, lengths = ellChoice(s, b)
+		ch, lengths = ellChoice(s, b, opt.Workers)
 		ell = ch.Ell
 	}
 	// The prefix filter probes every group through the prefix index; the
@@ -241,7 +241,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	if lengths != nil && indexed == s.groups() {
 		ix = lengths.Index()
 	} else {
-		ix = prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix)
+		ix = prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix, opt.Workers)
 	}
 	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies}
 	st := Stats{
@@ -266,7 +266,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		st.IndexEntries += len(j.keyIx.groups)
 		j.keyProbes = keyProbesOf(s, b, ell)
 	}
-	j.prepare()
+	j.prepare(opt.Workers)
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
@@ -299,7 +299,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	rs, ss := groupsOf(r), groupsOf(s)
-	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), ss.set, b.ProbePrefix)
+	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), ss.set, b.ProbePrefix, opt.Workers)
 	st := Stats{
 		Records:      r.Records() + s.Records(),
 		Skipped:      r.Skipped() + s.Skipped(),
@@ -308,7 +308,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 		Ell:          1,
 	}
 	j := &joiner{b: b, probe: rs, build: ss, ix: ix, indexed: ss.groups()}
-	j.prepare()
+	j.prepare(opt.Workers)
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err

@@ -109,7 +109,7 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	s := groupsOf(c)
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	if opt.Ell == 0 {
-		ch, _ := ellChoice(s, b)
+		ch, _ := ellChoice(s, b, opt.Workers)
 		return ch, nil
 	}
 	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
@@ -128,8 +128,8 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 // for the keys, and (only when they are few) one pass over the index
 // prefixes to count the posting lists' lengths, 4 bytes per token id; those
 // counts are returned (nil if not made) so that the prefix filter's index
-// can be built from them.
-func ellChoice(s *side, b prefix.Bounds) (EllChoice, *prefix.Lengths) {
+// can be built from them, on the workers that counted them.
+func ellChoice(s *side, b prefix.Bounds, workers int) (EllChoice, *prefix.Lengths) {
 	ch := EllChoice{Ell: 1, PrefixPostings: -1}
 	groups := s.groups()
 	if groups < 2 {
@@ -145,7 +145,7 @@ func ellChoice(s *side, b prefix.Bounds) (EllChoice, *prefix.Lengths) {
 			continue
 		}
 		if lengths == nil {
-			lengths = prefix.CountPrefixes(groups, s.c.Dict().Len(), s.set, b.IndexPrefix)
+			lengths = prefix.CountPrefixes(groups, s.c.Dict().Len(), s.set, b.IndexPrefix, workers)
 			ch.PrefixPostings = prefixPostings(s, b, lengths)
 		}
 		if ch.PrefixPostings > keyPostingRatio*keys {

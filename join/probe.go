@@ -9,6 +9,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/prefetch"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -59,8 +60,9 @@ type joiner struct {
 	ids    []int
 }
 
-// prepare computes what every worker shares besides the index.
-func (j *joiner) prepare() {
+// prepare computes what every worker shares besides the index, on up to
+// workers goroutines.
+func (j *joiner) prepare(workers int) {
 	d := j.build.c.Dict()
 	j.unique = uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
 	tokens, sets := 0, 0
@@ -73,10 +75,10 @@ func (j *joiner) prepare() {
 	words := bitmapWords(tokens, sets)
 	// Only the groups probed through ix need bitmaps and last prefix
 	// tokens (all but on the ℓ-prefix path, where the tiny ones).
-	j.buildBits = newBitmaps(j.build, j.indexed, words)
+	j.buildBits = newBitmaps(j.build, j.indexed, words, workers)
 	j.probeBits = j.buildBits
 	if !j.self {
-		j.probeBits = newBitmaps(j.probe, j.probe.groups(), words)
+		j.probeBits = newBitmaps(j.probe, j.probe.groups(), words, workers)
 	}
 	j.ipre = make([]int32, maxSize(j.build)+1)
 	for n := range j.ipre {
@@ -87,11 +89,13 @@ func (j *joiner) prepare() {
 		}
 	}
 	j.lastPre = make([]uint32, j.indexed)
-	for g := range j.lastPre {
-		if py := j.ipre[j.build.size[g]]; py > 0 {
-			j.lastPre[g] = j.build.set(g)[py-1]
+	parallel.For(context.Background(), len(j.lastPre), 1<<14, workers, func(_, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			if py := j.ipre[j.build.size[g]]; py > 0 {
+				j.lastPre[g] = j.build.set(g)[py-1]
+			}
 		}
-	}
+	})
 }
 
 // match is a verified pair of groups. The calling goroutine expands it into
@@ -212,15 +216,31 @@ type candidate struct {
 	size  uint32
 }
 
+// span is one worker's view of a token's posting list in the index's
+// postings: post[lo:end] is the list, and the postings before cur belong to
+// sets below every later probe's size range (probes grow, so cur only moves
+// forward).
+type span struct{ lo, cur, end uint32 }
+
+// gather is the number of prefix tokens whose posting lists a probe locates
+// at once: it reads their spans, then the first posting of each, before
+// scanning any (independent loads, so the processor overlaps their cache
+// misses instead of waiting for one after another).
+const gather = 8
+
 // prober is one worker's scratch space; it allocates nothing per probe once
 // warmed up.
 type prober struct {
 	*joiner
-	cand   []candidate // by indexed group (len = indexed)
-	live   []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
-	cursor []uint32    // by token: postings before it are below every later probe's size range
-	list   []uint32    // groups that passed the filters for the current probe, each once
-	alpha  []int32     // least overlap by candidate size - lo
+	cand []candidate // by indexed group (len = indexed)
+	live []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
+	// heads has one span per token id from unique on (the tokens below it
+	// are never looked up): heads[w-unique] is token w's posting list.
+	heads  []span
+	post   []prefix.Posting // the index's postings (ix.Entries())
+	sink   uint32           // the gathered loads of probeGroup go here, so that none is dropped
+	list   []uint32         // groups that passed the filters for the current probe, each once
+	alpha  []int32          // least overlap by candidate size - lo
 	stats  *Stats
 	bounds prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
@@ -233,9 +253,16 @@ type prober struct {
 
 func newProber(j *joiner) *prober {
 	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
-		live: make([]uint64, (j.indexed+63)/64), cursor: make([]uint32, j.ix.Tokens())}
+		live: make([]uint64, (j.indexed+63)/64), post: j.ix.Entries()}
 	for g := range p.cand {
 		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
+	}
+	if n := j.ix.Tokens(); n > int(j.unique) {
+		p.heads = make([]span, n-int(j.unique))
+		for w := range p.heads {
+			lo, hi := j.ix.Span(j.unique + uint32(w))
+			p.heads[w] = span{lo, lo, hi}
+		}
 	}
 	return p
 }
@@ -289,17 +316,32 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	for i0 < px && x[i0] < p.unique {
 		i0++
 	}
+	heads, all := p.heads, p.post
+	p.ahead(gx + 1)
+	var hs [gather]span
 	for i := i0; i < px; i++ {
-		post := p.ix.Postings(x[i])
+		if (i-i0)%gather == 0 {
+			// Locate the next few lists at once (see gather).
+			w := min(gather, px-i)
+			for k, t := range x[i : i+w] {
+				hs[k] = heads[t-p.unique]
+			}
+			for _, h := range hs[:w] {
+				if h.cur < h.end {
+					prefetch.At(all, int(h.cur))
+				}
+			}
+		}
+		h := hs[(i-i0)%gather]
 		// The size filter's start only moves forward as a worker's probes
 		// grow, so each token keeps a cursor past the postings of sets
 		// that are too small for every later probe too.
-		k := int(p.cursor[x[i]])
-		if k < len(post) && post[k].Rec < first {
-			k += skipTo(post[k:], first)
-			p.cursor[x[i]] = uint32(k)
+		k := h.cur
+		if k < h.end && all[k].Rec < first {
+			k += uint32(skipTo(all[k:h.end], first))
+			heads[x[i]-p.unique].cur = k
 		}
-		p.stats.SizePruned += int64(k)
+		p.stats.SizePruned += int64(k - h.lo)
 		restX := int32(n - i - 1)
 		if sMax >= lo && 1+restX < alpha[sMax-lo] {
 			for sMax >= lo && 1+restX < alpha[sMax-lo] {
@@ -307,7 +349,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 			}
 			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
 		}
-		for _, e := range post[k:] {
+		for _, e := range all[k:h.end] {
 			if e.Rec >= end {
 				break
 			}
@@ -367,6 +409,16 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	}
 	p.list = p.list[:0]
 	return out
+}
+
+// ahead hints the spans of the lists that probe group g will look up, so
+// that their cache misses overlap the current probe's work.
+func (p *prober) ahead(g int) {
+	if g >= p.probe.groups() || len(p.heads) == 0 {
+		return
+	}
+	y := p.probe.set(g)
+	prefetch.Indexes(p.heads, y[:min(p.bounds.ProbePrefix(len(y)), len(y))], p.unique)
 }
 
 func maxSize(s *side) int {
