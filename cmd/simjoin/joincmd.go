@@ -20,6 +20,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
@@ -162,15 +163,15 @@ type loaded struct {
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
-	prog          *progress
+	prog          *progress.Bars
 }
 
 // options are the library's options for cfg.
-func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
+func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
 	method, _ := planner.ParseMethod(c.method) // parse has checked it
 	var report func(simjoin.Progress)
-	if prog.on {
-		report = prog.report
+	if prog.On() {
+		report = prog.Report
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
@@ -193,7 +194,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
 	}}
-	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
+	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
@@ -224,7 +225,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			}
 			opened = append(opened, f)
 			rep.noteCompressed(f)
-			l.prog.sizes[f.name] = f.size
+			l.prog.SetSize(f.name, f.size)
 			return simjoin.Lines(f, f.name), nil
 		}
 		var err error

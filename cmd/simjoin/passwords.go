@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
@@ -242,7 +243,7 @@ func newCheckCmd(e *env) *cobra.Command {
 
 // start creates the outputs (createOutputs), then reads the password list
 // name with a progress bar, as the report's phase "read".
-func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
+func (cfg *pwConfig) start(e *env, rep *report, prog *progress.Bars, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
 	o, err := cfg.createOutputs(e, name, out)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
@@ -255,10 +256,10 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out
 	defer f.Close()
 	shown := f.name
 	rep.noteCompressed(f)
-	bar := prog.bytes(f.size, "reading "+shown)
-	defer bar.finish()
+	bar := prog.Bytes(f.size, "reading "+shown)
+	defer bar.Finish()
 	opt := cfg.read
-	opt.Progress = bar.set
+	opt.Progress = bar.Set
 	l, st, err := passwords.Read(f, opt)
 	if err != nil {
 		var le *passwords.LineError
@@ -323,18 +324,18 @@ func addStatsPhases(rep *report, st *passwords.Stats) {
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
 	rep := newPWReport(cfg, "passwords", []string{input})
-	prog := newProgress(e.stderr)
+	prog := progress.New(e.stderr)
 	out, l, rs, err := cfg.start(e, rep, prog, input, true)
 	if err != nil {
 		return err
 	}
 
-	bar := prog.count("joining")
+	bar := prog.Count("joining")
 	opt := cfg.opt
-	opt.Progress = bar.setOf
+	opt.Progress = bar.SetOf
 	if cfg.families {
 		fams, st, err := passwords.Families(ctx, l, opt)
-		bar.finish()
+		bar.Finish()
 		if err != nil {
 			return err
 		}
@@ -366,7 +367,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 		return w.pair(l, p) == nil
 	})
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -404,7 +405,7 @@ func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwo
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
-	out, known, rs, err := cfg.start(e, rep, newProgress(e.stderr), cfg.against, !cfg.silent)
+	out, known, rs, err := cfg.start(e, rep, progress.New(e.stderr), cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
