@@ -7,6 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -76,13 +77,13 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 				return indexError(err, "-t")
 			}
 		}
-		in, err := openInput(input, e.stdin)
+		in, err := infile.Open(input, e.stdin)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
 		w := newOutcomeRows(e.stdout, f, cfg)
-		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
+		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.Name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
 			for k, o := range outs {
 				w.outcome(first+k, o)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
+	"github.com/simjoin/simjoin/internal/infile"
 )
 
 func newIndexDeleteCmd(e *env) *cobra.Command {
@@ -25,7 +26,7 @@ prints how many records it deleted.`,
 			var ids []index.ID
 			for _, a := range args[1:] {
 				if a == "-" {
-					read, err := index.ReadIDs(e.stdin, "<stdin>")
+					read, err := index.ReadIDs(e.stdin, infile.Stdin)
 					if err != nil {
 						return err
 					}

@@ -16,6 +16,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -219,14 +220,14 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			}
 		}()
 		open := func(name string) (simjoin.Source, error) {
-			f, err := openInput(name, e.stdin)
+			f, err := infile.Open(name, e.stdin)
 			if err != nil {
 				return simjoin.Source{}, err
 			}
 			opened = append(opened, f)
 			rep.noteCompressed(f)
-			l.prog.SetSize(f.name, f.size)
-			return simjoin.Lines(f, f.name), nil
+			l.prog.SetSize(f.Name, f.Size)
+			return simjoin.Lines(f, f.Name), nil
 		}
 		var err error
 		if r, err = open(input); err != nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -249,14 +250,14 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress.Bars, name string
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	tm := rep.phase("read")
-	f, err := openInput(name, e.stdin)
+	f, err := infile.Open(name, e.stdin)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	shown := f.name
+	shown := f.Name
 	rep.noteCompressed(f)
-	bar := prog.Bytes(f.size, "reading "+shown)
+	bar := prog.Bytes(f.Size, "reading "+shown)
 	defer bar.Finish()
 	opt := cfg.read
 	opt.Progress = bar.Set
@@ -500,11 +501,11 @@ func checkCandidates(ctx context.Context, e *env, args []string, check func(firs
 		pw, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
 		if err != nil {
-			return &simjoin.LineError{Name: "<stdin>", Err: err}
+			return &simjoin.LineError{Name: infile.Stdin, Err: err}
 		}
 		return check(1, [][]byte{pw})
 	}
-	return simjoin.ReadBatches(e.stdin, simjoin.BatchOptions{Name: "<stdin>"}, func(first int, batch [][]byte) error {
+	return simjoin.ReadBatches(e.stdin, simjoin.BatchOptions{Name: infile.Stdin}, func(first int, batch [][]byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/outfile"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rusage"
@@ -23,9 +24,9 @@ type (
 )
 
 // noteCompressed records that in was read decompressed, if it was.
-func (r *report) noteCompressed(in *input) {
-	if in.format != decompress.None {
-		r.Compressed = append(r.Compressed, in.name+": "+string(in.format))
+func (r *report) noteCompressed(in *infile.File) {
+	if in.Format != decompress.None {
+		r.Compressed = append(r.Compressed, in.Name+": "+string(in.Format))
 	}
 }
 
