@@ -59,7 +59,7 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	}
 	rep := l.rep
 	sink := newPairSink(nil, cfg, l)
-	tm := rep.phase("join+cluster")
+	tm := rep.Start("join+cluster")
 	in, _, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
@@ -71,14 +71,14 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 	if err != nil {
 		return err
 	}
-	tm.done("join+cluster")
-	tm = rep.phase("write")
+	tm.Done()
+	tm = rep.Start("write")
 	sec := rpt.NewClusters(f, l.names)
-	rep.addSection("clusters", "clusters", sec, sec.Rows())
+	rep.AddSection("clusters", "clusters", sec, sec.Rows())
 	if err := writeClusters(out, cfg.outFmt, f, l.names, all); err != nil {
 		return err
 	}
-	tm.done("write")
+	tm.Done()
 	return finishReport(e, cfg, rep, sink)
 }
 

@@ -160,7 +160,7 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 type loaded struct {
 	in   *simjoin.Input
 	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
-	rep  *report
+	rep  *rpt.Report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
@@ -187,14 +187,14 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{rpt.Report{
+	rep := &rpt.Report{
 		Command:   cfg.command,
 		Input:     []string{input},
 		Tokens:    cfg.spec.String(),
 		Measure:   cfg.m.String(),
 		Threshold: cfg.t.String(),
 		Workers:   cfg.workers,
-	}}
+	}
 	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
@@ -225,7 +225,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 				return simjoin.Source{}, err
 			}
 			opened = append(opened, f)
-			rep.noteCompressed(f)
+			rep.NoteCompressed(f.Name, f.Format)
 			l.prog.SetSize(f.Name, f.Size)
 			return simjoin.Lines(f, f.Name), nil
 		}
@@ -265,7 +265,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
 	}
 	if st.Files != nil {
-		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
+		rep.AddSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
 	}
 	return l, nil
 }
@@ -306,7 +306,7 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	rep := l.rep
-	tm := rep.phase("join")
+	tm := rep.Start("join")
 	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
@@ -326,12 +326,12 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	if err != nil {
 		return err
 	}
-	tm.done("join")
-	tm = rep.phase("write")
+	tm.Done()
+	tm = rep.Start("write")
 	if err := sink.close(); err != nil {
 		return err
 	}
-	tm.done("write")
+	tm.Done()
 	return finishReport(e, cfg, rep, sink)
 }
 
@@ -361,17 +361,17 @@ func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink
 	rep := l.rep
 	switch {
 	case st.Plan != nil:
-		rep.addSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
+		rep.AddSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
 	case cfg.stats || cfg.statsJSON != "":
 		// A method given is not planned: planning would cost as much as a
 		// fast join. The report says so; explain prices both paths.
 		why := "given by --method, not planned (simjoin explain prices both paths)"
-		rep.addSection("plan", "plan", givenPlan{Method: cfg.method, Forced: true, Reason: why},
+		rep.AddSection("plan", "plan", givenPlan{Method: cfg.method, Forced: true, Reason: why},
 			[][2]string{{"method", cfg.method}, {"why", why}})
 	}
 	rep.Method = st.Method.String()
 	rep.Exact = st.Exact
-	sink.n, sink.hist = st.Results, histogram(st.Similarity)
+	sink.n, sink.hist = st.Results, rpt.Histogram(st.Similarity)
 	if st.LSH != nil {
 		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
 	}
@@ -387,12 +387,12 @@ type givenPlan struct {
 }
 
 // finishReport completes the report and writes it where asked.
-func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
+func finishReport(e *env, cfg *joinConfig, rep *rpt.Report, sink *pairSink) error {
 	rep.Results = sink.n
 	if cfg.m != prefix.Overlap {
-		rep.Histogram = sink.hist.bins()
+		rep.Histogram = sink.hist.Bins()
 	}
-	return rep.emit(e, cfg.stats, cfg.statsOut)
+	return e.emit(rep, cfg.stats, cfg.statsOut)
 }
 
 // pairSink receives pairs from a join and writes them (or holds them for
@@ -402,7 +402,7 @@ type pairSink struct {
 	sorted bool
 	held   []join.Pair
 	n      int64
-	hist   histogram
+	hist   rpt.Histogram
 	err    error
 	ida    []byte
 	idb    []byte
@@ -421,7 +421,7 @@ func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
 // add takes one pair; it returns false once writing has failed.
 func (s *pairSink) add(p join.Pair) bool {
 	s.n++
-	s.hist.add(p.Sim)
+	s.hist.Add(p.Sim)
 	switch {
 	case s.pw == nil:
 		return true

@@ -113,9 +113,9 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 // and warns of capped buckets. With --verify estimate the similarity column
 // holds estimates: the JSONL key is "est" and the CSV header says
 // "estimate".
-func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
+func addLSHSection(e *env, cfg *joinConfig, rep *rpt.Report, st *approx.Stats, cc *planner.CrossCheck) error {
 	sec := rpt.NewLSH(st, cc)
-	rep.addSection("lsh", "MinHash-LSH", *sec, sec.Rows(cfg.m, cfg.t))
+	rep.AddSection("lsh", "MinHash-LSH", *sec, sec.Rows(cfg.m, cfg.t))
 	if st.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
 			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))

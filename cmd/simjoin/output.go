@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
 // format is an output format for pairs.
@@ -91,4 +93,20 @@ func (e *env) create(path string) (*outfile.File, error) {
 		return nil, usageError{err}
 	}
 	return f, err
+}
+
+// emit completes the report and writes it where asked: as text on stderr
+// (--stats), as JSON to jsonOut (--stats-json's file, nil when not asked).
+func (e *env) emit(r *rpt.Report, text bool, jsonOut *outfile.File) error {
+	var tw, jw io.Writer
+	if text {
+		tw = e.stderr
+	}
+	if jsonOut != nil {
+		jw = jsonOut
+	}
+	if err := r.Emit(tw, jw); err != nil {
+		return fmt.Errorf("--stats-json: %w", err)
+	}
+	return nil
 }

@@ -244,19 +244,19 @@ func newCheckCmd(e *env) *cobra.Command {
 
 // start creates the outputs (createOutputs), then reads the password list
 // name with a progress bar, as the report's phase "read".
-func (cfg *pwConfig) start(e *env, rep *report, prog *progress.Bars, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
+func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
 	o, err := cfg.createOutputs(e, name, out)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
-	tm := rep.phase("read")
+	tm := rep.Start("read")
 	f, err := infile.Open(name, e.stdin)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
 	shown := f.Name
-	rep.noteCompressed(f)
+	rep.NoteCompressed(f.Name, f.Format)
 	bar := prog.Bytes(f.Size, "reading "+shown)
 	defer bar.Finish()
 	opt := cfg.read
@@ -270,16 +270,16 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress.Bars, name string
 		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
-		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
+		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {
 		return nil, nil, st, err
 	}
-	tm.done("read")
+	tm.Done()
 	return o, l, st, nil
 }
 
 // newPWReport starts the statistics report of a passwords command.
-func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{rpt.Report{
+func newPWReport(cfg *pwConfig, command string, input []string) *rpt.Report {
+	return &rpt.Report{
 		Command:   command,
 		Input:     input,
 		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
@@ -287,7 +287,7 @@ func newPWReport(cfg *pwConfig, command string, input []string) *report {
 		Threshold: cfg.opt.Threshold.String(),
 		Method:    "exact",
 		Workers:   cfg.workers,
-	}}
+	}
 }
 
 // createOutputs creates -o (unless out is false) and --stats-json before any
@@ -313,10 +313,10 @@ func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.Fil
 	return f, nil
 }
 
-func addStatsPhases(rep *report, st *passwords.Stats) {
+func addStatsPhases(rep *rpt.Report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
-		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
-		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
+		rpt.Phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		rpt.Phase{Name: "order", Seconds: st.OrderTime.Seconds()},
 	)
 	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
@@ -341,27 +341,27 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			return err
 		}
 		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
-		tm := rep.phase("write")
+		tm := rep.Start("write")
 		w := newFamilyRows(out, cfg.outFmt)
 		for n, f := range fams {
 			w.family(n+1, l, f)
 		}
-		rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
+		rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		tm.done("write")
+		tm.Done()
 		rep.Results = int64(len(fams))
-		return rep.emit(e, cfg.stats, cfg.statsOut)
+		return e.emit(rep, cfg.stats, cfg.statsOut)
 	}
 
 	w := newPairRows(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	var hist histogram
+	var hist rpt.Histogram
 	var held []passwords.Pair
 	var results int64
 	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
 		results++
-		hist.add(p.Sim)
+		hist.Add(p.Sim)
 		if cfg.sort {
 			held = append(held, p)
 			return true
@@ -376,28 +376,28 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return err
 	}
 	sec := joinedReport(cfg, rep, rs, &st)
-	tm := rep.phase("write")
+	tm := rep.Start("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
 		w.pair(l, p)
 	}
 	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
+		rep.Histogram = hist.Bins()
 	}
-	rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
+	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	tm.done("write")
+	tm.Done()
 	rep.Results = results
-	return rep.emit(e, cfg.stats, cfg.statsOut)
+	return e.emit(rep, cfg.stats, cfg.statsOut)
 }
 
 // joinedReport fills the report of a join of the list (or its families)
 // and returns the list's section.
-func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
+func joinedReport(cfg *pwConfig, rep *rpt.Report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
 	addStatsPhases(rep, st)
-	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
+	rep.Phases = append(rep.Phases, rpt.Phase{Name: "join", Seconds: st.JoinTime().Seconds()})
 	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	rep.Exact = &st.Exact
 	return rpt.NewPasswordList(rs, st, cfg.opt.Norm, cfg.read.Counts)
@@ -417,10 +417,10 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
 	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
+	rep.Phases = append(rep.Phases, rpt.Phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	rep.Exact = nil
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-	rep.addSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
+	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
 	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
@@ -431,7 +431,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		for k, ms := range res {
 			t.Add(batch[k], len(ms))
 			for _, m := range ms {
-				t.hist.add(m.Sim)
+				t.hist.Add(m.Sim)
 				w.match(first+k, known, m)
 			}
 		}
@@ -446,16 +446,16 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 // tally counts the candidates of a check and the similarities found.
 type tally struct {
 	passwords.CheckStats
-	hist histogram
+	hist rpt.Histogram
 }
 
 // checkPhase runs the report's "check" phase: each batch of candidates
 // (checkCandidates) goes to answer, which tallies the candidates and writes
 // their matches with w; then w is flushed, and the results and the
-// histogram (not for overlap) go into the report.
-func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowWriter, m prefix.Measure,
+// rpt.Histogram (not for overlap) go into the report.
+func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rowWriter, m prefix.Measure,
 	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
-	tm := rep.phase("check")
+	tm := rep.Start("check")
 	var t tally
 	err := checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
 		if err := answer(first, batch, &t); err != nil {
@@ -469,10 +469,10 @@ func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowW
 	if err != nil {
 		return nil, err
 	}
-	tm.done("check")
+	tm.Done()
 	rep.Results = t.Matches
 	if m != prefix.Overlap {
-		rep.Histogram = t.hist.bins()
+		rep.Histogram = t.hist.Bins()
 	}
 	return &t.CheckStats, nil
 }
@@ -525,14 +525,14 @@ func terminal(r io.Reader) (int, bool) {
 // finishCheck adds the "check" section to the report (after the rows first,
 // if any), writes the report, and returns the command's exit status: 3 when
 // the policy rejects a candidate as too close.
-func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, first ...[2]string) error {
+func finishCheck(e *env, cfg *pwConfig, rep *rpt.Report, cs *passwords.CheckStats, first ...[2]string) error {
 	status := exitOK
 	if cs.Rejected() {
 		status = exitTooClose
 	}
 	sec := rpt.NewCheck(cs)
-	rep.addSection("check", "candidates", sec, sec.Rows(status, first...))
-	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
+	rep.AddSection("check", "candidates", sec, sec.Rows(status, first...))
+	if err := e.emit(rep, cfg.stats, cfg.statsOut); err != nil {
 		return err
 	}
 	if status != exitOK {

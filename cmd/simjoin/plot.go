@@ -18,6 +18,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
@@ -175,10 +176,10 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		return err
 	}
 	for _, st := range cc.Steps {
-		rep.Phases = append(rep.Phases, phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
+		rep.Phases = append(rep.Phases, rpt.Phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
 	}
 
-	tm := rep.phase("plot")
+	tm := rep.Start("plot")
 	if err := writePlotTable(out, l.r, cfg, cc); err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 			return err
 		}
 	}
-	tm.done("plot")
+	tm.Done()
 	var rows [][2]string
 	var sec []plotShape
 	for _, b := range cc.Bandings {
@@ -226,9 +227,9 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		}
 		sec = append(sec, s)
 		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %s), recall %.3f (predicted %.3f; %s: %.3f to %.3f), %.3f s a run",
-			count(s.Candidates), count(s.PredictedCandidates), s.Recall, s.PredictedRecall, plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
+			rpt.Count(s.Candidates), rpt.Count(s.PredictedCandidates), s.Recall, s.PredictedRecall, rpt.Plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
 	}
-	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", cc.Floor, numfmt.Group(int64(cc.Sampled))), sec, rows)
+	rep.AddSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", cc.Floor, numfmt.Group(int64(cc.Sampled))), sec, rows)
 	return finishReport(e, cfg, rep, sink)
 }
 
@@ -270,7 +271,7 @@ func writePlotTable(w io.Writer, c *order.Collection, cfg *joinConfig, cc *plann
 	seeds := len(cc.Bandings[0].Runs)
 	for _, b := range cc.Bandings {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", b.Shape, cfg.lsh.opt.K, seeds, numfmt.Group(int64(math.Round(b.Candidates))),
-			count(b.PredictedCandidates), numfmt.Group(int64(math.Round(b.Found))), numfmt.Group(cc.Pairs), b.Recall, b.RecallMin, b.RecallMax, b.Predicted)
+			rpt.Count(b.PredictedCandidates), numfmt.Group(int64(math.Round(b.Found))), numfmt.Group(cc.Pairs), b.Recall, b.RecallMin, b.RecallMax, b.Predicted)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -288,7 +289,7 @@ func writePlotTable(w io.Writer, c *order.Collection, cfg *joinConfig, cc *plann
 		if b.Sampled {
 			pairs = "~" + pairs
 		}
-		line := fmt.Sprintf("%s\t%s\t", binLabel(b.From, b.To), pairs)
+		line := fmt.Sprintf("%s\t%s\t", rpt.BinLabel(b.From, b.To), pairs)
 		for _, s := range cc.Bandings {
 			bn := s.Bins[k]
 			found := numfmt.Group(bn.Found)

@@ -40,7 +40,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
 			return indexError(err, "-t")
 		}
-		rep := &report{rpt.Report{
+		rep := &rpt.Report{
 			Command:   "passwords check",
 			Input:     []string{"--index", cfg.index},
 			Tokens:    icfg.Tokens.String(),
@@ -48,7 +48,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			Threshold: t.String(),
 			Method:    "index: " + icfg.Method.String(),
 			Workers:   cfg.workers,
-		}}
+		}
 		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
 		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
@@ -60,7 +60,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			for k, hits := range res {
 				tl.Add(batch[k], len(hits))
 				for _, h := range hits {
-					tl.hist.add(h.Sim)
+					tl.hist.Add(h.Sim)
 					hw.hit(first+k, h)
 				}
 			}
