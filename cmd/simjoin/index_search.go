@@ -8,6 +8,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -125,11 +126,11 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 			return err
 		}
 		defer in.Close()
-		hw := newHitRows(out, outFmt, cfg, "query")
+		hw := rows.NewHits(out, outFmt, cfg, "query")
 		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			for k, hits := range res {
 				for _, h := range hits {
-					hw.hit(first+k, h)
+					hw.Write(first+k, h)
 				}
 			}
 			return hw.Err()

@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
@@ -23,7 +22,7 @@ import (
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
@@ -60,7 +59,7 @@ type joinConfig struct {
 	docs    docFlags // --files and word normalisation (files.go)
 	m       prefix.Measure
 	t       prefix.Threshold
-	outFmt  format
+	outFmt  fieldenc.Format
 	command string
 }
 
@@ -255,18 +254,11 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		l.r, l.s = in.Collections()
 	}
 	l.names, l.snames = in.IDs()
-	st := in.Stats()
-	rep.AddPhase(readPhase, st.Read)
-	if st.Order != (simjoin.Timing{}) {
-		rep.AddPhase("order", st.Order)
+	var vocabulary func() int
+	if cfg.stats || cfg.statsJSON != "" {
+		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
-	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
-		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
-	}
-	if st.Files != nil {
-		rep.AddSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
-	}
+	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.keepGoing, cfg.docs.minTokens)
 	return l, nil
 }
 
@@ -311,28 +303,22 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	if err != nil {
 		return err
 	}
-	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
-	if estimates {
-		pw.simKey = "est"
-	}
-	sink := newPairSink(pw, cfg, l)
-	st, err := in.Join(ctx, sink.add)
+	sink := rows.NewPairSink(rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates), cfg.sort, l.names, l.snames)
+	st, err := in.Join(ctx, sink.Add)
 	if err == nil {
-		err = sink.err
-	}
-	if err == nil {
-		err = joined(e, cfg, l, st, sink)
+		err = sink.Err()
 	}
 	if err != nil {
 		return err
 	}
+	joined(e, cfg, rep, st)
 	tm.Done()
 	tm = rep.Start("write")
-	if err := sink.close(); err != nil {
+	if err := sink.Close(); err != nil {
 		return err
 	}
 	tm.Done()
-	return finishReport(e, cfg, rep, sink)
+	return e.emit(rep, cfg.stats, cfg.statsOut)
 }
 
 // planned returns the input to join as cfg asks: with --method auto it
@@ -354,115 +340,13 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input,
 	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
-// joined records what a join did in the report: the plan (or the method
-// given), the path's counters (with --check-recall, LSH's measured recall),
-// the results and their similarities.
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
-	rep := l.rep
-	switch {
-	case st.Plan != nil:
-		rep.AddSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
-	case cfg.stats || cfg.statsJSON != "":
-		// A method given is not planned: planning would cost as much as a
-		// fast join. The report says so; explain prices both paths.
-		why := "given by --method, not planned (simjoin explain prices both paths)"
-		rep.AddSection("plan", "plan", givenPlan{Method: cfg.method, Forced: true, Reason: why},
-			[][2]string{{"method", cfg.method}, {"why", why}})
+// joined records what a join did in the report (Report.AddJoin) and warns
+// of LSH buckets capped by --max-bucket.
+func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
+	rep.AddJoin(st, cfg.method, cfg.m, cfg.t)
+	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
+		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
 	}
-	rep.Method = st.Method.String()
-	rep.Exact = st.Exact
-	sink.n, sink.hist = st.Results, rpt.Histogram(st.Similarity)
-	if st.LSH != nil {
-		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
-	}
-	return nil
-}
-
-// givenPlan is the report's plan section when --method names the method: the
-// fields of planner.Plan that apply without planning.
-type givenPlan struct {
-	Method string `json:"method"`
-	Forced bool   `json:"forced"`
-	Reason string `json:"reason"`
-}
-
-// finishReport completes the report and writes it where asked.
-func finishReport(e *env, cfg *joinConfig, rep *rpt.Report, sink *pairSink) error {
-	rep.Results = sink.n
-	if cfg.m != prefix.Overlap {
-		rep.Histogram = sink.hist.Bins()
-	}
-	return e.emit(rep, cfg.stats, cfg.statsOut)
-}
-
-// pairSink receives pairs from a join and writes them (or holds them for
-// --sort); n and hist count the pairs for the report.
-type pairSink struct {
-	pw     *pairWriter // nil: count only
-	sorted bool
-	held   []join.Pair
-	n      int64
-	hist   rpt.Histogram
-	err    error
-	ida    []byte
-	idb    []byte
-	// names, snames are the ids of --files records (nil: line numbers).
-	names, snames []string
-}
-
-func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
-	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
-	if s.snames == nil && cfg.against == "" {
-		s.snames = l.names
-	}
-	return s
-}
-
-// add takes one pair; it returns false once writing has failed.
-func (s *pairSink) add(p join.Pair) bool {
-	s.n++
-	s.hist.Add(p.Sim)
-	switch {
-	case s.pw == nil:
-		return true
-	case s.sorted:
-		s.held = append(s.held, p)
-		return true
-	}
-	return s.write(p)
-}
-
-func (s *pairSink) write(p join.Pair) bool {
-	numeric := s.names == nil
-	if numeric {
-		s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
-		s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
-	} else {
-		s.ida = append(s.ida[:0], s.names[p.A]...)
-		s.idb = append(s.idb[:0], s.snames[p.B]...)
-	}
-	if err := s.pw.write(s.ida, s.idb, numeric, p.Sim); err != nil {
-		s.err = err
-		return false
-	}
-	return true
-}
-
-// close writes held pairs in (id_a, id_b) order and flushes.
-func (s *pairSink) close() error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.sorted {
-		slices.SortFunc(s.held, join.ComparePairs)
-		for _, p := range s.held {
-			if !s.write(p) {
-				return s.err
-			}
-		}
-		s.held = nil
-	}
-	return s.pw.flush()
 }
 
 // addMemoryFlag registers --memory-limit.

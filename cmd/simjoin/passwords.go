@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
@@ -63,7 +65,7 @@ type pwConfig struct {
 	// Parsed by parse.
 	opt    passwords.Options
 	read   passwords.ReadOptions
-	outFmt format
+	outFmt fieldenc.Format
 }
 
 const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
@@ -342,9 +344,9 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
 		tm := rep.Start("write")
-		w := newFamilyRows(out, cfg.outFmt)
+		w := rows.NewFamilies(out, cfg.outFmt)
 		for n, f := range fams {
-			w.family(n+1, l, f)
+			w.Write(n+1, l, f)
 		}
 		rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 		if err := w.Flush(); err != nil {
@@ -355,7 +357,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return e.emit(rep, cfg.stats, cfg.statsOut)
 	}
 
-	w := newPairRows(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	var hist rpt.Histogram
 	var held []passwords.Pair
 	var results int64
@@ -366,7 +368,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			held = append(held, p)
 			return true
 		}
-		return w.pair(l, p) == nil
+		return w.Write(l, p) == nil
 	})
 	bar.Finish()
 	if err != nil {
@@ -379,7 +381,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	tm := rep.Start("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
-		w.pair(l, p)
+		w.Write(l, p)
 	}
 	if cfg.opt.Measure != prefix.Overlap {
 		rep.Histogram = hist.Bins()
@@ -422,8 +424,8 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
-	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
+	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
 		res, err := ix.CheckAll(ctx, batch)
 		if err != nil {
 			return err
@@ -432,7 +434,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 			t.Add(batch[k], len(ms))
 			for _, m := range ms {
 				t.hist.Add(m.Sim)
-				w.match(first+k, known, m)
+				w.Write(first+k, known, m)
 			}
 		}
 		return nil
@@ -453,7 +455,7 @@ type tally struct {
 // (checkCandidates) goes to answer, which tallies the candidates and writes
 // their matches with w; then w is flushed, and the results and the
 // rpt.Histogram (not for overlap) go into the report.
-func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rowWriter, m prefix.Measure,
+func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
 	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
 	var t tally

@@ -154,8 +154,15 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep := l.rep
 	rep.Method = cfg.method
-	sink := newPairSink(nil, cfg, l)
-	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: sink.add}
+	// The exact pairs at -t, counted for the report.
+	var results int64
+	var hist rpt.Histogram
+	count := func(p join.Pair) bool {
+		results++
+		hist.Add(p.Sim)
+		return true
+	}
+	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: count}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
 	var chords []plotting.Chord
@@ -166,12 +173,9 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if pf.circle != "" && cfg.method == "lsh" {
 		opt.Found = chord
 	} else if pf.circle != "" {
-		opt.Exact = func(p join.Pair) bool { return chord(p) && sink.add(p) }
+		opt.Exact = func(p join.Pair) bool { return chord(p) && count(p) }
 	}
 	cc, err := l.in.Check(ctx, opt)
-	if sink.err != nil {
-		return sink.err
-	}
 	if err != nil {
 		return err
 	}
@@ -230,7 +234,8 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 			rpt.Count(s.Candidates), rpt.Count(s.PredictedCandidates), s.Recall, s.PredictedRecall, rpt.Plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
 	}
 	rep.AddSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", cc.Floor, numfmt.Group(int64(cc.Sampled))), sec, rows)
-	return finishReport(e, cfg, rep, sink)
+	rep.SetResults(results, &hist, cfg.m)
+	return e.emit(rep, cfg.stats, cfg.statsOut)
 }
 
 // plotShapes parses --shapes, or takes the banding --method lsh would use.

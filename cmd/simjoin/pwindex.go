@@ -8,6 +8,7 @@ import (
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -49,8 +50,8 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			Method:    "index: " + icfg.Method.String(),
 			Workers:   cfg.workers,
 		}
-		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
+		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
+		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 			if err != nil {
 				// The index's message numbers the record in the batch; it
@@ -61,7 +62,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 				tl.Add(batch[k], len(hits))
 				for _, h := range hits {
 					tl.hist.Add(h.Sim)
-					hw.hit(first+k, h)
+					hw.Write(first+k, h)
 				}
 			}
 			return nil

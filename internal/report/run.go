@@ -7,6 +7,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/rusage"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // Timer times one phase of a run: its wall-clock time and the CPU time the
@@ -44,6 +45,16 @@ func (h *Histogram) Add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
 // Bins returns the non-empty bins (Bins).
 func (h *Histogram) Bins() []Bin { return Bins(h[:]) }
+
+// SetResults records the number of results and the histogram of their
+// similarities; a join by the overlap measure, whose similarities are
+// integers, gets no histogram.
+func (r *Report) SetResults(n int64, h *Histogram, m prefix.Measure) {
+	r.Results = n
+	if m != prefix.Overlap {
+		r.Histogram = h.Bins()
+	}
+}
 
 // NoteCompressed records that the input name was read decompressed from
 // format f; it records nothing for decompress.None.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // TestHistogram: similarities go to the bins of simjoin.Stats.Similarity,
@@ -20,6 +21,16 @@ func TestHistogram(t *testing.T) {
 	want := []Bin{{0, 0.05, 1}, {0.5, 0.55, 2}, {0.95, 1, 2}}
 	if got := h.Bins(); !slices.Equal(got, want) {
 		t.Errorf("bins %v, want %v", got, want)
+	}
+	var r Report
+	r.SetResults(5, &h, prefix.Jaccard)
+	if r.Results != 5 || !slices.Equal(r.Histogram, want) {
+		t.Errorf("jaccard: results %d, histogram %v", r.Results, r.Histogram)
+	}
+	r = Report{}
+	r.SetResults(5, &h, prefix.Overlap)
+	if r.Results != 5 || r.Histogram != nil {
+		t.Errorf("overlap: results %d, histogram %v, want none", r.Results, r.Histogram)
 	}
 }
 
