@@ -74,5 +74,5 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 		return err
 	}
 	tm.Done()
-	return e.emit(rep, cfg.stats, cfg.statsOut)
+	return cfg.emit(e, rep)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
@@ -39,27 +38,16 @@ type joinConfig struct {
 	measure   string
 	method    string
 	against   string
-	format    string
-	output    string
-	stats     bool
-	statsJSON string
-	workers   int
 	sort      bool
-	memLimit  string // --memory-limit, parsed into mem by parse
-	mem       memlimit.Limit
+	runFlags                 // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 	lsh       lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 	fs        *pflag.FlagSet // the command's flags, for what was given
-
-	// statsOut is --stats-json's file, created by start before any work so
-	// that an unwritable path fails early; written by finishReport.
-	statsOut *outfile.File
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
 	docs    docFlags // --files and word normalisation (files.go)
 	m       prefix.Measure
 	t       prefix.Threshold
-	outFmt  fieldenc.Format
 	command string
 }
 
@@ -71,13 +59,8 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
-	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
-	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
-	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
-	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
-	addMemoryFlag(fs, &c.memLimit)
+	c.runFlags.addFlags(fs, "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
 }
@@ -255,7 +238,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	}
 	l.names, l.snames = in.IDs()
 	var vocabulary func() int
-	if cfg.stats || cfg.statsJSON != "" {
+	if cfg.reporting() {
 		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
 	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.keepGoing, cfg.docs.minTokens)
@@ -272,18 +255,8 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 	if input == "-" && cfg.against == "-" {
 		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
-	e.outs.Protect(input, cfg.against)
-	if input == "-" || cfg.against == "-" {
-		e.outs.ProtectReader(e.stdin)
-	}
-	e.outs.Protect(cfg.docs.args...)
-	if out, err = e.create(cfg.output); err != nil {
+	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, nil, err
-	}
-	if cfg.statsJSON != "" {
-		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
-			return nil, nil, nil, fmt.Errorf("--stats-json: %w", err)
-		}
 	}
 	if l, err = load(ctx, e, cfg, input); err != nil {
 		return nil, nil, nil, err
@@ -318,7 +291,7 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	tm.Done()
-	return e.emit(rep, cfg.stats, cfg.statsOut)
+	return cfg.emit(e, rep)
 }
 
 // planned returns the input to join as cfg asks: with --method auto it

@@ -4,11 +4,87 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+
+	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	rpt "github.com/simjoin/simjoin/internal/report"
 )
+
+// runFlags are the flags of the commands that write rows and a statistics
+// report (join and the commands built on it, passwords and passwords check):
+// --format, -o, --stats, --stats-json, -j and --memory-limit. Each command
+// checks them in its own order (parseFormat, parseMemoryLimit).
+type runFlags struct {
+	format    string
+	output    string
+	stats     bool
+	statsJSON string
+	workers   int
+	memLimit  string // --memory-limit, parsed into mem
+
+	// Parsed by the command.
+	outFmt fieldenc.Format
+	mem    memlimit.Limit
+	// statsOut is --stats-json's file, created by createOutputs before any
+	// work so that an unwritable path fails early; written by emit.
+	statsOut *outfile.File
+}
+
+// addFlags registers the flags on fs; output is -o's usage.
+func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
+	fs.StringVar(&r.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	fs.StringVarP(&r.output, "output", "o", "", output)
+	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
+	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
+	fs.IntVarP(&r.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	addMemoryFlag(fs, &r.memLimit)
+}
+
+// reporting says whether a statistics report was asked for.
+func (r *runFlags) reporting() bool { return r.stats || r.statsJSON != "" }
+
+// createOutputs creates -o (unless out is false) and --stats-json before any
+// work, refusing to overwrite any of inputs ("-": standard input).
+func (r *runFlags) createOutputs(e *env, out bool, inputs ...string) (*outfile.File, error) {
+	e.outs.Protect(inputs...)
+	if slices.Contains(inputs, "-") {
+		e.outs.ProtectReader(e.stdin)
+	}
+	var f *outfile.File
+	if out {
+		var err error
+		if f, err = e.create(r.output); err != nil {
+			return nil, err
+		}
+	}
+	if r.statsJSON != "" {
+		var err error
+		if r.statsOut, err = e.create(r.statsJSON); err != nil {
+			return nil, fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// emit completes the report and writes it where asked: as text on stderr
+// (--stats), as JSON to --stats-json's file.
+func (r *runFlags) emit(e *env, rep *rpt.Report) error {
+	var tw, jw io.Writer
+	if r.stats {
+		tw = e.stderr
+	}
+	if r.statsOut != nil {
+		jw = r.statsOut
+	}
+	if err := rep.Emit(tw, jw); err != nil {
+		return fmt.Errorf("--stats-json: %w", err)
+	}
+	return nil
+}
 
 // parseFormat reads --format: tsv, csv or jsonl.
 func parseFormat(s string) (fieldenc.Format, error) {
@@ -34,20 +110,4 @@ func (e *env) create(path string) (*outfile.File, error) {
 		return nil, usageError{err}
 	}
 	return f, err
-}
-
-// emit completes the report and writes it where asked: as text on stderr
-// (--stats), as JSON to jsonOut (--stats-json's file, nil when not asked).
-func (e *env) emit(r *rpt.Report, text bool, jsonOut *outfile.File) error {
-	var tw, jw io.Writer
-	if text {
-		tw = e.stderr
-	}
-	if jsonOut != nil {
-		jw = jsonOut
-	}
-	if err := r.Emit(tw, jw); err != nil {
-		return fmt.Errorf("--stats-json: %w", err)
-	}
-	return nil
 }

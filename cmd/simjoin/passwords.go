@@ -14,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -44,15 +43,8 @@ type pwConfig struct {
 	stripSuffix bool
 	counts      string
 	comments    bool
-	format      string
-	output      string
-	stats       bool
-	statsJSON   string
-	workers     int
 	maxLine     int
-	memLimit    string // --memory-limit, parsed into mem
-	mem         memlimit.Limit
-	statsOut    *outfile.File // --stats-json's, created before any work
+	runFlags    // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 
 	// passwords only
 	families bool
@@ -63,9 +55,8 @@ type pwConfig struct {
 	silent  bool
 
 	// Parsed by parse.
-	opt    passwords.Options
-	read   passwords.ReadOptions
-	outFmt fieldenc.Format
+	opt  passwords.Options
+	read passwords.ReadOptions
 }
 
 const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
@@ -124,13 +115,8 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.counts, "counts", "", "the list has counts: \"first\" (count<TAB>password) or \"last\" (password<TAB>count); bare --counts means first")
 	fs.Lookup("counts").NoOptDefVal = "first"
 	fs.BoolVar(&c.comments, "skip-comments", false, "skip lines starting with #!comment: (John the Ripper word lists)")
-	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
-	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
-	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
-	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
-	addMemoryFlag(fs, &c.memLimit)
+	c.runFlags.addFlags(fs, "write the output to `FILE` (written whole or not at all) instead of stdout")
 }
 
 // parse checks the flags before any work starts.
@@ -247,7 +233,7 @@ func newCheckCmd(e *env) *cobra.Command {
 // start creates the outputs (createOutputs), then reads the password list
 // name with a progress bar, as the report's phase "read".
 func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
-	o, err := cfg.createOutputs(e, name, out)
+	o, err := cfg.createOutputs(e, out, name)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
@@ -292,29 +278,6 @@ func newPWReport(cfg *pwConfig, command string, input []string) *rpt.Report {
 	}
 }
 
-// createOutputs creates -o (unless out is false) and --stats-json before any
-// work, refusing to overwrite the input.
-func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
-	e.outs.Protect(input)
-	if input == "-" {
-		e.outs.ProtectReader(e.stdin)
-	}
-	var f *outfile.File
-	if out {
-		var err error
-		if f, err = e.create(cfg.output); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.statsJSON != "" {
-		var err error
-		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
-			return nil, fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return f, nil
-}
-
 func addStatsPhases(rep *rpt.Report, st *passwords.Stats) {
 	rep.Phases = append(rep.Phases,
 		rpt.Phase{Name: "grams", Seconds: st.GramTime.Seconds()},
@@ -354,7 +317,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 		tm.Done()
 		rep.Results = int64(len(fams))
-		return e.emit(rep, cfg.stats, cfg.statsOut)
+		return cfg.emit(e, rep)
 	}
 
 	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
@@ -392,7 +355,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 	tm.Done()
 	rep.Results = results
-	return e.emit(rep, cfg.stats, cfg.statsOut)
+	return cfg.emit(e, rep)
 }
 
 // joinedReport fills the report of a join of the list (or its families)
@@ -534,7 +497,7 @@ func finishCheck(e *env, cfg *pwConfig, rep *rpt.Report, cs *passwords.CheckStat
 	}
 	sec := rpt.NewCheck(cs)
 	rep.AddSection("check", "candidates", sec, sec.Rows(status, first...))
-	if err := e.emit(rep, cfg.stats, cfg.statsOut); err != nil {
+	if err := cfg.emit(e, rep); err != nil {
 		return err
 	}
 	if status != exitOK {

@@ -176,7 +176,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	tm.Done()
 	rep.AddPlot(cc, k, pf.seeds)
 	rep.SetResults(results, &hist, cfg.m)
-	return e.emit(rep, cfg.stats, cfg.statsOut)
+	return cfg.emit(e, rep)
 }
 
 // plotShapes parses --shapes, or takes the banding --method lsh would use.

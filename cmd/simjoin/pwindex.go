@@ -28,7 +28,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
 		}
 	}
-	out, err := cfg.createOutputs(e, cfg.index, !cfg.silent)
+	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
 	if err != nil {
 		return err
 	}
