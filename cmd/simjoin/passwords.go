@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -265,31 +264,10 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 	return o, l, st, nil
 }
 
-// newPWReport starts the statistics report of a passwords command.
-func newPWReport(cfg *pwConfig, command string, input []string) *rpt.Report {
-	return &rpt.Report{
-		Command:   command,
-		Input:     input,
-		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
-		Measure:   cfg.opt.Measure.String(),
-		Threshold: cfg.opt.Threshold.String(),
-		Method:    "exact",
-		Workers:   cfg.workers,
-	}
-}
-
-func addStatsPhases(rep *rpt.Report, st *passwords.Stats) {
-	rep.Phases = append(rep.Phases,
-		rpt.Phase{Name: "grams", Seconds: st.GramTime.Seconds()},
-		rpt.Phase{Name: "order", Seconds: st.OrderTime.Seconds()},
-	)
-	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
-}
-
 // runPasswords runs `simjoin passwords`: read, join (or families), write,
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
-	rep := newPWReport(cfg, "passwords", []string{input})
+	rep := rpt.NewPasswords("passwords", []string{input}, cfg.opt)
 	prog := progress.New(e.stderr)
 	out, l, rs, err := cfg.start(e, rep, prog, input, true)
 	if err != nil {
@@ -305,7 +283,8 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		if err != nil {
 			return err
 		}
-		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
+		rep.AddPasswordJoin(&st)
+		sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
 		tm := rep.Start("write")
 		w := rows.NewFamilies(out, cfg.outFmt)
 		for n, f := range fams {
@@ -340,37 +319,25 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := w.Err(); err != nil {
 		return err
 	}
-	sec := joinedReport(cfg, rep, rs, &st)
+	rep.AddPasswordJoin(&st)
+	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	tm := rep.Start("write")
 	slices.SortFunc(held, join.ComparePairs)
 	for _, p := range held {
 		w.Write(l, p)
 	}
-	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.Bins()
-	}
+	rep.SetResults(results, &hist, cfg.opt.Measure)
 	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	tm.Done()
-	rep.Results = results
 	return cfg.emit(e, rep)
-}
-
-// joinedReport fills the report of a join of the list (or its families)
-// and returns the list's section.
-func joinedReport(cfg *pwConfig, rep *rpt.Report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
-	addStatsPhases(rep, st)
-	rep.Phases = append(rep.Phases, rpt.Phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
-	rep.Exact = &st.Exact
-	return rpt.NewPasswordList(rs, st, cfg.opt.Norm, cfg.read.Counts)
 }
 
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
-	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
+	rep := rpt.NewPasswords("passwords check", []string{"--against", cfg.against}, cfg.opt)
 	out, known, rs, err := cfg.start(e, rep, progress.New(e.stderr), cfg.against, !cfg.silent)
 	if err != nil {
 		return err
@@ -380,10 +347,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
-	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, rpt.Phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
-	rep.Exact = nil
+	rep.AddPasswordIndex(&st)
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
@@ -417,7 +381,7 @@ type tally struct {
 // checkPhase runs the report's "check" phase: each batch of candidates
 // (checkCandidates) goes to answer, which tallies the candidates and writes
 // their matches with w; then w is flushed, and the results and the
-// rpt.Histogram (not for overlap) go into the report.
+// histogram (not for overlap) go into the report.
 func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
 	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
@@ -435,10 +399,7 @@ func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *
 		return nil, err
 	}
 	tm.Done()
-	rep.Results = t.Matches
-	if m != prefix.Overlap {
-		rep.Histogram = t.hist.Bins()
-	}
+	rep.SetResults(t.Matches, &t.hist, m)
 	return &t.CheckStats, nil
 }
 

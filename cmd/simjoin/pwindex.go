@@ -41,15 +41,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
 			return indexError(err, "-t")
 		}
-		rep := &rpt.Report{
-			Command:   "passwords check",
-			Input:     []string{"--index", cfg.index},
-			Tokens:    icfg.Tokens.String(),
-			Measure:   icfg.Measure.String(),
-			Threshold: t.String(),
-			Method:    "index: " + icfg.Method.String(),
-			Workers:   cfg.workers,
-		}
+		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
 		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
 		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
