@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/infile"
@@ -378,15 +376,16 @@ type tally struct {
 	hist rpt.Histogram
 }
 
-// checkPhase runs the report's "check" phase: each batch of candidates
-// (checkCandidates) goes to answer, which tallies the candidates and writes
+// checkPhase runs the report's "check" phase: each batch of candidates (the
+// arguments, the one password typed at a terminal, or the lines of stdin:
+// infile.Batches) goes to answer, which tallies the candidates and writes
 // their matches with w; then w is flushed, and the results and the
 // histogram (not for overlap) go into the report.
 func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
 	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
 	var t tally
-	err := checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
 		if err := answer(first, batch, &t); err != nil {
 			return err
 		}
@@ -409,43 +408,6 @@ func sinkOf(out *outfile.File) io.Writer {
 		return io.Discard
 	}
 	return out
-}
-
-// checkCandidates hands the candidates of passwords check to check in
-// batches, numbered from 1: the arguments, or the one password typed at a
-// terminal (after a prompt, not echoed), or the lines of stdin.
-func checkCandidates(ctx context.Context, e *env, args []string, check func(first int, batch [][]byte) error) error {
-	if len(args) > 0 {
-		batch := make([][]byte, len(args))
-		for i, a := range args {
-			batch[i] = []byte(a)
-		}
-		return check(1, batch)
-	}
-	if fd, ok := terminal(e.stdin); ok {
-		fmt.Fprint(e.stderr, "password to check: ")
-		pw, err := term.ReadPassword(fd)
-		fmt.Fprintln(e.stderr)
-		if err != nil {
-			return &simjoin.LineError{Name: infile.Stdin, Err: err}
-		}
-		return check(1, [][]byte{pw})
-	}
-	return simjoin.ReadBatches(e.stdin, simjoin.BatchOptions{Name: infile.Stdin}, func(first int, batch [][]byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return check(first, batch)
-	})
-}
-
-// terminal returns r's descriptor if r is a terminal.
-func terminal(r io.Reader) (int, bool) {
-	f, ok := r.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return 0, false
-	}
-	return int(f.Fd()), true
 }
 
 // finishCheck adds the "check" section to the report (after the rows first,

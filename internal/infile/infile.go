@@ -6,7 +6,9 @@
 // Open reads nothing but the first bytes (to recognise a compression); the
 // File it returns is read once, front to back, by one goroutine, and must be
 // closed. A directory is refused with a message pointing to --files, which
-// reads each file of a directory as a record.
+// reads each file of a directory as a record. Batches reads the records a
+// command takes as arguments or on standard input, prompting for a secret
+// typed at a terminal.
 package infile
 
 import (
