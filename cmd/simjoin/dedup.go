@@ -14,7 +14,7 @@ func init() { register(newDedupCmd) }
 func newDedupCmd(e *env) *cobra.Command {
 	var cfg joinConfig
 	var clusters bool
-	cmd := &cobra.Command{
+	cmd := joinCommand(&cobra.Command{
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
 		Long: `Join INPUT with itself as join does, and cluster the records: two records
@@ -27,22 +27,12 @@ their first record. Ids are line numbers, or paths with --files. Empty records
 are clusters of one; files dropped by --min-tokens are not records.
 
 --stats adds the distribution of cluster sizes to the report.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "dedup"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			if cfg.against != "" {
-				return usagef("dedup clusters one collection: --against is not allowed")
-			}
-			return runDedup(cmd.Context(), e, &cfg, clusters)
-		},
-	}
-	cfg.addFlags(cmd.Flags())
+	}, &cfg, nil, func(ctx context.Context, _ string) error {
+		if cfg.against != "" {
+			return usagef("dedup clusters one collection: --against is not allowed")
+		}
+		return runDedup(ctx, e, &cfg, clusters)
+	})
 	dropFlags(cmd, "dedup clusters one collection and writes ids in input order", "against", "sort")
 	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
 	return cmd

@@ -113,29 +113,42 @@ func (c *joinConfig) parse() error {
 	return c.lsh.parse(c)
 }
 
+// joinCommand completes cmd, a command that takes the join's flags (cfg,
+// registered here) and one or more INPUT arguments: it parses the join's
+// flags, then the command's own (parse, unless nil), checks the INPUT
+// arguments and calls run with the first.
+func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context, input string) error) *cobra.Command {
+	name := cmd.Name()
+	cmd.Args = cobra.MinimumNArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg.command = name
+		if err := cfg.parse(); err != nil {
+			return err
+		}
+		if parse != nil {
+			if err := parse(); err != nil {
+				return err
+			}
+		}
+		if err := cfg.docs.checkArgs(args); err != nil {
+			return err
+		}
+		return run(cmd.Context(), args[0])
+	}
+	cfg.addFlags(cmd.Flags())
+	return cmd
+}
+
 func newJoinCmd(e *env) *cobra.Command {
 	var cfg joinConfig
-	cmd := &cobra.Command{
+	return joinCommand(&cobra.Command{
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
 		Long: `Report every pair of records of INPUT (one record a line, "-" for stdin;
 ids are 1-based line numbers) whose similarity reaches the threshold, as
 id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
 record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "join"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			return runJoin(cmd.Context(), e, &cfg, args[0])
-		},
-	}
-	cfg.addFlags(cmd.Flags())
-	return cmd
+	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
 }
 
 // loaded is the input of a join, read, ordered and ready.

@@ -35,7 +35,7 @@ type plotFlags struct {
 func newPlotCmd(e *env) *cobra.Command {
 	var cfg joinConfig
 	var pf plotFlags
-	cmd := &cobra.Command{
+	cmd := joinCommand(&cobra.Command{
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
 		Long: `Measure how MinHash-LSH bandings find the real pairs of INPUT and draw it.
@@ -54,19 +54,7 @@ measured shares as dots. --circle FILE (.svg) draws the records as points on
 a circle in input order with a chord for each pair found, coloured by its
 true similarity: the candidates of the first banding with --method lsh, the
 exact pairs at -t otherwise.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "plot"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			return runPlot(cmd.Context(), e, &cfg, &pf)
-		},
-	}
-	cfg.addFlags(cmd.Flags())
+	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
