@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -341,21 +339,12 @@ func addMemoryFlag(fs *pflag.FlagSet, v *string) {
 }
 
 // parseMemoryLimit reads --memory-limit, or finds the system's bound, and
-// sets the runtime's soft memory limit to it (unless GOMEMLIMIT is set), so
-// that the collector works harder before the process runs out.
+// makes it the runtime's soft memory limit (Limit.SetSoft).
 func parseMemoryLimit(s string) (memlimit.Limit, error) {
-	var l memlimit.Limit
-	if s == "" {
-		l = memlimit.Detect()
-	} else {
-		n, err := memlimit.ParseSize(s)
-		if err != nil {
-			return l, usagef("--memory-limit: %v", err)
-		}
-		l = memlimit.Limit{Bytes: n, Source: "--memory-limit"}
+	l, err := memlimit.Given(s, "--memory-limit")
+	if err != nil {
+		return l, usagef("--memory-limit: %v", err)
 	}
-	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(l.Bytes)
-	}
+	l.SetSoft()
 	return l, nil
 }
