@@ -287,7 +287,8 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	if err != nil {
 		return err
 	}
-	sink := rows.NewPairSink(rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates), cfg.sort, l.names, l.snames)
+	pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+	sink := rows.NewSink(cfg.sort, pw.WritePair)
 	st, err := in.Join(ctx, sink.Add)
 	if err == nil {
 		err = sink.Err()
@@ -299,6 +300,9 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 	tm.Done()
 	tm = rep.Start("write")
 	if err := sink.Close(); err != nil {
+		return err
+	}
+	if err := pw.Flush(); err != nil {
 		return err
 	}
 	tm.Done()

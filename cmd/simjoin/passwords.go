@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,7 +18,6 @@ import (
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -298,31 +296,26 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	}
 
 	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
 	var hist rpt.Histogram
-	var held []passwords.Pair
 	var results int64
 	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
 		results++
 		hist.Add(p.Sim)
-		if cfg.sort {
-			held = append(held, p)
-			return true
-		}
-		return w.Write(l, p) == nil
+		return sink.Add(p)
 	})
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	if err := w.Err(); err != nil {
+	if err := sink.Err(); err != nil {
 		return err
 	}
 	rep.AddPasswordJoin(&st)
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	tm := rep.Start("write")
-	slices.SortFunc(held, join.ComparePairs)
-	for _, p := range held {
-		w.Write(l, p)
+	if err := sink.Close(); err != nil {
+		return err
 	}
 	rep.SetResults(results, &hist, cfg.opt.Measure)
 	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))

@@ -22,7 +22,7 @@ func FuzzPairLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		for _, format := range formats {
 			var out bytes.Buffer
-			pw := NewPairWriter(&out, format.f, false, false)
+			pw := NewPairWriter(&out, format.f, false, false, nil, nil)
 			if err := pw.Write(a, b, false, 0.5); err != nil {
 				t.Fatal(err)
 			}

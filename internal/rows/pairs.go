@@ -11,28 +11,39 @@ import (
 )
 
 // PairWriter writes the pairs of simjoin join: id_a, id_b and the
-// similarity, one a line. Ids are strings (line numbers or paths) given by
-// the caller; numeric ids are written bare in JSONL. The CSV header is
-// written even for no pair.
-type PairWriter struct{ *Writer }
+// similarity, one a line, the ids those of the records of both sides (line
+// numbers, written bare in JSONL, or names such as paths). The CSV header
+// is written even for no pair.
+type PairWriter struct {
+	*Writer
+	ida, idb []byte
+	// names, snames are the ids of the two sides (nil: line numbers).
+	names, snames []string
+}
 
 // NewPairWriter returns the writer of pairs in format f to w. integer says
 // the similarities are integers (the overlap measure); estimates says they
 // are MinHash estimates, written under the CSV header "estimate" and the
-// JSONL key "est" instead of "similarity" and "sim".
-func NewPairWriter(w io.Writer, f fieldenc.Format, integer, estimates bool) PairWriter {
+// JSONL key "est" instead of "similarity" and "sim". names are the ids of
+// the join's first collection and snames those of the second: nil for line
+// input, whose ids are 1-based line numbers; snames nil with names set is a
+// self-join, whose second ids are names too.
+func NewPairWriter(w io.Writer, f fieldenc.Format, integer, estimates bool, names, snames []string) *PairWriter {
 	sim := fieldenc.Column{Name: "similarity", Key: "sim"}
 	if estimates {
 		sim = fieldenc.Column{Name: "estimate", Key: "est"}
 	}
 	rw := NewWriter(w, f, integer, fieldenc.Column{Name: "id_a", Key: "a"}, fieldenc.Column{Name: "id_b", Key: "b"}, sim)
 	rw.EagerHeader = true
-	return PairWriter{rw}
+	if snames == nil {
+		snames = names
+	}
+	return &PairWriter{Writer: rw, names: names, snames: snames}
 }
 
 // Write writes one pair: ids a and b, numbers when numeric (written bare),
 // otherwise text (escaped as fieldenc does).
-func (pw PairWriter) Write(a, b []byte, numeric bool, sim float64) error {
+func (pw *PairWriter) Write(a, b []byte, numeric bool, sim float64) error {
 	line := pw.Line()
 	if numeric {
 		line = append(pw.Field(append(pw.Field(line), a...)), b...)
@@ -42,75 +53,66 @@ func (pw PairWriter) Write(a, b []byte, numeric bool, sim float64) error {
 	return pw.WriteRow(pw.Similarity(line, sim))
 }
 
-// PairSink takes the pairs of a join as they stream out (Add, the join's
-// yield function) and writes them with their records' ids, at once, or, when
-// sorted, held in memory and written by Close in (id_a, id_b) order.
-type PairSink struct {
-	pw     PairWriter
+// WritePair writes the pair p of records of the two sides, by their ids.
+func (pw *PairWriter) WritePair(p join.Pair) error {
+	numeric := pw.names == nil
+	if numeric {
+		pw.ida = strconv.AppendInt(pw.ida[:0], int64(p.A+1), 10)
+		pw.idb = strconv.AppendInt(pw.idb[:0], int64(p.B+1), 10)
+	} else {
+		pw.ida = append(pw.ida[:0], pw.names[p.A]...)
+		pw.idb = append(pw.idb[:0], pw.snames[p.B]...)
+	}
+	return pw.Write(pw.ida, pw.idb, numeric, p.Sim)
+}
+
+// Sink takes the pairs of a join as they stream out (Add, the join's yield
+// function) and writes each with its write function at once or, when
+// sorted, holds them in memory and writes them at Close in (A, B) order
+// (join.ComparePairs): for simjoin join and simjoin passwords, whose --sort
+// asks for that order.
+type Sink struct {
+	write  func(join.Pair) error
 	sorted bool
 	held   []join.Pair
 	err    error
-	ida    []byte
-	idb    []byte
-	// names, snames are the ids of --files records (nil: line numbers).
-	names, snames []string
 }
 
-// NewPairSink returns a sink that writes with pw. names are the ids of the
-// join's first collection and snames those of the second: nil for line
-// input, whose ids are 1-based line numbers; snames nil with names set is a
-// self-join, whose second ids are names too.
-func NewPairSink(pw PairWriter, sorted bool, names, snames []string) *PairSink {
-	if snames == nil {
-		snames = names
-	}
-	return &PairSink{pw: pw, sorted: sorted, names: names, snames: snames}
+// NewSink returns a sink that writes pairs with write.
+func NewSink(sorted bool, write func(join.Pair) error) *Sink {
+	return &Sink{write: write, sorted: sorted}
 }
 
 // Add takes one pair; it returns false once writing has failed (Err).
-func (s *PairSink) Add(p join.Pair) bool {
-	if s.sorted {
+func (s *Sink) Add(p join.Pair) bool {
+	switch {
+	case s.err != nil:
+		return false
+	case s.sorted:
 		s.held = append(s.held, p)
 		return true
 	}
-	return s.write(p)
+	s.err = s.write(p)
+	return s.err == nil
 }
 
 // Err returns the first write error.
-func (s *PairSink) Err() error { return s.err }
+func (s *Sink) Err() error { return s.err }
 
-func (s *PairSink) write(p join.Pair) bool {
-	numeric := s.names == nil
-	if numeric {
-		s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
-		s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
-	} else {
-		s.ida = append(s.ida[:0], s.names[p.A]...)
-		s.idb = append(s.idb[:0], s.snames[p.B]...)
-	}
-	if err := s.pw.Write(s.ida, s.idb, numeric, p.Sim); err != nil {
-		s.err = err
-		return false
-	}
-	return true
-}
-
-// Close writes the held pairs in (id_a, id_b) order (join.ComparePairs)
-// and flushes; it returns the first write error.
-func (s *PairSink) Close() error {
+// Close writes the held pairs in (A, B) order and returns the first write
+// error; it does not flush the writer.
+func (s *Sink) Close() error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.sorted {
-		slices.SortFunc(s.held, join.ComparePairs)
-		for _, p := range s.held {
-			if !s.write(p) {
-				return s.err
-			}
+	slices.SortFunc(s.held, join.ComparePairs)
+	for _, p := range s.held {
+		if s.err = s.write(p); s.err != nil {
+			return s.err
 		}
-		s.held = nil
 	}
-	return s.pw.Flush()
+	s.held = nil
+	return nil
 }
 
 // WriteClusters writes the clusters of dedup in format f to w, in input

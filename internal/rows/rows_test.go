@@ -2,6 +2,7 @@ package rows
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -117,16 +118,20 @@ func TestPairSink(t *testing.T) {
 	}
 	for _, c := range cases {
 		var w bytes.Buffer
-		s := NewPairSink(NewPairWriter(&w, c.f, false, c.est), c.sorted, c.names, c.snames)
+		pw := NewPairWriter(&w, c.f, false, c.est, c.names, c.snames)
+		s := NewSink(c.sorted, pw.WritePair)
 		for _, p := range pairs {
 			if !s.Add(p) {
 				t.Fatalf("%s: Add failed: %v", c.name, s.Err())
 			}
 		}
-		if c.sorted && w.Len() != 0 {
-			t.Errorf("%s: sorted pairs written before Close", c.name)
-		}
 		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c.sorted && w.Len() != 0 {
+			t.Errorf("%s: sorted pairs written before Flush", c.name)
+		}
+		if err := pw.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		if w.String() != c.want {
@@ -134,8 +139,19 @@ func TestPairSink(t *testing.T) {
 		}
 	}
 	var w bytes.Buffer
-	if err := NewPairSink(NewPairWriter(&w, fieldenc.CSV, true, false), false, nil, nil).Close(); err != nil || w.String() != "id_a,id_b,similarity\n" {
+	if err := NewPairWriter(&w, fieldenc.CSV, true, false, nil, nil).Flush(); err != nil || w.String() != "id_a,id_b,similarity\n" {
 		t.Errorf("no pair in CSV: %q, %v; want the header", w.String(), err)
+	}
+}
+
+// TestSinkStops: once a write fails, Add says so and takes no more pairs,
+// and Close returns the error.
+func TestSinkStops(t *testing.T) {
+	fail := errors.New("disk full")
+	var writes int
+	s := NewSink(false, func(join.Pair) error { writes++; return fail })
+	if s.Add(join.Pair{}) || s.Add(join.Pair{}) || writes != 1 || s.Err() != fail || s.Close() != fail {
+		t.Errorf("after a failed write: %d writes, Err %v", writes, s.Err())
 	}
 }
 
