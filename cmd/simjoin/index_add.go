@@ -72,11 +72,8 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		var t prefix.Threshold
 		var err error
 		if dedup {
-			if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
-				return usageError{err}
-			}
-			if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-				return indexError(err, "-t")
+			if t, err = searchThreshold(ix, threshold); err != nil {
+				return err
 			}
 		}
 		in, err := infile.Open(input, e.stdin)

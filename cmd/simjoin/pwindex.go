@@ -9,7 +9,6 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/prefix"
 )
 
 // pwIndexFixed are the flags of passwords check that an index fixes at
@@ -34,12 +33,9 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	}
 	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
 		icfg := ix.Config()
-		t, err := prefix.ParseThreshold(icfg.Measure, cfg.threshold)
+		t, err := searchThreshold(ix, cfg.threshold)
 		if err != nil {
-			return usageError{err}
-		}
-		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-			return indexError(err, "-t")
+			return err
 		}
 		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
 		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
