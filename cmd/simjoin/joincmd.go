@@ -180,14 +180,7 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &rpt.Report{
-		Command:   cfg.command,
-		Input:     []string{input},
-		Tokens:    cfg.spec.String(),
-		Measure:   cfg.m.String(),
-		Threshold: cfg.t.String(),
-		Workers:   cfg.workers,
-	}
+	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
 	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {

@@ -7,7 +7,22 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
+
+// NewJoin starts the report of a command that joins (command: join, dedup,
+// plot) the records of input with the tokenizer tokens, measure m and
+// threshold t on workers goroutines.
+func NewJoin(command string, input []string, tokens shingle.Spec, m prefix.Measure, t prefix.Threshold, workers int) *Report {
+	return &Report{
+		Command:   command,
+		Input:     input,
+		Tokens:    tokens.String(),
+		Measure:   m.String(),
+		Threshold: t.String(),
+		Workers:   workers,
+	}
+}
 
 // AddInput records what loading a join's input did (st, from
 // simjoin.Input.Stats): the reading phase under the name read ("read", or

@@ -11,7 +11,16 @@ import (
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
+
+// TestNewJoin: a join's report names its tokenizer, measure and threshold.
+func TestNewJoin(t *testing.T) {
+	r := NewJoin("dedup", []string{"in.txt"}, shingle.Spec{Kind: shingle.Shingle, N: 3}, prefix.Cosine, prefix.Threshold{Num: 4, Den: 5}, 2)
+	if r.Command != "dedup" || r.Input[0] != "in.txt" || r.Tokens != "shingle:3" || r.Measure != "cosine" || r.Threshold != "0.8" || r.Workers != 2 || r.Method != "" {
+		t.Errorf("report %+v", r)
+	}
+}
 
 // TestAddInput: the phases of loading, the input's counts, the vocabulary
 // counted only when asked, and the files section of --files.
