@@ -297,13 +297,8 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 
 	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
-	var hist rpt.Histogram
-	var results int64
-	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
-		results++
-		hist.Add(p.Sim)
-		return sink.Add(p)
-	})
+	var found rpt.Counter
+	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 	bar.Finish()
 	if err != nil {
 		return err
@@ -317,7 +312,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	if err := sink.Close(); err != nil {
 		return err
 	}
-	rep.SetResults(results, &hist, cfg.opt.Measure)
+	rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
 	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err

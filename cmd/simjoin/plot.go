@@ -110,34 +110,21 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep := l.rep
 	rep.Method = cfg.method
-	// The exact pairs at -t, counted for the report.
-	var results int64
-	var hist rpt.Histogram
-	count := func(p join.Pair) bool {
-		results++
-		hist.Add(p.Sim)
-		return true
-	}
-	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: count}
+	var exact rpt.Counter // the exact pairs at -t, counted for the report
+	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: exact.Add}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
-	var chords []plotting.Chord
-	chord := func(p join.Pair) bool {
-		chords = append(chords, plotting.Chord{A: p.A, B: p.B, Sim: p.Sim})
-		return true
-	}
+	var chords plotting.Chords
 	if pf.circle != "" && cfg.method == "lsh" {
-		opt.Found = chord
+		opt.Found = chords.Add
 	} else if pf.circle != "" {
-		opt.Exact = func(p join.Pair) bool { return chord(p) && count(p) }
+		opt.Exact = func(p join.Pair) bool { return chords.Add(p) && exact.Add(p) }
 	}
 	cc, err := l.in.Check(ctx, opt)
 	if err != nil {
 		return err
 	}
-	for _, st := range cc.Steps {
-		rep.Phases = append(rep.Phases, rpt.Phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
-	}
+	rep.AddSteps(cc.Steps)
 
 	tm := rep.Start("plot")
 	k := cfg.lsh.opt.K
@@ -163,7 +150,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	tm.Done()
 	rep.AddPlot(cc, k, pf.seeds)
-	rep.SetResults(results, &hist, cfg.m)
+	rep.SetResults(exact.N, &exact.Hist, cfg.m)
 	return cfg.emit(e, rep)
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 )
 
@@ -30,6 +31,16 @@ func NewSCurves(cc *planner.CrossCheck, k, seeds int, t float64) *SCurveFigure {
 		fig.Title += fmt.Sprintf(" (%d seeds)", seeds)
 	}
 	return fig
+}
+
+// Chords collects the pairs found for a circle (Add is a join's yield
+// function).
+type Chords []Chord
+
+// Add appends p as a chord; it returns true, so that the join goes on.
+func (c *Chords) Add(p join.Pair) bool {
+	*c = append(*c, Chord{A: p.A, B: p.B, Sim: p.Sim})
+	return true
 }
 
 // NewCircle returns the circle of n records (names: their ids, or nil) and

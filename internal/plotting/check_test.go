@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 )
 
@@ -31,10 +32,16 @@ func TestNewSCurves(t *testing.T) {
 	}
 }
 
-// TestNewCircle: the chords are sorted by (A, B) and the title counts the
-// records.
+// TestNewCircle: the pairs collected become chords, sorted by (A, B), and
+// the title counts the records.
 func TestNewCircle(t *testing.T) {
-	fig := NewCircle(1200, nil, []Chord{{A: 3, B: 9, Sim: 1}, {A: 1, B: 5}, {A: 3, B: 4}}, "3 pairs")
+	var chords Chords
+	for _, p := range []join.Pair{{A: 3, B: 9, Sim: 1}, {A: 1, B: 5}, {A: 3, B: 4}} {
+		if !chords.Add(p) {
+			t.Fatal("Add stopped the join")
+		}
+	}
+	fig := NewCircle(1200, nil, chords, "3 pairs")
 	if fig.N != 1200 || fig.Title != "1,200 records, 3 pairs" || !slices.Equal(fig.Chords, []Chord{{A: 1, B: 5}, {A: 3, B: 4}, {A: 3, B: 9, Sim: 1}}) {
 		t.Errorf("figure %+v", fig)
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/rusage"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -45,6 +47,28 @@ func (h *Histogram) Add(sim float64) { h[simjoin.SimilarityBin(sim)]++ }
 
 // Bins returns the non-empty bins (Bins).
 func (h *Histogram) Bins() []Bin { return Bins(h[:]) }
+
+// Counter counts the pairs of a join and their similarities as they stream
+// out (Add is a join's yield function), for SetResults.
+type Counter struct {
+	N    int64
+	Hist Histogram
+}
+
+// Add counts p; it returns true, so that the join goes on.
+func (c *Counter) Add(p join.Pair) bool {
+	c.N++
+	c.Hist.Add(p.Sim)
+	return true
+}
+
+// AddSteps records the steps of a cross-check (planner.Check's
+// CrossCheck.Steps) as phases.
+func (r *Report) AddSteps(steps []planner.Step) {
+	for _, st := range steps {
+		r.Phases = append(r.Phases, Phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
+	}
+}
 
 // SetResults records the number of results and the histogram of their
 // similarities; a join by the overlap measure, whose similarities are

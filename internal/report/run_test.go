@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -31,6 +34,25 @@ func TestHistogram(t *testing.T) {
 	r.SetResults(5, &h, prefix.Overlap)
 	if r.Results != 5 || r.Histogram != nil {
 		t.Errorf("overlap: results %d, histogram %v, want none", r.Results, r.Histogram)
+	}
+}
+
+// TestCounter: pairs counted with their similarities, and the steps of a
+// cross-check recorded as phases.
+func TestCounter(t *testing.T) {
+	var c Counter
+	for _, s := range []float64{1, 0.5} {
+		if !c.Add(join.Pair{Sim: s}) {
+			t.Fatal("Add stopped the join")
+		}
+	}
+	if c.N != 2 || c.Hist[simjoin.SimilarityBin(1)] != 1 || c.Hist[simjoin.SimilarityBin(0.5)] != 1 {
+		t.Errorf("counter %+v", c)
+	}
+	var r Report
+	r.AddSteps([]planner.Step{{Name: "exact", Seconds: 2, CPU: 3}, {Name: "lsh 4x2", Seconds: 1}})
+	if len(r.Phases) != 2 || r.Phases[0] != (Phase{"exact", 2, 3}) || r.Phases[1].Name != "lsh 4x2" {
+		t.Errorf("phases %+v", r.Phases)
 	}
 }
 
