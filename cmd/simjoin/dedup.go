@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/fieldenc"
 	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/internal/rows"
 )
 
 func init() { register(newDedupCmd) }
@@ -16,7 +14,7 @@ func init() { register(newDedupCmd) }
 func newDedupCmd(e *env) *cobra.Command {
 	var cfg joinConfig
 	var clusters bool
-	cmd := &cobra.Command{
+	cmd := joinCommand(&cobra.Command{
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
 		Long: `Join INPUT with itself as join does, and cluster the records: two records
@@ -29,22 +27,12 @@ their first record. Ids are line numbers, or paths with --files. Empty records
 are clusters of one; files dropped by --min-tokens are not records.
 
 --stats adds the distribution of cluster sizes to the report.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "dedup"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			if cfg.against != "" {
-				return usagef("dedup clusters one collection: --against is not allowed")
-			}
-			return runDedup(cmd.Context(), e, &cfg, clusters)
-		},
-	}
-	cfg.addFlags(cmd.Flags())
+	}, &cfg, nil, func(ctx context.Context, _ string) error {
+		if cfg.against != "" {
+			return usagef("dedup clusters one collection: --against is not allowed")
+		}
+		return runDedup(ctx, e, &cfg, clusters)
+	})
 	dropFlags(cmd, "dedup clusters one collection and writes ids in input order", "against", "sort")
 	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
 	return cmd
@@ -58,67 +46,23 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 		return err
 	}
 	rep := l.rep
-	sink := newPairSink(nil, cfg, l)
-	tm := rep.phase("join+cluster")
+	tm := rep.Start("join+cluster")
 	in, _, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
 	f, st, err := in.Dedup(ctx, nil)
-	if err == nil {
-		err = joined(e, cfg, l, st, sink)
-	}
 	if err != nil {
 		return err
 	}
-	tm.done("join+cluster")
-	tm = rep.phase("write")
+	joined(e, cfg, rep, st)
+	tm.Done()
+	tm = rep.Start("write")
 	sec := rpt.NewClusters(f, l.names)
-	rep.addSection("clusters", "clusters", sec, sec.Rows())
-	if err := writeClusters(out, cfg.outFmt, f, l.names, all); err != nil {
+	rep.AddSection("clusters", "clusters", sec, sec.Rows())
+	if err := rows.WriteClusters(out, cfg.outFmt, f, l.names, all); err != nil {
 		return err
 	}
-	tm.done("write")
-	return finishReport(e, cfg, rep, sink)
-}
-
-// writeClusters writes the kept ids (all false) or every id with its cluster
-// number from 1 (all true), in input order. names are the ids of --files
-// records; nil means 1-based line numbers. The CSV header is written even for
-// no record.
-func writeClusters(w io.Writer, f format, forest *cluster.Forest, names []string, all bool) error {
-	cols := []fieldenc.Column{{Name: "id"}}
-	if all {
-		cols = append(cols, fieldenc.Column{Name: "cluster"})
-	}
-	rw := newRowWriter(w, f, false, cols...)
-	rw.EagerHeader = true
-	var id []byte
-	line := func(i, label int) error {
-		b := rw.Line()
-		if names == nil {
-			b = rw.Int(b, int64(i+1))
-		} else {
-			id = append(id[:0], names[i]...)
-			b = rw.Text(b, id)
-		}
-		if all {
-			b = rw.Int(b, int64(label))
-		}
-		return rw.WriteRow(b)
-	}
-	if all {
-		for i, l := range forest.Labels() {
-			if err := line(i, l+1); err != nil {
-				return err
-			}
-		}
-	} else {
-		for _, i := range forest.Firsts() {
-			if err := line(i, 0); err != nil {
-				return err
-			}
-		}
-	}
-	return rw.Flush()
+	tm.Done()
+	return cfg.emit(e, rep)
 }

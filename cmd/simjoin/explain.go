@@ -28,7 +28,7 @@ type explainFlags struct {
 func newExplainCmd(e *env) *cobra.Command {
 	var cfg joinConfig
 	var ex explainFlags
-	cmd := &cobra.Command{
+	cmd := joinCommand(&cobra.Command{
 		Use:   "explain [flags] INPUT",
 		Short: "Print the plan of a join without joining: the method, why, and the predicted cost of each path",
 		Long: `Print how simjoin would join INPUT (with the same flags as join): the method
@@ -42,22 +42,7 @@ sample of N records (or "all") and reports LSH's recall and precision against
 the exact answer with 95% Clopper-Pearson intervals, and its recall per
 similarity bin beside the S-curve's prediction. --json prints all of it as
 JSON.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "explain"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := ex.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			return runExplain(cmd.Context(), e, &cfg, &ex, args[0])
-		},
-	}
-	cfg.addFlags(cmd.Flags())
+	}, &cfg, ex.parse, func(ctx context.Context, input string) error { return runExplain(ctx, e, &cfg, &ex, input) })
 	fs := cmd.Flags()
 	dropFlags(cmd, "explain prints the plan", "format", "sort", "stats", "stats-json", "check-recall")
 	fs.Lookup("output").Usage = "write the explanation to `FILE` (written whole or not at all) instead of stdout"

@@ -88,6 +88,16 @@ func indexError(err error, flag string) error {
 	return err
 }
 
+// searchThreshold reads -t for a search of ix (or a dedup): a threshold of
+// its measure, at least its minimum (Index.CheckSearch).
+func searchThreshold(ix *index.Index, s string) (prefix.Threshold, error) {
+	t, err := prefix.ParseThreshold(ix.Config().Measure, s)
+	if err != nil {
+		return t, usageError{err}
+	}
+	return t, indexError(ix.CheckSearch(index.SearchOptions{Threshold: t}), "-t")
+}
+
 type indexCreateFlags struct {
 	tokens, measure, method, minThreshold string
 	lsh                                   string

@@ -7,6 +7,9 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -63,28 +66,25 @@ exits with status 128 plus the signal's number.`,
 	return cmd
 }
 
-func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f format, batch, workers int) error {
+func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f fieldenc.Format, batch, workers int) error {
 	return withIndex(dir, workers, func(ix *index.Index) error {
 		cfg := ix.Config()
 		var t prefix.Threshold
 		var err error
 		if dedup {
-			if t, err = prefix.ParseThreshold(cfg.Measure, threshold); err != nil {
-				return usageError{err}
-			}
-			if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-				return indexError(err, "-t")
+			if t, err = searchThreshold(ix, threshold); err != nil {
+				return err
 			}
 		}
-		in, err := openInput(input, e.stdin)
+		in, err := infile.Open(input, e.stdin)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		w := newOutcomeRows(e.stdout, f, cfg)
-		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
+		w := rows.NewOutcomes(e.stdout, f, cfg)
+		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.Name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
 			for k, o := range outs {
-				w.outcome(first+k, o)
+				w.Write(first+k, o)
 			}
 			// The batch is durable: its lines go out now.
 			return w.Flush()

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/index/httpapi"
+	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/internal/rows"
 )
 
 func newIndexDeleteCmd(e *env) *cobra.Command {
@@ -25,7 +23,7 @@ prints how many records it deleted.`,
 			var ids []index.ID
 			for _, a := range args[1:] {
 				if a == "-" {
-					read, err := index.ReadIDs(e.stdin, "<stdin>")
+					read, err := index.ReadIDs(e.stdin, infile.Stdin)
 					if err != nil {
 						return err
 					}
@@ -93,25 +91,7 @@ JSON object, the same that simjoin serve answers on GET /v1/stats).`,
 				return usagef("unknown --format %q: want tsv or jsonl", formatName)
 			}
 			return withIndex(args[0], 0, func(ix *index.Index) error {
-				st := ix.Stats()
-				if formatName == "jsonl" {
-					b, err := httpapi.MarshalStats(st)
-					if err != nil {
-						return err
-					}
-					_, err = e.stdout.Write(append(b, '\n'))
-					return err
-				}
-				// One key<TAB>value a line: the configuration, then each
-				// statistic as its JSON value, strings unquoted.
-				bw := bufio.NewWriter(e.stdout)
-				fmt.Fprintf(bw, "config\t%s\n", ix.Config())
-				for _, f := range httpapi.StatsFields(st) {
-					if b, err := json.Marshal(f.Value); err == nil {
-						fmt.Fprintf(bw, "%s\t%s\n", f.Key, strings.Trim(string(b), `"`))
-					}
-				}
-				return bw.Flush()
+				return rows.WriteIndexStats(e.stdout, ix.Config(), ix.Stats(), formatName == "jsonl")
 			})
 		},
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -119,16 +121,16 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err := ix.CheckSearch(opt); err != nil {
 			return indexError(err, "-t")
 		}
-		in, err := openInput(queries, e.stdin)
+		in, err := infile.Open(queries, e.stdin)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		hw := newHitRows(out, outFmt, cfg, "query")
-		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
+		hw := rows.NewHits(out, outFmt, cfg, "query")
+		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			for k, hits := range res {
 				for _, h := range hits {
-					hw.hit(first+k, h)
+					hw.Write(first+k, h)
 				}
 			}
 			return hw.Err()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -112,7 +113,6 @@ func TestIndexAddOracle(t *testing.T) {
 	th := prefix.Threshold{Num: 3, Den: 5}
 	var kept [][]uint32
 	var want strings.Builder
-	sim := &pairWriter{}
 	for i, x := range sets {
 		best, bo, by := -1, 0, 0
 		for k, y := range kept {
@@ -126,7 +126,7 @@ func TestIndexAddOracle(t *testing.T) {
 			kept = append(kept, x)
 			continue
 		}
-		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best, sim.appendSim(nil, float64(bo)/float64(len(x)+by-bo)))
+		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best, rows.AppendSimilarity(nil, float64(bo)/float64(len(x)+by-bo), false))
 	}
 	if out != want.String() {
 		t.Errorf("index add --dedup differs from the greedy dedup:\n got %q\nwant %q", out, want.String())

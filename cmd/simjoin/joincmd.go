@@ -5,10 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
-	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,12 +12,14 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
@@ -38,27 +36,16 @@ type joinConfig struct {
 	measure   string
 	method    string
 	against   string
-	format    string
-	output    string
-	stats     bool
-	statsJSON string
-	workers   int
 	sort      bool
-	memLimit  string // --memory-limit, parsed into mem by parse
-	mem       memlimit.Limit
+	runFlags                 // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 	lsh       lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
 	fs        *pflag.FlagSet // the command's flags, for what was given
-
-	// statsOut is --stats-json's file, created by start before any work so
-	// that an unwritable path fails early; written by finishReport.
-	statsOut *outfile.File
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
 	docs    docFlags // --files and word normalisation (files.go)
 	m       prefix.Measure
 	t       prefix.Threshold
-	outFmt  format
 	command string
 }
 
@@ -70,13 +57,8 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
-	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
-	fs.StringVarP(&c.output, "output", "o", "", "write pairs to `FILE` (written whole or not at all) instead of stdout")
-	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
-	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
-	addMemoryFlag(fs, &c.memLimit)
+	c.runFlags.addFlags(fs, "write pairs to `FILE` (written whole or not at all) instead of stdout")
 	c.lsh.addFlags(fs)
 	c.docs.addFlags(fs)
 }
@@ -129,48 +111,61 @@ func (c *joinConfig) parse() error {
 	return c.lsh.parse(c)
 }
 
+// joinCommand completes cmd, a command that takes the join's flags (cfg,
+// registered here) and one or more INPUT arguments: it parses the join's
+// flags, then the command's own (parse, unless nil), checks the INPUT
+// arguments and calls run with the first.
+func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context, input string) error) *cobra.Command {
+	name := cmd.Name()
+	cmd.Args = cobra.MinimumNArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg.command = name
+		if err := cfg.parse(); err != nil {
+			return err
+		}
+		if parse != nil {
+			if err := parse(); err != nil {
+				return err
+			}
+		}
+		if err := cfg.docs.checkArgs(args); err != nil {
+			return err
+		}
+		return run(cmd.Context(), args[0])
+	}
+	cfg.addFlags(cmd.Flags())
+	return cmd
+}
+
 func newJoinCmd(e *env) *cobra.Command {
 	var cfg joinConfig
-	cmd := &cobra.Command{
+	return joinCommand(&cobra.Command{
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
 		Long: `Report every pair of records of INPUT (one record a line, "-" for stdin;
 ids are 1-based line numbers) whose similarity reaches the threshold, as
 id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
 record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "join"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			return runJoin(cmd.Context(), e, &cfg, args[0])
-		},
-	}
-	cfg.addFlags(cmd.Flags())
-	return cmd
+	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
 }
 
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
 	in   *simjoin.Input
 	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
-	rep  *report
+	rep  *rpt.Report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
-	prog          *progress
+	prog          *progress.Bars
 }
 
 // options are the library's options for cfg.
-func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
+func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
 	method, _ := planner.ParseMethod(c.method) // parse has checked it
 	var report func(simjoin.Progress)
-	if prog.on {
-		report = prog.report
+	if prog.On() {
+		report = prog.Report
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
@@ -185,15 +180,8 @@ func (c *joinConfig) options(prog *progress, warn func(error)) simjoin.Options {
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := &report{rpt.Report{
-		Command:   cfg.command,
-		Input:     []string{input},
-		Tokens:    cfg.spec.String(),
-		Measure:   cfg.m.String(),
-		Threshold: cfg.t.String(),
-		Workers:   cfg.workers,
-	}}
-	l := &loaded{rep: rep, prog: newProgress(e.stderr)}
+	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
+	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
 	if cfg.docs.keepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
@@ -218,14 +206,14 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			}
 		}()
 		open := func(name string) (simjoin.Source, error) {
-			f, err := openInput(name, e.stdin)
+			f, err := infile.Open(name, e.stdin)
 			if err != nil {
 				return simjoin.Source{}, err
 			}
 			opened = append(opened, f)
-			rep.noteCompressed(f)
-			l.prog.sizes[f.name] = f.size
-			return simjoin.Lines(f, f.name), nil
+			rep.NoteCompressed(f.Name, f.Format)
+			l.prog.SetSize(f.Name, f.Size)
+			return simjoin.Lines(f, f.Name), nil
 		}
 		var err error
 		if r, err = open(input); err != nil {
@@ -253,18 +241,11 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		l.r, l.s = in.Collections()
 	}
 	l.names, l.snames = in.IDs()
-	st := in.Stats()
-	rep.AddPhase(readPhase, st.Read)
-	if st.Order != (simjoin.Timing{}) {
-		rep.AddPhase("order", st.Order)
+	var vocabulary func() int
+	if cfg.reporting() {
+		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
-	if st.Vocabulary < 0 && (cfg.stats || cfg.statsJSON != "") {
-		rep.Vocabulary = in.Vocabulary() // an LSH input's, counted only for the report
-	}
-	if st.Files != nil {
-		rep.addSection("files", "files", *st.Files, rpt.FilesRows(st.Files, cfg.docs.keepGoing, cfg.docs.minTokens))
-	}
+	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.keepGoing, cfg.docs.minTokens)
 	return l, nil
 }
 
@@ -278,18 +259,8 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 	if input == "-" && cfg.against == "-" {
 		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
-	e.outs.Protect(input, cfg.against)
-	if input == "-" || cfg.against == "-" {
-		e.outs.ProtectReader(e.stdin)
-	}
-	e.outs.Protect(cfg.docs.args...)
-	if out, err = e.create(cfg.output); err != nil {
+	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, nil, err
-	}
-	if cfg.statsJSON != "" {
-		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
-			return nil, nil, nil, fmt.Errorf("--stats-json: %w", err)
-		}
 	}
 	if l, err = load(ctx, e, cfg, input); err != nil {
 		return nil, nil, nil, err
@@ -304,33 +275,31 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 		return err
 	}
 	rep := l.rep
-	tm := rep.phase("join")
+	tm := rep.Start("join")
 	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
-	pw := newPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap)
-	if estimates {
-		pw.simKey = "est"
-	}
-	sink := newPairSink(pw, cfg, l)
-	st, err := in.Join(ctx, sink.add)
+	pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+	sink := rows.NewSink(cfg.sort, pw.WritePair)
+	st, err := in.Join(ctx, sink.Add)
 	if err == nil {
-		err = sink.err
-	}
-	if err == nil {
-		err = joined(e, cfg, l, st, sink)
+		err = sink.Err()
 	}
 	if err != nil {
 		return err
 	}
-	tm.done("join")
-	tm = rep.phase("write")
-	if err := sink.close(); err != nil {
+	joined(e, cfg, rep, st)
+	tm.Done()
+	tm = rep.Start("write")
+	if err := sink.Close(); err != nil {
 		return err
 	}
-	tm.done("write")
-	return finishReport(e, cfg, rep, sink)
+	if err := pw.Flush(); err != nil {
+		return err
+	}
+	tm.Done()
+	return cfg.emit(e, rep)
 }
 
 // planned returns the input to join as cfg asks: with --method auto it
@@ -352,115 +321,13 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input,
 	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
-// joined records what a join did in the report: the plan (or the method
-// given), the path's counters (with --check-recall, LSH's measured recall),
-// the results and their similarities.
-func joined(e *env, cfg *joinConfig, l *loaded, st simjoin.Stats, sink *pairSink) error {
-	rep := l.rep
-	switch {
-	case st.Plan != nil:
-		rep.addSection("plan", "plan", st.Plan, rpt.PlanRows(st.Plan))
-	case cfg.stats || cfg.statsJSON != "":
-		// A method given is not planned: planning would cost as much as a
-		// fast join. The report says so; explain prices both paths.
-		why := "given by --method, not planned (simjoin explain prices both paths)"
-		rep.addSection("plan", "plan", givenPlan{Method: cfg.method, Forced: true, Reason: why},
-			[][2]string{{"method", cfg.method}, {"why", why}})
+// joined records what a join did in the report (Report.AddJoin) and warns
+// of LSH buckets capped by --max-bucket.
+func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
+	rep.AddJoin(st, cfg.method, cfg.m, cfg.t)
+	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
+		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
 	}
-	rep.Method = st.Method.String()
-	rep.Exact = st.Exact
-	sink.n, sink.hist = st.Results, histogram(st.Similarity)
-	if st.LSH != nil {
-		return addLSHSection(e, cfg, rep, st.LSH, st.Check)
-	}
-	return nil
-}
-
-// givenPlan is the report's plan section when --method names the method: the
-// fields of planner.Plan that apply without planning.
-type givenPlan struct {
-	Method string `json:"method"`
-	Forced bool   `json:"forced"`
-	Reason string `json:"reason"`
-}
-
-// finishReport completes the report and writes it where asked.
-func finishReport(e *env, cfg *joinConfig, rep *report, sink *pairSink) error {
-	rep.Results = sink.n
-	if cfg.m != prefix.Overlap {
-		rep.Histogram = sink.hist.bins()
-	}
-	return rep.emit(e, cfg.stats, cfg.statsOut)
-}
-
-// pairSink receives pairs from a join and writes them (or holds them for
-// --sort); n and hist count the pairs for the report.
-type pairSink struct {
-	pw     *pairWriter // nil: count only
-	sorted bool
-	held   []join.Pair
-	n      int64
-	hist   histogram
-	err    error
-	ida    []byte
-	idb    []byte
-	// names, snames are the ids of --files records (nil: line numbers).
-	names, snames []string
-}
-
-func newPairSink(pw *pairWriter, cfg *joinConfig, l *loaded) *pairSink {
-	s := &pairSink{pw: pw, sorted: cfg.sort, names: l.names, snames: l.snames}
-	if s.snames == nil && cfg.against == "" {
-		s.snames = l.names
-	}
-	return s
-}
-
-// add takes one pair; it returns false once writing has failed.
-func (s *pairSink) add(p join.Pair) bool {
-	s.n++
-	s.hist.add(p.Sim)
-	switch {
-	case s.pw == nil:
-		return true
-	case s.sorted:
-		s.held = append(s.held, p)
-		return true
-	}
-	return s.write(p)
-}
-
-func (s *pairSink) write(p join.Pair) bool {
-	numeric := s.names == nil
-	if numeric {
-		s.ida = strconv.AppendInt(s.ida[:0], int64(p.A+1), 10)
-		s.idb = strconv.AppendInt(s.idb[:0], int64(p.B+1), 10)
-	} else {
-		s.ida = append(s.ida[:0], s.names[p.A]...)
-		s.idb = append(s.idb[:0], s.snames[p.B]...)
-	}
-	if err := s.pw.write(s.ida, s.idb, numeric, p.Sim); err != nil {
-		s.err = err
-		return false
-	}
-	return true
-}
-
-// close writes held pairs in (id_a, id_b) order and flushes.
-func (s *pairSink) close() error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.sorted {
-		slices.SortFunc(s.held, join.ComparePairs)
-		for _, p := range s.held {
-			if !s.write(p) {
-				return s.err
-			}
-		}
-		s.held = nil
-	}
-	return s.pw.flush()
 }
 
 // addMemoryFlag registers --memory-limit.
@@ -469,21 +336,12 @@ func addMemoryFlag(fs *pflag.FlagSet, v *string) {
 }
 
 // parseMemoryLimit reads --memory-limit, or finds the system's bound, and
-// sets the runtime's soft memory limit to it (unless GOMEMLIMIT is set), so
-// that the collector works harder before the process runs out.
+// makes it the runtime's soft memory limit (Limit.SetSoft).
 func parseMemoryLimit(s string) (memlimit.Limit, error) {
-	var l memlimit.Limit
-	if s == "" {
-		l = memlimit.Detect()
-	} else {
-		n, err := memlimit.ParseSize(s)
-		if err != nil {
-			return l, usagef("--memory-limit: %v", err)
-		}
-		l = memlimit.Limit{Bytes: n, Source: "--memory-limit"}
+	l, err := memlimit.Given(s, "--memory-limit")
+	if err != nil {
+		return l, usagef("--memory-limit: %v", err)
 	}
-	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(l.Bytes)
-	}
+	l.SetSoft()
 	return l, nil
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/numfmt"
-	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/planner"
 )
 
 // lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
@@ -105,21 +101,6 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 		return usageError{err}
 	}
 	f.opt = r
-	return nil
-}
-
-// addLSHSection adds the LSH join's section to the report, with the recall
-// measured against the exact join when it was checked (--check-recall: cc),
-// and warns of capped buckets. With --verify estimate the similarity column
-// holds estimates: the JSONL key is "est" and the CSV header says
-// "estimate".
-func addLSHSection(e *env, cfg *joinConfig, rep *report, st *approx.Stats, cc *planner.CrossCheck) error {
-	sec := rpt.NewLSH(st, cc)
-	rep.addSection("lsh", "MinHash-LSH", *sec, sec.Rows(cfg.m, cfg.t))
-	if st.CappedBuckets > 0 {
-		fmt.Fprintf(e.stderr, "simjoin: warning: %s LSH bucket(s) over --max-bucket %d yielded no candidates in their band (%s pairs not considered there; the largest bucket holds %s sets); raise --max-bucket or drop near-empty sets with --min-size\n",
-			numfmt.Group(st.CappedBuckets), st.MaxBucket, numfmt.Group(st.CappedPairs), numfmt.Group(int64(st.LargestBucket)))
-	}
 	return nil
 }
 

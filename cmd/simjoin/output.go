@@ -2,82 +2,101 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
+
+	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
-// format is an output format for pairs.
-type format int
+// runFlags are the flags of the commands that write rows and a statistics
+// report (join and the commands built on it, passwords and passwords check):
+// --format, -o, --stats, --stats-json, -j and --memory-limit. Each command
+// checks them in its own order (parseFormat, parseMemoryLimit).
+type runFlags struct {
+	format    string
+	output    string
+	stats     bool
+	statsJSON string
+	workers   int
+	memLimit  string // --memory-limit, parsed into mem
 
-const (
-	formatTSV format = iota
-	formatCSV
-	formatJSONL
-)
+	// Parsed by the command.
+	outFmt fieldenc.Format
+	mem    memlimit.Limit
+	// statsOut is --stats-json's file, created by createOutputs before any
+	// work so that an unwritable path fails early; written by emit.
+	statsOut *outfile.File
+}
 
-func parseFormat(s string) (format, error) {
+// addFlags registers the flags on fs; output is -o's usage.
+func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
+	fs.StringVar(&r.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	fs.StringVarP(&r.output, "output", "o", "", output)
+	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
+	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
+	fs.IntVarP(&r.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	addMemoryFlag(fs, &r.memLimit)
+}
+
+// reporting says whether a statistics report was asked for.
+func (r *runFlags) reporting() bool { return r.stats || r.statsJSON != "" }
+
+// createOutputs creates -o (unless out is false) and --stats-json before any
+// work, refusing to overwrite any of inputs ("-": standard input).
+func (r *runFlags) createOutputs(e *env, out bool, inputs ...string) (*outfile.File, error) {
+	e.outs.Protect(inputs...)
+	if slices.Contains(inputs, "-") {
+		e.outs.ProtectReader(e.stdin)
+	}
+	var f *outfile.File
+	if out {
+		var err error
+		if f, err = e.create(r.output); err != nil {
+			return nil, err
+		}
+	}
+	if r.statsJSON != "" {
+		var err error
+		if r.statsOut, err = e.create(r.statsJSON); err != nil {
+			return nil, fmt.Errorf("--stats-json: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// emit completes the report and writes it where asked: as text on stderr
+// (--stats), as JSON to --stats-json's file.
+func (r *runFlags) emit(e *env, rep *rpt.Report) error {
+	var tw, jw io.Writer
+	if r.stats {
+		tw = e.stderr
+	}
+	if r.statsOut != nil {
+		jw = r.statsOut
+	}
+	if err := rep.Emit(tw, jw); err != nil {
+		return fmt.Errorf("--stats-json: %w", err)
+	}
+	return nil
+}
+
+// parseFormat reads --format: tsv, csv or jsonl.
+func parseFormat(s string) (fieldenc.Format, error) {
 	switch s {
 	case "tsv":
-		return formatTSV, nil
+		return fieldenc.TSV, nil
 	case "csv":
-		return formatCSV, nil
+		return fieldenc.CSV, nil
 	case "jsonl":
-		return formatJSONL, nil
+		return fieldenc.JSONL, nil
 	}
 	return 0, usagef("unknown --format %q: want tsv, csv or jsonl", s)
-}
-
-// pairWriter writes pairs: id_a, id_b and the similarity, one a line, as
-// a rowWriter made at the first pair or flush (once simKey is settled). Ids
-// are strings (line numbers or paths) given by the caller, encoded by
-// package fieldenc; numeric ids are written bare in JSONL. The CSV header is
-// written even for no pair.
-type pairWriter struct {
-	w       io.Writer
-	format  format
-	integer bool   // similarities are integers (the overlap measure)
-	simKey  string // JSONL key of the similarity ("sim", or "est" for estimates: CSV "estimate")
-	rw      *rowWriter
-}
-
-func newPairWriter(w io.Writer, f format, integer bool) *pairWriter {
-	return &pairWriter{w: w, format: f, integer: integer, simKey: "sim"}
-}
-
-func (pw *pairWriter) rows() *rowWriter {
-	if pw.rw == nil {
-		sim := fieldenc.Column{Name: "similarity", Key: "sim"}
-		if pw.simKey == "est" {
-			sim = fieldenc.Column{Name: "estimate", Key: "est"}
-		}
-		pw.rw = newRowWriter(pw.w, pw.format, pw.integer, fieldenc.Column{Name: "id_a", Key: "a"}, fieldenc.Column{Name: "id_b", Key: "b"}, sim)
-		pw.rw.EagerHeader = true
-	}
-	return pw.rw
-}
-
-// write writes one pair.
-func (pw *pairWriter) write(a, b []byte, numeric bool, sim float64) error {
-	rw := pw.rw
-	if rw == nil {
-		rw = pw.rows()
-	}
-	line := rw.Line()
-	if numeric {
-		line = append(rw.Field(append(rw.Field(line), a...)), b...)
-	} else {
-		line = rw.Text(rw.Text(line, a), b)
-	}
-	return rw.WriteRow(rw.similarity(line, sim))
-}
-
-func (pw *pairWriter) flush() error { return pw.rows().Flush() }
-
-// appendSim formats a similarity as write does.
-func (pw *pairWriter) appendSim(b []byte, sim float64) []byte {
-	return appendSimilarity(b, sim, pw.integer)
 }
 
 // create opens path as an output of the run (see internal/outfile: "-" and

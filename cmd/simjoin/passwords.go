@@ -5,21 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -40,15 +38,8 @@ type pwConfig struct {
 	stripSuffix bool
 	counts      string
 	comments    bool
-	format      string
-	output      string
-	stats       bool
-	statsJSON   string
-	workers     int
 	maxLine     int
-	memLimit    string // --memory-limit, parsed into mem
-	mem         memlimit.Limit
-	statsOut    *outfile.File // --stats-json's, created before any work
+	runFlags    // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 
 	// passwords only
 	families bool
@@ -59,9 +50,8 @@ type pwConfig struct {
 	silent  bool
 
 	// Parsed by parse.
-	opt    passwords.Options
-	read   passwords.ReadOptions
-	outFmt format
+	opt  passwords.Options
+	read passwords.ReadOptions
 }
 
 const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
@@ -120,13 +110,8 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.counts, "counts", "", "the list has counts: \"first\" (count<TAB>password) or \"last\" (password<TAB>count); bare --counts means first")
 	fs.Lookup("counts").NoOptDefVal = "first"
 	fs.BoolVar(&c.comments, "skip-comments", false, "skip lines starting with #!comment: (John the Ripper word lists)")
-	fs.StringVar(&c.format, "format", "tsv", "output format: tsv, csv or jsonl")
-	fs.StringVarP(&c.output, "output", "o", "", "write the output to `FILE` (written whole or not at all) instead of stdout")
-	fs.BoolVar(&c.stats, "stats", false, "print the statistics report on stderr")
-	fs.StringVar(&c.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&c.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	fs.IntVar(&c.maxLine, "max-line", passwords.DefaultMaxLine, "a list line longer than `N` bytes is an error (0: no limit)")
-	addMemoryFlag(fs, &c.memLimit)
+	c.runFlags.addFlags(fs, "write the output to `FILE` (written whole or not at all) instead of stdout")
 }
 
 // parse checks the flags before any work starts.
@@ -242,23 +227,23 @@ func newCheckCmd(e *env) *cobra.Command {
 
 // start creates the outputs (createOutputs), then reads the password list
 // name with a progress bar, as the report's phase "read".
-func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
-	o, err := cfg.createOutputs(e, name, out)
+func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name string, out bool) (*outfile.File, *passwords.List, passwords.ReadStats, error) {
+	o, err := cfg.createOutputs(e, out, name)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
-	tm := rep.phase("read")
-	f, err := openInput(name, e.stdin)
+	tm := rep.Start("read")
+	f, err := infile.Open(name, e.stdin)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	shown := f.name
-	rep.noteCompressed(f)
-	bar := prog.bytes(f.size, "reading "+shown)
-	defer bar.finish()
+	shown := f.Name
+	rep.NoteCompressed(f.Name, f.Format)
+	bar := prog.Bytes(f.Size, "reading "+shown)
+	defer bar.Finish()
 	opt := cfg.read
-	opt.Progress = bar.set
+	opt.Progress = bar.Set
 	l, st, err := passwords.Read(f, opt)
 	if err != nil {
 		var le *passwords.LineError
@@ -268,143 +253,78 @@ func (cfg *pwConfig) start(e *env, rep *report, prog *progress, name string, out
 		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
-		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), bytesText(int64(l.Bytes())))); err != nil {
+		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {
 		return nil, nil, st, err
 	}
-	tm.done("read")
+	tm.Done()
 	return o, l, st, nil
-}
-
-// newPWReport starts the statistics report of a passwords command.
-func newPWReport(cfg *pwConfig, command string, input []string) *report {
-	return &report{rpt.Report{
-		Command:   command,
-		Input:     input,
-		Tokens:    "qgram:" + strconv.Itoa(cfg.q),
-		Measure:   cfg.opt.Measure.String(),
-		Threshold: cfg.opt.Threshold.String(),
-		Method:    "exact",
-		Workers:   cfg.workers,
-	}}
-}
-
-// createOutputs creates -o (unless out is false) and --stats-json before any
-// work, refusing to overwrite the input.
-func (cfg *pwConfig) createOutputs(e *env, input string, out bool) (*outfile.File, error) {
-	e.outs.Protect(input)
-	if input == "-" {
-		e.outs.ProtectReader(e.stdin)
-	}
-	var f *outfile.File
-	if out {
-		var err error
-		if f, err = e.create(cfg.output); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.statsJSON != "" {
-		var err error
-		if cfg.statsOut, err = e.create(cfg.statsJSON); err != nil {
-			return nil, fmt.Errorf("--stats-json: %w", err)
-		}
-	}
-	return f, nil
-}
-
-func addStatsPhases(rep *report, st *passwords.Stats) {
-	rep.Phases = append(rep.Phases,
-		phase{Name: "grams", Seconds: st.GramTime.Seconds()},
-		phase{Name: "order", Seconds: st.OrderTime.Seconds()},
-	)
-	rep.Records, rep.Skipped, rep.SetTokens, rep.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
 }
 
 // runPasswords runs `simjoin passwords`: read, join (or families), write,
 // report.
 func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) error {
-	rep := newPWReport(cfg, "passwords", []string{input})
-	prog := newProgress(e.stderr)
+	rep := rpt.NewPasswords("passwords", []string{input}, cfg.opt)
+	prog := progress.New(e.stderr)
 	out, l, rs, err := cfg.start(e, rep, prog, input, true)
 	if err != nil {
 		return err
 	}
 
-	bar := prog.count("joining")
+	bar := prog.Count("joining")
 	opt := cfg.opt
-	opt.Progress = bar.setOf
+	opt.Progress = bar.SetOf
 	if cfg.families {
 		fams, st, err := passwords.Families(ctx, l, opt)
-		bar.finish()
+		bar.Finish()
 		if err != nil {
 			return err
 		}
-		sec := rpt.NewPasswordFamilies(joinedReport(cfg, rep, rs, &st), fams, st.Exact.Results)
-		tm := rep.phase("write")
-		w := newFamilyRows(out, cfg.outFmt)
+		rep.AddPasswordJoin(&st)
+		sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
+		tm := rep.Start("write")
+		w := rows.NewFamilies(out, cfg.outFmt)
 		for n, f := range fams {
-			w.family(n+1, l, f)
+			w.Write(n+1, l, f)
 		}
-		rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
+		rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		tm.done("write")
+		tm.Done()
 		rep.Results = int64(len(fams))
-		return rep.emit(e, cfg.stats, cfg.statsOut)
+		return cfg.emit(e, rep)
 	}
 
-	w := newPairRows(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	var hist histogram
-	var held []passwords.Pair
-	var results int64
-	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool {
-		results++
-		hist.add(p.Sim)
-		if cfg.sort {
-			held = append(held, p)
-			return true
-		}
-		return w.pair(l, p) == nil
-	})
-	bar.finish()
+	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
+	var found rpt.Counter
+	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
+	bar.Finish()
 	if err != nil {
 		return err
 	}
-	if err := w.Err(); err != nil {
+	if err := sink.Err(); err != nil {
 		return err
 	}
-	sec := joinedReport(cfg, rep, rs, &st)
-	tm := rep.phase("write")
-	slices.SortFunc(held, join.ComparePairs)
-	for _, p := range held {
-		w.pair(l, p)
+	rep.AddPasswordJoin(&st)
+	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
+	tm := rep.Start("write")
+	if err := sink.Close(); err != nil {
+		return err
 	}
-	if cfg.opt.Measure != prefix.Overlap {
-		rep.Histogram = hist.bins()
-	}
-	rep.addSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
+	rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
+	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	tm.done("write")
-	rep.Results = results
-	return rep.emit(e, cfg.stats, cfg.statsOut)
-}
-
-// joinedReport fills the report of a join of the list (or its families)
-// and returns the list's section.
-func joinedReport(cfg *pwConfig, rep *report, rs passwords.ReadStats, st *passwords.Stats) rpt.PasswordList {
-	addStatsPhases(rep, st)
-	rep.Phases = append(rep.Phases, phase{Name: "join", Seconds: st.JoinTime().Seconds()})
-	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
-	rep.Exact = &st.Exact
-	return rpt.NewPasswordList(rs, st, cfg.opt.Norm, cfg.read.Counts)
+	tm.Done()
+	return cfg.emit(e, rep)
 }
 
 // runCheck runs `simjoin passwords check`.
 func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
-	rep := newPWReport(cfg, "passwords check", []string{"--against", cfg.against})
-	out, known, rs, err := cfg.start(e, rep, newProgress(e.stderr), cfg.against, !cfg.silent)
+	rep := rpt.NewPasswords("passwords check", []string{"--against", cfg.against}, cfg.opt)
+	out, known, rs, err := cfg.start(e, rep, progress.New(e.stderr), cfg.against, !cfg.silent)
 	if err != nil {
 		return err
 	}
@@ -413,15 +333,12 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.Method = "exact: " + rpt.ExactKeys(st.Exact.Ell)
-	addStatsPhases(rep, &st)
-	rep.Phases = append(rep.Phases, phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
-	rep.Exact = nil
+	rep.AddPasswordIndex(&st)
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-	rep.addSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
+	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
-	w := newMatchRows(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
+	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
 		res, err := ix.CheckAll(ctx, batch)
 		if err != nil {
 			return err
@@ -429,8 +346,8 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		for k, ms := range res {
 			t.Add(batch[k], len(ms))
 			for _, m := range ms {
-				t.hist.add(m.Sim)
-				w.match(first+k, known, m)
+				t.hist.Add(m.Sim)
+				w.Write(first+k, known, m)
 			}
 		}
 		return nil
@@ -444,18 +361,19 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 // tally counts the candidates of a check and the similarities found.
 type tally struct {
 	passwords.CheckStats
-	hist histogram
+	hist rpt.Histogram
 }
 
-// checkPhase runs the report's "check" phase: each batch of candidates
-// (checkCandidates) goes to answer, which tallies the candidates and writes
+// checkPhase runs the report's "check" phase: each batch of candidates (the
+// arguments, the one password typed at a terminal, or the lines of stdin:
+// infile.Batches) goes to answer, which tallies the candidates and writes
 // their matches with w; then w is flushed, and the results and the
 // histogram (not for overlap) go into the report.
-func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowWriter, m prefix.Measure,
+func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
 	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
-	tm := rep.phase("check")
+	tm := rep.Start("check")
 	var t tally
-	err := checkCandidates(ctx, e, args, func(first int, batch [][]byte) error {
+	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
 		if err := answer(first, batch, &t); err != nil {
 			return err
 		}
@@ -467,11 +385,8 @@ func checkPhase(ctx context.Context, e *env, rep *report, args []string, w *rowW
 	if err != nil {
 		return nil, err
 	}
-	tm.done("check")
-	rep.Results = t.Matches
-	if m != prefix.Overlap {
-		rep.Histogram = t.hist.bins()
-	}
+	tm.Done()
+	rep.SetResults(t.Matches, &t.hist, m)
 	return &t.CheckStats, nil
 }
 
@@ -483,54 +398,17 @@ func sinkOf(out *outfile.File) io.Writer {
 	return out
 }
 
-// checkCandidates hands the candidates of passwords check to check in
-// batches, numbered from 1: the arguments, or the one password typed at a
-// terminal (after a prompt, not echoed), or the lines of stdin.
-func checkCandidates(ctx context.Context, e *env, args []string, check func(first int, batch [][]byte) error) error {
-	if len(args) > 0 {
-		batch := make([][]byte, len(args))
-		for i, a := range args {
-			batch[i] = []byte(a)
-		}
-		return check(1, batch)
-	}
-	if fd, ok := terminal(e.stdin); ok {
-		fmt.Fprint(e.stderr, "password to check: ")
-		pw, err := term.ReadPassword(fd)
-		fmt.Fprintln(e.stderr)
-		if err != nil {
-			return &simjoin.LineError{Name: "<stdin>", Err: err}
-		}
-		return check(1, [][]byte{pw})
-	}
-	return simjoin.ReadBatches(e.stdin, simjoin.BatchOptions{Name: "<stdin>"}, func(first int, batch [][]byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return check(first, batch)
-	})
-}
-
-// terminal returns r's descriptor if r is a terminal.
-func terminal(r io.Reader) (int, bool) {
-	f, ok := r.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return 0, false
-	}
-	return int(f.Fd()), true
-}
-
 // finishCheck adds the "check" section to the report (after the rows first,
 // if any), writes the report, and returns the command's exit status: 3 when
 // the policy rejects a candidate as too close.
-func finishCheck(e *env, cfg *pwConfig, rep *report, cs *passwords.CheckStats, first ...[2]string) error {
+func finishCheck(e *env, cfg *pwConfig, rep *rpt.Report, cs *passwords.CheckStats, first ...[2]string) error {
 	status := exitOK
 	if cs.Rejected() {
 		status = exitTooClose
 	}
 	sec := rpt.NewCheck(cs)
-	rep.addSection("check", "candidates", sec, sec.Rows(status, first...))
-	if err := rep.emit(e, cfg.stats, cfg.statsOut); err != nil {
+	rep.AddSection("check", "candidates", sec, sec.Rows(status, first...))
+	if err := cfg.emit(e, rep); err != nil {
 		return err
 	}
 	if status != exitOK {

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +14,8 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
+	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -39,7 +35,7 @@ type plotFlags struct {
 func newPlotCmd(e *env) *cobra.Command {
 	var cfg joinConfig
 	var pf plotFlags
-	cmd := &cobra.Command{
+	cmd := joinCommand(&cobra.Command{
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
 		Long: `Measure how MinHash-LSH bandings find the real pairs of INPUT and draw it.
@@ -58,19 +54,7 @@ measured shares as dots. --circle FILE (.svg) draws the records as points on
 a circle in input order with a chord for each pair found, coloured by its
 true similarity: the candidates of the first banding with --method lsh, the
 exact pairs at -t otherwise.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.command = "plot"
-			if err := cfg.parse(); err != nil {
-				return err
-			}
-			if err := cfg.docs.checkArgs(args); err != nil {
-				return err
-			}
-			return runPlot(cmd.Context(), e, &cfg, &pf)
-		},
-	}
-	cfg.addFlags(cmd.Flags())
+	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
@@ -80,33 +64,6 @@ exact pairs at -t otherwise.`,
 	fs.IntVar(&pf.sample, "sample", 100000, "pairs of distinct sets sampled below --truth")
 	fs.IntVar(&pf.seeds, "seeds", 1, "run each banding with `N` seeds from --seed on and average the shares found (the circle shows the first)")
 	return cmd
-}
-
-// plotShape is one banding in the report's JSON: means over the seeds.
-type plotShape struct {
-	Shape               string    `json:"shape"`
-	K                   int       `json:"k"`
-	Seeds               int       `json:"seeds"`
-	Candidates          float64   `json:"candidates"`
-	PredictedCandidates float64   `json:"predicted_candidates"`
-	Found               float64   `json:"found"` // pairs at or above -t found
-	Exact               int64     `json:"exact"` // pairs at or above -t
-	Recall              float64   `json:"recall"`
-	RecallMin           float64   `json:"recall_min"`
-	RecallMax           float64   `json:"recall_max"`
-	PredictedRecall     float64   `json:"predicted_recall"`
-	Seconds             float64   `json:"lsh_s"` // LSH time of one run
-	Bins                []plotBin `json:"bins"`
-}
-
-// plotBin is one similarity bin of a banding in the report.
-type plotBin struct {
-	From      float64 `json:"from"`
-	To        float64 `json:"to"`
-	Pairs     float64 `json:"pairs"` // estimated when sampled
-	Share     float64 `json:"share"`
-	Predicted float64 `json:"predicted"` // mean P over the bin's pairs
-	Sampled   bool    `json:"sampled"`
 }
 
 // runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
@@ -153,83 +110,48 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep := l.rep
 	rep.Method = cfg.method
-	sink := newPairSink(nil, cfg, l)
-	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: sink.add}
+	var exact rpt.Counter // the exact pairs at -t, counted for the report
+	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: exact.Add}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
-	var chords []plotting.Chord
-	chord := func(p join.Pair) bool {
-		chords = append(chords, plotting.Chord{A: p.A, B: p.B, Sim: p.Sim})
-		return true
-	}
+	var chords plotting.Chords
 	if pf.circle != "" && cfg.method == "lsh" {
-		opt.Found = chord
+		opt.Found = chords.Add
 	} else if pf.circle != "" {
-		opt.Exact = func(p join.Pair) bool { return chord(p) && sink.add(p) }
+		opt.Exact = func(p join.Pair) bool { return chords.Add(p) && exact.Add(p) }
 	}
 	cc, err := l.in.Check(ctx, opt)
-	if sink.err != nil {
-		return sink.err
-	}
 	if err != nil {
 		return err
 	}
-	for _, st := range cc.Steps {
-		rep.Phases = append(rep.Phases, phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
-	}
+	rep.AddSteps(cc.Steps)
 
-	tm := rep.phase("plot")
-	if err := writePlotTable(out, l.r, cfg, cc); err != nil {
+	tm := rep.Start("plot")
+	k := cfg.lsh.opt.K
+	if err := rpt.WritePlotTable(out, l.r.Records(), l.r.Len(), cfg.t, k, cc); err != nil {
 		return err
 	}
 	for _, f := range pf.scurve {
-		fig := &plotting.SCurveFigure{
-			Title:     fmt.Sprintf("LSH S-curves, K = %d: predicted and found", cfg.lsh.opt.K),
-			Threshold: cfg.t.Float(),
-			MinPairs:  5,
-		}
-		for _, b := range cc.Bandings {
-			c := plotting.Curve{Label: b.Shape.String(), P: b.Shape.P}
-			for _, bn := range b.Bins {
-				c.Bins = append(c.Bins, plotting.Bin{From: bn.From, To: bn.To, Pairs: bn.Pairs * int64(pf.seeds), Found: bn.Found, Sampled: bn.Sampled})
-			}
-			fig.Curves = append(fig.Curves, c)
-		}
-		if pf.seeds > 1 {
-			fig.Title += fmt.Sprintf(" (%d seeds)", pf.seeds)
-		}
+		fig := plotting.NewSCurves(cc, k, pf.seeds, cfg.t.Float())
 		ext := strings.ToLower(filepath.Ext(f))[1:]
 		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
 			return err
 		}
 	}
 	if pf.circle != "" {
-		slices.SortFunc(chords, func(x, y plotting.Chord) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
 		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), cfg.t)
 		if cfg.method == "lsh" {
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), shapes[0], cfg.lsh.opt.K)
+			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), shapes[0], k)
 		}
-		fig := &plotting.CircleFigure{N: l.r.Records(), Names: l.names, Chords: chords,
-			Title: fmt.Sprintf("%s records, %s", numfmt.Group(int64(l.r.Records())), what)}
+		fig := plotting.NewCircle(l.r.Records(), l.names, chords, what)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
 	}
-	tm.done("plot")
-	var rows [][2]string
-	var sec []plotShape
-	for _, b := range cc.Bandings {
-		s := plotShape{Shape: b.Shape.String(), K: cfg.lsh.opt.K, Seeds: pf.seeds, Candidates: b.Candidates, PredictedCandidates: b.PredictedCandidates,
-			Found: b.Found, Exact: cc.Pairs, Recall: b.Recall, RecallMin: b.RecallMin, RecallMax: b.RecallMax, PredictedRecall: b.Predicted, Seconds: b.Seconds}
-		for _, bn := range b.Bins {
-			s.Bins = append(s.Bins, plotBin{bn.From, bn.To, bn.Estimate, bn.Recall.Estimate, bn.Predicted, bn.Sampled})
-		}
-		sec = append(sec, s)
-		rows = append(rows, [2]string{s.Shape, fmt.Sprintf("%s candidates (predicted %s), recall %.3f (predicted %.3f; %s: %.3f to %.3f), %.3f s a run",
-			count(s.Candidates), count(s.PredictedCandidates), s.Recall, s.PredictedRecall, plural(int64(s.Seeds), "seed", "seeds"), s.RecallMin, s.RecallMax, s.Seconds)})
-	}
-	rep.addSection("plot", fmt.Sprintf("LSH against the exact join (truth at J >= %.2f, %s pairs sampled below)", cc.Floor, numfmt.Group(int64(cc.Sampled))), sec, rows)
-	return finishReport(e, cfg, rep, sink)
+	tm.Done()
+	rep.AddPlot(cc, k, pf.seeds)
+	rep.SetResults(exact.N, &exact.Hist, cfg.m)
+	return cfg.emit(e, rep)
 }
 
 // plotShapes parses --shapes, or takes the banding --method lsh would use.
@@ -254,55 +176,6 @@ func plotShapes(cfg *joinConfig, list string) ([]approx.Shape, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// writePlotTable prints the summary per banding and the bins.
-func writePlotTable(w io.Writer, c *order.Collection, cfg *joinConfig, cc *planner.CrossCheck) error {
-	n := int64(c.Len())
-	how := "sampled"
-	if cc.AllBelow {
-		how = "all"
-	}
-	fmt.Fprintf(w, "%s records (%s non-empty), %s pairs; %s pairs at J >= %s; truth: exact at J >= %.2f (%s pairs), below it %s %s pairs of distinct sets\n\n",
-		numfmt.Group(int64(c.Records())), numfmt.Group(n), numfmt.Group(n*(n-1)/2), numfmt.Group(cc.Pairs), cfg.t, cc.Floor, numfmt.Group(cc.AboveFloor), how, numfmt.Group(int64(cc.Sampled)))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "banding\tK\tseeds\tcandidates\tpredicted\tfound\tof\trecall\t(min-max)\tpredicted\t\n")
-	seeds := len(cc.Bandings[0].Runs)
-	for _, b := range cc.Bandings {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t\n", b.Shape, cfg.lsh.opt.K, seeds, numfmt.Group(int64(math.Round(b.Candidates))),
-			count(b.PredictedCandidates), numfmt.Group(int64(math.Round(b.Found))), numfmt.Group(cc.Pairs), b.Recall, b.RecallMin, b.RecallMax, b.Predicted)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	var head bytes.Buffer
-	head.WriteString("similarity\tpairs\t")
-	for _, b := range cc.Bandings {
-		fmt.Fprintf(&head, "%s found\tshare\tP(s)\t", b.Shape)
-	}
-	fmt.Fprintln(tw, head.String())
-	for k, b := range cc.Bandings[0].Bins {
-		pairs := numfmt.Group(int64(math.Round(b.Estimate)))
-		if b.Sampled {
-			pairs = "~" + pairs
-		}
-		line := fmt.Sprintf("%s\t%s\t", binLabel(b.From, b.To), pairs)
-		for _, s := range cc.Bandings {
-			bn := s.Bins[k]
-			found := numfmt.Group(bn.Found)
-			if seeds > 1 {
-				found = fmt.Sprintf("%.1f", float64(bn.Found)/float64(seeds))
-			}
-			if bn.Sampled {
-				found += "/" + numfmt.Group(bn.Pairs)
-			}
-			line += fmt.Sprintf("%s\t%.3f\t%.3f\t", found, bn.Recall.Estimate, bn.Predicted)
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
 }
 
 // writeFigure draws a figure into out.

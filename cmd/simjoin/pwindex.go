@@ -8,7 +8,7 @@ import (
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/internal/rows"
 )
 
 // pwIndexFixed are the flags of passwords check that an index fixes at
@@ -27,30 +27,19 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
 		}
 	}
-	out, err := cfg.createOutputs(e, cfg.index, !cfg.silent)
+	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
 	if err != nil {
 		return err
 	}
 	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
 		icfg := ix.Config()
-		t, err := prefix.ParseThreshold(icfg.Measure, cfg.threshold)
+		t, err := searchThreshold(ix, cfg.threshold)
 		if err != nil {
-			return usageError{err}
+			return err
 		}
-		if err := ix.CheckSearch(index.SearchOptions{Threshold: t}); err != nil {
-			return indexError(err, "-t")
-		}
-		rep := &report{rpt.Report{
-			Command:   "passwords check",
-			Input:     []string{"--index", cfg.index},
-			Tokens:    icfg.Tokens.String(),
-			Measure:   icfg.Measure.String(),
-			Threshold: t.String(),
-			Method:    "index: " + icfg.Method.String(),
-			Workers:   cfg.workers,
-		}}
-		hw := newHitRows(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
+		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
+		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
+		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
 			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 			if err != nil {
 				// The index's message numbers the record in the batch; it
@@ -60,8 +49,8 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			for k, hits := range res {
 				tl.Add(batch[k], len(hits))
 				for _, h := range hits {
-					tl.hist.add(h.Sim)
-					hw.hit(first+k, h)
+					tl.hist.Add(h.Sim)
+					hw.Write(first+k, h)
 				}
 			}
 			return nil

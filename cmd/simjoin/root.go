@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin/internal/buildinfo"
 	"github.com/simjoin/simjoin/internal/outfile"
 )
 
@@ -94,7 +95,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
-	root.Version = versionText() // --version, as the version command prints it
+	root.Version = buildinfo.Text() // --version, as the version command prints it
 	root.SetVersionTemplate("simjoin {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)

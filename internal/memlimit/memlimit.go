@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -145,4 +146,27 @@ func Check(need int64, l Limit, what string) error {
 	}
 	return fmt.Errorf("%w: %s needs about %s, more than the %s this process may use (%s); --memory-limit overrides",
 		ErrTooLarge, what, Format(need), Format(l.Bytes), l.Source)
+}
+
+// Given returns the limit a user gave as the size s (ParseSize), its source
+// named source (such as a flag), or for s empty the system's bound (Detect).
+func Given(s, source string) (Limit, error) {
+	if s == "" {
+		return Detect(), nil
+	}
+	n, err := ParseSize(s)
+	if err != nil {
+		return Limit{}, err
+	}
+	return Limit{Bytes: n, Source: source}, nil
+}
+
+// SetSoft makes l the Go runtime's soft memory limit (debug.SetMemoryLimit),
+// so that the collector works harder before the process runs out; it does
+// nothing when l has no bound or the environment sets GOMEMLIMIT, which
+// takes precedence.
+func (l Limit) SetSoft() {
+	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(l.Bytes)
+	}
 }

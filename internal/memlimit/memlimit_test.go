@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,40 @@ func TestCheck(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "3.0 GiB") || !strings.Contains(err.Error(), "1.0 GiB") || !strings.Contains(err.Error(), "cgroup") {
 		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestGiven: a size given is parsed and named by its source; none given is
+// the system's bound.
+func TestGiven(t *testing.T) {
+	if l, err := Given("2GiB", "--memory-limit"); err != nil || l != (Limit{2 << 30, "--memory-limit"}) {
+		t.Errorf("Given(2GiB) = %+v, %v", l, err)
+	}
+	if l, err := Given("", "--memory-limit"); err != nil || l.Source == "--memory-limit" {
+		t.Errorf("Given(\"\") = %+v, %v; want the system's bound", l, err)
+	}
+	if _, err := Given("lots", "--memory-limit"); err == nil {
+		t.Error("Given(lots): no error")
+	}
+}
+
+// TestSetSoft: a bound becomes the runtime's soft limit unless GOMEMLIMIT
+// is set; no bound leaves it alone.
+func TestSetSoft(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	Limit{}.SetSoft()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("no bound: soft limit %d, was %d", got, before)
+	}
+	Limit{Bytes: 3 << 30}.SetSoft()
+	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
+		t.Errorf("soft limit %d, want %d", got, 3<<30)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	Limit{Bytes: 5 << 30}.SetSoft()
+	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
+		t.Errorf("with GOMEMLIMIT set: soft limit %d, want it left at %d", got, 3<<30)
 	}
 }

@@ -4,8 +4,9 @@
 // coloured by its true similarity (SVG written directly, so that thousands
 // of chords stay small).
 //
-// The package only draws: planner.Check measures the pairs, and the plot
-// command of cmd/simjoin hands its bins and pairs over. Figures are
+// The package only draws: planner.Check measures the pairs, NewSCurves and
+// NewCircle lay its bandings and the pairs found out as figures, and the
+// plot command of cmd/simjoin writes them. Figures are
 // deterministic: the same data gives the same bytes, except for the PNG
 // encoder's choices, which are fixed in Go.
 package plotting

@@ -8,6 +8,50 @@ import (
 	"github.com/simjoin/simjoin/passwords"
 )
 
+// NewPasswords starts the report of a passwords command (command, such as
+// "passwords check") over input, joining with opt: its q-grams, measure,
+// threshold and workers.
+func NewPasswords(command string, input []string, opt passwords.Options) *Report {
+	return &Report{
+		Command:   command,
+		Input:     input,
+		Tokens:    "qgram:" + strconv.Itoa(opt.Grams.Q),
+		Measure:   opt.Measure.String(),
+		Threshold: opt.Threshold.String(),
+		Method:    "exact",
+		Workers:   opt.Workers,
+	}
+}
+
+// AddPasswordJoin records the join of a password list (st, from
+// passwords.Join or passwords.Families): the phases of its grams, order and
+// join, the method with its index keys, the exact join's counters and the
+// list's counts.
+func (r *Report) AddPasswordJoin(st *passwords.Stats) {
+	r.passwordPhases(st, Phase{Name: "join", Seconds: st.JoinTime().Seconds()})
+	r.Exact = &st.Exact
+}
+
+// AddPasswordIndex records the index built over a known list (st, from
+// passwords.Index.Stats): the phases of its grams, order and index, the
+// method with its index keys, and the list's counts.
+func (r *Report) AddPasswordIndex(st *passwords.Stats) {
+	r.passwordPhases(st, Phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
+	r.Exact = nil
+}
+
+// passwordPhases records the method, the grams and order phases then last,
+// and the list's counts of st.
+func (r *Report) passwordPhases(st *passwords.Stats, last Phase) {
+	r.Method = "exact: " + ExactKeys(st.Exact.Ell)
+	r.Phases = append(r.Phases,
+		Phase{Name: "grams", Seconds: st.GramTime.Seconds()},
+		Phase{Name: "order", Seconds: st.OrderTime.Seconds()},
+		last,
+	)
+	r.Records, r.Skipped, r.SetTokens, r.Vocabulary = st.Passwords, st.TooShort, st.Grams, st.Vocabulary
+}
+
 // PasswordList is the section of simjoin passwords' report on the list read
 // and joined ("passwords"), or of passwords check's on the known list read
 // and indexed ("known").

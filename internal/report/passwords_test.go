@@ -3,10 +3,13 @@ package report_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // TestPasswordSections: the passwords commands' sections carry the
@@ -53,5 +56,37 @@ func TestPasswordSections(t *testing.T) {
 	}
 	if report.ExactKeys(1) != "prefix" || report.ExactKeys(0) != "prefix" || report.ExactKeys(3) != "l-prefix (l = 3)" {
 		t.Errorf("ExactKeys: %q %q %q", report.ExactKeys(0), report.ExactKeys(1), report.ExactKeys(3))
+	}
+}
+
+// TestPasswordReports: a passwords command's report names its q-grams,
+// measure and threshold; a join records its phases, method and the exact
+// join's counters, an index its phases and no join counters.
+func TestPasswordReports(t *testing.T) {
+	opt := passwords.Options{Grams: passwords.Grams{Q: 3}, Measure: prefix.Dice, Threshold: prefix.Threshold{Num: 3, Den: 4}, Workers: 2}
+	r := report.NewPasswords("passwords check", []string{"--against", "k.txt"}, opt)
+	if r.Command != "passwords check" || r.Tokens != "qgram:3" || r.Measure != "dice" || r.Threshold != "0.75" || r.Method != "exact" || r.Workers != 2 {
+		t.Errorf("report %+v", r)
+	}
+	st := passwords.Stats{Passwords: 10, TooShort: 1, Grams: 50, Vocabulary: 20, GramTime: time.Second}
+	st.Exact.Ell = 2
+	r.AddPasswordJoin(&st)
+	names := func(r *report.Report) (s []string) {
+		for _, p := range r.Phases {
+			s = append(s, p.Name)
+		}
+		return s
+	}
+	if got := names(r); !slices.Equal(got, []string{"grams", "order", "join"}) || r.Phases[0].Seconds != 1 {
+		t.Errorf("join phases %v", r.Phases)
+	}
+	if r.Method != "exact: l-prefix (l = 2)" || r.Exact != &st.Exact || r.Records != 10 || r.Skipped != 1 || r.SetTokens != 50 || r.Vocabulary != 20 {
+		t.Errorf("joined report %+v", r)
+	}
+	r = report.NewPasswords("passwords check", nil, opt)
+	st.Exact.Ell = 1
+	r.AddPasswordIndex(&st)
+	if got := names(r); !slices.Equal(got, []string{"grams", "order", "index"}) || r.Exact != nil || r.Method != "exact: prefix" {
+		t.Errorf("indexed report: phases %v, %+v", got, r)
 	}
 }

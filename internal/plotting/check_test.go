@@ -1,0 +1,48 @@
+package plotting
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/planner"
+)
+
+// TestNewSCurves: a curve per banding, its bins' pairs counted once per seed
+// like their found pairs, and the seeds in the title.
+func TestNewSCurves(t *testing.T) {
+	cc := &planner.CrossCheck{Bandings: []planner.Banding{
+		{Shape: approx.Shape{B: 4, R: 2}, Bins: []planner.Bin{{From: 0.5, To: 1, Pairs: 10, Found: 18}}},
+		{Shape: approx.Shape{B: 2, R: 4}, Bins: []planner.Bin{{From: 0, To: 0.5, Pairs: 40, Found: 2, Sampled: true}}},
+	}}
+	fig := NewSCurves(cc, 8, 2, 0.6)
+	if fig.Title != "LSH S-curves, K = 8: predicted and found (2 seeds)" || fig.Threshold != 0.6 || len(fig.Curves) != 2 {
+		t.Fatalf("figure %+v", fig)
+	}
+	c := fig.Curves[0]
+	if c.Label != "4x2" || c.P(1) != 1 || !slices.Equal(c.Bins, []Bin{{From: 0.5, To: 1, Pairs: 20, Found: 18}}) || c.Bins[0].Share() != 0.9 {
+		t.Errorf("first curve %+v", c)
+	}
+	if !fig.Curves[1].Bins[0].Sampled {
+		t.Error("a sampled bin lost its mark")
+	}
+	if one := NewSCurves(cc, 8, 1, 0.6); one.Title != "LSH S-curves, K = 8: predicted and found" {
+		t.Errorf("one seed: title %q", one.Title)
+	}
+}
+
+// TestNewCircle: the pairs collected become chords, sorted by (A, B), and
+// the title counts the records.
+func TestNewCircle(t *testing.T) {
+	var chords Chords
+	for _, p := range []join.Pair{{A: 3, B: 9, Sim: 1}, {A: 1, B: 5}, {A: 3, B: 4}} {
+		if !chords.Add(p) {
+			t.Fatal("Add stopped the join")
+		}
+	}
+	fig := NewCircle(1200, nil, chords, "3 pairs")
+	if fig.N != 1200 || fig.Title != "1,200 records, 3 pairs" || !slices.Equal(fig.Chords, []Chord{{A: 1, B: 5}, {A: 3, B: 4}, {A: 3, B: 9, Sim: 1}}) {
+		t.Errorf("figure %+v", fig)
+	}
+}

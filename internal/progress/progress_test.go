@@ -1,0 +1,63 @@
+package progress
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin"
+)
+
+// events are the library's reports of a run: reading a file of 1,000
+// bytes, then joining 40 records.
+var events = []simjoin.Progress{
+	{Stage: simjoin.StageRead, Name: "in.txt", Done: 400},
+	{Stage: simjoin.StageRead, Name: "in.txt", Done: 1000},
+	{Stage: simjoin.StageRead, Name: "in.txt", End: true},
+	{Stage: simjoin.StageJoin, Done: 10, Total: 40},
+	{Stage: simjoin.StageJoin, Done: 40, Total: 40},
+	{Stage: simjoin.StageJoin, End: true},
+}
+
+// TestOffDrawsNothing: on a writer that is not a terminal, no call writes.
+func TestOffDrawsNothing(t *testing.T) {
+	var w bytes.Buffer
+	p := New(&w)
+	if p.On() {
+		t.Fatal("a buffer is taken for a terminal")
+	}
+	p.SetSize("in.txt", 1000)
+	for _, ev := range events {
+		p.Report(ev)
+	}
+	b := p.Bytes(10, "reading")
+	b.Set(5)
+	b.Finish()
+	c := p.Count("joining")
+	c.SetOf(1, 2)
+	c.Finish()
+	if w.Len() != 0 {
+		t.Errorf("bars off wrote %q", w.String())
+	}
+}
+
+// TestReportStages: with the bars on, each stage gets its bar, described by
+// the stage, and the bar is cleared when the stage ends.
+func TestReportStages(t *testing.T) {
+	var w bytes.Buffer
+	p := New(&w)
+	p.on = true // as on a terminal
+	p.SetSize("in.txt", 1000)
+	for i, ev := range events {
+		p.Report(ev)
+		if open := p.cur != nil; open == ev.End {
+			t.Fatalf("after event %d (%+v): a bar open is %v", i, ev, open)
+		}
+	}
+	out := w.String()
+	for _, want := range []string{"reading in.txt", "joining", "\r"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the bars drew no %q: %q", want, out)
+		}
+	}
+}

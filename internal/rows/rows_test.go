@@ -1,0 +1,176 @@
+package rows
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin/cluster"
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+var formats = []struct {
+	name string
+	f    fieldenc.Format
+}{{"tsv", fieldenc.TSV}, {"csv", fieldenc.CSV}, {"jsonl", fieldenc.JSONL}}
+
+// list is a password list of three passwords, the second twice, one of
+// them not UTF-8, read from lines 1, 2 and 4.
+func list(t *testing.T) *passwords.List {
+	t.Helper()
+	l, _, err := passwords.Read(strings.NewReader("pass,word\nhunter2\nhunter2\nlatin\xe9\n"), passwords.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestRows writes each kind of row in every format.
+func TestRows(t *testing.T) {
+	l := list(t)
+	exact := index.Config{Measure: prefix.Jaccard, Method: index.Exact}
+	estimated := index.Config{Measure: prefix.Jaccard, Method: index.LSH}
+	overlap := index.Config{Measure: prefix.Overlap, Method: index.Exact}
+	cases := []struct {
+		name  string
+		write func(w *bytes.Buffer, f fieldenc.Format) error
+		want  [3]string // tsv, csv, jsonl
+	}{
+		{"password pairs", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewPasswordPairs(w, f, false)
+			rw.Write(l, passwords.Pair{A: 0, B: 2, Sim: 2.0 / 3})
+			return rw.Flush()
+		}, [3]string{
+			"1\t4\t0.666667\tpass,word\tlatin\xe9\n",
+			"line_a,line_b,similarity,password_a,password_b\n1,4,0.666667,\"pass,word\",latin\xe9\n",
+			`{"a":1,"b":4,"sim":0.666667,"password_a":"pass,word","password_b_base64":"bGF0aW7p"}` + "\n"}},
+		{"families", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewFamilies(w, f)
+			rw.Write(1, l, passwords.Family{Members: []int{1, 0}, Count: 3})
+			return rw.Flush()
+		}, [3]string{
+			"2\t3\thunter2\thunter2\tpass,word\n",
+			"family,size,count,line,password_count,password\n1,2,3,2,2,hunter2\n1,2,3,1,1,\"pass,word\"\n",
+			`{"size":2,"count":3,"top":"hunter2","members":[{"line":2,"count":2,"password":"hunter2"},{"line":1,"count":1,"password":"pass,word"}]}` + "\n"}},
+		{"matches", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewMatches(w, f, false)
+			rw.Write(3, l, passwords.Match{Index: 1, Sim: 0.75})
+			return rw.Flush()
+		}, [3]string{
+			"3\t2\t0.75\thunter2\n",
+			"candidate,line,similarity,known_password\n3,2,0.75,hunter2\n",
+			`{"candidate":3,"line":2,"sim":0.75,"known_password":"hunter2"}` + "\n"}},
+		{"hits", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewHits(w, f, exact, "query")
+			rw.Write(1, index.Hit{ID: 7, Sim: 1})
+			return rw.Flush()
+		}, [3]string{"1\t7\t1\n", "query,id,similarity\n1,7,1\n", `{"query":1,"id":7,"sim":1}` + "\n"}},
+		{"no hit", func(w *bytes.Buffer, f fieldenc.Format) error {
+			return NewHits(w, f, estimated, "candidate").Flush()
+		}, [3]string{"", "candidate,id,estimate\n", ""}},
+		{"outcomes", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewOutcomes(w, f, overlap)
+			rw.Write(1, index.Outcome{Inserted: true, ID: 0})
+			rw.Write(2, index.Outcome{ID: 0, Sim: 3})
+			return rw.Flush()
+		}, [3]string{
+			"1\tinserted\t0\n2\tduplicate\t0\t3\n",
+			"line,status,id,similarity\n1,inserted,0,\n2,duplicate,0,3\n",
+			`{"line":1,"status":"inserted","id":0}` + "\n" + `{"line":2,"status":"duplicate","id":0,"sim":3}` + "\n"}},
+	}
+	for _, c := range cases {
+		for k, f := range formats {
+			var w bytes.Buffer
+			if err := c.write(&w, f.f); err != nil {
+				t.Fatal(err)
+			}
+			if w.String() != c.want[k] {
+				t.Errorf("%s, %s:\n got %q\nwant %q", c.name, f.name, w.String(), c.want[k])
+			}
+		}
+	}
+}
+
+// TestPairSink: pairs are written as they come, or with sorting in
+// (id_a, id_b) order; ids are line numbers, or the names of each side.
+func TestPairSink(t *testing.T) {
+	pairs := []join.Pair{{A: 2, B: 0, Sim: 0.5}, {A: 0, B: 1, Sim: 1}}
+	cases := []struct {
+		name          string
+		f             fieldenc.Format
+		sorted, est   bool
+		names, snames []string
+		want          string
+	}{
+		{"numbers", fieldenc.TSV, false, false, nil, nil, "3\t1\t0.5\n1\t2\t1\n"},
+		{"sorted", fieldenc.TSV, true, false, nil, nil, "1\t2\t1\n3\t1\t0.5\n"},
+		{"self-join names", fieldenc.JSONL, false, false, []string{"a", "b", "c"}, nil,
+			`{"a":"c","b":"a","sim":0.5}` + "\n" + `{"a":"a","b":"b","sim":1}` + "\n"},
+		{"R-S names, estimates", fieldenc.CSV, true, true, []string{"r0", "r1", "r2"}, []string{"s0", "s1"},
+			"id_a,id_b,estimate\nr0,s1,1\nr2,s0,0.5\n"},
+		{"numbers, estimates", fieldenc.JSONL, false, true, nil, nil,
+			`{"a":3,"b":1,"est":0.5}` + "\n" + `{"a":1,"b":2,"est":1}` + "\n"},
+	}
+	for _, c := range cases {
+		var w bytes.Buffer
+		pw := NewPairWriter(&w, c.f, false, c.est, c.names, c.snames)
+		s := NewSink(c.sorted, pw.WritePair)
+		for _, p := range pairs {
+			if !s.Add(p) {
+				t.Fatalf("%s: Add failed: %v", c.name, s.Err())
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c.sorted && w.Len() != 0 {
+			t.Errorf("%s: sorted pairs written before Flush", c.name)
+		}
+		if err := pw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if w.String() != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, w.String(), c.want)
+		}
+	}
+	var w bytes.Buffer
+	if err := NewPairWriter(&w, fieldenc.CSV, true, false, nil, nil).Flush(); err != nil || w.String() != "id_a,id_b,similarity\n" {
+		t.Errorf("no pair in CSV: %q, %v; want the header", w.String(), err)
+	}
+}
+
+// TestSinkStops: once a write fails, Add says so and takes no more pairs,
+// and Close returns the error.
+func TestSinkStops(t *testing.T) {
+	fail := errors.New("disk full")
+	var writes int
+	s := NewSink(false, func(join.Pair) error { writes++; return fail })
+	if s.Add(join.Pair{}) || s.Add(join.Pair{}) || writes != 1 || s.Err() != fail || s.Close() != fail {
+		t.Errorf("after a failed write: %d writes, Err %v", writes, s.Err())
+	}
+}
+
+// TestWriteClusters: the first record of each cluster, or every record with
+// its cluster, in input order.
+func TestWriteClusters(t *testing.T) {
+	f := cluster.New(4)
+	f.Union(1, 3)
+	var w bytes.Buffer
+	if err := WriteClusters(&w, fieldenc.TSV, f, nil, false); err != nil || w.String() != "1\n2\n3\n" {
+		t.Errorf("kept ids %q, %v", w.String(), err)
+	}
+	w.Reset()
+	if err := WriteClusters(&w, fieldenc.CSV, f, []string{"a", "b", "c,d", "e"}, true); err != nil ||
+		w.String() != "id,cluster\na,1\nb,2\n\"c,d\",3\ne,2\n" {
+		t.Errorf("clusters %q, %v", w.String(), err)
+	}
+	w.Reset()
+	if err := WriteClusters(&w, fieldenc.CSV, cluster.New(0), nil, false); err != nil || w.String() != "id\n" {
+		t.Errorf("no record: %q, %v; want the header", w.String(), err)
+	}
+}
