@@ -228,6 +228,11 @@ type span struct{ lo, cur, end uint32 }
 // misses instead of waiting for one after another).
 const gather = 8
 
+// hintHits is the least number of candidate states (or candidates) that a
+// probe hints into cache before reading them: below it, the hints cost
+// about what they save.
+const hintHits = 4
+
 // prober is one worker's scratch space; it allocates nothing per probe once
 // warmed up.
 type prober struct {
@@ -236,11 +241,15 @@ type prober struct {
 	live []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
 	// heads has one span per token id from unique on (the tokens below it
 	// are never looked up): heads[w-unique] is token w's posting list.
-	heads  []span
-	post   []prefix.Posting // the index's postings (ix.Entries())
-	sink   uint32           // the gathered loads of probeGroup go here, so that none is dropped
-	list   []uint32         // groups that passed the filters for the current probe, each once
-	alpha  []int32          // least overlap by candidate size - lo
+	heads []span
+	post  []prefix.Posting // the index's postings (ix.Entries())
+	sink  uint32           // the gathered loads of probeGroup go here, so that none is dropped
+	list  []uint32         // groups that passed the filters for the current probe, each once
+	// hits and recs are the postings of one list whose candidate state a
+	// probe reads, and their groups.
+	hits   []prefix.Posting
+	recs   []uint32
+	alpha  []int32 // least overlap by candidate size - lo
 	stats  *Stats
 	bounds prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
@@ -349,19 +358,30 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 			}
 			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
 		}
+		// First the postings whose candidate state is needed: a posting
+		// that cannot start a candidate here matters only if its group is
+		// already listed, which the live bitset says without touching the
+		// group's state. (A group appears once in a list, so the bitset
+		// does not change for the list's other postings meanwhile.) Their
+		// states are hinted into cache before any is read.
+		hits, recs := p.hits[:0], p.recs[:0]
 		for _, e := range all[k:h.end] {
 			if e.Rec >= end {
 				break
 			}
-			// A posting that cannot start a candidate here matters only
-			// if its group is already listed; the live bitset says so
-			// without touching the group's candidate state.
 			if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
 				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
 					late++
 					continue
 				}
 			}
+			hits, recs = append(hits, e), append(recs, e.Rec)
+		}
+		p.hits, p.recs = hits, recs
+		if len(recs) >= hintHits {
+			prefetch.Indexes(cand, recs, 0)
+		}
+		for _, e := range hits {
 			postings++
 			c := &cand[e.Rec]
 			if c.epoch != epoch {
@@ -395,6 +415,10 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	st.Postings += postings
 	st.Candidates += candidates
 	st.Positional += pruned
+	if len(p.list) >= hintHits {
+		prefetch.Indexes(p.lastPre, p.list, 0)
+		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
+	}
 	for _, gy := range p.list {
 		c := cand[gy]
 		if c.count < 0 {

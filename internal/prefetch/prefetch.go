@@ -21,10 +21,18 @@ func At[T any](s []T, i int) { addr(unsafe.Pointer(&s[i])) }
 // Indexes hints that s[v-lo] will be read soon for every v of idx with
 // lo <= v < lo+len(s); other values are skipped. Cost: one call, then a few
 // instructions a value.
-func Indexes[T any](s []T, idx []uint32, lo uint32) {
-	if len(s) == 0 || len(idx) == 0 {
+func Indexes[T any](s []T, idx []uint32, lo uint32) { Strided(s, 1, idx, lo) }
+
+// Strided is Indexes for records of stride elements each: it hints
+// s[(v-lo)*stride], the first element of record v-lo, for every v of idx
+// below lo+len(s)/stride (and not below lo). stride must be at least 1.
+func Strided[T any](s []T, stride int, idx []uint32, lo uint32) {
+	if stride < 1 {
+		panic("prefetch: stride below 1")
+	}
+	if len(s) < stride || len(idx) == 0 {
 		return
 	}
 	var zero T
-	indexes(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s)), unsafe.Sizeof(zero), unsafe.SliceData(idx), len(idx), lo)
+	indexes(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s)/stride), unsafe.Sizeof(zero)*uintptr(stride), unsafe.SliceData(idx), len(idx), lo)
 }

@@ -61,6 +61,29 @@ func TestIndexesChangesNothing(t *testing.T) {
 	}
 }
 
+// TestStridedChangesNothing hints records of three words, some outside the
+// slice, and checks that nothing changed.
+func TestStridedChangesNothing(t *testing.T) {
+	s := make([]uint64, 30)
+	for i := range s {
+		s[i] = uint64(i)
+	}
+	Strided(s, 3, []uint32{0, 9, 10, 1 << 31}, 0)
+	Strided(s, 3, []uint32{0, 9, 10}, 1)
+	Strided(s, 31, []uint32{0}, 0)
+	for i, v := range s {
+		if v != uint64(i) {
+			t.Fatalf("s[%d] = %d after the hints", i, v)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Strided with stride 0 did not panic")
+		}
+	}()
+	Strided(s, 0, []uint32{0}, 0)
+}
+
 // BenchmarkIndexes measures hinting eight elements of a slice in cache in
 // one call.
 func BenchmarkIndexes(b *testing.B) {
