@@ -3,7 +3,6 @@ package order
 import (
 	"context"
 	"runtime"
-	"sync/atomic"
 
 	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -93,39 +92,43 @@ func (v *vocab) addBatch(keys []uint64, ids []uint32) {
 	})
 }
 
-// window is the number of keys whose first slots enter reads ahead.
+// window is the number of keys enter hashes and hints at a time.
 const window = 32
 
-// peekSink keeps the reads ahead of enter: their values go nowhere else, and
-// a load whose value is unused may be dropped by the compiler.
-var peekSink atomic.Uint64
-
 // enter adds the keys of the shards s with s % workers == g. It goes through
-// the keys a window at a time: it picks the window's keys of its shards
-// (without a branch, which would mispredict half the time), reads the first
-// slot of each one's probe (independent loads, so the processor overlaps
-// their cache misses), then adds them, mostly from cache. Each key still
-// pays its miss, but a window of them at once instead of one after another.
+// the keys a window at a time, one window ahead: it picks the next window's
+// keys of its shards (without a branch, which would mispredict half the
+// time) and hints the first slot of each one's probe into cache
+// (keymap.Hint), then adds the current window's keys, whose slots were
+// hinted a window earlier and are mostly in cache by then. Each key still
+// costs its miss, but the misses of a window overlap each other and the
+// work on the window before.
 func (v *vocab) enter(keys []uint64, ids []uint32, g, workers int) {
-	var hs [window]uint64
-	var js [window]int32
-	var sink uint64
-	for lo := 0; lo < len(keys); lo += window {
+	var hs [2][window]uint64 // the hashes of the picked keys of the current and the next window
+	var js [2][window]int32  // their indexes within the window
+	var ns [2]int            // how many were picked
+	pick := func(b, lo int) {
 		n := 0
 		for j, k := range keys[lo:min(lo+window, len(keys))] {
 			h := keymap.Hash(k)
-			hs[n&(window-1)], js[n&(window-1)] = h, int32(j)
+			hs[b][n&(window-1)], js[b][n&(window-1)] = h, int32(j)
 			if int(shardOf(h))%workers == g {
 				n++
 			}
 		}
-		for _, h := range hs[:n] {
-			sink ^= v.tabs[shardOf(h)].Peek(h)
+		ns[b] = n
+		for _, h := range hs[b][:n] {
+			v.tabs[shardOf(h)].Hint(h)
 		}
-		for i, h := range hs[:n] {
-			j := lo + int(js[i])
+	}
+	pick(0, 0)
+	for lo, b := 0, 0; lo < len(keys); lo, b = lo+window, b^1 {
+		if lo+window < len(keys) {
+			pick(b^1, lo+window)
+		}
+		for i, h := range hs[b][:ns[b]] {
+			j := lo + int(js[b][i])
 			ids[j] = v.addHash(keys[j], h, 1)
 		}
 	}
-	peekSink.Store(sink)
 }

@@ -20,7 +20,10 @@
 // small as the key and value, with no flag beside them.
 package keymap
 
-import "github.com/simjoin/simjoin/internal/mix"
+import (
+	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/internal/prefetch"
+)
 
 // Hash is the default hash keys are placed by: mix.Mix64. Callers that need
 // it for something else too (choosing a shard) pass it to the *Hash methods,
@@ -146,6 +149,17 @@ func (m *Map[V]) Peek(h uint64) uint64 {
 		return 0
 	}
 	return m.slots[h&m.mask].Key
+}
+
+// Hint asks the processor to bring the first slot of the probe of a key
+// whose hash is h into cache (internal/prefetch): a caller about to look up
+// or enter many keys hints the next few while it works on the current ones,
+// so that their cache misses overlap its work. Unlike Peek, it does not
+// wait for the slot. It changes nothing.
+func (m *Map[V]) Hint(h uint64) {
+	if len(m.slots) > 0 {
+		prefetch.At(m.slots, int(h&m.mask))
+	}
 }
 
 // grow doubles the table. It walks the old slots in order, not in insertion
