@@ -9,6 +9,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/prefetch"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -138,6 +139,10 @@ func (s *Stats) add(o *Stats) {
 type side struct {
 	c    *order.Collection
 	size []uint32 // size of group g's set, non-decreasing in g; one per group of c
+	// group g's set is arena[at[g] : at[g]+size[g]] (the collection's
+	// Arena), so that a set costs one lookup and can be hinted into cache.
+	arena []uint32
+	at    []int
 	// bySize[n] is the first group whose size is >= n, for n up to the
 	// largest size (len(bySize) = largest size + 1; 1 when there is no
 	// group).
@@ -145,10 +150,10 @@ type side struct {
 }
 
 func groupsOf(c *order.Collection) *side {
-	s := &side{c: c, size: make([]uint32, c.Groups())}
+	s := &side{c: c, size: make([]uint32, c.Groups()), arena: c.Arena(), at: make([]int, c.Groups())}
 	for g := range s.size {
 		lo, _ := c.Group(g)
-		s.size[g] = uint32(c.Size(lo))
+		s.size[g], s.at[g] = uint32(c.Size(lo)), c.Offset(lo)
 	}
 	largest := 0
 	if len(s.size) > 0 {
@@ -176,7 +181,7 @@ func (s *side) check() {
 	}
 	for g := range s.size {
 		lo, _ := s.c.Group(g)
-		if int(s.size[g]) != s.c.Size(lo) || g > 0 && s.size[g] < s.size[g-1] {
+		if int(s.size[g]) != s.c.Size(lo) || s.at[g] != s.c.Offset(lo) || g > 0 && s.size[g] < s.size[g-1] {
 			panic(fmt.Sprintf("join: group %d: size %d, its set holds %d (sizes must not decrease)", g, s.size[g], s.c.Size(lo)))
 		}
 	}
@@ -190,8 +195,19 @@ func (s *side) check() {
 
 func (s *side) groups() int { return len(s.size) }
 func (s *side) set(g int) []uint32 {
-	lo, _ := s.c.Group(g)
-	return s.c.Set(lo)
+	at := s.at[g]
+	end := at + int(s.size[g])
+	return s.arena[at:end:end]
+}
+
+// hint asks for the sets of the groups gs to be brought into cache
+// (internal/prefetch), their offsets first; a caller about to verify
+// several candidates hints them all, then reads them.
+func (s *side) hint(gs []uint32) {
+	prefetch.Indexes(s.at, gs, 0)
+	for _, g := range gs {
+		prefetch.At(s.arena[:len(s.arena):len(s.arena)], s.at[g])
+	}
 }
 func (s *side) members(g int) (lo, hi int) { return s.c.Group(g) }
 

@@ -517,9 +517,13 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	mx := p.masks[gx]
 	var postings, sizePruned, maskPruned, candidates int64
 	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
-	// Find every key's run first, then scan them: the table probes do not
-	// depend on each other, so their cache misses overlap.
+	// Hint every key's slot into cache, then find the runs, then scan
+	// them: the table probes do not depend on each other, so their cache
+	// misses overlap.
 	ix := p.keyIx
+	for _, key := range p.keys {
+		ix.table.Hint(keyHash(key))
+	}
 	p.runs = p.runs[:0]
 	for _, key := range p.keys {
 		if sl := ix.find(key); sl.end != 0 {
@@ -547,13 +551,22 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 				continue
 			}
 			p.seen[gy] = mark
-			candidates++
-			y := p.build.set(int(gy))
-			if o, ok := Check(b, x, y); ok {
-				out = p.emit(gx, int(gy), o, n, len(y), out)
-			}
+			p.list = append(p.list, gy)
 		}
 	}
+	// The candidates' sets are hinted into cache, then verified in the
+	// order they were met.
+	candidates = int64(len(p.list))
+	if len(p.list) >= hintHits {
+		p.build.hint(p.list)
+	}
+	for _, gy := range p.list {
+		y := p.build.set(int(gy))
+		if o, ok := Check(b, x, y); ok {
+			out = p.emit(gx, int(gy), o, n, len(y), out)
+		}
+	}
+	p.list = p.list[:0]
 	st := p.stats
 	st.Postings += postings
 	st.SizePruned += sizePruned

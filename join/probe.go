@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -228,6 +229,11 @@ type span struct{ lo, cur, end uint32 }
 // misses instead of waiting for one after another).
 const gather = 8
 
+// cachedCandidates is the size of the candidate states (bytes) up to which
+// they are taken to stay in cache (a core's L2 on the machines measured):
+// below it, hinting them costs more than it saves.
+const cachedCandidates = 1 << 20
+
 // hintHits is the least number of candidate states (or candidates) that a
 // probe hints into cache before reading them: below it, the hints cost
 // about what they save.
@@ -243,15 +249,16 @@ type prober struct {
 	// are never looked up): heads[w-unique] is token w's posting list.
 	heads []span
 	post  []prefix.Posting // the index's postings (ix.Entries())
-	sink  uint32           // the gathered loads of probeGroup go here, so that none is dropped
 	list  []uint32         // groups that passed the filters for the current probe, each once
-	// hits and recs are the postings of one list whose candidate state a
-	// probe reads, and their groups.
-	hits   []prefix.Posting
-	recs   []uint32
-	alpha  []int32 // least overlap by candidate size - lo
-	stats  *Stats
-	bounds prefix.Bounds
+	// hintCand: the candidate states are too many to stay in cache, so
+	// a probe hints them before reading them, and hits and recs hold the
+	// postings of one list whose states it reads, and their groups.
+	hintCand bool
+	hits     []prefix.Posting
+	recs     []uint32
+	alpha    []int32 // least overlap by candidate size - lo
+	stats    *Stats
+	bounds   prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
 	// met group g (so no reset is needed between probes), and the probe's
 	// keys.
@@ -262,7 +269,8 @@ type prober struct {
 
 func newProber(j *joiner) *prober {
 	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
-		live: make([]uint64, (j.indexed+63)/64), post: j.ix.Entries()}
+		live: make([]uint64, (j.indexed+63)/64), post: j.ix.Entries(),
+		hintCand: j.indexed*int(unsafe.Sizeof(candidate{})) > cachedCandidates}
 	for g := range p.cand {
 		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
 	}
@@ -358,30 +366,45 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 			}
 			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
 		}
-		// First the postings whose candidate state is needed: a posting
-		// that cannot start a candidate here matters only if its group is
-		// already listed, which the live bitset says without touching the
-		// group's state. (A group appears once in a list, so the bitset
-		// does not change for the list's other postings meanwhile.) Their
-		// states are hinted into cache before any is read.
-		hits, recs := p.hits[:0], p.recs[:0]
-		for _, e := range all[k:h.end] {
+		list := all[k:h.end]
+		if p.hintCand {
+			// First the postings whose candidate state is needed (those
+			// that pass the test below), whose states are hinted into
+			// cache before any is read. (A group appears once in a list,
+			// so the live bitset does not change for the list's other
+			// postings meanwhile, and the test passes them again.)
+			hits, recs := p.hits[:0], p.recs[:0]
+			for _, e := range list {
+				if e.Rec >= end {
+					break
+				}
+				if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
+					if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
+						late++
+						continue
+					}
+				}
+				hits, recs = append(hits, e), append(recs, e.Rec)
+			}
+			p.hits, p.recs = hits, recs
+			if len(recs) >= hintHits {
+				prefetch.Indexes(cand, recs, 0)
+			}
+			list = hits
+		}
+		for _, e := range list {
 			if e.Rec >= end {
 				break
 			}
+			// A posting that cannot start a candidate here matters only
+			// if its group is already listed, which the live bitset says
+			// without touching the group's candidate state.
 			if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
 				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
 					late++
 					continue
 				}
 			}
-			hits, recs = append(hits, e), append(recs, e.Rec)
-		}
-		p.hits, p.recs = hits, recs
-		if len(recs) >= hintHits {
-			prefetch.Indexes(cand, recs, 0)
-		}
-		for _, e := range hits {
 			postings++
 			c := &cand[e.Rec]
 			if c.epoch != epoch {

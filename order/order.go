@@ -271,6 +271,16 @@ func (c *Collection) Tokens() int { return len(c.tokens) }
 // aliases the arena and must not be modified.
 func (c *Collection) Set(i int) []uint32 { return c.tokens[c.offs[i]:c.offs[i+1]:c.offs[i+1]] }
 
+// Arena returns every set, one after another in position order: Set(i) is
+// Arena()[Offset(i) : Offset(i)+Size(i)]. For callers that keep their own
+// offsets into it (a join keeps one per group, so that a set costs one
+// lookup, not three). The slice aliases the collection and must not be
+// modified.
+func (c *Collection) Arena() []uint32 { return c.tokens }
+
+// Offset returns where the set at position i begins in Arena.
+func (c *Collection) Offset(i int) int { return c.offs[i] }
+
 // Size returns len(Set(i)) without slicing.
 func (c *Collection) Size(i int) int { return c.offs[i+1] - c.offs[i] }
 
