@@ -98,28 +98,49 @@ func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size i
 
 // count adds the prefix tokens of records lo..hi-1 to cnt.
 func (l *Lengths) count(lo, hi int, cnt []uint32) {
+	var ring prefixRing
+	ring.fill(l, lo, hi)
 	for r := lo; r < hi; r++ {
-		l.ahead(r, cnt)
-		s := l.set(r)
-		for _, w := range s[:min(l.prefixLen(len(s)), len(s))] {
+		if a := r + aheadRecords; a < hi {
+			prefetch.Indexes(cnt, ring.put(l, a), 0)
+		}
+		for _, w := range ring.at(r) {
 			cnt[w]++
 		}
 	}
 }
 
 // aheadRecords is how many records ahead of the one being counted or
-// placed the counters of prefix tokens are hinted into cache (see
+// placed the counters of its prefix tokens are hinted into cache (see
 // internal/prefetch): consecutive records' tokens are spread over the whole
 // vocabulary, so each counter is a cache miss, and the hints let a window
-// of them overlap instead of coming one after another.
+// of them overlap instead of coming one after another. Placing also hints
+// the postings' places, for the records half as far ahead (whose counters
+// are in cache by then). A power of two.
 const aheadRecords = 8
 
-// ahead hints the entries of c for the prefix tokens of record r +
-// aheadRecords.
-func (l *Lengths) ahead(r int, c []uint32) {
-	if r += aheadRecords; r < l.n {
-		s := l.set(r)
-		prefetch.Indexes(c, s[:min(l.prefixLen(len(s)), len(s))], 0)
+// prefixRing holds the prefixes of the records from the one being counted
+// or placed to aheadRecords ahead of it, so that set and prefixLen are
+// called once a record.
+type prefixRing [2 * aheadRecords][]uint32
+
+// at returns the prefix of record r, put before (and not more than
+// aheadRecords records before the last put).
+func (q *prefixRing) at(r int) []uint32 { return q[r%len(q)] }
+
+// put stores and returns the prefix of record r.
+func (q *prefixRing) put(l *Lengths, r int) []uint32 {
+	s := l.set(r)
+	p := s[:min(l.prefixLen(len(s)), len(s))]
+	q[r%len(q)] = p
+	return p
+}
+
+// fill puts the prefixes of the first records of lo..hi-1 (up to
+// aheadRecords of them).
+func (q *prefixRing) fill(l *Lengths, lo, hi int) {
+	for r := lo; r < min(lo+aheadRecords, hi); r++ {
+		q.put(l, r)
 	}
 }
 
@@ -169,11 +190,24 @@ func (l *Lengths) Index() *Index {
 // place writes the postings of records lo..hi-1 into post, token w's next
 // at next[w] (which it advances).
 func (l *Lengths) place(lo, hi int, post []Posting, next []uint32) {
+	var ring prefixRing
+	ring.fill(l, lo, hi)
+	var at []uint32 // where the postings of the record half a ring ahead go
 	for r := lo; r < hi; r++ {
-		l.ahead(r, next)
-		s := l.set(r)
-		for i, w := range s[:min(l.prefixLen(len(s)), len(s))] {
-			post[next[w]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: uint32(len(s))}
+		if a := r + aheadRecords; a < hi {
+			prefetch.Indexes(next, ring.put(l, a), 0)
+		}
+		if a := r + aheadRecords/2; a < hi {
+			at = at[:0]
+			for _, w := range ring.at(a) {
+				at = append(at, next[w])
+			}
+			prefetch.Indexes(post, at, 0)
+		}
+		p := ring.at(r)
+		size := uint32(len(l.set(r)))
+		for i, w := range p {
+			post[next[w]] = Posting{Rec: uint32(r), Pos: uint32(i), Size: size}
 			next[w]++
 		}
 	}
