@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -238,19 +236,14 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	shown := f.Name
 	rep.NoteCompressed(f.Name, f.Format)
-	bar := prog.Bytes(f.Size, "reading "+shown)
+	bar := prog.Bytes(f.Size, "reading "+f.Name)
 	defer bar.Finish()
 	opt := cfg.read
-	opt.Progress = bar.Set
+	opt.Progress, opt.Name = bar.Set, f.Name
 	l, st, err := passwords.Read(f, opt)
 	if err != nil {
-		var le *passwords.LineError
-		if errors.As(err, &le) {
-			return nil, nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
-		}
-		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
+		return nil, nil, st, err
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {
