@@ -35,32 +35,20 @@ func (d *docFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&d.semis, "go-semicolons", "", "go:N: the semicolons go/scanner inserts at line ends are tokens (keep, the default) or are left out (drop)")
 }
 
-// parse checks the document flags and sets the normalisation of spec, whose
-// Kind is already set.
-func (d *docFlags) parse(spec *shingle.Spec) error {
-	switch d.caseMode {
-	case "fold":
-	case "keep":
-		spec.Norm |= shingle.KeepCase
-	default:
-		return usagef("unknown --case %q: want fold or keep", d.caseMode)
-	}
-	switch d.punct {
-	case "drop":
-	case "keep":
-		spec.Norm |= shingle.KeepPunct
-	default:
-		return usagef("unknown --punct %q: want drop or keep", d.punct)
-	}
-	switch d.semis {
-	case "", "keep":
-	case "drop":
-		spec.DropSemicolons = true
-	default:
-		return usagef("unknown --go-semicolons %q: want keep or drop", d.semis)
-	}
-	if d.semis != "" && spec.Kind != shingle.Go {
-		return usagef("--go-semicolons applies to --tokens go:N only")
+// parse checks the document flags and sets the word normalisation of spec,
+// whose Kind is already set, from the flags given (fs): --case, --punct and
+// --go-semicolons as shingle's Spec.SetOption reads them.
+func (d *docFlags) parse(spec *shingle.Spec, fs *pflag.FlagSet) error {
+	for _, o := range []struct {
+		name, value string
+		given       bool
+	}{{"case", d.caseMode, fs.Changed("case")}, {"punct", d.punct, fs.Changed("punct")}, {"go-semicolons", d.semis, d.semis != ""}} {
+		if !o.given {
+			continue
+		}
+		if err := spec.SetOption(o.name, o.value); err != nil {
+			return usageError{err}
+		}
 	}
 	if d.minTokens < 0 {
 		return usagef("--min-tokens must be >= 0")

@@ -69,15 +69,8 @@ func (c *joinConfig) parse() error {
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
 		return usageError{err}
 	}
-	if err := c.docs.parse(&c.spec); err != nil {
+	if err := c.docs.parse(&c.spec, c.fs); err != nil {
 		return err
-	}
-	if c.spec.Kind != shingle.Words && c.spec.Kind != shingle.Shingle {
-		for _, name := range []string{"case", "punct"} {
-			if c.fs != nil && c.fs.Changed(name) {
-				return usagef("--%s applies to --tokens words and shingle:N, not %s", name, c.spec)
-			}
-		}
 	}
 	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
 		return usageError{err}
