@@ -162,8 +162,8 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
-		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
-			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
+		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
+			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
 			return memlimit.Check(need, c.mem, fmt.Sprintf("joining %s records of %s tokens",
 				numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
@@ -176,12 +176,12 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
 	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
-	if cfg.docs.keepGoing {
+	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
 	var r, s simjoin.Source
 	readPhase := "read"
-	if cfg.docs.files {
+	if cfg.docs.Files {
 		if cfg.docs.args == nil {
 			cfg.docs.args = []string{input}
 		}
@@ -238,7 +238,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	if cfg.reporting() {
 		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.keepGoing, cfg.docs.minTokens)
+	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
 	return l, nil
 }
 
