@@ -18,7 +18,10 @@
 // units differ. The query index goes Builder
 // (Add sets) → Build → Index, which is immutable and answers Query, TopK and
 // QueryAll from many goroutines. Options.Resolve checks the options and
-// chooses the banding before any work starts.
+// chooses the banding before any work starts; CheckK, CheckBits, CheckRecall,
+// CheckMinSize, ParseSeed and ParseVerify check one field as a user gave it
+// (zero there is a value, not the default), with an *OptionError naming the
+// field, for a command line to refuse it by its flag.
 //
 // # Algorithms
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -33,14 +34,15 @@ func (v Verify) String() string {
 	return fmt.Sprintf("verify(%d)", int(v))
 }
 
-// ParseVerify reads "exact" or "estimate".
+// ParseVerify reads "exact" or "estimate"; anything else is an
+// *OptionError wrapping ErrVerify.
 func ParseVerify(s string) (Verify, error) {
 	for i, n := range verifyNames {
 		if s == n {
 			return Verify(i), nil
 		}
 	}
-	return 0, fmt.Errorf("approx: unknown verification %q: want exact or estimate", s)
+	return 0, &OptionError{"Verify", strconv.Quote(s), "exact or estimate", ErrVerify}
 }
 
 // Defaults filled in by Options.Resolve.

@@ -200,6 +200,9 @@ type ReadOptions struct {
 	// without holding more than MaxLine bytes of it. 0 means DefaultMaxLine;
 	// a negative value, no bound.
 	MaxLine int
+	// Name, if not empty, names the list in every error of Read, as
+	// LineError.Name: a path, or "<stdin>".
+	Name string
 }
 
 // DefaultMaxLine is ReadOptions.MaxLine's default: real passwords are far
@@ -219,13 +222,25 @@ type ReadStats struct {
 }
 
 // LineError is a malformed line of a list. Its message names the line and
-// what is wrong, never the line's content.
+// what is wrong, never the line's content. With ReadOptions.Name it also
+// names the list ("list.txt:3: ..."), and then stands for every error of
+// Read, Line 0 when the error is not about one line ("list.txt: ...").
 type LineError struct {
+	Name string
 	Line int
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string {
+	switch {
+	case e.Name == "":
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Name, e.Err)
+}
+
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Errors of malformed frequency lines (wrapped in a LineError).
@@ -243,6 +258,9 @@ const commentPrefix = "#!comment:"
 // the read with a *LineError. Cost: one pass, amortised O(1) work and memory
 // per byte.
 func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
+	if opt.Name != "" {
+		return readNamed(r, opt)
+	}
 	var st ReadStats
 	l := new(List)
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -263,7 +281,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 			line = long
 		}
 		if maxLine >= 0 && len(line) > maxLine && len(eol.Trim(line)) > maxLine {
-			return nil, st, &LineError{st.Lines + 1, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, maxLine)}
+			return nil, st, &LineError{Line: st.Lines + 1, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, maxLine)}
 		}
 		if err != nil && err != io.EOF {
 			return nil, st, err
@@ -283,7 +301,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 		if opt.SkipComments && bytes.HasPrefix(line, []byte(commentPrefix)) {
 			st.Comments++
 		} else if e := addLine(l, &st, line, opt.Counts); e != nil {
-			return nil, st, &LineError{st.Lines, e}
+			return nil, st, &LineError{Line: st.Lines, Err: e}
 		}
 		if err == io.EOF {
 			break

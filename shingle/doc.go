@@ -17,5 +17,9 @@
 // tree. A shingle's key combines its N token keys in order, so shingle
 // strings are never built.
 //
+// A Spec's text is the command line's: Parse reads "words" or "shingle:3",
+// SetOption the normalisation options ("case keep", "punct keep",
+// "go-semicolons drop"), and Spec.String writes both back.
+//
 // The package does not order tokens or join sets.
 package shingle

@@ -12,73 +12,41 @@ import (
 // docFlags are the flags of document input: --files and its filters, and the
 // word normalisation of words and shingle:N.
 type docFlags struct {
-	files     bool
-	include   []string
-	exclude   []string
-	minTokens int
-	keepGoing bool
-	caseMode  string
-	punct     string
-	semis     string // --go-semicolons; "" when not given
+	fileset.Flags        // --files, --include, --exclude, --min-tokens, --keep-going
+	caseMode      string // --case
+	punct         string // --punct
+	semis         string // --go-semicolons; "" when not given
 
 	args []string // the INPUT arguments, set by the command
 }
 
 func (d *docFlags) addFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&d.files, "files", false, "INPUT is one or more files or directories; each file is a record, its id the path")
-	fs.StringArrayVar(&d.include, "include", nil, "with --files: take only files matching `GLOB` (repeatable; '*' matches '/' too; a glob without '/' matches the file name)")
-	fs.StringArrayVar(&d.exclude, "exclude", nil, "with --files: leave out files matching `GLOB` (repeatable), such as '*_test.go' or '*/testdata/*'")
-	fs.IntVar(&d.minTokens, "min-tokens", 0, "with --files: drop files with fewer than `N` distinct tokens (near-empty files collide by chance)")
-	fs.BoolVar(&d.keepGoing, "keep-going", false, "with --files: report an unreadable or unparsable file and skip it instead of stopping")
+	fs.BoolVar(&d.Files, "files", false, "INPUT is one or more files or directories; each file is a record, its id the path")
+	fs.StringArrayVar(&d.Include, "include", nil, "with --files: take only files matching `GLOB` (repeatable; '*' matches '/' too; a glob without '/' matches the file name)")
+	fs.StringArrayVar(&d.Exclude, "exclude", nil, "with --files: leave out files matching `GLOB` (repeatable), such as '*_test.go' or '*/testdata/*'")
+	fs.IntVar(&d.MinTokens, "min-tokens", 0, "with --files: drop files with fewer than `N` distinct tokens (near-empty files collide by chance)")
+	fs.BoolVar(&d.KeepGoing, "keep-going", false, "with --files: report an unreadable or unparsable file and skip it instead of stopping")
 	fs.StringVar(&d.caseMode, "case", "fold", "words and shingle:N: fold letters to lower case (fold) or keep them (keep)")
 	fs.StringVar(&d.punct, "punct", "drop", "words and shingle:N: punctuation separates words (drop) or is a token of its own (keep)")
 	fs.StringVar(&d.semis, "go-semicolons", "", "go:N: the semicolons go/scanner inserts at line ends are tokens (keep, the default) or are left out (drop)")
 }
 
-// parse checks the document flags and sets the normalisation of spec, whose
-// Kind is already set.
-func (d *docFlags) parse(spec *shingle.Spec) error {
-	switch d.caseMode {
-	case "fold":
-	case "keep":
-		spec.Norm |= shingle.KeepCase
-	default:
-		return usagef("unknown --case %q: want fold or keep", d.caseMode)
-	}
-	switch d.punct {
-	case "drop":
-	case "keep":
-		spec.Norm |= shingle.KeepPunct
-	default:
-		return usagef("unknown --punct %q: want drop or keep", d.punct)
-	}
-	switch d.semis {
-	case "", "keep":
-	case "drop":
-		spec.DropSemicolons = true
-	default:
-		return usagef("unknown --go-semicolons %q: want keep or drop", d.semis)
-	}
-	if d.semis != "" && spec.Kind != shingle.Go {
-		return usagef("--go-semicolons applies to --tokens go:N only")
-	}
-	if d.minTokens < 0 {
-		return usagef("--min-tokens must be >= 0")
-	}
-	if !d.files {
-		switch {
-		case len(d.include) > 0:
-			return usagef("--include needs --files")
-		case len(d.exclude) > 0:
-			return usagef("--exclude needs --files")
-		case d.minTokens > 0:
-			return usagef("--min-tokens needs --files")
-		case d.keepGoing:
-			return usagef("--keep-going needs --files")
+// parse checks the document flags and sets the word normalisation of spec,
+// whose Kind is already set, from the flags given (fs): --case, --punct and
+// --go-semicolons as shingle's Spec.SetOption reads them.
+func (d *docFlags) parse(spec *shingle.Spec, fs *pflag.FlagSet) error {
+	for _, o := range []struct {
+		name, value string
+		given       bool
+	}{{"case", d.caseMode, fs.Changed("case")}, {"punct", d.punct, fs.Changed("punct")}, {"go-semicolons", d.semis, d.semis != ""}} {
+		if !o.given {
+			continue
 		}
-		return nil
+		if err := spec.SetOption(o.name, o.value); err != nil {
+			return usageError{err}
+		}
 	}
-	if _, err := fileset.NewFilter(d.include, d.exclude); err != nil {
+	if _, err := d.Check(); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -89,10 +57,10 @@ func (d *docFlags) checkArgs(args []string) error {
 	if len(args) == 0 {
 		return usagef("missing INPUT")
 	}
-	if len(args) > 1 && !d.files {
+	if len(args) > 1 && !d.Files {
 		return usagef("%d INPUT arguments: give one file, or use --files for several files or directories", len(args))
 	}
-	if d.files && slices.Contains(args, "-") {
+	if d.Files && slices.Contains(args, "-") {
 		return usagef("--files reads files and directories, not standard input (-)")
 	}
 	d.args = args

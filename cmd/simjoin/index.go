@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -193,14 +194,10 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	if cfg.Measure != prefix.Jaccard {
 		return cfg, usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
 	}
-	if !approx.ValidBits(f.bits) {
-		return cfg, usagef("--bits %d: want 8, 16, 32 or 64", f.bits)
-	}
-	if f.perm < 1 || f.perm > approx.MaxK {
-		return cfg, usagef("--perm %d: want a signature length in 1..%d", f.perm, approx.MaxK)
-	}
-	if cfg.Seed, err = strconv.ParseUint(f.seed, 10, 64); err != nil {
-		return cfg, usagef("--seed %q: want an integer in [0, 2^64)", f.seed)
+	var seedErr error
+	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
+	if err := cmp.Or(approx.CheckBits(f.bits), approx.CheckK(f.perm), seedErr); err != nil {
+		return cfg, lshError(err)
 	}
 	cfg.Bits, cfg.RawSets = f.bits, f.rawSets
 	switch {

@@ -16,7 +16,6 @@ import (
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
@@ -31,21 +30,17 @@ func init() { register(newJoinCmd) }
 // joinConfig holds the flags shared by join, explain and the commands built
 // on them.
 type joinConfig struct {
-	tokens    string
-	threshold string
-	measure   string
-	method    string
-	against   string
-	sort      bool
-	runFlags                 // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
-	lsh       lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
-	fs        *pflag.FlagSet // the command's flags, for what was given
+	tokens   string
+	method   string
+	against  string
+	sort     bool
+	runFlags                // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	lsh      lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	fs       *pflag.FlagSet // the command's flags, for what was given
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
 	docs    docFlags // --files and word normalisation (files.go)
-	m       prefix.Measure
-	t       prefix.Threshold
 	command string
 }
 
@@ -54,7 +49,6 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
-	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
@@ -69,26 +63,15 @@ func (c *joinConfig) parse() error {
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
 		return usageError{err}
 	}
-	if err := c.docs.parse(&c.spec); err != nil {
+	if err := c.docs.parse(&c.spec, c.fs); err != nil {
 		return err
 	}
-	if c.spec.Kind != shingle.Words && c.spec.Kind != shingle.Shingle {
-		for _, name := range []string{"case", "punct"} {
-			if c.fs != nil && c.fs.Changed(name) {
-				return usagef("--%s applies to --tokens words and shingle:N, not %s", name, c.spec)
-			}
+	if err := c.runFlags.parse(func(prefix.Measure) error {
+		if c.threshold == "" {
+			return usagef("missing -t/--threshold")
 		}
-	}
-	if c.m, err = prefix.ParseMeasure(c.measure); err != nil {
-		return usageError{err}
-	}
-	if c.threshold == "" {
-		return usagef("missing -t/--threshold")
-	}
-	if c.t, err = prefix.ParseThreshold(c.m, c.threshold); err != nil {
-		return usageError{err}
-	}
-	if c.outFmt, err = parseFormat(c.format); err != nil {
+		return nil
+	}); err != nil {
 		return err
 	}
 	switch c.method {
@@ -96,17 +79,10 @@ func (c *joinConfig) parse() error {
 	default:
 		return usagef("unknown --method %q: want auto, exact or lsh", c.method)
 	}
-	if c.workers < 0 {
-		return usagef("-j/--workers must be >= 0")
-	}
 	if c.method == "exact" && c.command != "explain" && c.command != "plot" && c.fs != nil {
 		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
 			return err
 		}
-	}
-	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
-	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
-		return err
 	}
 	return c.lsh.parse(c)
 }
@@ -169,8 +145,8 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
-		Files: simjoin.FileOptions{Include: c.docs.include, Exclude: c.docs.exclude,
-			MinTokens: c.docs.minTokens, KeepGoing: c.docs.keepGoing, Warn: warn},
+		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
+			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
 			return memlimit.Check(need, c.mem, fmt.Sprintf("joining %s records of %s tokens",
 				numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
@@ -183,12 +159,12 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
 	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
 	var warn func(error)
-	if cfg.docs.keepGoing {
+	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
 	var r, s simjoin.Source
 	readPhase := "read"
-	if cfg.docs.files {
+	if cfg.docs.Files {
 		if cfg.docs.args == nil {
 			cfg.docs.args = []string{input}
 		}
@@ -245,7 +221,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	if cfg.reporting() {
 		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.keepGoing, cfg.docs.minTokens)
+	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
 	return l, nil
 }
 

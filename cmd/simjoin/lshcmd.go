@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"strconv"
 
@@ -45,27 +46,15 @@ func (f *lshFlags) addFlags(fs *pflag.FlagSet) {
 func (f *lshFlags) parse(c *joinConfig) error {
 	o := &f.opt
 	*o = approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall, MinSize: f.minSize}
-	if f.perm < 1 || f.perm > approx.MaxK {
-		return usagef("--perm %d: want a signature length in 1..%d", f.perm, approx.MaxK)
-	}
-	if !approx.ValidBits(f.bits) {
-		return usagef("--bits %d: want 8, 16, 32 or 64", f.bits)
-	}
-	if !(f.recall > 0 && f.recall < 1) {
-		return usagef("--recall %v: want a number in (0, 1) such as 0.95", f.recall)
-	}
-	seed, err := strconv.ParseUint(f.seed, 10, 64)
-	if err != nil {
-		return usagef("--seed %q: want an integer in [0, 2^64)", f.seed)
-	}
-	o.Seed = seed
-	if o.Verify, err = approx.ParseVerify(f.verify); err != nil {
-		return usagef("--verify %q: want exact or estimate", f.verify)
-	}
-	if o.Scheme, err = approx.ParseScheme(f.scheme); err != nil {
-		return usageError{err}
+	var seedErr, verifyErr, schemeErr error
+	o.Seed, seedErr = approx.ParseSeed(f.seed)
+	o.Verify, verifyErr = approx.ParseVerify(f.verify)
+	o.Scheme, schemeErr = approx.ParseScheme(f.scheme)
+	if err := cmp.Or(approx.CheckK(f.perm), approx.CheckBits(f.bits), approx.CheckRecall(f.recall), seedErr, verifyErr, schemeErr, approx.CheckMinSize(f.minSize)); err != nil {
+		return lshError(err)
 	}
 	if f.shape != "" {
+		var err error
 		if o.Shape, err = approx.ParseShape(f.shape); err != nil {
 			return usagef("--lsh: %v", err)
 		}
@@ -81,13 +70,24 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	default:
 		o.MaxBucket = f.maxBucket
 	}
-	if f.minSize < 0 {
-		return usagef("--min-size %d: want >= 0", f.minSize)
-	}
 	if c.method != "lsh" {
 		return nil
 	}
 	return f.resolve(c)
+}
+
+// lshFlag names the flag of each field of approx.Options that an
+// *approx.OptionError names.
+var lshFlag = map[string]string{"K": "perm", "Bits": "bits", "Recall": "recall", "Seed": "seed", "Verify": "verify", "MinSize": "min-size"}
+
+// lshError words an error of approx's checks as the command line's: the
+// flag of the field refused, the value and what it takes.
+func lshError(err error) error {
+	var oe *approx.OptionError
+	if errors.As(err, &oe) {
+		return usagef("--%s %s: want %s", lshFlag[oe.Option], oe.Value, oe.Want)
+	}
+	return usageError{err}
 }
 
 // resolve fills in the measure and threshold and chooses the banding.

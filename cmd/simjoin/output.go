@@ -11,14 +11,19 @@ import (
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/internal/parallel"
 	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/prefix"
 )
 
-// runFlags are the flags of the commands that write rows and a statistics
-// report (join and the commands built on it, passwords and passwords check):
-// --format, -o, --stats, --stats-json, -j and --memory-limit. Each command
-// checks them in its own order (parseFormat, parseMemoryLimit).
+// runFlags are the flags of the commands that join and write rows and a
+// statistics report (join and the commands built on it, passwords and
+// passwords check): --measure and -t (defined by each command: their
+// defaults differ), --format, -o, --stats, --stats-json, -j and
+// --memory-limit, checked by parse.
 type runFlags struct {
+	measure   string
+	threshold string
 	format    string
 	output    string
 	stats     bool
@@ -26,7 +31,9 @@ type runFlags struct {
 	workers   int
 	memLimit  string // --memory-limit, parsed into mem
 
-	// Parsed by the command.
+	// Parsed by parse.
+	m      prefix.Measure
+	t      prefix.Threshold
 	outFmt fieldenc.Format
 	mem    memlimit.Limit
 	// statsOut is --stats-json's file, created by createOutputs before any
@@ -34,14 +41,40 @@ type runFlags struct {
 	statsOut *outfile.File
 }
 
-// addFlags registers the flags on fs; output is -o's usage.
+// addFlags registers the flags on fs but -t; output is -o's usage.
 func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
+	fs.StringVar(&r.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&r.format, "format", "tsv", "output format: tsv, csv or jsonl")
 	fs.StringVarP(&r.output, "output", "o", "", output)
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	fs.IntVarP(&r.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	addMemoryFlag(fs, &r.memLimit)
+}
+
+// parse checks the flags before any work starts: --measure, then -t for it
+// (need refuses it missing for the measure: each command has its own
+// default), -j, --memory-limit (made the runtime's soft limit) and --format.
+func (r *runFlags) parse(need func(prefix.Measure) error) error {
+	var err error
+	if r.m, err = prefix.ParseMeasure(r.measure); err != nil {
+		return usageError{err}
+	}
+	if err := need(r.m); err != nil {
+		return err
+	}
+	if r.t, err = prefix.ParseThreshold(r.m, r.threshold); err != nil {
+		return usageError{err}
+	}
+	if r.workers < 0 {
+		return usagef("-j/--workers must be >= 0")
+	}
+	r.workers = parallel.Workers(r.workers) // 0: one per core; at most 4 per core
+	if r.mem, err = parseMemoryLimit(r.memLimit); err != nil {
+		return err
+	}
+	r.outFmt, err = parseFormat(r.format)
+	return err
 }
 
 // reporting says whether a statistics report was asked for.

@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
@@ -31,15 +28,13 @@ const exitTooClose = 3
 // pwConfig holds the flags of `passwords` and `passwords check`.
 type pwConfig struct {
 	q           int
-	threshold   string
-	measure     string
 	foldCase    bool
 	foldLeet    bool
 	stripSuffix bool
 	counts      string
 	comments    bool
 	maxLine     int
-	runFlags    // -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	runFlags    // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 
 	// passwords only
 	families bool
@@ -103,7 +98,6 @@ those of simjoin passwords.`
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
 	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
-	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.BoolVar(&c.foldCase, "fold-case", false, "fold letters to lower case")
 	fs.BoolVar(&c.foldLeet, "fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
 	fs.BoolVar(&c.stripSuffix, "strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
@@ -116,24 +110,17 @@ func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 
 // parse checks the flags before any work starts.
 func (c *pwConfig) parse(fs *pflag.FlagSet) error {
-	m, err := prefix.ParseMeasure(c.measure)
-	if err != nil {
-		return usageError{err}
-	}
-	if m == prefix.Overlap && !fs.Changed("threshold") {
-		return usagef("--measure overlap needs -t/--threshold (an integer >= 1)")
-	}
-	t, err := prefix.ParseThreshold(m, c.threshold)
-	if err != nil {
-		return usageError{err}
+	if err := c.runFlags.parse(func(m prefix.Measure) error {
+		if m == prefix.Overlap && !fs.Changed("threshold") {
+			return usagef("--measure overlap needs -t/--threshold (an integer >= 1)")
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if c.q < 1 || c.q > passwords.MaxQ {
 		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
 	}
-	if c.workers < 0 {
-		return usagef("-j/--workers must be >= 0")
-	}
-	c.workers = parallel.Workers(c.workers) // 0: one per core; at most 4 per core
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -144,14 +131,12 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.stripSuffix {
 		norm |= passwords.StripSuffix
 	}
-	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: m, Threshold: t, Workers: c.workers}
+	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
+	var err error
 	if c.read.Counts, err = passwords.ParseCounts(c.counts); err != nil || c.counts == "none" {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
-	if c.mem, err = parseMemoryLimit(c.memLimit); err != nil {
-		return err
-	}
 	switch {
 	case c.maxLine < 0:
 		return usagef("--max-line must be >= 0")
@@ -159,9 +144,6 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		c.read.MaxLine = -1
 	default:
 		c.read.MaxLine = c.maxLine
-	}
-	if c.outFmt, err = parseFormat(c.format); err != nil {
-		return err
 	}
 	return nil
 }
@@ -238,19 +220,14 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	shown := f.Name
 	rep.NoteCompressed(f.Name, f.Format)
-	bar := prog.Bytes(f.Size, "reading "+shown)
+	bar := prog.Bytes(f.Size, "reading "+f.Name)
 	defer bar.Finish()
 	opt := cfg.read
-	opt.Progress = bar.Set
+	opt.Progress, opt.Name = bar.Set, f.Name
 	l, st, err := passwords.Read(f, opt)
 	if err != nil {
-		var le *passwords.LineError
-		if errors.As(err, &le) {
-			return nil, nil, st, &simjoin.LineError{Name: shown, Line: le.Line, Err: le.Err}
-		}
-		return nil, nil, st, &simjoin.LineError{Name: shown, Err: err}
+		return nil, nil, st, err
 	}
 	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
 		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {

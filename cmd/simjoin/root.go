@@ -112,19 +112,14 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	var ee exitError
 	isExit := errors.As(err, &ee)
-	var sig outfile.Interrupted
-	switch {
-	case errors.As(context.Cause(ctx), &sig):
-		e.outs.Abort()
-		fmt.Fprintln(stderr, "simjoin:", sig)
-		return outfile.ExitCode(sig.Signal)
-	case err == nil || isExit:
-		// Every output appears, or none does.
-		if cerr := e.outs.Commit(); cerr != nil {
-			err, isExit = cerr, false
-		}
-	default:
-		e.outs.Abort()
+	// Every output appears, or none does.
+	sig, cerr := e.outs.Finish(ctx, err == nil || isExit)
+	if sig != nil {
+		fmt.Fprintln(stderr, "simjoin:", outfile.Interrupted{Signal: sig})
+		return outfile.ExitCode(sig)
+	}
+	if cerr != nil {
+		err, isExit = cerr, false
 	}
 	if err == nil {
 		return exitOK

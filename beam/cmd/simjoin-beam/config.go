@@ -181,31 +181,14 @@ func (c *config) parse() error {
 	return nil
 }
 
-// parseFiles checks the selection flags of --files, as the CLI does.
+// parseFiles checks the selection flags of --files, as the CLI does
+// (fileset.Flags).
 func (c *config) parseFiles() error {
-	if c.minTokens < 0 {
-		return usagef("--min-tokens must be >= 0")
+	f, err := fileset.Flags{Files: c.files, Include: c.include, Exclude: c.exclude, MinTokens: c.minTokens, KeepGoing: c.keepGoing}.Check()
+	if err != nil {
+		return usageError{err}
 	}
-	if !c.files {
-		switch {
-		case len(c.include) > 0:
-			return usagef("--include needs --files")
-		case len(c.exclude) > 0:
-			return usagef("--exclude needs --files")
-		case c.minTokens > 0:
-			return usagef("--min-tokens needs --files")
-		case c.keepGoing:
-			return usagef("--keep-going needs --files")
-		}
-		return nil
-	}
-	if len(c.include)+len(c.exclude) > 0 {
-		f, err := fileset.NewFilter(c.include, c.exclude)
-		if err != nil {
-			return usageError{err}
-		}
-		c.filter = f
-	}
+	c.filter = f
 	return nil
 }
 

@@ -1,0 +1,79 @@
+package approx
+
+import (
+	"errors"
+	"math"
+	"strconv"
+)
+
+// ErrSeed is wrapped by the error of ParseSeed.
+var ErrSeed = errors.New("approx: bad seed")
+
+// ErrVerify is wrapped by the error of ParseVerify.
+var ErrVerify = errors.New("approx: unknown verification")
+
+// OptionError is a value that a Check or Parse function of this package
+// refuses for one field of Options. It names the field as Options does
+// (K, not a command line's --perm), so that a command line can put its own
+// flag in front of Value and Want, and it wraps ErrShape, ErrRecall, ErrSeed,
+// ErrVerify or ErrMinSize for errors.Is.
+type OptionError struct {
+	Option string // the field of Options: "K", "Bits", "Recall", "Seed", "Verify" or "MinSize"
+	Value  string // the value refused: a number, or text quoted
+	Want   string // what the field takes, such as "8, 16, 32 or 64"
+	Err    error
+}
+
+func (e *OptionError) Error() string {
+	return "approx: " + e.Option + " " + e.Value + ": want " + e.Want
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// ErrMinSize is wrapped by the error of CheckMinSize.
+var ErrMinSize = errors.New("approx: negative minimum size")
+
+// CheckK reports whether k is a signature length: 1..MaxK. (Options.K
+// also takes 0, for DefaultK; a length given is never 0.)
+func CheckK(k int) error {
+	if k < 1 || k > MaxK {
+		return &OptionError{"K", strconv.Itoa(k), "a signature length in 1.." + strconv.Itoa(MaxK), ErrShape}
+	}
+	return nil
+}
+
+// CheckBits reports whether bits is a width of the stored minima: 8, 16, 32
+// or 64 (ValidBits). (Options.Bits also takes 0, for DefaultBits.)
+func CheckBits(bits int) error {
+	if !ValidBits(bits) {
+		return &OptionError{"Bits", strconv.Itoa(bits), "8, 16, 32 or 64", ErrShape}
+	}
+	return nil
+}
+
+// CheckRecall reports whether r is a target recall: in (0, 1).
+// (Options.Recall also takes 0, for DefaultRecall.)
+func CheckRecall(r float64) error {
+	if !(r > 0 && r < 1) || math.IsNaN(r) {
+		return &OptionError{"Recall", strconv.FormatFloat(r, 'g', -1, 64), "a number in (0, 1) such as 0.95", ErrRecall}
+	}
+	return nil
+}
+
+// CheckMinSize reports whether n is a minimum set size: n >= 0.
+func CheckMinSize(n int) error {
+	if n < 0 {
+		return &OptionError{"MinSize", strconv.Itoa(n), ">= 0", ErrMinSize}
+	}
+	return nil
+}
+
+// ParseSeed reads a seed of the MinHash functions: a decimal integer in
+// [0, 2^64).
+func ParseSeed(s string) (uint64, error) {
+	seed, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, &OptionError{"Seed", strconv.Quote(s), "an integer in [0, 2^64)", ErrSeed}
+	}
+	return seed, nil
+}
