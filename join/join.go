@@ -253,13 +253,23 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	// ℓ-prefix path only its tiny groups (the smallest sizes, which meet
 	// only each other), so only they are indexed there.
 	indexed := tinyGroups(s, b, ell)
+	// With one worker on the prefix path, probes go in group order, so
+	// each group's postings can be placed right after it is probed, while
+	// its lists are in cache, instead of in a pass of their own (fill).
+	fill := opt.Workers == 1 && ell == 1
+	if fill && lengths == nil {
+		lengths = prefix.CountPrefixes(indexed, vocab, s.set, b.IndexPrefix, 1)
+	}
 	var ix *prefix.Index
-	if lengths != nil && indexed == s.groups() {
+	switch {
+	case fill:
+		ix = lengths.Layout()
+	case lengths != nil && indexed == s.groups():
 		ix = lengths.Index()
-	} else {
+	default:
 		ix = prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix, opt.Workers)
 	}
-	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies}
+	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies, fill: fill}
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),

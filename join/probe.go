@@ -29,6 +29,11 @@ type joiner struct {
 	// in a self-join, their probe prefixes in an R-S join.
 	ix   *prefix.Index
 	self bool // probe == build
+	// fill: ix is only laid out (prefix.Lengths.Layout), and the one
+	// worker places each group's postings right after probing it; the
+	// probes go in group order, so a probe meets every group before it.
+	// A self-join on the prefix path with one worker.
+	fill bool
 	// bitmaps of the probing side's groups and of build's first indexed
 	// groups (the same for a self-join).
 	probeBits, buildBits *bitmaps
@@ -124,6 +129,9 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 			p.stats = &c.Stats
 			for g := c.Lo; g < c.Hi; g++ {
 				c.Out = p.probeGroup(g, c.Out)
+				if j.fill {
+					p.place(g)
+				}
 			}
 		},
 		func(c *parallel.Chunk[match, Stats]) bool {
@@ -278,10 +286,27 @@ func newProber(j *joiner) *prober {
 		p.heads = make([]span, n-int(j.unique))
 		for w := range p.heads {
 			lo, hi := j.ix.Span(j.unique + uint32(w))
+			if j.fill {
+				hi = lo // filled as the groups are probed (place)
+			}
 			p.heads[w] = span{lo, lo, hi}
 		}
 	}
 	return p
+}
+
+// place appends the postings of group g to the lists of its index prefix
+// (joiner.fill). Tokens below unique get none: no probe looks them up.
+func (p *prober) place(g int) {
+	y := p.build.set(g)
+	size := uint32(len(y))
+	for i, w := range y[:p.ipre[size]] {
+		if w >= p.unique {
+			h := &p.heads[w-p.unique]
+			p.post[h.end] = prefix.Posting{Rec: uint32(g), Pos: uint32(i), Size: size}
+			h.end++
+		}
+	}
 }
 
 // probeGroup finds the partners of probe group gx among the indexed groups

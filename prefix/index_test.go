@@ -60,6 +60,27 @@ func TestIndex(t *testing.T) {
 			if from := lengths.Index(); !slices.Equal(from.Entries(), ix.Entries()) {
 				t.Errorf("%s: Lengths.Index: %d postings, not those of NewIndex (%d)", name, from.Len(), ix.Len())
 			}
+			// Layout leaves room for every list; placing the postings in
+			// record order into it gives NewIndex's index.
+			lay := prefix.CountPrefixes(len(sets), tc.vocab, set, plen, workers).Layout()
+			if lay.Len() != ix.Len() || lay.Tokens() != ix.Tokens() {
+				t.Fatalf("%s: Layout: %d postings over %d tokens, want %d over %d", name, lay.Len(), lay.Tokens(), ix.Len(), ix.Tokens())
+			}
+			next := make([]uint32, tc.vocab)
+			for w := range next {
+				next[w], _ = lay.Span(uint32(w))
+			}
+			for rec, s := range sets {
+				for pos, w := range s[:plen(len(s))] {
+					lay.Entries()[next[w]] = prefix.Posting{Rec: uint32(rec), Pos: uint32(pos), Size: uint32(len(s))}
+					next[w]++
+				}
+			}
+			for w := range next {
+				if lo, hi := lay.Span(uint32(w)); next[w] != hi || !slices.Equal(lay.Entries()[lo:hi], want[uint32(w)]) {
+					t.Fatalf("%s: Layout: token %d's room [%d, %d) filled to %d with %v, want %v", name, w, lo, hi, next[w], lay.Entries()[lo:hi], want[uint32(w)])
+				}
+			}
 			for _, w := range []uint32{uint32(tc.vocab), uint32(tc.vocab) + 1, 1 << 31} {
 				if got := ix.Postings(w); got != nil {
 					t.Errorf("%s: Postings(%d) outside the vocabulary = %v, want nil", name, w, got)
