@@ -13,6 +13,7 @@ import (
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/prefetch"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -407,13 +408,13 @@ func localOrder(t *keymap.Map[entry]) []uint32 {
 // buildDictionary orders the provisional ids rare-first (document frequency
 // ascending, ties by shard and then first appearance within it, which the
 // provisional ids record) with a counting sort, and returns the dictionary
-// and the final id of each provisional id (final[shard][local]). The
+// and the final id of each provisional id (final[pid]). The
 // vocabulary's slots become the dictionary's, holding final ids. The slots
 // are walked in order, on all cores, and the per-key arrays by local id are
 // written at random or walked in order, so that no step reads at random.
 // Cost: O(V + max df); memory 4 bytes a key beside the slots and the
 // dictionary's arrays.
-func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
+func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 	n := v.len()
 	ctx := context.Background()
 	var final [shards][]uint32 // document frequency by local id, then final id
@@ -468,7 +469,21 @@ func buildDictionary(v *vocab) (*Dictionary, *[shards][]uint32) {
 	if invariants.Enabled {
 		d.check()
 	}
-	return d, &final
+	// The final ids by provisional id, in one array (one random access a
+	// token in buildCollection, which it can hint into cache).
+	most := 0
+	for sh := range final {
+		most = max(most, len(final[sh]))
+	}
+	flat := make([]uint32, most*shards)
+	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			for local, id := range final[sh] {
+				flat[local<<shardBits|sh] = id
+			}
+		}
+	})
+	return d, flat
 }
 
 // check panics unless the invariants stated on Dictionary's fields hold
@@ -489,7 +504,7 @@ func (d *Dictionary) check() {
 
 // buildCollection maps the provisional ids of in to final ids, sorts each set
 // and orders the records by size, set hash and original index.
-func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Collection {
+func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 	n := in.Len()
 	offs := in.offs
 	limit := uint32(dict.Len())
@@ -499,13 +514,23 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	onAllCores(n, func(lo, hi int) {
 		var sorter keysort.Sorter // ids are dense, below limit
 		k := in.chunkOf(lo)
+		// The final ids of the record a few ahead are hinted into cache
+		// (one random access a token otherwise waited for in turn).
+		const ahead = 4
+		ka := in.chunkOf(min(lo+ahead, max(hi-1, lo)))
 		for r := lo; r < hi; r++ {
+			if a := r + ahead; a < hi {
+				for ka+1 < len(in.first) && in.first[ka+1] <= a {
+					ka++
+				}
+				prefetch.Indexes(final, in.set(ka, a), 0)
+			}
 			for k+1 < len(in.first) && in.first[k+1] <= r {
 				k++
 			}
 			rec := in.set(k, r)
 			for j, pid := range rec {
-				rec[j] = final[pid&(shards-1)][pid>>shardBits]
+				rec[j] = final[pid]
 			}
 			sorter.SortIDs(rec, limit)
 			h := uint64(0x9e3779b97f4a7c15)
@@ -566,8 +591,19 @@ func buildCollection(dict *Dictionary, final *[shards][]uint32, in *Input) *Coll
 	}
 	recs = nil // 16 bytes a record, not needed beside the new arena
 	c.tokens = make([]uint32, in.Tokens())
+	// The sets are gathered from all over the old arena: each is hinted
+	// into cache a few records before it is copied, so that the misses
+	// overlap.
+	const ahead = 8
 	onAllCores(len(c.ids), func(lo, hi int) {
 		for k := lo; k < hi; k++ {
+			if a := k + ahead; a < hi {
+				r := int(c.ids[a])
+				if set := in.set(in.chunkOf(r), r); len(set) > 0 {
+					prefetch.At(set, 0)
+					prefetch.At(set, len(set)-1)
+				}
+			}
 			r := int(c.ids[k])
 			copy(c.tokens[c.offs[k]:c.offs[k+1]], in.set(in.chunkOf(r), r))
 		}
