@@ -259,10 +259,9 @@ type prober struct {
 	post  []prefix.Posting // the index's postings (ix.Entries())
 	list  []uint32         // groups that passed the filters for the current probe, each once
 	// hintCand: the candidate states are too many to stay in cache, so
-	// a probe hints them before reading them, and hits and recs hold the
-	// postings of one list whose states it reads, and their groups.
+	// a probe hints them before reading them; recs holds the groups of
+	// one list whose states it hints.
 	hintCand bool
-	hits     []prefix.Posting
 	recs     []uint32
 	alpha    []int32 // least overlap by candidate size - lo
 	stats    *Stats
@@ -393,29 +392,22 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		}
 		list := all[k:h.end]
 		if p.hintCand {
-			// First the postings whose candidate state is needed (those
-			// that pass the test below), whose states are hinted into
-			// cache before any is read. (A group appears once in a list,
-			// so the live bitset does not change for the list's other
-			// postings meanwhile, and the test passes them again.)
-			hits, recs := p.hits[:0], p.recs[:0]
+			// The candidate states the loop below will read for the
+			// first time in this probe are hinted into cache before any
+			// is read (the listed groups' states are in cache already).
+			recs := p.recs[:0]
 			for _, e := range list {
 				if e.Rec >= end {
 					break
 				}
-				if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
-					if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
-						late++
-						continue
-					}
+				if !tooLate(e, newEnd, restX, alpha, lo) {
+					recs = append(recs, e.Rec)
 				}
-				hits, recs = append(hits, e), append(recs, e.Rec)
 			}
-			p.hits, p.recs = hits, recs
+			p.recs = recs
 			if len(recs) >= hintHits {
 				prefetch.Indexes(cand, recs, 0)
 			}
-			list = hits
 		}
 		for _, e := range list {
 			if e.Rec >= end {
@@ -424,7 +416,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 			// A posting that cannot start a candidate here matters only
 			// if its group is already listed, which the live bitset says
 			// without touching the group's candidate state.
-			if e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo] {
+			if tooLate(e, newEnd, restX, alpha, lo) {
 				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
 					late++
 					continue
@@ -481,6 +473,15 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	}
 	p.list = p.list[:0]
 	return out
+}
+
+// tooLate reports whether posting e cannot start a candidate at a probe
+// position with restX tokens after it: its group is past newEnd (too large
+// for the tokens left), or the shared token leaves too few tokens in either
+// set to reach the least overlap alpha[size-lo] (the positional filter with
+// a count of 0).
+func tooLate(e prefix.Posting, newEnd uint32, restX int32, alpha []int32, lo int) bool {
+	return e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo]
 }
 
 // ahead hints the spans of the lists that probe group g will look up, so
