@@ -11,6 +11,7 @@ import (
 	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/prefetch"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -498,6 +499,26 @@ func keyProbesOf(s *side, b prefix.Bounds, ell int) []keyProbe {
 	return kp
 }
 
+// keysAhead makes the keys of probe group g into nextKeys and hints their
+// slots in the key index into cache, for probeKeys(g) to take (keysFor
+// records whose keys they are: 1 + g).
+func (p *prober) keysAhead(g int) {
+	p.keysFor = 0
+	if g >= p.probe.groups() {
+		return
+	}
+	y := p.probe.set(g)
+	kp := p.keyProbes[len(y)]
+	if kp.prefix == 0 {
+		return
+	}
+	p.nextKeys = appendKeys(p.nextKeys[:0], y, int(kp.prefix), p.ell)
+	for _, key := range p.nextKeys {
+		p.keyIx.table.Hint(keyHash(key))
+	}
+	p.keysFor = g + 1
+}
+
 // probeKeys finds the partners of group gx among the groups before it
 // through the ℓ-prefix keys, and appends the resulting matches.
 func (p *prober) probeKeys(gx int, out []match) []match {
@@ -516,20 +537,25 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	mark := uint32(gx) + 1
 	mx := p.masks[gx]
 	var postings, sizePruned, maskPruned, candidates int64
-	p.keys = appendKeys(p.keys[:0], x, px, p.ell)
-	// Hint every key's slot into cache, then find the runs, then scan
-	// them: the table probes do not depend on each other, so their cache
-	// misses overlap.
+	// The keys of a probe are made, and their slots hinted into cache, one
+	// probe ahead (keysAhead), so that the table's misses overlap the
+	// probe before; then the runs are found, their first entries hinted,
+	// and the runs scanned.
 	ix := p.keyIx
-	for _, key := range p.keys {
-		ix.table.Hint(keyHash(key))
+	if p.keysFor == gx+1 {
+		p.keys, p.nextKeys = p.nextKeys, p.keys
+	} else {
+		p.keys = appendKeys(p.keys[:0], x, px, p.ell)
 	}
-	p.runs = p.runs[:0]
+	p.keysAhead(gx + 1)
+	p.runs, p.recs = p.runs[:0], p.recs[:0]
 	for _, key := range p.keys {
 		if sl := ix.find(key); sl.end != 0 {
-			p.runs = append(p.runs, sl)
+			p.runs, p.recs = append(p.runs, sl), append(p.recs, sl.start)
 		}
 	}
+	prefetch.Indexes(ix.groups, p.recs, 0)
+	prefetch.Indexes(ix.masks, p.recs, 0)
 	for _, sl := range p.runs {
 		groups, masks := ix.groups[sl.start:sl.end], ix.masks[sl.start:sl.end]
 		k := 0

@@ -271,7 +271,11 @@ type prober struct {
 	// keys.
 	seen []uint32
 	keys []uint64
-	runs []keyRun // the probe's keys found in the key index
+	// nextKeys are the keys of probe group keysFor-1, made ahead
+	// (keysAhead); keysFor is 0 when there are none.
+	nextKeys []uint64
+	keysFor  int
+	runs     []keyRun // the probe's keys found in the key index
 }
 
 func newProber(j *joiner) *prober {
