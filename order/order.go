@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/keymap"
@@ -193,9 +194,15 @@ func (in *Input) Vocabulary() int { return in.voc.len() }
 // gives the same order; any order gives the same join results). It is immutable once built and safe for
 // concurrent use.
 type Dictionary struct {
-	voc  vocab    // maps every key of keys to its id, and no other key
 	keys []uint64 // by id; distinct
 	df   []uint32 // by id: >= 1, non-decreasing (rare first)
+	// voc maps every key of keys to its id + 1, and no other key. It is
+	// built on the first Lookup (once), not kept from the Input's
+	// vocabulary: most joins never look a key up, and the vocabulary's
+	// table is the largest structure of the order, freed before the
+	// collection is built.
+	once sync.Once
+	voc  vocab
 }
 
 // Len returns the number of distinct tokens.
@@ -209,8 +216,32 @@ func (d *Dictionary) Key(id uint32) uint64 { return d.keys[id] }
 func (d *Dictionary) DF(id uint32) int { return int(d.df[id]) }
 
 // Lookup returns the id of key, and false when key is not in the dictionary.
-// Cost: O(1) expected.
-func (d *Dictionary) Lookup(key uint64) (uint32, bool) { return d.voc.lookup(key) }
+// Cost: O(1) expected; the first call builds the dictionary's hash table
+// (O(Len()), 16 to 43 bytes a key). Safe for concurrent use.
+func (d *Dictionary) Lookup(key uint64) (uint32, bool) {
+	d.once.Do(d.index)
+	return d.voc.lookup(key)
+}
+
+// index builds voc from keys, each shard's keys entered in id order.
+func (d *Dictionary) index() {
+	var counts [shards]int
+	for _, k := range d.keys {
+		counts[shardOf(keymap.Hash(k))]++
+	}
+	for sh := range d.voc.tabs {
+		d.voc.tabs[sh].Init(counts[sh])
+	}
+	parallel.For(context.Background(), shards, 1, 0, func(_, lo, hi int) {
+		for id, k := range d.keys {
+			h := keymap.Hash(k)
+			if sh := int(shardOf(h)); sh >= lo && sh < hi {
+				e, _ := d.voc.tabs[sh].InsertHash(k, h)
+				*e = entry(id + 1)
+			}
+		}
+	})
+}
 
 // Map appends to dst the ids of the distinct keys of a query set, sorted
 // ascending, and returns the extended slice. Keys outside the dictionary get
@@ -451,20 +482,18 @@ func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 			d.df[id] = f
 		}
 	}
-	// Point every slot at its final id and fill the keys by id.
+	// Fill the keys by id; the vocabulary's table is then dropped (Lookup
+	// builds one of its own when asked).
 	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
-			slots, f := v.tabs[sh].Slots(), final[sh]
-			for i := range slots {
-				if s := &slots[i]; s.Val.id() != 0 {
-					id := f[s.Val.id()-1]
-					s.Val = s.Val.withID(id + 1)
-					d.keys[id] = s.Key
+			f := final[sh]
+			for _, s := range v.tabs[sh].Slots() {
+				if s.Val.id() != 0 {
+					d.keys[f[s.Val.id()-1]] = s.Key
 				}
 			}
 		}
 	})
-	d.voc = *v
 	*v = vocab{}
 	if invariants.Enabled {
 		d.check()
@@ -489,7 +518,7 @@ func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 // check panics unless the invariants stated on Dictionary's fields hold
 // (called under -tags invariants). Cost: O(Len()) lookups.
 func (d *Dictionary) check() {
-	if d.voc.len() != len(d.keys) || len(d.df) != len(d.keys) {
+	if d.Lookup(0); d.voc.len() != len(d.keys) || len(d.df) != len(d.keys) {
 		panic(fmt.Sprintf("order: dictionary of %d keys, %d frequencies, %d keys in its table", len(d.keys), len(d.df), d.voc.len()))
 	}
 	for id, key := range d.keys {

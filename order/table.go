@@ -18,9 +18,6 @@ type entry uint64
 func (e entry) id() uint32 { return uint32(e) } // local id + 1
 func (e entry) df() uint32 { return uint32(e >> 32) }
 
-// withID returns e holding id + 1 in place of its id.
-func (e entry) withID(id1 uint32) entry { return e&^(1<<32-1) | entry(id1) }
-
 // shardBits splits the vocabulary into 2^shardBits tables by the top bits of
 // a key's hash (the tables index by the low bits), so that batches of
 // records can be entered on all cores. The number is fixed, not derived from
