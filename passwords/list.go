@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/simjoin/simjoin/internal/eol"
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -20,7 +21,7 @@ var ErrTooLarge = errors.New("passwords: list too large")
 
 // List holds distinct passwords, each with its count and the first line it
 // was read from, in order of first appearance. All passwords share one byte
-// arena; a hash table finds a password already present. The zero value is an
+// arena; a hash table (internal/keymap) finds a password already present. The zero value is an
 // empty list ready for Add.
 //
 // A List is not safe for concurrent mutation; once built, any number of
@@ -30,8 +31,13 @@ type List struct {
 	ends   []uint32 // password i is text[ends[i]:ends[i+1]]
 	counts []uint64
 	lines  []uint32
-	table  []uint64 // open addressing: hash>>32<<32 | index+1; 0 is free
-	seed   maphash.Seed
+	// byHash maps the hash of a password (maphash with seed) to its index
+	// + 1. A password whose 64-bit hash another already holds (rare, but
+	// not impossible) is in collided instead.
+	byHash   keymap.Map[uint32]
+	collided map[string]uint32
+	seed     maphash.Seed
+	seeded   bool
 }
 
 // Len returns the number of distinct passwords.
@@ -58,26 +64,14 @@ func (l *List) Bytes() int { return len(l.text) }
 // and adds to its count (saturating at the largest uint64). pw is copied; the
 // caller may reuse it. Cost: amortised O(len(pw)).
 func (l *List) Add(pw []byte, count uint64, line int) (int, bool, error) {
-	if l.table == nil {
-		l.seed = maphash.MakeSeed()
-		l.table = make([]uint64, 1024)
+	if !l.seeded {
+		l.seed, l.seeded = maphash.MakeSeed(), true
 		l.ends = append(l.ends[:0], 0)
 	}
-	h := maphash.Bytes(l.seed, pw)
-	tag := h >> 32 << 32
-	mask := uint64(len(l.table) - 1)
-	for k := h & mask; ; k = (k + 1) & mask {
-		e := l.table[k]
-		if e == 0 {
-			break
-		}
-		if e>>32<<32 == tag {
-			i := int(uint32(e) - 1)
-			if bytes.Equal(l.Password(i), pw) {
-				l.counts[i] = addSat(l.counts[i], count)
-				return i, false, nil
-			}
-		}
+	h := hashOf(l.seed, pw)
+	if i, ok := l.find(h, pw); ok {
+		l.counts[i] = addSat(l.counts[i], count)
+		return i, false, nil
 	}
 	if line < 0 || line >= math.MaxUint32 || len(l.counts) >= math.MaxUint32-1 ||
 		uint64(len(l.text))+uint64(len(pw)) > math.MaxUint32 {
@@ -88,50 +82,41 @@ func (l *List) Add(pw []byte, count uint64, line int) (int, bool, error) {
 	l.ends = append(l.ends, uint32(len(l.text)))
 	l.counts = append(l.counts, count)
 	l.lines = append(l.lines, uint32(line))
-	if 2*(i+1) > len(l.table) {
-		l.grow()
+	if v, taken := l.byHash.Insert(h); !taken {
+		*v = uint32(i + 1)
 	} else {
-		l.insert(tag, h, i)
+		if l.collided == nil {
+			l.collided = make(map[string]uint32)
+		}
+		l.collided[string(pw)] = uint32(i)
 	}
 	return i, true, nil
 }
 
-func (l *List) insert(tag, h uint64, i int) {
-	mask := uint64(len(l.table) - 1)
-	k := h & mask
-	for l.table[k] != 0 {
-		k = (k + 1) & mask
-	}
-	l.table[k] = tag | uint64(i+1)
-}
+// hashOf is the hash a list finds a password by. Can change for testing
+// (every password given one hash exercises the collided map).
+var hashOf = maphash.Bytes
 
-// grow doubles the table and re-inserts every password.
-func (l *List) grow() {
-	l.table = make([]uint64, 2*len(l.table))
-	for i := range l.counts {
-		h := maphash.Bytes(l.seed, l.Password(i))
-		l.insert(h>>32<<32, h, i)
+// find returns the index of pw, whose hash is h.
+func (l *List) find(h uint64, pw []byte) (int, bool) {
+	v, ok := l.byHash.Find(h)
+	if !ok {
+		return 0, false
 	}
+	if i := int(v - 1); bytes.Equal(l.Password(i), pw) {
+		return i, true
+	}
+	i, ok := l.collided[string(pw)]
+	return int(i), ok
 }
 
 // Index returns the index of pw, and false when the list does not hold it.
 // Cost: O(len(pw)) expected.
 func (l *List) Index(pw []byte) (int, bool) {
-	if l.table == nil {
+	if !l.seeded {
 		return 0, false
 	}
-	h := maphash.Bytes(l.seed, pw)
-	tag := h >> 32 << 32
-	mask := uint64(len(l.table) - 1)
-	for k := h & mask; l.table[k] != 0; k = (k + 1) & mask {
-		e := l.table[k]
-		if e>>32<<32 == tag {
-			if i := int(uint32(e) - 1); bytes.Equal(l.Password(i), pw) {
-				return i, true
-			}
-		}
-	}
-	return 0, false
+	return l.find(hashOf(l.seed, pw), pw)
 }
 
 // Counts says where a frequency list keeps its counts.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -272,5 +273,36 @@ func TestEstimateMemory(t *testing.T) {
 	l.Add([]byte("password1"), 1, 3) // merged: no more bytes
 	if two := EstimateMemory(&l); one <= 0 || two <= one || two != join.EstimateMemory(2, 17, 2) {
 		t.Errorf("estimates %d then %d, want growing and join's for 2 passwords of 17 bytes", one, two)
+	}
+}
+
+// TestListHashCollisions gives every password the same hash, so that all but
+// the first go through the list's map of collided passwords, and checks Add
+// and Index as for distinct hashes: indices in order of first appearance,
+// counts summed, unknown passwords absent.
+func TestListHashCollisions(t *testing.T) {
+	defer func(h func(maphash.Seed, []byte) uint64) { hashOf = h }(hashOf)
+	hashOf = func(maphash.Seed, []byte) uint64 { return 42 }
+	var l List
+	for n, pw := range []string{"a", "bb", "a", "ccc", "bb", "a"} {
+		i, isNew, err := l.Add([]byte(pw), 1, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{"a": 0, "bb": 1, "ccc": 2}[pw]
+		if i != want || isNew != (n == 0 || n == 1 || n == 3) {
+			t.Fatalf("Add(%q) = %d, %v; want %d, new %v", pw, i, isNew, want, n == 0 || n == 1 || n == 3)
+		}
+	}
+	for pw, want := range map[string]int{"a": 0, "bb": 1, "ccc": 2} {
+		if i, ok := l.Index([]byte(pw)); !ok || i != want {
+			t.Errorf("Index(%q) = %d, %v; want %d", pw, i, ok, want)
+		}
+	}
+	if _, ok := l.Index([]byte("dddd")); ok {
+		t.Error("Index of a password never added found it")
+	}
+	if l.Len() != 3 || l.Count(0) != 3 || l.Count(1) != 2 || l.Count(2) != 1 || l.Line(2) != 4 {
+		t.Errorf("Len %d, counts %d %d %d, line of ccc %d; want 3, 3 2 1, 4", l.Len(), l.Count(0), l.Count(1), l.Count(2), l.Line(2))
 	}
 }
