@@ -23,10 +23,22 @@ func selfJoin(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Thresho
 // selfJoinEll is selfJoin with Options.Ell set (0: chosen by cost).
 func selfJoinEll(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, workers, ell int) ([]jointest.Pair, join.Stats) {
 	t.Helper()
+	return selfJoinOn(t, collection(t, sets), m, th, workers, ell)
+}
+
+// collection orders sets into a Collection.
+func collection(t testing.TB, sets [][]uint32) *order.Collection {
+	t.Helper()
 	c, err := order.New(jointest.Input(sets))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// selfJoinOn is selfJoinEll on a collection already ordered.
+func selfJoinOn(t testing.TB, c *order.Collection, m prefix.Measure, th prefix.Threshold, workers, ell int) ([]jointest.Pair, join.Stats) {
+	t.Helper()
 	var got []jointest.Pair
 	st, err := join.SelfJoin(context.Background(), c, join.Options{Measure: m, Threshold: th, Workers: workers, Ell: ell}, func(p join.Pair) bool {
 		if p.A >= p.B {
@@ -43,12 +55,24 @@ func selfJoinEll(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Thre
 
 func rsJoin(t testing.TB, r, s [][]uint32, m prefix.Measure, th prefix.Threshold, workers int) []jointest.Pair {
 	t.Helper()
+	return rsJoinOn(t, collections(t, r, s), m, th, workers)
+}
+
+// collections orders r and s into Collections over one dictionary.
+func collections(t testing.TB, r, s [][]uint32) []*order.Collection {
+	t.Helper()
 	cs, err := order.Build(jointest.Input(r), jointest.Input(s))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cs
+}
+
+// rsJoinOn is rsJoin on collections already ordered.
+func rsJoinOn(t testing.TB, cs []*order.Collection, m prefix.Measure, th prefix.Threshold, workers int) []jointest.Pair {
+	t.Helper()
 	var got []jointest.Pair
-	_, err = join.RSJoin(context.Background(), cs[0], cs[1], join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
+	_, err := join.RSJoin(context.Background(), cs[0], cs[1], join.Options{Measure: m, Threshold: th, Workers: workers}, func(p join.Pair) bool {
 		got = append(got, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
 		return true
 	})
@@ -69,39 +93,33 @@ func TestAgainstOracle(t *testing.T) {
 			half := len(fx.Sets) / 2
 			rs, ss := fx.Sets[:half], fx.Sets[half:]
 			self, cross := jointest.SelfOverlaps(fx.Sets), jointest.RSOverlaps(rs, ss)
+			c, cs := collection(t, fx.Sets), collections(t, rs, ss)
 			for _, m := range measures {
 				for _, th := range jointest.Thresholds(m, fx.Sets, r) {
 					name := fmt.Sprintf("seed=%d/%s/%s/t=%s", seed, fx.Name, m, th)
 					want := self.Join(m, th)
 					for ell := range 4 {
-						if ell > 1 && !ellAffordable(t, fx.Sets, m, th, ell) {
+						if ell > 1 && join.EllKeys(c, prefix.NewBounds(m, th), ell) > maxForcedKeys {
 							continue
 						}
-						got, st := selfJoinEll(t, fx.Sets, m, th, 1+int(seed%3), ell)
+						got, st := selfJoinOn(t, c, m, th, 1+int(seed%3), ell)
 						jointest.Diff(t, fmt.Sprintf("%s/self/ell=%d", name, ell), got, want)
 						if ell > 0 && st.Ell != ell {
 							t.Fatalf("%s: Ell %d forced, Stats.Ell %d", name, ell, st.Ell)
 						}
 					}
-					jointest.Diff(t, name+"/rs", rsJoin(t, rs, ss, m, th, 1+int(seed%2)), cross.Join(m, th))
+					jointest.Diff(t, name+"/rs", rsJoinOn(t, cs, m, th, 1+int(seed%2)), cross.Join(m, th))
 				}
 			}
 		}
 	}
 }
 
-// ellAffordable reports whether forcing ℓ-prefix keys of ell tokens on sets
-// stays cheap: forced on long sets at low thresholds, the keys are the
+// maxForcedKeys bounds the ℓ-prefix keys a forced ℓ may look up in the
+// oracle tests: forced on long sets at low thresholds, the keys are the
 // binomial of the prefix length (a 400-token set at t = 0.001 would look up
 // ten million triples), which the cost-based choice never takes.
-func ellAffordable(t testing.TB, sets [][]uint32, m prefix.Measure, th prefix.Threshold, ell int) bool {
-	t.Helper()
-	c, err := order.New(jointest.Input(sets))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return join.EllKeys(c, prefix.NewBounds(m, th), ell) <= 20_000
-}
+const maxForcedKeys = 20_000
 
 // TestExactBoundary plants pairs whose Jaccard similarity is exactly the
 // threshold, in sizes where a float computation of the bounds rounds the

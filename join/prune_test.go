@@ -247,7 +247,7 @@ func TestAccountingOnFixtures(t *testing.T) {
 				th, _ := prefix.ParseThreshold(m, ts)
 				what := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, ts)
 				for ell := range 4 {
-					if ell > 1 && !ellAffordable(t, fx.Sets, m, th, ell) {
+					if ell > 1 && join.EllKeys(collection(t, fx.Sets), prefix.NewBounds(m, th), ell) > maxForcedKeys {
 						continue
 					}
 					st, pairs, _ := statsOfEll(t, fx.Sets, nil, m, th, ell)
