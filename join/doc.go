@@ -66,10 +66,15 @@
 //
 // # Departures from the papers
 //
-// The index is built in full before probing (instead of growing as probes
-// go), and a probe meets only the groups that precede it; this makes probes
-// independent, so they run in parallel and the output does not depend on the
-// number of workers. Every "similarity >= t" decision is made by
+// With more than one worker the index is built in full before probing
+// (instead of growing as probes go), its lists counted and placed on all
+// workers, and a probe meets only the groups that precede it; this makes
+// probes independent, so they run in parallel and the output does not depend
+// on the number of workers. With one worker the lists' room is laid out from
+// the same counts and each group's postings are placed right after it is
+// probed, as AllPairs grows its index, while the lists it just read are in
+// cache (prefix.Lengths.Layout); the pairs and the statistics are the same
+// either way. Every "similarity >= t" decision is made by
 // prefix.Bounds in integer arithmetic, so pairs exactly at the threshold are
 // kept. PPJoin+'s suffix filter (a recursive search for a bound on the
 // Hamming distance of the suffixes) is left out: the bitmap filter bounds the
@@ -77,14 +82,30 @@
 // searches into both sets at every level of its recursion. Whether the suffix
 // filter would pay on long sets at low thresholds has not been measured here.
 //
+// # Memory access
+//
+// Nearly all of a join's time is cache misses: a posting list's head and
+// first postings, a candidate's state, its bitmap and set, each at a place
+// no earlier access predicts. Probes therefore ask for them ahead
+// (internal/prefetch), so that their misses overlap each other and the work
+// at hand instead of coming one after another: a probe locates the lists
+// of its prefix tokens eight at a time and hints the next probe's list
+// heads; it hints the candidate states of a list's postings before reading
+// them (when the states outgrow a core's cache) and its candidates' last
+// prefix tokens and bitmaps before verifying them; the ℓ-prefix path makes
+// and hints the next probe's keys, and hints its candidates' sets; building
+// the index hints the counters of the next records' prefix tokens and the
+// places of their postings.
+//
 // # Cost and concurrency
 //
-// Index: one pass over the prefixes, 12 bytes per posting (prefix.Posting:
-// record, position, size). Probing: the postings of the probe prefixes
-// within the size range, one O(1) step each; verification: at most
-// |x| + |y| steps per candidate that survives the filters. Each worker keeps
-// 16 bytes per indexed group of candidate state, 4 bytes per token of
-// cursors and one bit per group. Pairs are handed to the caller's callback
+// Index: two passes over the prefixes (count, place), 12 bytes per posting
+// (prefix.Posting: record, position, size), 8 bytes a group for its set's
+// offset and size. Probing: the postings of the probe prefixes within the
+// size range, one O(1) step each; verification: at most |x| + |y| steps per
+// candidate that survives the filters. Each worker keeps 16 bytes per
+// indexed group of candidate state, 12 bytes per token shared by two sets or
+// more of list cursors, and one bit per group. Pairs are handed to the caller's callback
 // from the calling goroutine, in chunks of probe groups in collection order
 // (internal/parallel.Ordered). A chunk buffers one entry per verified pair of
 // distinct sets, never the record pairs themselves: those are expanded from
