@@ -226,15 +226,16 @@ type candidate struct {
 }
 
 // span is one worker's view of a token's posting list in the index's
-// postings: post[lo:end] is the list, and the postings before cur belong to
-// sets below every later probe's size range (probes grow, so cur only moves
-// forward).
+// postings: post[lo:end] is the list (with joiner.fill, the postings placed
+// so far: end grows as groups are placed), and the postings before cur
+// belong to sets below every later probe's size range (probes grow, so cur
+// only moves forward).
 type span struct{ lo, cur, end uint32 }
 
 // gather is the number of prefix tokens whose posting lists a probe locates
-// at once: it reads their spans, then the first posting of each, before
-// scanning any (independent loads, so the processor overlaps their cache
-// misses instead of waiting for one after another).
+// at once: it reads their spans (independent loads, so the processor
+// overlaps their cache misses; the next probe's were hinted by ahead) and
+// hints the first posting of each, before scanning any.
 const gather = 8
 
 // cachedCandidates is the size of the candidate states (bytes) up to which

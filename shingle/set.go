@@ -5,8 +5,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/keysort"
-	"github.com/simjoin/simjoin/internal/mix"
 )
 
 // PieceBytes is the length of the pieces AppendSet cuts a long record into.
@@ -44,7 +44,7 @@ func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 	if s.Kind != Set && !utf8.ValidString(record) {
 		return dst, ErrUTF8
 	}
-	var set keySet
+	var set keymap.Set
 	// A piece has at most about one key a byte (QGram).
 	piece := make([]uint64, 0, PieceBytes+PieceBytes/4)
 	for start := 0; start < len(record); {
@@ -54,65 +54,12 @@ func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 			return dst, err
 		}
 		for _, k := range piece {
-			set.add(k)
+			set.Add(k)
 		}
 		start = next
 	}
-	dst = set.appendTo(dst)
+	dst = set.AppendTo(dst)
 	return compact(dst, from), nil
-}
-
-// keySet is an open-addressing hash set of keys, at most half full. The key
-// 0 marks an empty slot and is held aside.
-type keySet struct {
-	slots   []uint64
-	n       int
-	hasZero bool
-}
-
-func (s *keySet) add(k uint64) {
-	if k == 0 {
-		s.hasZero = true
-		return
-	}
-	if 2*(s.n+1) > len(s.slots) {
-		s.grow()
-	}
-	mask := uint64(len(s.slots) - 1)
-	for i := mix.Mix64(k) & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case k:
-			return
-		case 0:
-			s.slots[i] = k
-			s.n++
-			return
-		}
-	}
-}
-
-func (s *keySet) grow() {
-	old := s.slots
-	s.slots = make([]uint64, max(2*len(old), 1<<10))
-	s.n = 0
-	for _, k := range old {
-		if k != 0 {
-			s.add(k)
-		}
-	}
-}
-
-// appendTo appends the keys of s, in no order.
-func (s *keySet) appendTo(dst []uint64) []uint64 {
-	if s.hasZero {
-		dst = append(dst, 0)
-	}
-	for _, k := range s.slots {
-		if k != 0 {
-			dst = append(dst, k)
-		}
-	}
-	return dst
 }
 
 // compact sorts dst[from:] and drops its duplicates: a record of sortSmall

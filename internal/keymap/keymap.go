@@ -1,9 +1,13 @@
-// Package keymap is the project's one open-addressing hash table: a map from
+// Package keymap is the project's open addressing: Map, a hash table from
 // 64-bit keys to small fixed-size values, with linear probing over a
 // power-of-two array of slots kept at most three quarters full (Knuth, The
-// Art of Computer Programming vol. 3, 6.4, algorithm L). The vocabulary of
-// the order (key to provisional id and document frequency) and the ℓ-prefix
-// key index of the joins use it.
+// Art of Computer Programming vol. 3, 6.4, algorithm L), and Set, the same
+// probing over slots that hold the key alone. The vocabulary of the order
+// (key to provisional id and document frequency), the ℓ-prefix key index of
+// the joins and the password list use Map; the tokenizer's set of a long
+// record's distinct keys uses Set. (The persistent index's dictionary keeps
+// a table in its file's own layout, two arrays mapped from disk, which
+// neither wraps.)
 //
 // Against the runtime's map it saves a second hash and most of the per-entry
 // overhead: a slot is the key beside its value, so a lookup of a present key
