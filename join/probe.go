@@ -133,6 +133,7 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 					p.place(g)
 				}
 			}
+			c.Out = p.flush(c.Out)
 		},
 		func(c *parallel.Chunk[match, Stats]) bool {
 			st.add(&c.Stats)
@@ -259,6 +260,14 @@ type prober struct {
 	heads []span
 	post  []prefix.Posting // the index's postings (ix.Entries())
 	list  []uint32         // groups that passed the filters for the current probe, each once
+	// pending holds the candidates of probe group pendingGx, whose set is
+	// pendingX with probe prefix pendingPx, until flush verifies them; same
+	// is the scratch of a probe's copies.
+	pending   []pendingCand
+	pendingX  []uint32
+	pendingPx int
+	pendingGx int
+	same      []match
 	// hintCand: the candidate states are too many to stay in cache, so
 	// a probe hints them before reading them; recs holds the groups of
 	// one list whose states it hints.
@@ -315,27 +324,32 @@ func (p *prober) place(g int) {
 
 // probeGroup finds the partners of probe group gx among the indexed groups
 // (those before it, in a self-join) and appends the resulting pairs.
+//
+// Its candidates, when they are few, are verified when the next probe of
+// the worker has scanned its lists (or when the chunk ends: flush), so that
+// their bitmaps and last prefix tokens, hinted into cache now, have arrived
+// by then; the matches still come out in probe order, the copies within gx
+// first.
 func (p *prober) probeGroup(gx int, out []match) []match {
 	if gx >= p.indexed && p.keyIx != nil {
-		return p.probeKeys(gx, out)
+		return p.probeKeys(gx, p.flush(out))
 	}
 	b := p.bounds
 	x := p.probe.set(gx)
 	n := len(x)
+	var same []match // the copies within gx, after the last probe's matches
 	if p.self {
-		out = p.sameGroup(gx, n, out)
+		same = p.sameGroup(gx, n, p.same[:0])
+		p.same = same
 	}
 	lo, hi := b.SizeRange(n)
 	if p.self {
 		hi = n
 	}
 	hi = min(hi, maxSize(p.build))
-	if lo > hi {
-		return out
-	}
 	px := b.ProbePrefix(n)
-	if px == 0 {
-		return out
+	if lo > hi || px == 0 {
+		return append(p.flush(out), same...)
 	}
 	// Least overlap for every admissible candidate size.
 	p.alpha = p.alpha[:0]
@@ -363,7 +377,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		i0++
 	}
 	heads, all := p.heads, p.post
-	p.ahead(gx + 1)
+	p.ahead(gx)
 	var hs [gather]span
 	for i := i0; i < px; i++ {
 		if (i-i0)%gather == 0 {
@@ -460,23 +474,50 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	st.Postings += postings
 	st.Candidates += candidates
 	st.Positional += pruned
-	if len(p.list) >= hintHits {
-		prefetch.Indexes(p.lastPre, p.list, 0)
-		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
-	}
+	out = append(p.flush(out), same...)
+	// This probe's candidates wait for the next probe (see above), their
+	// bitmaps and last prefix tokens hinted into cache meanwhile.
+	prefetch.Indexes(p.lastPre, p.list, 0)
+	prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
+	p.pending = p.pending[:0]
 	for _, gy := range p.list {
 		c := cand[gy]
 		if c.count < 0 {
 			st.Positional++
 			continue
 		}
-		a := int(alpha[int(c.size)-lo])
-		o := p.verify(gx, int(gy), x, px, c, a)
-		if o >= a {
-			out = p.emit(gx, int(gy), o, n, int(c.size), out)
+		p.pending = append(p.pending, pendingCand{gy: gy, c: c, alpha: alpha[int(c.size)-lo]})
+	}
+	p.pendingX, p.pendingPx = x, px
+	p.pendingGx = gx
+	p.list = p.list[:0]
+	if len(p.pending) >= hintHits {
+		// Enough candidates for their misses to overlap each other:
+		// verified now, without waiting.
+		out = p.flush(out)
+	}
+	return out
+}
+
+// pendingCand is a candidate of the last probe waiting for verification:
+// its group, its state as probing left it, and its least overlap.
+type pendingCand struct {
+	gy    uint32
+	c     candidate
+	alpha int32
+}
+
+// flush verifies the candidates of the last probe (probeGroup) and appends
+// the resulting matches.
+func (p *prober) flush(out []match) []match {
+	gx, x, px := p.pendingGx, p.pendingX, p.pendingPx
+	for _, pc := range p.pending {
+		a := int(pc.alpha)
+		if o := p.verify(gx, int(pc.gy), x, px, pc.c, a); o >= a {
+			out = p.emit(gx, int(pc.gy), o, len(x), int(pc.c.size), out)
 		}
 	}
-	p.list = p.list[:0]
+	p.pending = p.pending[:0]
 	return out
 }
 
@@ -489,14 +530,48 @@ func tooLate(e prefix.Posting, newEnd uint32, restX int32, alpha []int32, lo int
 	return e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo]
 }
 
-// ahead hints the spans of the lists that probe group g will look up, so
-// that their cache misses overlap the current probe's work.
+// ahead hints into cache what the next probes of the worker after probe
+// group g will read first, in three stages a probe apart (software
+// pipelining), so that each stage's cache misses overlap the work of a whole
+// probe: the spans of the lists of probe g+3; the first postings of the
+// lists of g+2, whose spans were hinted a probe ago; and, when they outgrow
+// the cache, the candidate states of the first postings of g+1's lists,
+// hinted a probe ago. (A later probe may move a cursor meanwhile: a hint
+// then brings a line that is not read, nothing worse.)
 func (p *prober) ahead(g int) {
-	if g >= p.probe.groups() || len(p.heads) == 0 {
+	if len(p.heads) == 0 {
 		return
 	}
+	n := p.probe.groups()
+	if g+3 < n {
+		prefetch.Indexes(p.heads, p.prefixOf(g+3), p.unique)
+	}
+	if g+2 < n {
+		for _, t := range p.prefixOf(g + 2) {
+			if t >= p.unique {
+				if h := p.heads[t-p.unique]; h.cur < h.end {
+					prefetch.At(p.post, int(h.cur))
+				}
+			}
+		}
+	}
+	if g+1 < n && p.hintCand {
+		for _, t := range p.prefixOf(g + 1) {
+			if t >= p.unique {
+				if h := p.heads[t-p.unique]; h.cur < h.end {
+					if r := p.post[h.cur].Rec; int(r) < len(p.cand) {
+						prefetch.At(p.cand, int(r))
+					}
+				}
+			}
+		}
+	}
+}
+
+// prefixOf returns the probe prefix of probe group g.
+func (p *prober) prefixOf(g int) []uint32 {
 	y := p.probe.set(g)
-	prefetch.Indexes(p.heads, y[:min(p.bounds.ProbePrefix(len(y)), len(y))], p.unique)
+	return y[:min(p.bounds.ProbePrefix(len(y)), len(y))]
 }
 
 func maxSize(s *side) int {
