@@ -151,12 +151,7 @@ func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
 // counted them; l must not be used afterwards. Cost: one call of set per
 // record and one pass over the prefixes; memory 12 bytes per posting.
 func (l *Lengths) Index() *Index {
-	start := l.start
-	l.start = nil
-	for w := 2; w < len(start); w++ {
-		start[w] += start[w-1]
-	}
-	// start[w+1] is now where token w's list begins.
+	start := l.offsets()
 	post := make([]Posting, start[len(start)-1])
 	var ix *Index
 	if l.cnt == nil {
@@ -196,12 +191,21 @@ func (l *Lengths) Index() *Index {
 // and the index holds what it wrote. l must not be used afterwards. Cost:
 // one pass over the token ids; memory 12 bytes per posting.
 func (l *Lengths) Layout() *Index {
+	start := l.offsets()
+	l.cnt = nil
+	return &Index{start: start[1:], post: make([]Posting, start[len(start)-1])}
+}
+
+// offsets turns the lengths into the lists' offsets in place and hands them
+// over: start[w+1] is where token w's list begins, and the last entry is
+// the number of postings.
+func (l *Lengths) offsets() []uint32 {
 	start := l.start
-	l.start, l.cnt = nil, nil
+	l.start = nil
 	for w := 2; w < len(start); w++ {
 		start[w] += start[w-1]
 	}
-	return &Index{start: start[1:], post: make([]Posting, start[len(start)-1])}
+	return start
 }
 
 // place writes the postings of records lo..hi-1 into post, token w's next
