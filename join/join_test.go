@@ -87,7 +87,7 @@ func rsJoinOn(t testing.TB, cs []*order.Collection, m prefix.Measure, th prefix.
 // and the R-S join and compares with the nested-loop oracle, for a few
 // fixture seeds (all 60 with -long).
 func TestAgainstOracle(t *testing.T) {
-	for _, seed := range jointest.Seeds(60, 6) {
+	for _, seed := range jointest.Seeds(60, 4) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		for _, fx := range jointest.Fixtures(seed) {
 			half := len(fx.Sets) / 2
