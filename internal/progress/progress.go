@@ -87,8 +87,12 @@ func (p *Bars) newBar(max int64, what string, bytes bool) *Bar {
 	if bytes {
 		show = progressbar.OptionShowBytes(true)
 	}
+	// No spinner interval: with one, a bar of unknown length starts a
+	// goroutine that reads the bar's state without its lock (a data race in
+	// progressbar v3.19.1); without it the spinner turns on each update.
 	return &Bar{progressbar.NewOptions64(max, progressbar.OptionSetWriter(p.w), progressbar.OptionSetDescription(what),
-		show, progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())}
+		show, progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetSpinnerChangeInterval(0))}
 }
 
 // Set sets the bar to n (bytes read, for a Bytes bar).

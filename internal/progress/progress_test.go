@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simjoin/simjoin"
 )
@@ -60,4 +61,24 @@ func TestReportStages(t *testing.T) {
 			t.Errorf("the bars drew no %q: %q", want, out)
 		}
 	}
+}
+
+// TestBarsDrawOnlyWhenTold: a bar draws only from the calls made on it, never
+// from a goroutine of its own (one that read the bar's state without its lock
+// raced with every update; `go test -race` shows it within 100 ms).
+func TestBarsDrawOnlyWhenTold(t *testing.T) {
+	var w bytes.Buffer
+	p := New(&w)
+	p.on = true
+	c := p.Count("joining")
+	for i := range 25 {
+		c.SetOf(i, 100)
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := w.Len()
+	time.Sleep(250 * time.Millisecond)
+	if w.Len() != n {
+		t.Errorf("the bar drew %d bytes while no call was made", w.Len()-n)
+	}
+	c.Finish()
 }
