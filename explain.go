@@ -20,7 +20,9 @@ type ExplainOptions struct {
 }
 
 // Explanation is the plan of a join and what Explain measured: a plain value
-// whose JSON is simjoin explain --json's.
+// that holds no text. Its JSON is simjoin explain --json's but for the plan's
+// reason, which is its code and figures here (planner.Reason) and the
+// command's words there.
 type Explanation struct {
 	Plan       *Plan                 `json:"plan"`
 	Analyze    *Analysis             `json:"analyze,omitempty"`
