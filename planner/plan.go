@@ -258,11 +258,14 @@ type Plan struct {
 	// Figures are the numbers behind the choice, in a fixed order: the
 	// predicted CPU time of each path, the exact path's postings, the
 	// candidates of each path, LSH's recall and the expected results.
-	Figures []Figure       `json:"figures"`
-	Exact   ExactEstimate  `json:"exact"`
-	LSH     LSHEstimate    `json:"lsh"`
-	Stats   []Stats        `json:"stats"` // one per side
-	Sample  SampleEstimate `json:"sample"`
+	Figures []Figure `json:"figures"`
+	// Exact and LSH are both paths priced, whichever was chosen; Stats
+	// describes each side's collection (one for a self-join), Sample the
+	// samples behind the estimates.
+	Exact  ExactEstimate  `json:"exact"`
+	LSH    LSHEstimate    `json:"lsh"`
+	Stats  []Stats        `json:"stats"`
+	Sample SampleEstimate `json:"sample"`
 	// Seconds is the time planning took (statistics, prefix sums, samples).
 	Seconds float64 `json:"plan_s"`
 
