@@ -13,41 +13,33 @@ import (
 // TestNames: every value of the typed names has a name of its own, which
 // String and MarshalText give, and a value without one prints as kind(n).
 func TestNames(t *testing.T) {
-	check := func(kind string, n int, name func(i int) (string, []byte, error)) {
-		seen := map[string]bool{}
-		for i := 1; i <= n; i++ {
-			s, text, err := name(i)
-			if s == "" || seen[s] || string(text) != s || err != nil {
-				t.Errorf("%s %d: name %q (seen %v), text %q, %v", kind, i, s, seen[s], text, err)
-			}
-			seen[s] = true
-		}
-		if s, _, _ := name(n + 1); s != kind+"("+strconv.Itoa(n+1)+")" {
-			t.Errorf("%s %d: %q", kind, n+1, s)
-		}
-	}
-	check("phase", int(PhaseVerify), func(i int) (string, []byte, error) {
-		b, err := PhaseName(i).MarshalText()
-		return PhaseName(i).String(), b, err
-	})
-	check("term", int(TermBandCollisions), func(i int) (string, []byte, error) {
-		b, err := TermName(i).MarshalText()
-		return TermName(i).String(), b, err
-	})
-	check("figure", int(FigureResults), func(i int) (string, []byte, error) {
-		b, err := FigureName(i).MarshalText()
-		return FigureName(i).String(), b, err
-	})
-	check("step", int(StepLSH), func(i int) (string, []byte, error) {
-		b, err := StepKind(i).MarshalText()
-		return StepKind(i).String(), b, err
-	})
-	check("reason", int(ReasonLSHCheaper), func(i int) (string, []byte, error) {
-		b, err := ReasonCode(i).MarshalText()
-		return ReasonCode(i).String(), b, err
-	})
+	checkNames(t, "phase", PhaseVerify)
+	checkNames(t, "term", TermBandCollisions)
+	checkNames(t, "figure", FigureResults)
+	checkNames(t, "step", StepLSH)
+	checkNames(t, "reason", ReasonLSHCheaper)
 	if PhaseName(0).String() != "phase(0)" || Method(7).String() != "method(7)" || Unit(9).String() != "unit(9)" {
 		t.Errorf("zero phase %q, method 7 %q, unit 9 %q", PhaseName(0), Method(7), Unit(9))
+	}
+}
+
+// checkNames checks the names of the values 1 to last of a typed name.
+func checkNames[T interface {
+	~uint8
+	String() string
+	MarshalText() ([]byte, error)
+}](t *testing.T, kind string, last T) {
+	seen := map[string]bool{}
+	for v := T(1); v <= last; v++ {
+		s := v.String()
+		text, err := v.MarshalText()
+		if s == "" || seen[s] || string(text) != s || err != nil {
+			t.Errorf("%s %d: name %q (seen %v), text %q, %v", kind, v, s, seen[s], text, err)
+		}
+		seen[s] = true
+	}
+	if s := (last + 1).String(); s != kind+"("+strconv.Itoa(int(last)+1)+")" {
+		t.Errorf("%s %d: %q", kind, last+1, s)
 	}
 }
 
