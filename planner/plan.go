@@ -179,9 +179,9 @@ type LSHEstimate struct {
 	opt approx.Options // resolved
 }
 
-// MarshalJSON writes l with its fields' JSON names, Why as its text and
-// Scheme as its name, both left out when LSH is available and not
-// available respectively.
+// MarshalJSON writes l with its fields' JSON names, Why as its text (left
+// out when nil) and Scheme as its name (left out when LSH is not
+// available).
 func (l LSHEstimate) MarshalJSON() ([]byte, error) {
 	type fields LSHEstimate // without this method
 	var why string
