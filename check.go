@@ -18,7 +18,7 @@ import (
 //
 // Cost: that of planner.Check. ctx cancels it.
 func (in *Input) Check(ctx context.Context, opt planner.CheckOptions) (*planner.CrossCheck, error) {
-	report := progressOf(in.opts.Progress, StageCrossCheck, "")
+	report := progressOf(in.opts.Progress, Progress{Stage: StageCrossCheck})
 	defer report(-1, -1, true)
 	opt.LSH = in.lshOptions()
 	opt.LSH.Progress = func(done, total int) { report(int64(done), int64(total), false) }

@@ -130,10 +130,16 @@ func ExampleOptions_errors() {
 	var re *simjoin.RecordError
 	fmt.Println(errors.Is(err, simjoin.ErrUTF8), errors.As(err, &re) && re.Index == 1)
 	fmt.Println(err)
+	// In an R-S join the error names the record's side too.
+	_, _, err = simjoin.Join(ctx, []string{"ok"}, []string{"caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
+	fmt.Println(errors.As(err, &re) && re.Side == simjoin.SideS && re.Index == 0)
+	fmt.Println(err)
 	// Output:
 	// true
 	// true
 	// true
 	// true true
 	// simjoin: record 1: invalid UTF-8
+	// true
+	// simjoin: record s[0]: invalid UTF-8
 }

@@ -20,7 +20,9 @@ type ExplainOptions struct {
 }
 
 // Explanation is the plan of a join and what Explain measured: a plain value
-// whose JSON is simjoin explain --json's.
+// that holds no text. Its JSON is simjoin explain --json's but for the plan's
+// reason, which is its code and figures here (planner.Reason) and the
+// command's words there.
 type Explanation struct {
 	Plan       *Plan                 `json:"plan"`
 	Analyze    *Analysis             `json:"analyze,omitempty"`
@@ -62,7 +64,7 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 	}
 	ex := &Explanation{Plan: p}
 	if eo.Analyze {
-		report := progressOf(in.opts.Progress, StageAnalyze, p.Method.String())
+		report := progressOf(in.opts.Progress, Progress{Stage: StageAnalyze, Method: p.Method})
 		r, s := in.collections()
 		m, err := p.Run(ctx, r, s, nil)
 		report(-1, -1, true)
@@ -75,7 +77,7 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 		if !p.LSH.Available {
 			return ex, fmt.Errorf("%w: %s", ErrNoLSH, p.LSH.Why)
 		}
-		report := progressOf(in.opts.Progress, StageCrossCheck, "")
+		report := progressOf(in.opts.Progress, Progress{Stage: StageCrossCheck})
 		r, s := in.collections()
 		cc, err := p.CrossCheck(ctx, r, s, planner.CheckOptions{Records: max(eo.CrossCheck, 0), Seed: eo.CrossSeed})
 		report(-1, -1, true)

@@ -426,6 +426,15 @@ func TestFaceProgressAndMemory(t *testing.T) {
 	if open || !slices.Equal(stages, []simjoin.Stage{simjoin.StageRead, simjoin.StageJoin}) {
 		t.Errorf("stages %v (open at the end: %v)", stages, open)
 	}
+	// Explain's run names the method it runs.
+	events = events[:0]
+	if _, err := in.Explain(ctx, simjoin.ExplainOptions{Analyze: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 || events[0].Stage != simjoin.StageAnalyze || events[0].Method != simjoin.Exact || events[0].Name != "" ||
+		!events[1].End || events[1].Method != simjoin.Exact {
+		t.Errorf("explain --analyze's events %+v", events)
+	}
 	if need <= int64(len(text)) {
 		t.Errorf("memory estimate %d bytes for %d bytes of input", need, len(text))
 	}

@@ -52,16 +52,21 @@ type loading struct {
 // no-op without it): done of total (-1: unknown), and end once the stage is
 // over.
 func (l *loading) progress(stage Stage, name string) func(done, total int64, end bool) {
-	return progressOf(l.opts.Progress, stage, name)
+	return progressOf(l.opts.Progress, Progress{Stage: stage, Name: name})
 }
 
-func progressOf(f func(Progress), stage Stage, name string) func(done, total int64, end bool) {
+// progressOf is loading.progress for any stage: every report to f is
+// stage's Stage, Name and Method with the counts of the call.
+func progressOf(f func(Progress), stage Progress) func(done, total int64, end bool) {
 	if f == nil {
 		return func(int64, int64, bool) {}
 	}
-	f(Progress{Stage: stage, Name: name, Total: -1})
+	ev := stage
+	ev.Done, ev.Total, ev.End = 0, -1, false
+	f(ev)
 	return func(done, total int64, end bool) {
-		f(Progress{Stage: stage, Name: name, Done: done, Total: total, End: end})
+		ev.Done, ev.Total, ev.End = done, total, end
+		f(ev)
 	}
 }
 
@@ -115,9 +120,9 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	opts.Workers = parallel.Workers(opts.Workers)
 	l := &loading{opts: opts}
 	tm := startTiming()
-	rside, sside := "", ""
+	var rside, sside Side
 	if s.read != nil {
-		rside, sside = "r", "s"
+		rside, sside = SideR, SideS
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
 	// token order is built unless asked for (Collections). CheckRecall's

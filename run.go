@@ -76,8 +76,8 @@ const (
 	StageJoin
 	// StageLSH: the LSH join; Done of Total work chunks.
 	StageLSH
-	// StageAnalyze: Explain's measured run of the plan; Name is the
-	// method's name; no counts.
+	// StageAnalyze: Explain's measured run of the plan; Method is the
+	// method run; no counts.
 	StageAnalyze
 	// StageCrossCheck: Explain's cross-check; no counts.
 	StageCrossCheck
@@ -88,9 +88,14 @@ const (
 // times a second's worth of work, never per record), and once with End set
 // when it is over.
 type Progress struct {
-	Stage       Stage
-	Name        string // see Stage
-	Done, Total int64  // Total is -1 when unknown
+	Stage Stage
+	// Name is the source's name (a path, or "<stdin>") for StageRead, and
+	// empty for the other stages.
+	Name string
+	// Method is the method run for StageAnalyze, and Auto (zero) for the
+	// other stages.
+	Method      Method
+	Done, Total int64 // Total is -1 when unknown
 	End         bool
 }
 
@@ -204,7 +209,7 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 	}
 	switch method {
 	case Exact:
-		report := progressOf(in.opts.Progress, StageJoin, "")
+		report := progressOf(in.opts.Progress, Progress{Stage: StageJoin})
 		opt := join.Options{Measure: in.opts.Measure, Threshold: in.t, Workers: in.opts.Workers, Copies: group,
 			Progress: func(done, total int) { report(int64(done), int64(total), false) }}
 		var js join.Stats
@@ -216,7 +221,7 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		if in.opts.Measure == prefix.Overlap {
 			return st, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, in.opts.Measure)
 		}
-		report := progressOf(in.opts.Progress, StageLSH, "")
+		report := progressOf(in.opts.Progress, Progress{Stage: StageLSH})
 		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group
 		lsh.Progress = func(done, total int) { report(int64(done), int64(total), false) }
 		var as approx.Stats

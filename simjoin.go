@@ -50,6 +50,7 @@ package simjoin
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
@@ -155,17 +156,42 @@ var (
 	ErrNoLSH = planner.ErrNoLSH
 )
 
+// Side is the side of an R-S join a record is on: SideR (the first source)
+// or SideS (the second); the zero Side is a self-join's.
+type Side uint8
+
+const (
+	SideR Side = iota + 1 // the first source of an R-S join
+	SideS                 // the second source of an R-S join
+)
+
+// String returns "r", "s", or "" for a self-join's zero Side.
+func (s Side) String() string {
+	switch s {
+	case 0:
+		return ""
+	case SideR:
+		return "r"
+	case SideS:
+		return "s"
+	}
+	return "side(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText returns the side's name.
+func (s Side) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // RecordError reports a record that could not be tokenized. It names the
 // record by side and index, and never quotes its text (records may be
 // passwords). Lines and files name theirs by *LineError and path.
 type RecordError struct {
-	Side  string // "r" or "s" in an R-S join, "" in a self-join
-	Index int    // 0-based index of the record
-	Err   error  // such as ErrUTF8
+	Side  Side  // SideR or SideS in an R-S join, 0 in a self-join
+	Index int   // 0-based index of the record in its source
+	Err   error // such as ErrUTF8
 }
 
 func (e *RecordError) Error() string {
-	if e.Side == "" {
+	if e.Side == 0 {
 		return fmt.Sprintf("simjoin: record %d: %v", e.Index, e.Err)
 	}
 	return fmt.Sprintf("simjoin: record %s[%d]: %v", e.Side, e.Index, e.Err)

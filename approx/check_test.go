@@ -3,6 +3,7 @@ package approx
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,24 @@ func TestOptionChecks(t *testing.T) {
 	}
 	if v, _ := ParseVerify("estimate"); v != VerifyEstimate {
 		t.Errorf("ParseVerify(estimate) = %v", v)
+	}
+}
+
+// TestSchemeText: a scheme marshals as its command-line name and reads back
+// (in any case), and an unknown name is refused with ErrScheme.
+func TestSchemeText(t *testing.T) {
+	for _, s := range []Scheme{OnePerm, Classic} {
+		b, err := s.MarshalText()
+		if err != nil || string(b) != s.String() {
+			t.Errorf("%v marshals as %q, %v", s, b, err)
+		}
+		var back Scheme
+		if err := back.UnmarshalText([]byte(strings.ToUpper(string(b)))); err != nil || back != s {
+			t.Errorf("%q reads back as %v, %v", b, back, err)
+		}
+	}
+	var s Scheme
+	if err := s.UnmarshalText([]byte("perm")); !errors.Is(err, ErrScheme) {
+		t.Errorf("UnmarshalText(perm) = %v; want ErrScheme", err)
 	}
 }

@@ -37,6 +37,20 @@ func (s Scheme) String() string {
 	return "scheme(" + strconv.Itoa(int(s)) + ")"
 }
 
+// MarshalText returns the command-line name of s, so that JSON shows
+// "oneperm".
+func (s Scheme) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a name as ParseScheme does.
+func (s *Scheme) UnmarshalText(b []byte) error {
+	v, err := ParseScheme(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
 // ParseScheme reads "oneperm" or "classic".
 func ParseScheme(name string) (Scheme, error) {
 	for i, n := range schemeNames {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
@@ -305,6 +306,7 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 	t0 := time.Now()
 	tasks, chunks := tab.selfTasks(pairBudget)
 	sigs := ix.sigs
+	stopped := false
 	err := runChunks(ctx, chunks, ix.opt.Workers, func() *struct{} { return nil },
 		func(_ *struct{}, lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for _, tk := range tasks[lo:hi] {
@@ -320,6 +322,7 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 						}
 						cs.Candidates++
 						if m, ok := ix.verify(ix.Set(int(u)), ru, int(w)); ok {
+							cs.Passed++
 							out = append(out, join.Pair{A: int(u), B: int(w), Overlap: m.Overlap, Sim: m.Sim})
 						}
 					}
@@ -328,16 +331,19 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 			return out
 		},
 		func(c *parallel.Chunk[join.Pair, Stats]) bool {
-			st.Collisions += c.Stats.Collisions
-			st.Candidates += c.Stats.Candidates
+			st.add(&c.Stats)
 			for _, p := range c.Out {
 				st.Results++
 				if !yield(p) {
+					stopped = true
 					return false
 				}
 			}
 			return true
 		}, ix.opt.Progress)
 	st.JoinTime = time.Since(t0)
+	if invariants.Enabled && err == nil {
+		st.checkIdentity(!stopped)
+	}
 	return st, err
 }

@@ -8,8 +8,37 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
+
+// TestIndexSelfJoinStats: an Index's self-join groups no identical sets, so
+// its results are its candidates that passed, one record pair each, and it
+// has no same-set pairs; its units are its sets.
+func TestIndexSelfJoinStats(t *testing.T) {
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
+	b, err := approx.NewBuilder(approx.Options{Threshold: th, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := synth.Documents(synth.DocsConfig{N: 300, MinSize: 20, MaxSize: 40, Planted: 80, PlantedLo: 0.5, PlantedHi: 1, Seed: 5}).Sets
+	for _, s := range append(sets, sets[0], nil) {
+		b.Add(s)
+	}
+	ix, err := b.Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs int64
+	st, err := ix.SelfJoin(context.Background(), func(join.Pair) bool { pairs++; return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Units != ix.Len() || st.Skipped != 1 || st.SameSetPairs != 0 || st.Results != pairs || st.Passed != pairs || pairs == 0 ||
+		st.Passed > st.Candidates || st.Candidates > st.Collisions {
+		t.Errorf("%d pairs of %d sets; stats %+v", pairs, ix.Len(), st)
+	}
+}
 
 // TestIndexQuery: Query returns only true matches with exact similarities,
 // QueryAll gives the same answers in query order, and TopK agrees with a

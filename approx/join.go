@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
@@ -114,18 +115,20 @@ type verifier[T token] struct {
 	stood  int64 // with groups: record pairs the pairs of the current chunk stand for
 }
 
-// check decides the unit pair (u of probe, v of build) and appends its
-// record pairs.
-func (v *verifier[T]) check(u, w int, out []join.Pair) []join.Pair {
+// check decides the candidate unit pair (u of probe, w of build) and, when
+// it passes, counts it in cs.Passed and appends its record pairs.
+func (v *verifier[T]) check(u, w int, out []join.Pair, cs *Stats) []join.Pair {
 	x, y := v.probe.set(u), v.build.set(w)
 	if v.opt.Verify == VerifyEstimate {
 		sim, ok := estimateMeasure(v.b, v.tf, v.ps.Estimate(u, v.bs, w), len(x), len(y))
 		if ok {
+			cs.Passed++
 			out = v.emit(u, w, -1, sim, out)
 		}
 		return out
 	}
 	if o, ok := check(v.b, x, y); ok {
+		cs.Passed++
 		out = v.emit(u, w, o, v.b.Similarity(o, len(x), len(y)), out)
 	}
 	return out
@@ -286,8 +289,9 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 				continue
 			}
 			n := len(us.set(u))
+			k := int64(hi - lo)
+			st.SameSetPairs += k * (k - 1) / 2
 			if opt.Copies != nil {
-				k := int64(hi - lo)
 				st.Results += k * (k - 1) / 2
 				ids := make([]int, 0, hi-lo)
 				for a := lo; a < hi; a++ {
@@ -324,7 +328,7 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 							continue
 						}
 						cs.Candidates++
-						out = v.check(int(u), int(w), out)
+						out = v.check(int(u), int(w), out, cs)
 					}
 				}
 			}
@@ -332,8 +336,7 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 			return out
 		},
 		func(ch *parallel.Chunk[join.Pair, Stats]) bool {
-			st.Collisions += ch.Stats.Collisions
-			st.Candidates += ch.Stats.Candidates
+			st.add(&ch.Stats)
 			if opt.Copies != nil {
 				st.Results += ch.Stats.Results
 			}
@@ -345,6 +348,9 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 			return true
 		}, opt.Progress)
 	st.JoinTime = time.Since(t0)
+	if invariants.Enabled && err == nil {
+		st.checkIdentity(!stopped)
+	}
 	return st, err
 }
 
@@ -400,6 +406,7 @@ func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Opti
 
 	v := verifier[T]{opt: opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
+	stopped := false
 	err = runChunks(ctx, parallel.Even(ru.n, unitsPerChunk), opt.Workers, func() *verifier[T] { vv := v; return &vv },
 		func(v *verifier[T], lo, hi int, out []join.Pair, cs *Stats) []join.Pair {
 			for u := lo; u < hi; u++ {
@@ -407,7 +414,7 @@ func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Opti
 					continue
 				}
 				tab.probe(sigs[0].Row(u), cs, func(w uint32) {
-					out = v.check(u, int(w), out)
+					out = v.check(u, int(w), out, cs)
 				})
 			}
 			return out
@@ -417,11 +424,15 @@ func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Opti
 			for _, p := range ch.Out {
 				st.Results++
 				if !yield(p) {
+					stopped = true
 					return false
 				}
 			}
 			return true
 		}, opt.Progress)
 	st.JoinTime = time.Since(t0)
+	if invariants.Enabled && err == nil {
+		st.checkIdentity(!stopped)
+	}
 	return st, err
 }

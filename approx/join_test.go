@@ -173,7 +173,7 @@ func TestRSJoin(t *testing.T) {
 	}
 	cs, _ := order.Build(jointest.Input(r), jointest.Input(s))
 	found := 0
-	_, err := approx.RSJoin(context.Background(), cs[0], cs[1], approx.Options{Threshold: th}, func(p join.Pair) bool {
+	st, err := approx.RSJoin(context.Background(), cs[0], cs[1], approx.Options{Threshold: th}, func(p join.Pair) bool {
 		if !truth[jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap}] {
 			t.Errorf("false pair %+v", p)
 		}
@@ -186,6 +186,10 @@ func TestRSJoin(t *testing.T) {
 	t.Logf("found %d of %d", found, len(want))
 	if found < 10 || float64(found) < 0.85*float64(len(want)) {
 		t.Errorf("found %d of %d", found, len(want))
+	}
+	// Identical sets of the two sides meet in the bands: no same-set pairs.
+	if st.Results != int64(found) || st.SameSetPairs != 0 || st.Passed == 0 || st.Passed > st.Candidates || st.Passed > st.Results {
+		t.Errorf("%d pairs found; stats %+v", found, st)
 	}
 }
 
@@ -257,7 +261,10 @@ func TestWorkersClamped(t *testing.T) {
 
 // TestSelfJoinCopies checks Options.Copies: the clusters of the groups and
 // group pairs are those of every record pair, Results counts the record
-// pairs stood for, and n copies are one call.
+// pairs stood for, and n copies are one call. It checks the counters of
+// both runs: Results is the pairs yielded without Copies; with Copies one
+// pair comes per candidate that passed; SameSetPairs counts the pairs of
+// identical sets either way.
 func TestSelfJoinCopies(t *testing.T) {
 	for _, fx := range jointest.Fixtures(6) {
 		c, err := order.New(jointest.Input(fx.Sets))
@@ -267,7 +274,8 @@ func TestSelfJoinCopies(t *testing.T) {
 		th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
 		opt := approx.Options{Threshold: th, Workers: 2}
 		all := cluster.New(c.Records())
-		st, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { all.Union(p.A, p.B); return true })
+		var pairs, groupPairs int64
+		st, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { pairs++; all.Union(p.A, p.B); return true })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,9 +288,18 @@ func TestSelfJoinCopies(t *testing.T) {
 			}
 			return true
 		}
-		gst, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { grouped.Union(p.A, p.B); return true })
+		gst, err := approx.SelfJoin(context.Background(), c, opt, func(p join.Pair) bool { groupPairs++; grouped.Union(p.A, p.B); return true })
 		if err != nil {
 			t.Fatal(err)
+		}
+		var same int64
+		for g := range c.Groups() {
+			lo, hi := c.Group(g)
+			same += int64(hi-lo) * int64(hi-lo-1) / 2
+		}
+		if st.Results != pairs || groupPairs != gst.Passed || st.Passed != gst.Passed || st.SameSetPairs != same || gst.SameSetPairs != same ||
+			st.Passed > st.Candidates || st.Candidates > st.Collisions || st.SameSetPairs+st.Passed > st.Results {
+			t.Fatalf("%s: %d pairs, %d with Copies, %d same-set pairs; stats %+v, with Copies %+v", fx.Name, pairs, groupPairs, same, st, gst)
 		}
 		if !slices.Equal(all.Labels(), grouped.Labels()) {
 			t.Fatalf("%s: clusters with Copies differ from those of every pair", fx.Name)

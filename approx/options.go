@@ -176,14 +176,32 @@ func (o Options) Resolve() (Options, error) {
 	return o, nil
 }
 
-// Stats reports what an LSH join did. Units are distinct non-empty sets
-// (identical sets are signed once); pair counts below are of units unless
-// they say records.
+// Stats reports what an LSH join did. Units are the sets signed: the
+// distinct non-empty sets of each side (identical sets are signed once), or
+// every set of an Index (Index.SelfJoin groups none); pair counts below are
+// of units unless they say records.
+//
+// Every candidate is verified once; every pair reported is a pair of
+// identical records or a record pair of a candidate that passed. So a join
+// that ran to its end (yield did not stop it) keeps
+//
+//	Passed <= Candidates <= Collisions
+//	Results = SameSetPairs + Σ over passed candidates (u, w) of |u|·|w| >= SameSetPairs + Passed
+//
+// (|u|: the records of unit u), and whatever it did
+//
+//	Skipped + Dropped <= Records, Units <= Records, SignatureBytes = Units·K·Bits/8
+//	IndexBytes = 16·Bands·(units banded) <= 16·Bands·Units
+//	LargestBucket is 0 when Buckets is, else in [2, Units]
+//	CappedBuckets > 0 exactly when CappedPairs > 0; CappedBuckets <= CappedPairs;
+//	  and then 0 <= MaxBucket < LargestBucket
+//
+// (checked under -tags invariants).
 type Stats struct {
 	Records int // records given, both sides for an R-S join
 	Skipped int // empty records, which never join
 	Dropped int // records dropped by MinSize before banding
-	Units   int // distinct sets signed and banded
+	Units   int // sets signed (see above); those of at least MinSize tokens are banded
 
 	Scheme           Scheme
 	K, Bits          int
@@ -204,12 +222,20 @@ type Stats struct {
 	Buckets       int64 // band buckets holding two units or more
 	LargestBucket int   // units in the largest bucket, capped or not
 	MaxBucket     int   // the cap in force (-1: none)
-	CappedBuckets int64 // buckets over the cap, which yielded no candidates
-	CappedPairs   int64 // unit pairs in those buckets, not considered in that band
-	Collisions    int64 // unit pairs met in a bucket, repeats across bands included
-	Candidates    int64 // distinct unit pairs verified
-	Results       int64 // record pairs reported (or stood for, with Options.Copies), identical copies included
-	Estimated     bool  // similarities are signature estimates (VerifyEstimate)
+	// CappedBuckets counts the buckets over the cap, which yielded no
+	// candidates (in an R-S join, each probe that met one), and CappedPairs
+	// the unit pairs they held, not considered in that band.
+	CappedBuckets int64
+	CappedPairs   int64
+	Collisions    int64 // unit pairs met in an uncapped bucket, repeats across bands included
+	Candidates    int64 // distinct unit pairs, each verified once (in the first band they share)
+	Passed        int64 // candidates that reached the threshold: exactly, or by estimate with VerifyEstimate
+	// SameSetPairs is the record pairs of identical sets (a unit's records),
+	// reported without banding: 0 in an R-S join and in Index.SelfJoin,
+	// whose identical sets meet in the bands like any.
+	SameSetPairs int64
+	Results      int64 // record pairs reported (or stood for, with Options.Copies), SameSetPairs included
+	Estimated    bool  // similarities are signature estimates (VerifyEstimate)
 
 	SignTime time.Duration // signing every unit
 	BandTime time.Duration // band keys and sorting them
@@ -218,11 +244,42 @@ type Stats struct {
 	Workers int
 }
 
+// add adds the banding counters of a chunk of the join, o.
 func (s *Stats) add(o *Stats) {
 	s.Collisions += o.Collisions
 	s.Candidates += o.Candidates
+	s.Passed += o.Passed
 	s.CappedPairs += o.CappedPairs
 	s.CappedBuckets += o.CappedBuckets
+}
+
+// checkIdentity panics unless s keeps the relations stated on Stats; ended
+// says the join ran to its end, so that its results are all counted.
+// Called under -tags invariants at the end of every join.
+func (s *Stats) checkIdentity(ended bool) {
+	bad := func(format string, args ...any) {
+		panic(fmt.Sprintf("approx: Stats identity broken: "+format, args...))
+	}
+	if ended && !(s.Passed <= s.Candidates && s.Candidates <= s.Collisions && s.SameSetPairs+s.Passed <= s.Results) {
+		bad("Passed %d, Candidates %d, Collisions %d; SameSetPairs %d + Passed %d > Results %d",
+			s.Passed, s.Candidates, s.Collisions, s.SameSetPairs, s.Passed, s.Results)
+	}
+	if s.Skipped+s.Dropped > s.Records || s.Units > s.Records {
+		bad("Skipped %d, Dropped %d, Units %d of %d records", s.Skipped, s.Dropped, s.Units, s.Records)
+	}
+	if want := int64(s.Units) * int64(s.K*s.Bits/8); s.SignatureBytes != want {
+		bad("SignatureBytes %d for %d units of K %d at %d bits", s.SignatureBytes, s.Units, s.K, s.Bits)
+	}
+	if per := 16 * int64(s.Shape.B); per == 0 || s.IndexBytes%per != 0 || s.IndexBytes > per*int64(s.Units) {
+		bad("IndexBytes %d for %d bands of %d units", s.IndexBytes, s.Shape.B, s.Units)
+	}
+	if (s.Buckets == 0) != (s.LargestBucket == 0) || s.Buckets > 0 && (s.LargestBucket < 2 || s.LargestBucket > s.Units) {
+		bad("%d buckets, the largest of %d of %d units", s.Buckets, s.LargestBucket, s.Units)
+	}
+	if (s.CappedBuckets > 0) != (s.CappedPairs > 0) || s.CappedBuckets > s.CappedPairs ||
+		s.CappedBuckets > 0 && !(s.MaxBucket >= 0 && s.MaxBucket < s.LargestBucket) {
+		bad("%d capped buckets, %d capped pairs, cap %d, largest bucket %d", s.CappedBuckets, s.CappedPairs, s.MaxBucket, s.LargestBucket)
+	}
 }
 
 // fill copies the resolved options into the report.

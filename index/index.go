@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -42,32 +43,75 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// Config is fixed at Create and stored in the manifest.
+// Config is fixed at Create and stored in the manifest, in the form
+// docs/index-format.md specifies (MarshalJSON).
 type Config struct {
 	// Tokens says how a record's text becomes its token set.
-	Tokens shingle.Spec `json:"tokens"`
+	Tokens shingle.Spec
 	// Method is Exact or LSH.
-	Method Method `json:"method"`
+	Method Method
 	// Measure is the similarity measure; LSH supports Jaccard only.
-	Measure prefix.Measure `json:"measure"`
+	Measure prefix.Measure
 	// MinThreshold is the smallest threshold a search or dedup may ask of an
 	// Exact index: it fixes the length of the indexed prefixes (the probe
 	// prefix at MinThreshold of every set). For LSH it is optional and only
 	// serves to choose the banding when Bands is zero.
-	MinThreshold prefix.Threshold `json:"min_threshold"`
+	MinThreshold prefix.Threshold
 	// Perm is the number of MinHash minima K (LSH, default 128); Bands the
 	// number of bands b, with r = Perm/Bands rows each (0: chosen for a
 	// recall of approx.DefaultRecall at MinThreshold, Perm then set to b·r);
 	// Bits the stored bits of a minimum: 8, 16, 32 or 64 (default 32).
-	Perm  int `json:"perm,omitempty"`
-	Bands int `json:"bands,omitempty"`
-	Bits  int `json:"bits,omitempty"`
+	Perm  int
+	Bands int
+	Bits  int
 	// Seed is the LSH hash seed.
-	Seed uint64 `json:"seed,omitempty"`
+	Seed uint64
 	// RawSets keeps the records' token sets: LSH candidates are then verified
 	// exactly and similarities are exact. Without, an LSH index keeps
 	// signatures only and similarities are estimates. Exact always keeps them.
-	RawSets bool `json:"raw_sets,omitempty"`
+	RawSets bool
+}
+
+// storedConfig is Config as the manifest holds it (docs/index-format.md):
+// the tokenizer's fields, the method and the measure by their numbers and
+// the minimum threshold as its fraction. prefix.Measure and
+// prefix.Threshold marshal as their names and decimals ("jaccard", "0.8"),
+// which the format does not use.
+type storedConfig struct {
+	Tokens       shingle.Spec `json:"tokens"`
+	Method       Method       `json:"method"`
+	Measure      uint8        `json:"measure"`
+	MinThreshold struct {
+		Num, Den uint64
+	} `json:"min_threshold"`
+	Perm    int    `json:"perm,omitempty"`
+	Bands   int    `json:"bands,omitempty"`
+	Bits    int    `json:"bits,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	RawSets bool   `json:"raw_sets,omitempty"`
+}
+
+// MarshalJSON writes c as the index manifest stores it: keys "tokens",
+// "method" (1 exact, 2 LSH), "measure" (prefix.Measure's number),
+// "min_threshold" ({"Num", "Den"}), then "perm", "bands", "bits", "seed" and
+// "raw_sets" when not zero.
+func (c Config) MarshalJSON() ([]byte, error) {
+	s := storedConfig{Tokens: c.Tokens, Method: c.Method, Measure: uint8(c.Measure),
+		Perm: c.Perm, Bands: c.Bands, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets}
+	s.MinThreshold.Num, s.MinThreshold.Den = c.MinThreshold.Num, c.MinThreshold.Den
+	return json.Marshal(s)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var s storedConfig
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*c = Config{Tokens: s.Tokens, Method: s.Method, Measure: prefix.Measure(s.Measure), Perm: s.Perm,
+		Bands: s.Bands, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets}
+	c.MinThreshold = prefix.Threshold{Num: s.MinThreshold.Num, Den: s.MinThreshold.Den}
+	return nil
 }
 
 // String describes c on one line, as simjoin index create and stats show it:

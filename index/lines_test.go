@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -159,6 +160,32 @@ func TestConfigString(t *testing.T) {
 	} {
 		if got := c.cfg.String(); got != c.want {
 			t.Errorf("got %q\nwant %q", got, c.want)
+		}
+	}
+}
+
+// TestConfigJSON checks that a Config marshals in the manifest's format
+// (docs/index-format.md: the measure by its number, the threshold as a
+// fraction), whatever text forms prefix's types have, and reads back.
+func TestConfigJSON(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{exactConfig(prefix.Cosine, prefix.Threshold{Num: 4, Den: 5}),
+			`{"tokens":{"Kind":0,"N":0,"Norm":0,"DropSemicolons":false},"method":1,"measure":1,"min_threshold":{"Num":4,"Den":5}}`},
+		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2},
+			Perm: 128, Bands: 32, Bits: 16, Seed: 7, RawSets: true},
+			`{"tokens":{"Kind":1,"N":0,"Norm":0,"DropSemicolons":false},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":128,"bands":32,"bits":16,"seed":7,"raw_sets":true}`},
+	} {
+		b, err := json.Marshal(c.cfg)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%v marshals as\n%s, %v; want\n%s", c.cfg, b, err, c.want)
+			continue
+		}
+		var back Config
+		if err := json.Unmarshal(b, &back); err != nil || back != c.cfg {
+			t.Errorf("%s reads back as %+v, %v", b, back, err)
 		}
 	}
 }

@@ -1,10 +1,13 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
+	"fmt"
 	"slices"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -41,7 +44,7 @@ type segment struct {
 	rowBytes int         // LSH: bytes of one signature (Perm·Bits/8)
 	sigs     []byte      // LSH: rows()·rowBytes bytes
 	boff     []uint32    // LSH: bands+1 offsets into bent
-	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each
+	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each (checked under -tags invariants)
 	koffs    []uint32    // LSH with raw sets: rows()+1 offsets into keys
 	keys     []uint64    // LSH with raw sets: row r's sorted keys
 }
@@ -51,6 +54,30 @@ type bandEntry struct {
 	key uint64
 	row uint32
 	_   uint32
+}
+
+// compareBandEntries orders a band table by (key, row), as every band table
+// of a segment is sorted, so that a bucket is a run.
+func compareBandEntries(a, b bandEntry) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.row, b.row)
+}
+
+// checkBandTables panics unless the band tables of the segment at path, of
+// rows rows (band j's table bent[boff[j]:boff[j+1]]), each hold rows entries
+// sorted by (key, row). Called under -tags invariants when a segment is
+// written or opened.
+func checkBandTables(path string, bent []bandEntry, boff []uint32, rows int) {
+	for j := 0; j+1 < len(boff); j++ {
+		if boff[j] > boff[j+1] || int(boff[j+1]) > len(bent) || int(boff[j+1]-boff[j]) != rows {
+			panic(fmt.Sprintf("index: %s: band table %d at [%d, %d) of %d entries, want %d rows", path, j, boff[j], boff[j+1], len(bent), rows))
+		}
+		if !slices.IsSortedFunc(bent[boff[j]:boff[j+1]], compareBandEntries) {
+			panic(fmt.Sprintf("index: %s: band table %d not sorted by (key, row)", path, j))
+		}
+	}
 }
 
 func (s *segment) rows() int { return len(s.ids) }
@@ -160,17 +187,11 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 				b := recs.sig(row)[j*bb : (j+1)*bb]
 				bent = append(bent, bandEntry{key: approx.BandKey(b, j), row: uint32(row)})
 			}
-			tab := bent[start:]
-			slices.SortFunc(tab, func(a, b bandEntry) int {
-				if a.key != b.key {
-					if a.key < b.key {
-						return -1
-					}
-					return 1
-				}
-				return int(a.row) - int(b.row)
-			})
+			slices.SortFunc(bent[start:], compareBandEntries)
 			boff[j+1] = uint32(len(bent))
+		}
+		if invariants.Enabled {
+			checkBandTables(path, bent, boff, n)
 		}
 		_ = rb
 		bw.block("boff", bytesOf(boff))
@@ -296,6 +317,9 @@ func (s *segment) load(cfg *Config) error {
 		}
 		if len(b) > 0 {
 			s.bent = unsafeSlice[bandEntry](b)
+		}
+		if invariants.Enabled {
+			checkBandTables(bf.path, s.bent, s.boff, n)
 		}
 		if cfg.RawSets {
 			if s.koffs, err = u32("koffs", n+1); err != nil {

@@ -105,7 +105,7 @@ func TestCalibrate(t *testing.T) {
 				if me, err = p.RunMethod(ctx, Exact, c, nil, nil); err != nil {
 					t.Fatal(err)
 				}
-				index = min(index, me.Phase("index"))
+				index = min(index, me.Phase(PhaseIndex))
 			})
 			st := me.Exact
 			cost := p.priceExact(&one, float64(st.Postings), float64(st.Candidates), float64(st.Verified), float64(st.Results))

@@ -4,14 +4,14 @@ import "github.com/simjoin/simjoin/approx"
 
 // Term is one component of a path's predicted cost: Count units of work at
 // Nanos nanoseconds of CPU each, CPU seconds in all, spent in a phase of the
-// path (the phases are the ones a run reports: "index" and "join" for exact,
-// "signatures", "bands" and "verify" for LSH).
+// path (the phases a run reports: PhaseIndex and PhaseJoin for exact,
+// PhaseSignatures, PhaseBands and PhaseVerify for LSH).
 type Term struct {
-	Name  string  `json:"name"`
-	Phase string  `json:"phase"`
-	Count float64 `json:"count"`           // >= 0
-	Nanos float64 `json:"cpu_ns_per_unit"` // >= 0
-	CPU   float64 `json:"cpu_s"`           // Count·Nanos·1e-9
+	Name  TermName  `json:"name"`            // the unit of work counted
+	Phase PhaseName `json:"phase"`           // the phase it is spent in
+	Count float64   `json:"count"`           // >= 0
+	Nanos float64   `json:"cpu_ns_per_unit"` // >= 0
+	CPU   float64   `json:"cpu_s"`           // Count·Nanos·1e-9
 	// Serial marks work done on one core (building the exact join's index);
 	// the rest is spread over all of them.
 	Serial bool `json:"serial,omitempty"`
@@ -27,7 +27,7 @@ type Cost struct {
 	Terms    []Term  `json:"terms"`
 }
 
-func (c *Cost) add(name, phase string, count, nanos float64) {
+func (c *Cost) add(name TermName, phase PhaseName, count, nanos float64) {
 	s := count * nanos * 1e-9
 	c.Terms = append(c.Terms, Term{Name: name, Phase: phase, Count: count, Nanos: nanos, CPU: s})
 	c.CPU += s
@@ -50,7 +50,7 @@ func (c *Cost) termWall(t Term) float64 {
 }
 
 // Phase returns the predicted wall seconds of the terms spent in phase.
-func (c Cost) Phase(phase string) float64 {
+func (c Cost) Phase(phase PhaseName) float64 {
 	s := 0.0
 	for _, t := range c.Terms {
 		if t.Phase == phase {
@@ -104,19 +104,19 @@ type Calibration struct {
 // (BENCHMARKS.md, "Consolidation"), not fitted.
 func (cal *Calibration) exactCost(w ExactWork, examined, candidates, verified, meanSize, results float64) Cost {
 	var c Cost
-	names := [...]string{"index entries", "probe-prefix tokens", "prefix postings", "postings examined"}
+	names := [...]TermName{TermIndexEntries, TermProbeTokens, TermPrefixPostings, TermExamined}
 	if w.Ell > 1 {
-		names = [...]string{"index entries (keys)", "keys looked up", "key postings", "postings past the mask"}
+		names = [...]TermName{TermIndexKeys, TermKeysLookedUp, TermKeyPostings, TermPastMask}
 	}
-	c.add("distinct sets", "index", float64(w.Groups), cal.ExactGroup)
-	c.add(names[0], "index", float64(w.IndexEntries), cal.ExactIndex)
+	c.add(TermDistinctSets, PhaseIndex, float64(w.Groups), cal.ExactGroup)
+	c.add(names[0], PhaseIndex, float64(w.IndexEntries), cal.ExactIndex)
 	c.Terms[0].Serial, c.Terms[1].Serial = true, true
-	c.add(names[1], "join", float64(w.ProbeTokens), cal.ExactProbeToken)
-	c.add(names[2], "join", float64(w.Postings), cal.ExactPosting)
-	c.add(names[3], "join", examined, cal.ExactExamine)
-	c.add("candidates", "join", candidates, cal.ExactCandidate)
-	c.add("verified tokens", "join", verified*meanSize, cal.ExactVerify)
-	c.add("results", "join", results, cal.ExactResult)
+	c.add(names[1], PhaseJoin, float64(w.ProbeTokens), cal.ExactProbeToken)
+	c.add(names[2], PhaseJoin, float64(w.Postings), cal.ExactPosting)
+	c.add(names[3], PhaseJoin, examined, cal.ExactExamine)
+	c.add(TermCandidates, PhaseJoin, candidates, cal.ExactCandidate)
+	c.add(TermVerifiedTokens, PhaseJoin, verified*meanSize, cal.ExactVerify)
+	c.add(TermResults, PhaseJoin, results, cal.ExactResult)
 	return c
 }
 
@@ -135,19 +135,19 @@ type lshWork struct {
 // lshCost prices the LSH path.
 func (cal *Calibration) lshCost(w lshWork) Cost {
 	var c Cost
-	c.add("tokens hashed", "signatures", float64(w.tokens)+float64(w.vocab), cal.LSHToken)
+	c.add(TermTokensHashed, PhaseSignatures, float64(w.tokens)+float64(w.vocab), cal.LSHToken)
 	hashes, probes := 0.0, w.densify
 	if w.scheme == approx.Classic {
 		hashes, probes = float64(w.tokens)*float64(w.k), 0
 	}
-	c.add("token hash functions", "signatures", hashes, cal.LSHHash)
-	c.add("signature values", "signatures", float64(w.sets)*float64(w.k), cal.LSHValue)
-	c.add("densification probes", "signatures", probes, cal.LSHProbe)
-	c.add("band keys", "bands", float64(w.sets)*float64(w.bands), cal.LSHBand)
-	c.add("band collisions", "verify", w.collisions, cal.LSHCollision)
-	c.add("candidates", "verify", w.candidates, cal.LSHCandidate)
-	c.add("verified tokens", "verify", w.candidates*w.meanSize, cal.LSHVerify)
-	c.add("results", "verify", w.results, cal.LSHResult)
+	c.add(TermHashFunctions, PhaseSignatures, hashes, cal.LSHHash)
+	c.add(TermSignatureValues, PhaseSignatures, float64(w.sets)*float64(w.k), cal.LSHValue)
+	c.add(TermDensifyProbes, PhaseSignatures, probes, cal.LSHProbe)
+	c.add(TermBandKeys, PhaseBands, float64(w.sets)*float64(w.bands), cal.LSHBand)
+	c.add(TermBandCollisions, PhaseVerify, w.collisions, cal.LSHCollision)
+	c.add(TermCandidates, PhaseVerify, w.candidates, cal.LSHCandidate)
+	c.add(TermVerifiedTokens, PhaseVerify, w.candidates*w.meanSize, cal.LSHVerify)
+	c.add(TermResults, PhaseVerify, w.results, cal.LSHResult)
 	return c
 }
 

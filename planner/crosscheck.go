@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -87,16 +88,36 @@ type CrossCheck struct {
 	// Bandings holds one measurement per banding, in CheckOptions.Shapes'
 	// order.
 	Bandings []Banding `json:"bandings"`
-	// Steps is the wall and CPU time of each step: "exact", "sample" (with
-	// a floor), then "lsh BxR" for each banding's runs.
+	// Steps is the wall and CPU time of each step: StepExact, StepSample
+	// (with a floor), then StepLSH for each banding's runs.
 	Steps []Step `json:"steps"`
 }
 
-// Step is one timed step of a check.
+// Step is one timed step of a check: what it ran, its wall seconds and
+// the process's CPU seconds (user and system; 0 where the system cannot
+// say).
 type Step struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"wall_s"`
-	CPU     float64 `json:"cpu_s"` // the process's user and system time; 0 where the system cannot say
+	Kind    StepKind
+	Shape   approx.Shape // the banding of a StepLSH step; zero for the others
+	Seconds float64
+	CPU     float64
+}
+
+// String names the step: "exact", "sample", or "lsh BxR" with its banding.
+func (s Step) String() string {
+	if s.Kind == StepLSH {
+		return s.Kind.String() + " " + s.Shape.String()
+	}
+	return s.Kind.String()
+}
+
+// MarshalJSON writes s as {"name": s.String(), "wall_s", "cpu_s"}.
+func (s Step) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name    string  `json:"name"`
+		Seconds float64 `json:"wall_s"`
+		CPU     float64 `json:"cpu_s"`
+	}{s.String(), s.Seconds, s.CPU})
 }
 
 // Banding is one banding measured over its runs.
@@ -217,20 +238,20 @@ func Check(ctx context.Context, c, s *order.Collection, opt CheckOptions) (*Cros
 		return nil, err
 	}
 	cc := ck.cc
-	step := startStep("exact")
+	step := startStep(Step{Kind: StepExact})
 	if err := ck.exact(ctx); err != nil {
 		return nil, err
 	}
 	cc.Steps = append(cc.Steps, step.done())
 	if ck.floor != nil {
-		step = startStep("sample")
+		step = startStep(Step{Kind: StepSample})
 		if err := ck.sampleBelow(ctx); err != nil {
 			return nil, err
 		}
 		cc.Steps = append(cc.Steps, step.done())
 	}
 	for k, shape := range ck.shapes {
-		step = startStep("lsh " + shape.String())
+		step = startStep(Step{Kind: StepLSH, Shape: shape})
 		b, err := ck.banding(ctx, shape, k == 0)
 		if err != nil {
 			return nil, err
@@ -573,19 +594,20 @@ func (ck *checker) bin(j float64) int {
 
 // stepTimer times a step.
 type stepTimer struct {
-	name  string
+	step  Step
 	start time.Time
 	cpu   time.Duration
 	cpuOK bool
 }
 
-func startStep(name string) stepTimer {
+func startStep(s Step) stepTimer {
 	c, ok := rusage.CPU()
-	return stepTimer{name, time.Now(), c, ok}
+	return stepTimer{s, time.Now(), c, ok}
 }
 
 func (t stepTimer) done() Step {
-	s := Step{Name: t.name, Seconds: time.Since(t.start).Seconds()}
+	s := t.step
+	s.Seconds = time.Since(t.start).Seconds()
 	if c, ok := rusage.CPU(); ok && t.cpuOK {
 		s.CPU = (c - t.cpu).Seconds()
 	}

@@ -92,4 +92,9 @@
 // quarter for each sample join, a quarter to measure random pairs. Every
 // function is safe for concurrent use; collections are only read. The
 // package does no I/O; cmd/simjoin prints plans (simjoin explain).
+//
+// A plan holds no text: why it chose its method is a code with the figures
+// the choice compared (Reason), and the phases, cost terms, figures and
+// check steps are typed names (PhaseName, TermName, FigureName, StepKind)
+// that marshal as text. The command words them (internal/report).
 package planner

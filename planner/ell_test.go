@@ -56,7 +56,7 @@ func TestPlanEll(t *testing.T) {
 	within("key postings", float64(p.Exact.Work.Postings), windowPostings(*me.Exact), 1.5)
 	within("candidates", p.Exact.Candidates, me.Candidates, 1.5)
 	within("results", p.Sample.Predicted, me.Results, 1.5)
-	ch, err := join.ChooseEll(c, join.Options{Threshold: p.t})
+	ch, err := join.ChooseEll(c, join.Options{Threshold: p.Threshold})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,11 +40,9 @@ func (pl *planning) plan(ctx context.Context) (*Plan, error) {
 	t0 := time.Now()
 	opt := pl.opt
 	p := &Plan{
-		Measure:   opt.Measure.String(),
-		Threshold: opt.Threshold.String(),
+		Measure:   opt.Measure,
+		Threshold: opt.Threshold,
 		Prefer:    opt.Prefer,
-		m:         opt.Measure,
-		t:         opt.Threshold,
 		workers:   opt.Workers,
 	}
 	pl.p = p
@@ -165,7 +163,7 @@ func (p *Plan) check() {
 		cpu, wall := 0.0, 0.0
 		for _, t := range c.Terms {
 			if t.Count < 0 || t.Nanos < 0 || t.CPU != t.Count*t.Nanos*1e-9 {
-				panic(fmt.Sprintf("planner: term %q: %v units at %v ns is not %v s", t.Name, t.Count, t.Nanos, t.CPU))
+				panic(fmt.Sprintf("planner: term %s: %v units at %v ns is not %v s", t.Name, t.Count, t.Nanos, t.CPU))
 			}
 			cpu += t.CPU
 			wall += c.termWall(t)
@@ -238,13 +236,13 @@ func (pl *planning) resolveLSH() {
 	o.Progress = nil
 	ro, err := o.Resolve()
 	if err != nil {
-		p.LSH.Why = err.Error()
+		p.LSH.Why = err
 		return
 	}
 	jt, _ := approx.JaccardThreshold(ro.Measure, ro.Threshold)
 	p.LSH = LSHEstimate{
 		Available:        true,
-		Scheme:           ro.Scheme.String(),
+		Scheme:           ro.Scheme,
 		K:                ro.K,
 		Bits:             ro.Bits,
 		Bands:            ro.Shape.B,

@@ -13,7 +13,9 @@ import (
 )
 
 // Plan a small self-join, then run the plan. Short sets at a high threshold
-// have short prefixes, so the exact join is chosen and nothing is lost.
+// have short prefixes, so the exact join is chosen and nothing is lost: the
+// reason's code says it was within Prefer of LSH's predicted CPU time, which
+// the reason holds beside exact's.
 func ExampleNew() {
 	in := new(order.Input)
 	for _, line := range []string{"a b c d", "a b c e", "x y z", "x y w"} {
@@ -33,7 +35,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(p.Method, p.Recall)
+	fmt.Println(p.Method, p.Recall, p.Reason.Code, p.Reason.ExactCPU <= p.Reason.Prefer*p.Reason.LSHCPU)
 	_, err = p.Run(ctx, c, nil, func(pr join.Pair) bool {
 		fmt.Println(pr.A, pr.B, pr.Sim)
 		return true
@@ -42,7 +44,7 @@ func ExampleNew() {
 		panic(err)
 	}
 	// Output:
-	// exact 1
+	// exact 1 exact_within true
 	// 2 3 0.5
 	// 0 1 0.6
 }

@@ -2,9 +2,9 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/simjoin/simjoin/approx"
@@ -29,12 +29,7 @@ const (
 var methodNames = [...]string{Auto: "auto", Exact: "exact", LSH: "lsh"}
 
 // String returns "auto", "exact" or "lsh".
-func (m Method) String() string {
-	if int(m) < len(methodNames) {
-		return methodNames[m]
-	}
-	return "method(" + strconv.Itoa(int(m)) + ")"
-}
+func (m Method) String() string { return enumText(methodNames[:], m, "method") }
 
 // MarshalText returns the method's name, so that JSON shows "exact".
 func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
@@ -104,12 +99,21 @@ type Options struct {
 	Calibration *Calibration
 }
 
-// Figure is a number that decided a plan, with its unit ("s", "x", "%" or a
-// noun) for people.
+// Figure is a number that decided a plan: which one (its Name, whose Unit
+// the value is in) and its value.
 type Figure struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit,omitempty"`
+	Name  FigureName
+	Value float64
+}
+
+// MarshalJSON writes f as {"name", "value", "unit"}, the unit ("s", "x" or
+// "%") left out for counts and ratios.
+func (f Figure) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name  FigureName `json:"name"`
+		Value float64    `json:"value"`
+		Unit  Unit       `json:"unit,omitempty"`
+	}{f.Name, f.Value, f.Name.Unit()})
 }
 
 // ExactEstimate is the exact path's predicted work and cost.
@@ -126,16 +130,24 @@ type ExactEstimate struct {
 	Cost       Cost    `json:"cost"`
 }
 
-// LSHEstimate is the LSH path's parameters and predicted work and cost.
+// LSHEstimate is the LSH path's parameters and predicted work and cost. When
+// LSH is not available, Why says why and the rest is zero.
 type LSHEstimate struct {
-	Available bool   `json:"available"`
-	Why       string `json:"why,omitempty"` // why not, when not available
-	Scheme    string `json:"scheme,omitempty"`
-	K         int    `json:"k,omitempty"`
-	Bits      int    `json:"bits,omitempty"`
-	Bands     int    `json:"bands,omitempty"`
-	Rows      int    `json:"rows,omitempty"`
-	Seed      uint64 `json:"seed"`
+	Available bool `json:"available"`
+	// Why is the error that makes LSH unavailable (from
+	// approx.Options.Resolve, such as a measure without a Jaccard bound); nil
+	// when Available. JSON holds its text, under "why".
+	Why error `json:"-"`
+	// Scheme is the MinHash scheme (JSON: "oneperm" or "classic", left out
+	// when not Available), K the signature length, Bits the bits kept of
+	// each value, Bands x Rows the banding, Seed the hash seed: the resolved
+	// approx.Options.
+	Scheme approx.Scheme `json:"-"`
+	K      int           `json:"k,omitempty"`
+	Bits   int           `json:"bits,omitempty"`
+	Bands  int           `json:"bands,omitempty"`
+	Rows   int           `json:"rows,omitempty"`
+	Seed   uint64        `json:"seed"`
 	// JaccardThreshold is the Jaccard similarity the banding is chosen for
 	// (approx.JaccardThreshold).
 	JaccardThreshold float64 `json:"jaccard_threshold,omitempty"`
@@ -165,6 +177,29 @@ type LSHEstimate struct {
 	Cost          Cost    `json:"cost"`
 
 	opt approx.Options // resolved
+}
+
+// MarshalJSON writes l with its fields' JSON names, Why as its text (left
+// out when nil) and Scheme as its name (left out when LSH is not
+// available).
+func (l LSHEstimate) MarshalJSON() ([]byte, error) {
+	type fields LSHEstimate // without this method
+	var why string
+	var scheme *approx.Scheme
+	if l.Why != nil {
+		why = l.Why.Error()
+	}
+	if l.Available {
+		scheme = &l.Scheme
+	}
+	// Fields of the outer struct hide the embedded ones of the same JSON
+	// name, and come first: the order of LSHEstimate's fields.
+	return json.Marshal(struct {
+		Available bool           `json:"available"`
+		Why       string         `json:"why,omitempty"`
+		Scheme    *approx.Scheme `json:"scheme,omitempty"`
+		fields
+	}{l.Available, why, scheme, fields(l)})
 }
 
 // SampleEstimate records the samples behind a plan's estimates.
@@ -202,27 +237,38 @@ type SampleEstimate struct {
 const Bins = 100
 
 // Plan is the planner's choice for one join and the figures behind it. It is
-// a plain value: safe to copy, print and marshal.
+// a plain value: safe to copy, print and marshal. It holds no text: its
+// names marshal as text, and the command words its reason
+// (internal/report).
 type Plan struct {
-	Method    Method  `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
-	Forced    bool    `json:"forced,omitempty"` // the method was given, not chosen
-	Measure   string  `json:"measure"`
-	Threshold string  `json:"threshold"`
-	Prefer    float64 `json:"prefer"`
+	Method Method `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
+	Forced bool   `json:"forced,omitempty"` // the method was given, not chosen (Reason.Code is ReasonAsked)
+	// Measure and Threshold are those the plan was made for (Options'):
+	// JSON holds their names and decimals, "jaccard" and "0.8".
+	Measure   prefix.Measure   `json:"measure"`
+	Threshold prefix.Threshold `json:"threshold"`
+	// Prefer is the factor within which exact is preferred (Options.Prefer,
+	// DefaultPrefer when 0 was given).
+	Prefer float64 `json:"prefer"`
 	// Recall is the predicted recall of the chosen path: 1 for exact,
 	// LSH.Recall for LSH.
-	Recall  float64        `json:"recall"`
-	Reason  string         `json:"reason"`
-	Figures []Figure       `json:"figures"`
-	Exact   ExactEstimate  `json:"exact"`
-	LSH     LSHEstimate    `json:"lsh"`
-	Stats   []Stats        `json:"stats"` // one per side
-	Sample  SampleEstimate `json:"sample"`
+	Recall float64 `json:"recall"`
+	// Reason is why Method was chosen: a code and the figures it compared.
+	Reason Reason `json:"reason"`
+	// Figures are the numbers behind the choice, in a fixed order: the
+	// predicted CPU time of each path, the exact path's postings, the
+	// candidates of each path, LSH's recall and the expected results.
+	Figures []Figure `json:"figures"`
+	// Exact and LSH are both paths priced, whichever was chosen; Stats
+	// describes each side's collection (one for a self-join), Sample the
+	// samples behind the estimates.
+	Exact  ExactEstimate  `json:"exact"`
+	LSH    LSHEstimate    `json:"lsh"`
+	Stats  []Stats        `json:"stats"`
+	Sample SampleEstimate `json:"sample"`
 	// Seconds is the time planning took (statistics, prefix sums, samples).
 	Seconds float64 `json:"plan_s"`
 
-	m        prefix.Measure
-	t        prefix.Threshold
 	workers  int
 	ell      int // a self-join's index keys (join.ChooseEll); 0 for an R-S join
 	meanSize float64
@@ -230,7 +276,7 @@ type Plan struct {
 }
 
 // Bounds returns the measure and threshold the plan was made for.
-func (p *Plan) Bounds() prefix.Bounds { return prefix.NewBounds(p.m, p.t) }
+func (p *Plan) Bounds() prefix.Bounds { return prefix.NewBounds(p.Measure, p.Threshold) }
 
 // LSHOptions returns the resolved options the LSH path runs with (shape
 // chosen, defaults filled in), or false when LSH is not available.
@@ -283,6 +329,51 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 	return pl.plan(ctx)
 }
 
+// ReasonCode is why a plan chose its method.
+type ReasonCode uint8
+
+const (
+	// ReasonAsked: Options.Method named the method (Plan.Forced).
+	ReasonAsked ReasonCode = iota + 1
+	// ReasonNoLSH: exact, because LSH is not available (LSHEstimate.Why).
+	ReasonNoLSH
+	// ReasonNoPairs: exact, because the input has no pairs to join.
+	ReasonNoPairs
+	// ReasonExactWithin: exact, because its predicted CPU time is at most
+	// Prefer times LSH's, and it loses no pair.
+	ReasonExactWithin
+	// ReasonLSHCheaper: LSH, because exact's predicted CPU time is more than
+	// Prefer times LSH's.
+	ReasonLSHCheaper
+)
+
+var reasonNames = [...]string{ReasonAsked: "asked", ReasonNoLSH: "no_lsh", ReasonNoPairs: "no_pairs",
+	ReasonExactWithin: "exact_within", ReasonLSHCheaper: "lsh_cheaper"}
+
+// String returns "asked", "no_lsh", "no_pairs", "exact_within" or
+// "lsh_cheaper".
+func (c ReasonCode) String() string { return enumText(reasonNames[:], c, "reason") }
+
+// MarshalText returns the code's name.
+func (c ReasonCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Reason is why a plan chose its method: the code, and the figures the
+// choice compared (copies of the plan's; zero where the code compares
+// none).
+type Reason struct {
+	Code ReasonCode `json:"code"`
+	// ExactCPU and LSHCPU are the paths' predicted CPU seconds
+	// (Exact.Cost.CPU, LSH.Cost.CPU) and Prefer the factor within which
+	// exact is preferred: set for ReasonExactWithin and ReasonLSHCheaper.
+	ExactCPU float64 `json:"exact_cpu_s,omitempty"`
+	LSHCPU   float64 `json:"lsh_cpu_s,omitempty"`
+	Prefer   float64 `json:"prefer,omitempty"`
+	// Recall and AtThreshold are LSH's expected recall and its recall at the
+	// threshold (LSH.Recall, LSH.AtThreshold): set for ReasonLSHCheaper.
+	Recall      float64 `json:"recall,omitempty"`
+	AtThreshold float64 `json:"recall_at_threshold,omitempty"`
+}
+
 // decide picks the method and writes the reason and the figures. It compares
 // CPU time, which does not depend on the number of cores, so that the choice
 // (and with it the answer) does not either.
@@ -293,21 +384,20 @@ func (pl *planning) decide() {
 	switch {
 	case opt.Method != Auto:
 		p.Method, p.Forced = opt.Method, true
-		p.Reason = fmt.Sprintf("%s was asked for", opt.Method)
+		p.Reason = Reason{Code: ReasonAsked}
 	case !p.LSH.Available:
 		p.Method = Exact
-		p.Reason = "exact: LSH is not available here (" + p.LSH.Why + ")"
+		p.Reason = Reason{Code: ReasonNoLSH}
 	case pl.pairs == 0:
 		p.Method = Exact
-		p.Reason = "exact: there are no pairs to join"
+		p.Reason = Reason{Code: ReasonNoPairs}
 	case e <= opt.Prefer*l:
 		p.Method = Exact
-		p.Reason = fmt.Sprintf("exact: predicted at %s of CPU against %s for LSH (%.2fx); exact is preferred within %gx, since it loses no pair",
-			secs(e), secs(l), e/l, opt.Prefer)
+		p.Reason = Reason{Code: ReasonExactWithin, ExactCPU: e, LSHCPU: l, Prefer: opt.Prefer}
 	default:
 		p.Method = LSH
-		p.Reason = fmt.Sprintf("lsh: predicted at %s of CPU against %s for exact (%.1fx less), expected recall %.3f (at least %.3f for every pair at the threshold)",
-			secs(l), secs(e), e/l, p.LSH.Recall, p.LSH.AtThreshold)
+		p.Reason = Reason{Code: ReasonLSHCheaper, ExactCPU: e, LSHCPU: l, Prefer: opt.Prefer,
+			Recall: p.LSH.Recall, AtThreshold: p.LSH.AtThreshold}
 	}
 	p.Recall = 1
 	if p.Method == LSH {
@@ -315,12 +405,12 @@ func (pl *planning) decide() {
 	}
 	w := p.Exact.Work
 	f := []Figure{
-		{"exact predicted CPU", e, "s"},
+		{FigureExactCPU, e},
 	}
 	if p.LSH.Available {
-		f = append(f, Figure{"lsh predicted CPU", l, "s"})
+		f = append(f, Figure{FigureLSHCPU, l})
 		if l > 0 {
-			f = append(f, Figure{"exact / lsh", e / l, "x"})
+			f = append(f, Figure{FigureExactOverLSH, e / l})
 		}
 	}
 	var tokens int64
@@ -328,39 +418,27 @@ func (pl *planning) decide() {
 		tokens += st.Tokens
 	}
 	if w.Ell > 1 {
-		f = append(f, Figure{"tokens per index key", float64(w.Ell), ""},
-			Figure{"key postings", float64(w.Postings), ""})
+		f = append(f, Figure{FigureKeyTokens, float64(w.Ell)},
+			Figure{FigureKeyPostings, float64(w.Postings)})
 		if w.ProbeTokens > 0 {
-			f = append(f, Figure{"mean postings per key", float64(w.Postings) / float64(w.ProbeTokens), ""})
+			f = append(f, Figure{FigureMeanKeyPostings, float64(w.Postings) / float64(w.ProbeTokens)})
 		}
 	} else {
-		f = append(f, Figure{"prefix postings", float64(w.Postings), ""})
+		f = append(f, Figure{FigurePrefixPostings, float64(w.Postings)})
 		if w.ProbeTokens > 0 {
-			f = append(f, Figure{"mean postings per probe token", float64(w.Postings) / float64(w.ProbeTokens), ""})
+			f = append(f, Figure{FigureMeanTokenPostings, float64(w.Postings) / float64(w.ProbeTokens)})
 		}
 	}
 	if tokens > 0 && w.Ell <= 1 {
-		f = append(f, Figure{"probe prefix share of tokens", 100 * float64(w.ProbeTokens) / float64(tokens), "%"})
+		f = append(f, Figure{FigureProbeShare, 100 * float64(w.ProbeTokens) / float64(tokens)})
 	}
-	f = append(f, Figure{"exact candidates", p.Exact.Candidates, ""})
+	f = append(f, Figure{FigureExactCandidates, p.Exact.Candidates})
 	if p.LSH.Available {
 		f = append(f,
-			Figure{"lsh candidates", p.LSH.Candidates, ""},
-			Figure{"lsh recall", p.LSH.Recall, ""},
+			Figure{FigureLSHCandidates, p.LSH.Candidates},
+			Figure{FigureLSHRecall, p.LSH.Recall},
 		)
 	}
-	f = append(f, Figure{"expected results", p.Sample.Predicted, ""})
+	f = append(f, Figure{FigureResults, p.Sample.Predicted})
 	p.Figures = f
-}
-
-// secs formats seconds for a reason: "0.42 s", "12 ms", "3.1 µs".
-func secs(s float64) string {
-	switch {
-	case s >= 1:
-		return strconv.FormatFloat(s, 'f', 2, 64) + " s"
-	case s >= 1e-3:
-		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + " ms"
-	default:
-		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + " µs"
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
@@ -81,10 +80,10 @@ func TestPlanChoices(t *testing.T) {
 	} {
 		p := plan(t, tc.c, tc.t, Options{})
 		if p.Method != tc.want {
-			t.Errorf("%s: chose %s, want %s: %s", tc.name, p.Method, tc.want, p.Reason)
+			t.Errorf("%s: chose %s, want %s: %+v", tc.name, p.Method, tc.want, p.Reason)
 			continue
 		}
-		t.Logf("%s: %s", tc.name, p.Reason)
+		t.Logf("%s: %+v", tc.name, p.Reason)
 		e, l := p.Exact.Cost.CPU, p.LSH.Cost.CPU
 		if (p.Method == Exact) != (e <= p.Prefer*l) {
 			t.Errorf("%s: chose %s with exact %v s, lsh %v s, prefer %v", tc.name, p.Method, e, l, p.Prefer)
@@ -92,8 +91,13 @@ func TestPlanChoices(t *testing.T) {
 		if p.Method == Exact && p.Recall != 1 || p.Method == LSH && (p.Recall < 0.9 || p.Recall > 1) {
 			t.Errorf("%s: predicted recall %v", tc.name, p.Recall)
 		}
-		if !strings.HasPrefix(p.Reason, p.Method.String()+":") || len(p.Figures) < 5 {
-			t.Errorf("%s: reason %q, %d figures", tc.name, p.Reason, len(p.Figures))
+		r := p.Reason
+		want := map[Method]ReasonCode{Exact: ReasonExactWithin, LSH: ReasonLSHCheaper}[p.Method]
+		if r.Code != want || r.ExactCPU != e || r.LSHCPU != l || r.Prefer != p.Prefer || len(p.Figures) < 5 {
+			t.Errorf("%s: reason %+v, %d figures", tc.name, r, len(p.Figures))
+		}
+		if p.Method == LSH && (r.Recall != p.LSH.Recall || r.AtThreshold != p.LSH.AtThreshold) {
+			t.Errorf("%s: reason %+v, lsh recall %v at threshold %v", tc.name, r, p.LSH.Recall, p.LSH.AtThreshold)
 		}
 	}
 }
@@ -167,21 +171,21 @@ func TestPlanForcedAndUnavailable(t *testing.T) {
 	ctx := context.Background()
 	c := sets(t, synth.SetsConfig{N: 2000, MinSize: 5, MaxSize: 20, Universe: 5000, Zipf: 1, DupFraction: 0.2, Replace: 0.1, Seed: 9})
 	p := plan(t, c, "0.9", Options{Method: LSH})
-	if p.Method != LSH || !p.Forced || p.Exact.Cost.Seconds <= 0 || p.LSH.Cost.Seconds <= 0 || p.Recall >= 1 {
+	if p.Method != LSH || !p.Forced || p.Reason.Code != ReasonAsked || p.Exact.Cost.Seconds <= 0 || p.LSH.Cost.Seconds <= 0 || p.Recall >= 1 {
 		t.Errorf("forced lsh: %+v", p)
 	}
 	// Overlap: no Jaccard bound, so no LSH.
 	p = plan(t, c, "3", Options{Measure: prefix.Overlap})
-	if p.Method != Exact || p.LSH.Available || !strings.Contains(p.Reason, "not available") {
-		t.Errorf("overlap: %s, lsh %+v", p.Reason, p.LSH)
+	if p.Method != Exact || p.LSH.Available || p.Reason.Code != ReasonNoLSH || p.LSH.Why == nil {
+		t.Errorf("overlap: %+v, lsh %+v", p.Reason, p.LSH)
 	}
 	if _, err := p.RunMethod(ctx, LSH, c, nil, nil); err == nil {
 		t.Error("running LSH without an LSH path succeeded")
 	}
 	// A banding that cannot reach the recall: LSH is unavailable, with why.
 	p = plan(t, c, "0.9", Options{LSH: approx.Options{K: 2, Recall: 0.9999}})
-	if p.Method != Exact || p.LSH.Available || p.LSH.Why == "" {
-		t.Errorf("impossible recall: %s, lsh %+v", p.Reason, p.LSH)
+	if p.Method != Exact || p.LSH.Available || p.Reason.Code != ReasonNoLSH || p.LSH.Why == nil {
+		t.Errorf("impossible recall: %+v, lsh %+v", p.Reason, p.LSH)
 	}
 	// Cosine and Dice plan LSH at the Jaccard bound.
 	p = plan(t, c, "0.8", Options{Measure: prefix.Dice})
@@ -207,7 +211,7 @@ func TestPlanTiny(t *testing.T) {
 		}
 		p := plan(t, c, "0.5", Options{})
 		if p.Method != Exact {
-			t.Errorf("%v: %s", s, p.Reason)
+			t.Errorf("%v: %+v", s, p.Reason)
 		}
 		var n int
 		if _, err := p.Run(ctx, c, nil, func(join.Pair) bool { n++; return true }); err != nil {

@@ -11,15 +11,16 @@ import (
 	"github.com/simjoin/simjoin/order"
 )
 
-// Phase is one timed phase of a run.
+// Phase is one timed phase of a run: its wall seconds.
 type Phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"wall_s"`
+	Name    PhaseName `json:"name"`
+	Seconds float64   `json:"wall_s"`
 }
 
 // Measured is what one run of a path did, in the terms the plan predicted:
-// the phases of the path ("index" and "join" for exact; "signatures",
-// "bands" and "verify" for LSH), its candidates and results.
+// the phases of the path (PhaseIndex and PhaseJoin for exact;
+// PhaseSignatures, PhaseBands and PhaseVerify for LSH), its candidates and
+// results.
 type Measured struct {
 	Method  Method  `json:"method"`
 	Phases  []Phase `json:"phases"`
@@ -43,7 +44,7 @@ type Measured struct {
 }
 
 // Phase returns the measured seconds of the named phase (0 if none).
-func (m Measured) Phase(name string) float64 {
+func (m Measured) Phase(name PhaseName) float64 {
 	for _, ph := range m.Phases {
 		if ph.Name == name {
 			return ph.Seconds
@@ -67,12 +68,12 @@ func (p *Plan) RunMethod(ctx context.Context, m Method, c, s *order.Collection, 
 	if m == LSH {
 		var ok bool
 		if lopt, ok = p.LSHOptions(); !ok {
-			return Measured{Method: m}, fmt.Errorf("planner: no LSH path: %s", p.LSH.Why)
+			return Measured{Method: m}, fmt.Errorf("planner: no LSH path: %v", p.LSH.Why)
 		}
 	}
 	// The index keys planned for a self-join (join.ChooseEll), not chosen
 	// again.
-	jopt := join.Options{Measure: p.m, Threshold: p.t, Workers: p.workers}
+	jopt := join.Options{Measure: p.Measure, Threshold: p.Threshold, Workers: p.workers}
 	if s == nil {
 		jopt.Ell = p.ell
 	}
@@ -102,7 +103,7 @@ func runPath(ctx context.Context, m Method, c, s *order.Collection, jopt join.Op
 			return out, err
 		}
 		out.Exact = &st
-		out.Phases = []Phase{{"index", st.IndexTime.Seconds()}, {"join", st.JoinTime.Seconds()}}
+		out.Phases = []Phase{{PhaseIndex, st.IndexTime.Seconds()}, {PhaseJoin, st.JoinTime.Seconds()}}
 		out.Postings, out.Candidates, out.Verified, out.Results = st.Postings, st.Candidates, st.Verified, st.Results
 	case LSH:
 		st, err := approx.Join(ctx, c, s, lopt, yield)
@@ -111,7 +112,7 @@ func runPath(ctx context.Context, m Method, c, s *order.Collection, jopt join.Op
 			return out, err
 		}
 		out.LSH = &st
-		out.Phases = []Phase{{"signatures", st.SignTime.Seconds()}, {"bands", st.BandTime.Seconds()}, {"verify", st.JoinTime.Seconds()}}
+		out.Phases = []Phase{{PhaseSignatures, st.SignTime.Seconds()}, {PhaseBands, st.BandTime.Seconds()}, {PhaseVerify, st.JoinTime.Seconds()}}
 		out.Collisions, out.Candidates, out.Verified, out.Results = st.Collisions, st.Candidates, st.Candidates, st.Results
 	default:
 		return out, fmt.Errorf("planner: cannot run method %s", m)

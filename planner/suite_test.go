@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
@@ -142,9 +143,9 @@ func TestSuite(t *testing.T) {
 			fmt.Fprintln(&b, "| *held out* | | | | | | | | |")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s (%s) | %.3f | %s | %s | %s | %.2f |\n",
-			name, w.t, secs(ecpu), secs(ewall), secs(lcpu), secs(lwall), recall, p.Method,
-			secs(p.Exact.Cost.CPU), secs(p.LSH.Cost.CPU), ratio)
-		t.Logf("%s t=%s: %s", w.name, w.t, p.Reason)
+			name, w.t, numfmt.Secs(ecpu), numfmt.Secs(ewall), numfmt.Secs(lcpu), numfmt.Secs(lwall), recall, p.Method,
+			numfmt.Secs(p.Exact.Cost.CPU), numfmt.Secs(p.LSH.Cost.CPU), ratio)
+		t.Logf("%s t=%s: %+v", w.name, w.t, p.Reason)
 		if ratio > 1.5 {
 			t.Errorf("%s t=%s: chose %s, %.2fx the CPU time of the faster path", w.name, w.t, p.Method, ratio)
 		}

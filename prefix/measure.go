@@ -34,6 +34,20 @@ func (m Measure) String() string {
 	return "measure(" + strconv.Itoa(int(m)) + ")"
 }
 
+// MarshalText returns the command-line name of m, so that JSON shows
+// "jaccard".
+func (m Measure) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a name as ParseMeasure does.
+func (m *Measure) UnmarshalText(b []byte) error {
+	v, err := ParseMeasure(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
 // AppendSim appends a similarity under m as simjoin writes it in its output:
 // an integer for Overlap, otherwise a decimal with at most six places and no
 // trailing zeros ("0.8", "1", "0.714286"). Cost: O(1); no allocation when b
@@ -109,6 +123,31 @@ func (t Threshold) String() string {
 		return r.FloatString(s)
 	}
 	return r.RatString()
+}
+
+// MarshalText returns t as String writes it, so that JSON shows "0.8" (and
+// "unset" for the zero Threshold).
+func (t Threshold) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads what MarshalText writes: "unset" as the zero
+// Threshold, an integer >= 1 (an Overlap threshold), or a decimal or fraction
+// in (0, 1] as ParseThreshold reads it for Jaccard. It does not know the
+// measure: ParseThreshold(m, t.String()) checks t against one.
+func (t *Threshold) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "unset" {
+		*t = Threshold{}
+		return nil
+	}
+	v, err := ParseThreshold(Overlap, s)
+	if err != nil {
+		v, err = ParseThreshold(Jaccard, s)
+	}
+	if err != nil {
+		return fmt.Errorf("%w %q: want an integer >= 1, or a number in (0, 1] such as 0.8 or 4/5", ErrThreshold, s)
+	}
+	*t = v
+	return nil
 }
 
 // ParseThreshold reads a threshold for m: a decimal such as "0.8" or a

@@ -1,6 +1,7 @@
 package prefix_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -32,4 +33,44 @@ func TestThresholdZeroString(t *testing.T) {
 		}
 	}()
 	_ = prefix.Threshold{}.String()
+}
+
+// TestTextRoundTrip checks that measures and thresholds marshal as their
+// names and decimals ("jaccard", "0.8", "3", "unset") and read back as the
+// same values, and that text neither names is refused with the sentinel.
+func TestTextRoundTrip(t *testing.T) {
+	type doc struct {
+		M prefix.Measure   `json:"m"`
+		T prefix.Threshold `json:"t"`
+	}
+	for _, tc := range []struct {
+		d    doc
+		want string
+	}{
+		{doc{prefix.Jaccard, prefix.Threshold{Num: 4, Den: 5}}, `{"m":"jaccard","t":"0.8"}`},
+		{doc{prefix.Cosine, prefix.Threshold{Num: 2, Den: 3}}, `{"m":"cosine","t":"2/3"}`},
+		{doc{prefix.Dice, prefix.Threshold{Num: 1, Den: 1}}, `{"m":"dice","t":"1"}`},
+		{doc{prefix.Overlap, prefix.Threshold{Num: 3, Den: 1}}, `{"m":"overlap","t":"3"}`},
+		{doc{}, `{"m":"jaccard","t":"unset"}`},
+	} {
+		b, err := json.Marshal(tc.d)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%+v marshals as %s, %v; want %s", tc.d, b, err, tc.want)
+			continue
+		}
+		var back doc
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.d {
+			t.Errorf("%s reads back as %+v, %v; want %+v", b, back, err, tc.d)
+		}
+	}
+	var m prefix.Measure
+	if err := m.UnmarshalText([]byte("hamming")); !errors.Is(err, prefix.ErrMeasure) {
+		t.Errorf("Measure.UnmarshalText(hamming) = %v; want ErrMeasure", err)
+	}
+	var th prefix.Threshold
+	for _, s := range []string{"", "0", "1.5", "-1", "0x1p-1", "abc"} {
+		if err := th.UnmarshalText([]byte(s)); !errors.Is(err, prefix.ErrThreshold) {
+			t.Errorf("Threshold.UnmarshalText(%q) = %v (%v); want ErrThreshold", s, err, th)
+		}
+	}
 }

@@ -85,7 +85,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 	if ex.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return enc.Encode(rpt.ExplainJSON(res))
 	}
 	var b bytes.Buffer
 	rpt.WriteExplain(&b, res, l.s != nil, ex.crossSeed)

@@ -25,3 +25,17 @@ func Group(n int64) string {
 	}
 	return string(out)
 }
+
+// Secs formats seconds to three significant figures as the planner's reasons
+// state them: "1.25 s" from a second up (two decimals), "12 ms", "3.1 µs"
+// below, and "0 µs" for 0.
+func Secs(s float64) string {
+	switch {
+	case s >= 1:
+		return strconv.FormatFloat(s, 'f', 2, 64) + " s"
+	case s >= 1e-3:
+		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + " ms"
+	default:
+		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + " µs"
+	}
+}

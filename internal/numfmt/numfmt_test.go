@@ -20,3 +20,17 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestSecs(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want string
+	}{
+		{0, "0 µs"}, {3.1e-6, "3.1 µs"}, {0.000999, "999 µs"}, {0.001, "1 ms"}, {0.0120, "12 ms"},
+		{0.00604320, "6.04 ms"}, {0.2356, "236 ms"}, {1, "1.00 s"}, {1.254, "1.25 s"}, {123.456, "123.46 s"},
+	} {
+		if got := Secs(c.s); got != c.want {
+			t.Errorf("Secs(%v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func (p *Bars) Report(ev simjoin.Progress) {
 		case simjoin.StageLSH:
 			p.cur = p.Count("lsh")
 		case simjoin.StageAnalyze:
-			p.cur = p.Count("running " + ev.Name)
+			p.cur = p.Count("running " + ev.Method.String())
 		default:
 			p.cur = p.Count("cross-checking")
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // events are the library's reports of a run: reading a file of 1,000
-// bytes, then joining 40 records.
+// bytes, joining 40 records, then explain's run of LSH.
 var events = []simjoin.Progress{
 	{Stage: simjoin.StageRead, Name: "in.txt", Done: 400},
 	{Stage: simjoin.StageRead, Name: "in.txt", Done: 1000},
@@ -18,6 +18,8 @@ var events = []simjoin.Progress{
 	{Stage: simjoin.StageJoin, Done: 10, Total: 40},
 	{Stage: simjoin.StageJoin, Done: 40, Total: 40},
 	{Stage: simjoin.StageJoin, End: true},
+	{Stage: simjoin.StageAnalyze, Method: simjoin.LSH},
+	{Stage: simjoin.StageAnalyze, Method: simjoin.LSH, End: true},
 }
 
 // TestOffDrawsNothing: on a writer that is not a terminal, no call writes.
@@ -61,6 +63,17 @@ func TestReportStages(t *testing.T) {
 			t.Errorf("the bars drew no %q: %q", want, out)
 		}
 	}
+}
+
+// TestAnalyzeBar: explain's run is described by the method it runs.
+func TestAnalyzeBar(t *testing.T) {
+	p := New(&bytes.Buffer{})
+	p.on = true
+	p.Report(simjoin.Progress{Stage: simjoin.StageAnalyze, Method: simjoin.LSH, Total: -1})
+	if d := p.cur.b.State().Description; d != "running lsh" {
+		t.Errorf("the bar of explain's run is %q", d)
+	}
+	p.Report(simjoin.Progress{Stage: simjoin.StageAnalyze, Method: simjoin.LSH, End: true})
 }
 
 // TestBarsDrawOnlyWhenTold: a bar draws only from the calls made on it, never

@@ -67,7 +67,7 @@ const givenReason = "given by --method, not planned (simjoin explain prices both
 // join, st.Check), and the results with their histogram.
 func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) {
 	if st.Plan != nil {
-		r.AddSection("plan", "plan", st.Plan, PlanRows(st.Plan))
+		r.AddSection("plan", "plan", PlanJSON{st.Plan}, PlanRows(st.Plan))
 	} else {
 		r.AddSection("plan", "plan", GivenPlan{Method: given, Forced: true, Reason: givenReason},
 			[][2]string{{"method", given}, {"why", givenReason}})

@@ -47,11 +47,11 @@ func TestAddInput(t *testing.T) {
 // the LSH section when LSH ran.
 func TestAddJoin(t *testing.T) {
 	var r Report
-	plan := &planner.Plan{Method: planner.Exact, Reason: "short sets"}
+	plan := &planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoPairs}}
 	st := simjoin.Stats{Method: planner.Exact, Plan: plan, Exact: &join.Stats{}, Results: 3}
 	st.Similarity[simjoin.SimilarityBin(1)] = 3
 	r.AddJoin(st, "auto", prefix.Jaccard, prefix.Threshold{Num: 4, Den: 5})
-	if r.Sections["plan"] != plan || r.Method != "exact" || r.Exact != st.Exact || r.Results != 3 || len(r.Histogram) != 1 {
+	if r.Sections["plan"] != (PlanJSON{plan}) || r.extra[0].Rows[1] != [2]string{"why", "exact: there are no pairs to join"} || r.Method != "exact" || r.Exact != st.Exact || r.Results != 3 || len(r.Histogram) != 1 {
 		t.Errorf("planned join: %+v", r)
 	}
 	r = Report{}

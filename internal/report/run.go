@@ -66,7 +66,7 @@ func (c *Counter) Add(p join.Pair) bool {
 // CrossCheck.Steps) as phases.
 func (r *Report) AddSteps(steps []planner.Step) {
 	for _, st := range steps {
-		r.Phases = append(r.Phases, Phase{Name: st.Name, Seconds: st.Seconds, CPU: st.CPU})
+		r.Phases = append(r.Phases, Phase{Name: st.String(), Seconds: st.Seconds, CPU: st.CPU})
 	}
 }
 

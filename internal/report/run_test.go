@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
@@ -50,7 +51,7 @@ func TestCounter(t *testing.T) {
 		t.Errorf("counter %+v", c)
 	}
 	var r Report
-	r.AddSteps([]planner.Step{{Name: "exact", Seconds: 2, CPU: 3}, {Name: "lsh 4x2", Seconds: 1}})
+	r.AddSteps([]planner.Step{{Kind: planner.StepExact, Seconds: 2, CPU: 3}, {Kind: planner.StepLSH, Shape: approx.Shape{B: 4, R: 2}, Seconds: 1}})
 	if len(r.Phases) != 2 || r.Phases[0] != (Phase{"exact", 2, 3}) || r.Phases[1].Name != "lsh 4x2" {
 		t.Errorf("phases %+v", r.Phases)
 	}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/prefix"
+)
+
+// TestReasonText: each reason code is worded with the figures it compared,
+// as simjoin explain and --stats have always printed them.
+func TestReasonText(t *testing.T) {
+	for _, tc := range []struct {
+		p    planner.Plan
+		want string
+	}{
+		{planner.Plan{Method: planner.LSH, Forced: true, Reason: planner.Reason{Code: planner.ReasonAsked}}, "lsh was asked for"},
+		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoLSH}, LSH: planner.LSHEstimate{Why: errors.New("approx: no bound")}},
+			"exact: LSH is not available here (approx: no bound)"},
+		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoPairs}}, "exact: there are no pairs to join"},
+		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonExactWithin, ExactCPU: 0.00604320, LSHCPU: 0.0301, Prefer: 1.25}},
+			"exact: predicted at 6.04 ms of CPU against 30.1 ms for LSH (0.20x); exact is preferred within 1.25x, since it loses no pair"},
+		{planner.Plan{Method: planner.LSH, Reason: planner.Reason{Code: planner.ReasonLSHCheaper, ExactCPU: 12, LSHCPU: 0.5, Prefer: 1.25, Recall: 0.9712, AtThreshold: 0.9}},
+			"lsh: predicted at 500 ms of CPU against 12.00 s for exact (24.0x less), expected recall 0.971 (at least 0.900 for every pair at the threshold)"},
+	} {
+		if got := ReasonText(&tc.p); got != tc.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tc.p.Reason, got, tc.want)
+		}
+	}
+}
+
+// TestPlanJSON: the report's plan is planner.Plan's JSON, key for key in
+// its order, with the reason in words.
+func TestPlanJSON(t *testing.T) {
+	p := &planner.Plan{Method: planner.Exact, Measure: prefix.Dice, Threshold: prefix.Threshold{Num: 1, Den: 2}, Prefer: 1.25, Recall: 1,
+		Reason:  planner.Reason{Code: planner.ReasonNoPairs},
+		Figures: []planner.Figure{{Name: planner.FigureExactCPU, Value: 0.5}}}
+	b, err := json.Marshal(PlanJSON{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"method":"exact","measure":"dice","threshold":"0.5","prefer":1.25,"recall":1,"reason":"exact: there are no pairs to join",` +
+		`"figures":[{"name":"exact predicted CPU","value":0.5,"unit":"s"}],"exact":{`
+	if !strings.HasPrefix(string(b), want) || !strings.HasSuffix(string(b), `"plan_s":0}`) {
+		t.Errorf("plan JSON\n%s\nwant it to start\n%s", b, want)
+	}
+	lib, _ := json.Marshal(p)
+	strip := func(s string) string { // the reason's value
+		_, after, _ := strings.Cut(s, `"reason":`)
+		_, after, _ = strings.Cut(after, `,"figures"`)
+		return after
+	}
+	if strip(string(b)) != strip(string(lib)) {
+		t.Errorf("after the reason, the report's plan\n%s\ndiffers from the library's\n%s", b, lib)
+	}
+	ex, err := json.Marshal(ExplainJSON(&simjoin.Explanation{Plan: p}))
+	if err != nil || !strings.HasPrefix(string(ex), `{"plan":`+string(b)+`}`) {
+		t.Errorf("explain JSON %s, %v", ex, err)
+	}
+}
