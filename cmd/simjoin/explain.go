@@ -88,7 +88,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 		return enc.Encode(res)
 	}
 	var b bytes.Buffer
-	rpt.WriteExplain(&b, res, l.s != nil, ex.crossSeed)
+	rpt.WriteExplain(&b, res, cfg.against != "", ex.crossSeed)
 	_, err = out.Write(b.Bytes())
 	return err
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -127,9 +126,8 @@ record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
 
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
-	in   *simjoin.Input
-	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
-	rep  *rpt.Report
+	in  *simjoin.Input
+	rep *rpt.Report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
@@ -213,9 +211,6 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		return nil, err
 	}
 	l.in = in
-	if !cfg.keysOnly() { // an LSH join builds no token order
-		l.r, l.s = in.Collections()
-	}
 	l.names, l.snames = in.IDs()
 	var vocabulary func() int
 	if cfg.reporting() {

@@ -103,11 +103,3 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	f.opt = r
 	return nil
 }
-
-// keysOnly reports whether the command's join needs no token order: an LSH
-// join (signatures hash the token keys, candidates are verified on sorted
-// keys; simjoin.Load then reads key sets) without --check-recall's exact
-// join.
-func (c *joinConfig) keysOnly() bool {
-	return c.method == "lsh" && (c.command == "join" || c.command == "dedup") && !c.lsh.checkRecall
-}

@@ -127,8 +127,8 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	rep.AddSteps(cc.Steps)
 
 	tm := rep.Start("plot")
-	k := cfg.lsh.opt.K
-	if err := rpt.WritePlotTable(out, l.r.Records(), l.r.Len(), cfg.t, k, cc); err != nil {
+	k, st := cfg.lsh.opt.K, l.in.Stats()
+	if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
 		return err
 	}
 	for _, f := range pf.scurve {
@@ -143,7 +143,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		if cfg.method == "lsh" {
 			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), shapes[0], k)
 		}
-		fig := plotting.NewCircle(l.r.Records(), l.names, chords, what)
+		fig := plotting.NewCircle(st.Records, l.names, chords, what)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
