@@ -223,7 +223,7 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	default:
 		o, err := approx.Options{Measure: cfg.Measure, Threshold: cfg.MinThreshold, K: f.perm, Bits: f.bits, Recall: f.recall}.Resolve()
 		if err != nil {
-			return cfg, usageError{err}
+			return cfg, lshError(err)
 		}
 		cfg.Perm, cfg.Bands = o.Shape.B*o.Shape.R, o.Shape.B
 	}

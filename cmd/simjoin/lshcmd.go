@@ -50,17 +50,18 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	o.Seed, seedErr = approx.ParseSeed(f.seed)
 	o.Verify, verifyErr = approx.ParseVerify(f.verify)
 	o.Scheme, schemeErr = approx.ParseScheme(f.scheme)
-	if err := cmp.Or(approx.CheckK(f.perm), approx.CheckBits(f.bits), approx.CheckRecall(f.recall), seedErr, verifyErr, schemeErr, approx.CheckMinSize(f.minSize)); err != nil {
-		return lshError(err)
-	}
 	if f.shape != "" {
 		var err error
 		if o.Shape, err = approx.ParseShape(f.shape); err != nil {
 			return usagef("--lsh: %v", err)
 		}
-		if err := o.Shape.Check(f.perm); err != nil {
-			return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, o.Shape.B, o.Shape.R, o.Shape.B*o.Shape.R)
-		}
+	}
+	err := cmp.Or(o.Check(), seedErr, verifyErr, schemeErr)
+	if sh := o.Shape; errors.Is(err, approx.ErrShape) && !errors.As(err, new(*approx.OptionError)) {
+		return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, sh.B, sh.R, sh.B*sh.R)
+	}
+	if err != nil {
+		return lshError(err)
 	}
 	switch {
 	case f.maxBucket < 0:
@@ -78,7 +79,7 @@ func (f *lshFlags) parse(c *joinConfig) error {
 
 // lshFlag names the flag of each field of approx.Options that an
 // *approx.OptionError names.
-var lshFlag = map[string]string{"K": "perm", "Bits": "bits", "Recall": "recall", "Seed": "seed", "Verify": "verify", "MinSize": "min-size"}
+var lshFlag = map[string]string{"K": "perm", "Bits": "bits", "Recall": "recall", "Seed": "seed", "Scheme": "minhash", "Verify": "verify", "MinSize": "min-size"}
 
 // lshError words an error of approx's checks as the command line's: the
 // flag of the field refused, the value and what it takes.
