@@ -132,12 +132,16 @@ index is smaller. LSH estimates Jaccard similarity.`,
 				return err
 			}
 			ix, err := index.Create(args[0], cfg)
-			if errors.Is(err, index.ErrExists) {
+			var ce *index.ConfigError
+			switch {
+			case errors.As(err, &ce):
+				return f.createError(cfg, ce.Field, ce.Err)
+			case errors.Is(err, index.ErrExists):
 				return fmt.Errorf("%s already holds an index: %w", args[0], err)
-			}
-			if err != nil {
+			case err != nil:
 				return err
 			}
+			cfg = ix.Config()
 			if err := ix.Close(); err != nil {
 				return err
 			}
@@ -160,7 +164,8 @@ index is smaller. LSH estimates Jaccard similarity.`,
 	return cmd
 }
 
-// config checks the flags of create and returns the index's configuration.
+// config reads the flags of create into the index's configuration, which
+// index.Create checks (createError words its refusals as the flags').
 func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	var cfg index.Config
 	var err error
@@ -176,56 +181,54 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	if cfg.MinThreshold, err = prefix.ParseThreshold(cfg.Measure, f.minThreshold); err != nil {
 		return cfg, usagef("--min-threshold: %v", err)
 	}
-	lshOnly := []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}
-	switch f.method {
-	case "exact":
-		cfg.Method = index.Exact
-		for _, name := range lshOnly {
+	if cfg.Method, err = index.ParseMethod(f.method); err != nil {
+		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
+	}
+	if cfg.Method == index.Exact {
+		for _, name := range []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"} {
 			if fs.Changed(name) {
 				return cfg, usagef("--%s applies to --method lsh", name)
 			}
 		}
 		return cfg, nil
-	case "lsh":
-		cfg.Method = index.LSH
-	default:
-		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
-	}
-	if cfg.Measure != prefix.Jaccard {
-		return cfg, usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
-	if err := cmp.Or(approx.CheckBits(f.bits), approx.CheckK(f.perm), seedErr); err != nil {
+	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Check(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
-	cfg.Bits, cfg.RawSets = f.bits, f.rawSets
-	switch {
-	case f.lsh != "" && fs.Changed("bands"):
-		return cfg, usagef("give --lsh BxR or --bands B, not both")
-	case f.lsh != "":
-		sh, err := approx.ParseShape(f.lsh)
-		if err != nil {
+	cfg.Bits, cfg.Recall, cfg.RawSets = f.bits, f.recall, f.rawSets
+	if f.lsh != "" {
+		if cfg.Shape, err = approx.ParseShape(f.lsh); err != nil {
 			return cfg, usagef("--lsh: %v", err)
 		}
-		if fs.Changed("perm") && sh.B*sh.R != f.perm {
-			return cfg, usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+	}
+	if fs.Changed("perm") { // else the shape's, or the default
+		cfg.Perm = f.perm
+	}
+	if fs.Changed("bands") {
+		if cfg.Bands = f.bands; f.bands == 0 { // the library's "choose": not a value of --bands
+			return cfg, f.createError(cfg, "Bands", nil)
 		}
-		if sh.B*sh.R > approx.MaxK {
-			return cfg, usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
-		}
-		cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
-	case fs.Changed("bands"):
-		if f.bands < 1 || f.bands > f.perm {
-			return cfg, usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
-		}
-		cfg.Perm, cfg.Bands = f.perm, f.bands
-	default:
-		o, err := approx.Options{Measure: cfg.Measure, Threshold: cfg.MinThreshold, K: f.perm, Bits: f.bits, Recall: f.recall}.Resolve()
-		if err != nil {
-			return cfg, lshError(err)
-		}
-		cfg.Perm, cfg.Bands = o.Shape.B*o.Shape.R, o.Shape.B
 	}
 	return cfg, nil
+}
+
+// createError words index.Create's refusal of a field of cfg (an
+// *index.ConfigError's Field and Err) as the flags of create.
+func (f *indexCreateFlags) createError(cfg index.Config, field string, err error) error {
+	sh := cfg.Shape
+	switch {
+	case field == "Measure":
+		return usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
+	case field == "Bands" && f.lsh != "":
+		return usagef("give --lsh BxR or --bands B, not both")
+	case field == "Bands":
+		return usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
+	case field == "Shape" && cfg.Perm != 0:
+		return usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+	case field == "Shape":
+		return usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
+	}
+	return lshError(err)
 }
