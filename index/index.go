@@ -143,8 +143,8 @@ type SearchOptions struct {
 	// Threshold returns every record with similarity >= Threshold (for an
 	// Exact index, at least Config.MinThreshold).
 	Threshold prefix.Threshold
-	// TopK, when > 0 and Threshold is zero, returns the TopK most similar
-	// records. LSH: the RefineK (at least TopK) candidates with the best
+	// TopK, when > 0 (and Threshold zero: give one), returns the TopK most
+	// similar records. LSH: the RefineK (at least TopK) candidates with the best
 	// signature estimates are verified exactly when raw sets are kept, and
 	// the best TopK returned. Exact: the TopK best of the records at or above
 	// MinThreshold, all exact; RefineK is not used.
@@ -153,6 +153,39 @@ type SearchOptions struct {
 	// means no restriction; an empty non-nil Only allows nothing.
 	Only, Exclude []ID
 }
+
+// Check reports whether o is a search at all: a Threshold or a TopK, not
+// both; RefineK only with TopK and at least TopK; TopK not below 1 when
+// given. The first rule broken, in that order, gives an *OptionError naming
+// the option. (Whether the threshold suits an index is Index.CheckSearch's
+// to say; Only and Exclude may both be given.) Cost: O(1).
+func (o SearchOptions) Check() error {
+	switch {
+	case o.Threshold.Den != 0 && o.TopK != 0:
+		return &OptionError{"TopK", errors.New("top-k with a threshold: give one")}
+	case o.Threshold.Den == 0 && o.TopK == 0:
+		return &OptionError{"Threshold", errors.New("neither a threshold nor top-k")}
+	case o.RefineK != 0 && o.TopK == 0:
+		return &OptionError{"RefineK", errors.New("refine-k without top-k")}
+	case o.TopK < 0:
+		return &OptionError{"TopK", fmt.Errorf("top-k %d below 1", o.TopK)}
+	case o.RefineK != 0 && o.RefineK < o.TopK:
+		return &OptionError{"RefineK", fmt.Errorf("refine-k %d below top-k %d", o.RefineK, o.TopK)}
+	}
+	return nil
+}
+
+// OptionError reports the option of SearchOptions that breaks a rule of
+// SearchOptions.Check, named as the field is ("Threshold", "TopK" or
+// "RefineK"), so that a caller (a command line, an HTTP API)
+// can word it by its own name for the option. It wraps ErrOptions.
+type OptionError struct {
+	Option string
+	Err    error // the rule broken
+}
+
+func (e *OptionError) Error() string   { return ErrOptions.Error() + ": " + e.Err.Error() }
+func (e *OptionError) Unwrap() []error { return []error{ErrOptions, e.Err} }
 
 // Hit is one record found by Search.
 type Hit struct {
@@ -191,7 +224,8 @@ var (
 	// ErrConfig is returned (wrapped, by a *ConfigError) by Create for an
 	// invalid Config.
 	ErrConfig = errors.New("index: bad config")
-	// ErrOptions is returned (wrapped) for invalid search options.
+	// ErrOptions is returned (wrapped) for invalid search options: by an
+	// *OptionError for the rules of SearchOptions.Check.
 	ErrOptions = errors.New("index: bad search options")
 	// ErrLocked is returned by Open when another Index (in this process or
 	// another) has the directory open.

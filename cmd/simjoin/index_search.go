@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -63,32 +64,18 @@ func parseIDs(flag, s string) ([]index.ID, error) {
 	return ids, nil
 }
 
-// options checks the search flags against the index's configuration.
+// options reads the search flags for an index of configuration cfg.
 func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error) {
-	var opt index.SearchOptions
-	switch {
-	case f.threshold != "" && f.topK != 0:
-		return opt, usagef("give -t or --top-k, not both")
-	case f.threshold == "" && f.topK == 0:
-		return opt, usagef("missing -t/--threshold or --top-k")
-	case f.refineK != 0 && f.topK == 0:
-		return opt, usagef("--refine-k needs --top-k")
-	case f.topK < 0:
-		return opt, usagef("--top-k %d: want >= 1", f.topK)
-	case f.refineK != 0 && f.refineK < f.topK:
-		return opt, usagef("--refine-k %d: want at least --top-k (%d)", f.refineK, f.topK)
-	case f.only != "" && f.exclude != "":
+	opt := index.SearchOptions{TopK: f.topK, RefineK: f.refineK}
+	var err error
+	if f.only != "" && f.exclude != "" {
 		return opt, usagef("give --only or --exclude, not both")
 	}
 	if f.threshold != "" {
-		t, err := prefix.ParseThreshold(cfg.Measure, f.threshold)
-		if err != nil {
+		if opt.Threshold, err = prefix.ParseThreshold(cfg.Measure, f.threshold); err != nil {
 			return opt, usageError{err}
 		}
-		opt.Threshold = t
 	}
-	opt.TopK, opt.RefineK = f.topK, f.refineK
-	var err error
 	if f.only != "" {
 		if opt.Only, err = parseIDs("only", f.only); err != nil {
 			return opt, err
@@ -100,6 +87,25 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 		}
 	}
 	return opt, nil
+}
+
+// searchError words the index's refusal of opt as the search flags': the
+// rule an *index.OptionError names, or indexError's threshold.
+func searchError(err error, opt index.SearchOptions) error {
+	var oe *index.OptionError
+	switch {
+	case !errors.As(err, &oe):
+		return indexError(err, "-t")
+	case oe.Option == "Threshold":
+		return usagef("missing -t/--threshold or --top-k")
+	case oe.Option == "TopK" && opt.Threshold.Den != 0:
+		return usagef("give -t or --top-k, not both")
+	case oe.Option == "TopK":
+		return usagef("--top-k %d: want >= 1", opt.TopK)
+	case opt.TopK == 0:
+		return usagef("--refine-k needs --top-k")
+	}
+	return usagef("--refine-k %d: want at least --top-k (%d)", opt.RefineK, opt.TopK)
 }
 
 func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
@@ -119,7 +125,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 			return err
 		}
 		if err := ix.CheckSearch(opt); err != nil {
-			return indexError(err, "-t")
+			return searchError(err, opt)
 		}
 		in, err := infile.Open(queries, e.stdin)
 		if err != nil {
