@@ -3,6 +3,7 @@ package approx
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/prefix"
@@ -101,5 +102,22 @@ func TestOptionsCheck(t *testing.T) {
 	var oe *OptionError
 	if _, err := (Options{Threshold: th, Bits: 12}).Resolve(); !errors.As(err, &oe) || oe.Option != "Bits" || err.Error() != "approx: Bits 12: want 8, 16, 32 or 64" {
 		t.Errorf("Resolve with Bits 12: %v", err)
+	}
+}
+
+// TestParseShapes: a comma-separated list of bandings, each as ParseShape
+// reads it; the first that is not one fails the list.
+func TestParseShapes(t *testing.T) {
+	got, err := ParseShapes("12x4, 16x3,1X1")
+	if err != nil || len(got) != 3 || got[0] != (Shape{12, 4}) || got[1] != (Shape{16, 3}) || got[2] != (Shape{1, 1}) {
+		t.Errorf("ParseShapes: %v, %v", got, err)
+	}
+	for _, list := range []string{"", "12x4,", "12x4,nine", "0x3"} {
+		if _, err := ParseShapes(list); !errors.Is(err, ErrShape) {
+			t.Errorf("ParseShapes(%q): %v, want ErrShape", list, err)
+		}
+	}
+	if _, err := ParseShapes("12x4,2y3"); err == nil || !strings.Contains(err.Error(), `"2y3"`) {
+		t.Errorf("the error does not name the bad banding: %v", err)
 	}
 }

@@ -164,16 +164,14 @@ func plotShapes(cfg *joinConfig, list string) ([]approx.Shape, error) {
 	if list == "" {
 		return []approx.Shape{cfg.lsh.opt.Shape}, nil
 	}
-	var out []approx.Shape
-	for _, text := range strings.Split(list, ",") {
-		s, err := approx.ParseShape(text)
-		if err != nil {
-			return nil, usagef("--shapes: %v", err)
-		}
+	out, err := approx.ParseShapes(list)
+	if err != nil {
+		return nil, usagef("--shapes: %v", err)
+	}
+	for _, s := range out {
 		if err := s.Check(cfg.lsh.opt.K); err != nil {
 			return nil, usagef("--shapes %s with --perm %d: %v", s, cfg.lsh.opt.K, err)
 		}
-		out = append(out, s)
 	}
 	return out, nil
 }
