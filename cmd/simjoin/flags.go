@@ -50,3 +50,14 @@ func checkLSHFlags(fs *pflag.FlagSet, method string, planned bool) error {
 	}
 	return nil
 }
+
+// given passes the value of a flag to an option whose 0 the library reads as
+// its default or as none, where 0 on the command line is no such thing: 0
+// becomes -1, which the library refuses as it does any value out of range
+// (the command's message quotes the flag's value).
+func given[T int | float64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -69,17 +70,19 @@ exact pairs at -t otherwise.`,
 // runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
 // figures and report.
 func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
-	switch {
-	case cfg.against != "":
-		return usagef("plot measures a self-join: --against is not allowed")
-	case cfg.m != prefix.Jaccard:
-		return usagef("plot draws the S-curve of Jaccard similarity: use --measure jaccard")
-	case pf.sample < 0:
-		return usagef("--sample must be >= 0")
-	case pf.seeds < 1:
-		return usagef("--seeds must be >= 1")
-	case !(pf.truth > 0 && pf.truth <= 1):
-		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
+	var shapes []approx.Shape
+	if pf.shapes != "" {
+		var err error
+		if shapes, err = approx.ParseShapes(pf.shapes); err != nil {
+			return usagef("--shapes: %v", err)
+		}
+	}
+	lsh := cfg.lsh.opt
+	lsh.Measure, lsh.Threshold = cfg.m, cfg.t
+	var exact rpt.Counter // the exact pairs at -t, counted for the report
+	opt := planner.CheckOptions{LSH: lsh, Shapes: shapes, Seeds: given(pf.seeds), Seed: lsh.Seed, Floor: given(pf.truth), PairSample: pf.sample, Exact: exact.Add}
+	if err := opt.Check(); err != nil {
+		return pf.error(err, cfg)
 	}
 	for _, f := range pf.scurve {
 		if ext := strings.ToLower(filepath.Ext(f)); ext != ".png" && ext != ".svg" {
@@ -88,10 +91,6 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	if pf.circle != "" && strings.ToLower(filepath.Ext(pf.circle)) != ".svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
-	}
-	shapes, err := plotShapes(cfg, pf.shapes)
-	if err != nil {
-		return err
 	}
 	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
@@ -110,8 +109,6 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep := l.rep
 	rep.Method = cfg.method
-	var exact rpt.Counter // the exact pairs at -t, counted for the report
-	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: exact.Add}
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
 	var chords plotting.Chords
@@ -141,7 +138,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if pf.circle != "" {
 		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), cfg.t)
 		if cfg.method == "lsh" {
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), shapes[0], k)
+			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), cc.Bandings[0].Shape, k)
 		}
 		fig := plotting.NewCircle(st.Records, l.names, chords, what)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
@@ -154,26 +151,25 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	return cfg.emit(e, rep)
 }
 
-// plotShapes parses --shapes, or takes the banding --method lsh would use.
-func plotShapes(cfg *joinConfig, list string) ([]approx.Shape, error) {
-	if cfg.lsh.opt.Threshold.Den == 0 {
-		if err := cfg.lsh.resolve(cfg); err != nil {
-			return nil, err
-		}
+// error words a refusal of planner.CheckOptions.Check as plot's flags.
+func (pf *plotFlags) error(err error, cfg *joinConfig) error {
+	var oe *planner.OptionError
+	errors.As(err, &oe)
+	switch {
+	case errors.Is(err, planner.ErrNoLSH) || oe != nil && oe.Option == "Floor" && cfg.m != prefix.Jaccard:
+		return usagef("plot draws the S-curve of Jaccard similarity: use --measure jaccard")
+	case oe == nil:
+		return usageError{err}
+	case oe.Option == "PairSample":
+		return usagef("--sample must be >= 0")
+	case oe.Option == "Seeds":
+		return usagef("--seeds must be >= 1")
+	case oe.Option == "Floor":
+		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
+	case oe.Option == "Shapes":
+		return usagef("--shapes %s with --perm %d: %v", oe.Value, cfg.lsh.opt.K, errors.Unwrap(oe.Err))
 	}
-	if list == "" {
-		return []approx.Shape{cfg.lsh.opt.Shape}, nil
-	}
-	out, err := approx.ParseShapes(list)
-	if err != nil {
-		return nil, usagef("--shapes: %v", err)
-	}
-	for _, s := range out {
-		if err := s.Check(cfg.lsh.opt.K); err != nil {
-			return nil, usagef("--shapes %s with --perm %d: %v", s, cfg.lsh.opt.K, err)
-		}
-	}
-	return out, nil
+	return usageError{oe.Err}
 }
 
 // writeFigure draws a figure into out.
