@@ -8,7 +8,6 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -76,7 +75,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 				return err
 			}
 		}
-		in, err := infile.Open(input, e.stdin)
+		in, err := e.open(input, nil, nil)
 		if err != nil {
 			return err
 		}

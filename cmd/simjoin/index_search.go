@@ -8,7 +8,6 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -127,7 +126,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err := ix.CheckSearch(opt); err != nil {
 			return searchError(err, opt)
 		}
-		in, err := infile.Open(queries, e.stdin)
+		in, err := e.open(queries, nil, nil)
 		if err != nil {
 			return err
 		}

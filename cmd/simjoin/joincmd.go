@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,7 +11,6 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -173,30 +171,17 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			s = simjoin.Files(cfg.against)
 		}
 	} else {
-		var opened []io.Closer
-		defer func() {
-			for _, f := range opened {
-				f.Close()
+		src := []*simjoin.Source{&r, &s}
+		for k, name := range []string{input, cfg.against} {
+			if name == "" {
+				continue
 			}
-		}()
-		open := func(name string) (simjoin.Source, error) {
-			f, err := infile.Open(name, e.stdin)
+			f, err := e.open(name, rep, l.prog)
 			if err != nil {
-				return simjoin.Source{}, err
-			}
-			opened = append(opened, f)
-			rep.NoteCompressed(f.Name, f.Format)
-			l.prog.SetSize(f.Name, f.Size)
-			return simjoin.Lines(f, f.Name), nil
-		}
-		var err error
-		if r, err = open(input); err != nil {
-			return nil, err
-		}
-		if cfg.against != "" {
-			if s, err = open(cfg.against); err != nil {
 				return nil, err
 			}
+			defer f.Close()
+			*src[k] = simjoin.Lines(f, f.Name)
 		}
 	}
 	if cfg.against != "" {

@@ -9,9 +9,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -130,6 +132,20 @@ func parseFormat(s string) (fieldenc.Format, error) {
 		return fieldenc.JSONL, nil
 	}
 	return 0, usagef("unknown --format %q: want tsv, csv or jsonl", s)
+}
+
+// open opens the input file name (infile.Open: "-" is standard input, gzip
+// and zstd are decompressed) for the caller to close, noting a compressed
+// input in rep and giving its size to prog when they are not nil.
+func (e *env) open(name string, rep *rpt.Report, prog *progress.Bars) (*infile.File, error) {
+	f, err := infile.Open(name, e.stdin)
+	if err == nil && rep != nil {
+		rep.NoteCompressed(f.Name, f.Format)
+	}
+	if err == nil && prog != nil {
+		prog.SetSize(f.Name, f.Size)
+	}
+	return f, err
 }
 
 // create opens path as an output of the run (see internal/outfile: "-" and

@@ -215,12 +215,11 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	tm := rep.Start("read")
-	f, err := infile.Open(name, e.stdin)
+	f, err := e.open(name, rep, nil)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	rep.NoteCompressed(f.Name, f.Format)
 	bar := prog.Bytes(f.Size, "reading "+f.Name)
 	defer bar.Finish()
 	opt := cfg.read
