@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/simjoin/simjoin/planner"
 )
 
 // notApplicable is the annotation of a flag that a command shares with
@@ -36,8 +38,8 @@ var lshOnly = []string{"lsh", "perm", "bits", "recall", "verify", "seed", "minha
 
 // checkLSHFlags refuses LSH flags when the method that runs is not LSH;
 // planned says the planner chose it (--method auto).
-func checkLSHFlags(fs *pflag.FlagSet, method string, planned bool) error {
-	if method == "lsh" {
+func checkLSHFlags(fs *pflag.FlagSet, method planner.Method, planned bool) error {
+	if method == planner.LSH {
 		return nil
 	}
 	for _, name := range lshOnly {

@@ -27,16 +27,17 @@ func init() { register(newJoinCmd) }
 // joinConfig holds the flags shared by join, explain and the commands built
 // on them.
 type joinConfig struct {
-	tokens   string
-	method   string
-	against  string
-	sort     bool
-	runFlags                // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
-	lsh      lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
-	fs       *pflag.FlagSet // the command's flags, for what was given
+	tokens     string
+	methodName string // --method; parsed into method
+	against    string
+	sort       bool
+	runFlags                  // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	lsh        lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	fs         *pflag.FlagSet // the command's flags, for what was given
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
+	method  planner.Method
 	docs    docFlags // --files and word normalisation (files.go)
 	command string
 }
@@ -46,7 +47,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
-	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
+	fs.StringVar(&c.methodName, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.runFlags.addFlags(fs, "write pairs to `FILE` (written whole or not at all) instead of stdout")
@@ -71,12 +72,11 @@ func (c *joinConfig) parse() error {
 	}); err != nil {
 		return err
 	}
-	switch c.method {
-	case "auto", "exact", "lsh":
-	default:
-		return usagef("unknown --method %q: want auto, exact or lsh", c.method)
+	// Spelled as the method prints: ParseMethod also takes "EXACT".
+	if c.method, err = planner.ParseMethod(c.methodName); err != nil || c.method.String() != c.methodName {
+		return usagef("unknown --method %q: want auto, exact or lsh", c.methodName)
 	}
-	if c.method == "exact" && c.command != "explain" && c.command != "plot" && c.fs != nil {
+	if c.method == planner.Exact && c.command != "explain" && c.command != "plot" && c.fs != nil {
 		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
 			return err
 		}
@@ -134,12 +134,11 @@ type loaded struct {
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	method, _ := planner.ParseMethod(c.method) // parse has checked it
 	var report func(simjoin.Progress)
 	if prog.On() {
 		report = prog.Report
 	}
-	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
+	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
 		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
@@ -264,23 +263,23 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // estimates (--verify estimate).
 func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
 	in, method := l.in, cfg.method
-	if method == "auto" {
+	if method == planner.Auto {
 		p, err := in.Plan(ctx)
 		if err != nil {
 			return nil, false, err
 		}
-		in, method = in.WithPlan(p), p.Method.String()
+		in, method = in.WithPlan(p), p.Method
 	}
-	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
+	if err := checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto); err != nil {
 		return nil, false, err
 	}
-	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
+	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
 // joined records what a join did in the report (Report.AddJoin) and warns
 // of LSH buckets capped by --max-bucket.
 func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
-	rep.AddJoin(st, cfg.method, cfg.m, cfg.t)
+	rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t)
 	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
 	}

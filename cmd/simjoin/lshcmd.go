@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/planner"
 )
 
 // lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
@@ -71,7 +72,7 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	default:
 		o.MaxBucket = f.maxBucket
 	}
-	if c.method != "lsh" {
+	if c.method != planner.LSH {
 		return nil
 	}
 	return f.resolve(c)

@@ -108,11 +108,11 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		}
 	}
 	rep := l.rep
-	rep.Method = cfg.method
+	rep.Method = cfg.method.String()
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
 	var chords plotting.Chords
-	if pf.circle != "" && cfg.method == "lsh" {
+	if pf.circle != "" && cfg.method == planner.LSH {
 		opt.Found = chords.Add
 	} else if pf.circle != "" {
 		opt.Exact = func(p join.Pair) bool { return chords.Add(p) && exact.Add(p) }
@@ -137,7 +137,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	if pf.circle != "" {
 		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), cfg.t)
-		if cfg.method == "lsh" {
+		if cfg.method == planner.LSH {
 			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), cc.Bandings[0].Shape, k)
 		}
 		fig := plotting.NewCircle(st.Records, l.names, chords, what)
