@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -225,36 +226,46 @@ func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ contex
 
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
+	return runJoined(ctx, e, cfg, input, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
+		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+		sink := rows.NewSink(cfg.sort, pw.WritePair)
+		st, err := in.Join(ctx, sink.Add)
+		return st, func() error {
+			if err := sink.Close(); err != nil {
+				return err
+			}
+			return pw.Flush()
+		}, cmp.Or(err, sink.Err())
+	})
+}
+
+// runJoined runs a command that joins INPUT: start (outputs, load), then the
+// report's phase that plans (planned) and calls join, which returns what
+// the join did and the writing of its output, run as the phase "write"
+// after joined; then the report.
+func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string,
+	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
 	ctx, out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	rep := l.rep
-	tm := rep.Start("join")
+	tm := l.rep.Start(phase)
 	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
-	pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-	sink := rows.NewSink(cfg.sort, pw.WritePair)
-	st, err := in.Join(ctx, sink.Add)
-	if err == nil {
-		err = sink.Err()
-	}
+	st, write, err := join(ctx, in, out, l, estimates)
 	if err != nil {
 		return err
 	}
-	joined(e, cfg, rep, st)
+	joined(e, cfg, l.rep, st)
 	tm.Done()
-	tm = rep.Start("write")
-	if err := sink.Close(); err != nil {
-		return err
-	}
-	if err := pw.Flush(); err != nil {
+	tm = l.rep.Start("write")
+	if err := write(); err != nil {
 		return err
 	}
 	tm.Done()
-	return cfg.emit(e, rep)
+	return cfg.emit(e, l.rep)
 }
 
 // planned returns the input to join as cfg asks: with --method auto it
