@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -249,48 +250,44 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	bar := prog.Count("joining")
 	opt := cfg.opt
 	opt.Progress = bar.SetOf
+	var st passwords.Stats
+	var write func() error // the output and the report's section, as the phase "write"
 	if cfg.families {
-		fams, st, err := passwords.Families(ctx, l, opt)
-		bar.Finish()
-		if err != nil {
-			return err
+		var fams []passwords.Family
+		fams, st, err = passwords.Families(ctx, l, opt)
+		write = func() error {
+			sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
+			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
+			rep.Results = int64(len(fams))
+			w := rows.NewFamilies(out, cfg.outFmt)
+			for n, f := range fams {
+				w.Write(n+1, l, f)
+			}
+			return w.Flush()
 		}
-		rep.AddPasswordJoin(&st)
-		sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
-		tm := rep.Start("write")
-		w := rows.NewFamilies(out, cfg.outFmt)
-		for n, f := range fams {
-			w.Write(n+1, l, f)
+	} else {
+		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
+		var found rpt.Counter
+		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
+		err = cmp.Or(err, sink.Err())
+		write = func() error {
+			sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
+			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
+			rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
+			if err := sink.Close(); err != nil {
+				return err
+			}
+			return w.Flush()
 		}
-		rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		tm.Done()
-		rep.Results = int64(len(fams))
-		return cfg.emit(e, rep)
 	}
-
-	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
-	var found rpt.Counter
-	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	if err := sink.Err(); err != nil {
-		return err
-	}
 	rep.AddPasswordJoin(&st)
-	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	tm := rep.Start("write")
-	if err := sink.Close(); err != nil {
-		return err
-	}
-	rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
-	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
-	if err := w.Flush(); err != nil {
+	if err := write(); err != nil {
 		return err
 	}
 	tm.Done()
@@ -314,44 +311,38 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
 	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
-		res, err := ix.CheckAll(ctx, batch)
-		if err != nil {
-			return err
-		}
-		for k, ms := range res {
-			t.Add(batch[k], len(ms))
-			for _, m := range ms {
-				t.hist.Add(m.Sim)
-				w.Write(first+k, known, m)
-			}
-		}
-		return nil
-	})
+	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure,
+		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
+		func(m passwords.Match) float64 { return m.Sim },
+		func(candidate int, m passwords.Match) { w.Write(candidate, known, m) })
 	if err != nil {
 		return err
 	}
 	return finishCheck(e, cfg, rep, cs)
 }
 
-// tally counts the candidates of a check and the similarities found.
-type tally struct {
-	passwords.CheckStats
-	hist rpt.Histogram
-}
-
 // checkPhase runs the report's "check" phase: each batch of candidates (the
 // arguments, the one password typed at a terminal, or the lines of stdin:
-// infile.Batches) goes to answer, which tallies the candidates and writes
-// their matches with w; then w is flushed, and the results and the
-// histogram (not for overlap) go into the report.
-func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
-	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
+// infile.Batches) goes to answer, whose results for each candidate are
+// counted (their similarities, sim, in the histogram) and written by write
+// (with the candidate's number), through w; then w is flushed, and the
+// results and the histogram (not for overlap) go into the report.
+func checkPhase[T any](ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
+	answer func(batch [][]byte) ([][]T, error), sim func(T) float64, write func(candidate int, x T)) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
-	var t tally
+	var cs passwords.CheckStats
+	var hist rpt.Histogram
 	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
-		if err := answer(first, batch, &t); err != nil {
+		res, err := answer(batch)
+		if err != nil {
 			return err
+		}
+		for k, xs := range res {
+			cs.Add(batch[k], len(xs))
+			for _, x := range xs {
+				hist.Add(sim(x))
+				write(first+k, x)
+			}
 		}
 		return w.Err()
 	})
@@ -362,8 +353,8 @@ func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *
 		return nil, err
 	}
 	tm.Done()
-	rep.SetResults(t.Matches, &t.hist, m)
-	return &t.CheckStats, nil
+	rep.SetResults(cs.Matches, &hist, m)
+	return &cs, nil
 }
 
 // sinkOf is where a check writes: out, or nowhere under --silent.

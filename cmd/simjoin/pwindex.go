@@ -39,22 +39,15 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		}
 		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
 		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
-			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
-			if err != nil {
+		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure,
+			func(batch [][]byte) ([][]index.Hit, error) {
+				res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 				// The index's message numbers the record in the batch; it
 				// never holds the text.
-				return indexError(err, "-t")
-			}
-			for k, hits := range res {
-				tl.Add(batch[k], len(hits))
-				for _, h := range hits {
-					tl.hist.Add(h.Sim)
-					hw.Write(first+k, h)
-				}
-			}
-			return nil
-		})
+				return res, indexError(err, "-t")
+			},
+			func(h index.Hit) float64 { return h.Sim },
+			func(candidate int, h index.Hit) { hw.Write(candidate, h) })
 		if err != nil {
 			return err
 		}
