@@ -39,15 +39,22 @@ var lshOnly = []string{"lsh", "perm", "bits", "recall", "verify", "seed", "minha
 // checkLSHFlags refuses LSH flags when the method that runs is not LSH;
 // planned says the planner chose it (--method auto).
 func checkLSHFlags(fs *pflag.FlagSet, method planner.Method, planned bool) error {
-	if method == planner.LSH {
+	switch {
+	case method == planner.LSH:
 		return nil
+	case !planned:
+		return refuseGiven(fs, lshOnly, "--%s applies to --method lsh, and the method is exact")
 	}
-	for _, name := range lshOnly {
-		if f := fs.Lookup(name); f != nil && f.Changed {
-			if !planned {
-				return usagef("--%s applies to --method lsh, and the method is exact", name)
-			}
-			return usagef("--%s applies to --method lsh, and the planner chose %s: give --method lsh, or drop --%s", name, method, name)
+	return refuseGiven(fs, lshOnly, "--%[1]s applies to --method lsh, and the planner chose %[2]s: give --method lsh, or drop --%[1]s", method)
+}
+
+// refuseGiven returns a usage error for the first of names given on the
+// command line (fs), worded by format with the flag's name as its first
+// operand and args after; nil when none is given.
+func refuseGiven(fs *pflag.FlagSet, names []string, format string, args ...any) error {
+	for _, name := range names {
+		if fs.Changed(name) {
+			return usagef(format, append([]any{name}, args...)...)
 		}
 	}
 	return nil

@@ -185,12 +185,7 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
 	}
 	if cfg.Method == index.Exact {
-		for _, name := range []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"} {
-			if fs.Changed(name) {
-				return cfg, usagef("--%s applies to --method lsh", name)
-			}
-		}
-		return cfg, nil
+		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}, "--%s applies to --method lsh")
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)

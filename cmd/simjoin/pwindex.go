@@ -22,10 +22,8 @@ var pwIndexFixed = []string{"qgram", "measure", "fold-case", "fold-leet", "strip
 // written as candidate<TAB>id<TAB>similarity, the id being the index's
 // record id; the exit status is that of passwords check.
 func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) error {
-	for _, name := range pwIndexFixed {
-		if fs.Changed(name) {
-			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
-		}
+	if err := refuseGiven(fs, pwIndexFixed, "--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)"); err != nil {
+		return err
 	}
 	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
 	if err != nil {
