@@ -64,13 +64,9 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	if err != nil {
 		return lshError(err)
 	}
-	switch {
-	case f.maxBucket < 0:
+	var ok bool
+	if o.MaxBucket, ok = zeroIsNone(f.maxBucket); !ok {
 		return usagef("--max-bucket %d: want >= 0 (0: no cap)", f.maxBucket)
-	case f.maxBucket == 0:
-		o.MaxBucket = -1
-	default:
-		o.MaxBucket = f.maxBucket
 	}
 	if c.method != planner.LSH {
 		return nil

@@ -138,13 +138,9 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
-	switch {
-	case c.maxLine < 0:
+	var ok bool
+	if c.read.MaxLine, ok = zeroIsNone(c.maxLine); !ok {
 		return usagef("--max-line must be >= 0")
-	case c.maxLine == 0:
-		c.read.MaxLine = -1
-	default:
-		c.read.MaxLine = c.maxLine
 	}
 	return nil
 }
