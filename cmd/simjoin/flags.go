@@ -12,8 +12,8 @@ import (
 const notApplicable = "simjoin-not-applicable"
 
 // dropFlags hides flags that do not apply to cmd from its help, and makes
-// giving one a usage error (checked by checkDropped before the command
-// runs), so that no flag is accepted and then ignored.
+// giving one a usage error (checked by checkFlags before the command runs),
+// so that no flag is accepted and then ignored.
 func dropFlags(cmd *cobra.Command, why string, names ...string) {
 	fs := cmd.Flags()
 	for _, name := range names {
@@ -22,14 +22,18 @@ func dropFlags(cmd *cobra.Command, why string, names ...string) {
 	}
 }
 
-// checkDropped refuses the flags given to cmd that dropFlags marked.
-func checkDropped(cmd *cobra.Command) error {
+// checkFlags refuses, before cmd runs, the flags given to it that dropFlags
+// marked, and a negative -j/--workers (addWorkersFlag).
+func checkFlags(cmd *cobra.Command) error {
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if why, ok := f.Annotations[notApplicable]; ok && err == nil {
 			err = usagef("--%s does not apply to %s: %s", f.Name, cmd.CommandPath(), why[0])
 		}
 	})
+	if n, _ := cmd.Flags().GetInt("workers"); n < 0 && err == nil {
+		err = usagef("-j/--workers must be >= 0")
+	}
 	return err
 }
 

@@ -14,7 +14,8 @@ import (
 
 func newIndexAddCmd(e *env) *cobra.Command {
 	var dedup bool
-	var threshold, formatName string
+	var threshold string
+	var format formatFlag
 	var batch, workers int
 	cmd := &cobra.Command{
 		Use:   "add DIR [--dedup -t T] INPUT",
@@ -40,7 +41,7 @@ command stops before the next batch (a batch is held whole or not at all) and
 exits with status 128 plus the signal's number.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := parseFormat(formatName)
+			f, err := format.parse()
 			if err != nil {
 				return err
 			}
@@ -59,9 +60,9 @@ exits with status 128 plus the signal's number.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&dedup, "dedup", false, "search before insert: skip records that reach -t against a held record")
 	fs.StringVarP(&threshold, "threshold", "t", "", "--dedup threshold, at least the index's minimum, such as 0.8 or 4/5")
-	fs.StringVar(&formatName, "format", "tsv", "output format: tsv, csv or jsonl")
+	format.add(fs)
 	fs.IntVar(&batch, "batch", addBatch, "most records inserted, synced and printed at a time")
-	fs.IntVarP(&workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	addWorkersFlag(fs, &workers, "worker goroutines (0: one per core); results do not depend on it")
 	return cmd
 }
 

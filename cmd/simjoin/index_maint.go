@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/rows"
 )
@@ -72,12 +73,12 @@ after. simjoin index stats shows the segments, tokens and bytes on disk.`,
 			})
 		},
 	}
-	cmd.Flags().IntVarP(&workers, "workers", "j", 0, "worker goroutines (0: one per core)")
+	addWorkersFlag(cmd.Flags(), &workers, "worker goroutines (0: one per core)")
 	return cmd
 }
 
 func newIndexStatsCmd(e *env) *cobra.Command {
-	var formatName string
+	var format formatFlag
 	cmd := &cobra.Command{
 		Use:   "stats DIR",
 		Short: "Print the index's configuration and statistics",
@@ -85,17 +86,16 @@ func newIndexStatsCmd(e *env) *cobra.Command {
 JSON object, the same that simjoin serve answers on GET /v1/stats).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch formatName {
-			case "tsv", "jsonl":
-			default:
-				return usagef("unknown --format %q: want tsv or jsonl", formatName)
+			f, err := format.parse()
+			if err != nil {
+				return err
 			}
 			return withIndex(args[0], 0, func(ix *index.Index) error {
-				return rows.WriteIndexStats(e.stdout, ix.Config(), ix.Stats(), formatName == "jsonl")
+				return rows.WriteIndexStats(e.stdout, ix.Config(), ix.Stats(), f == fieldenc.JSONL)
 			})
 		},
 	}
-	cmd.Flags().StringVar(&formatName, "format", "tsv", "output format: tsv or jsonl")
+	format.add(cmd.Flags(), fieldenc.TSV, fieldenc.JSONL)
 	return cmd
 }
 

@@ -16,7 +16,7 @@ type indexSearchFlags struct {
 	threshold     string
 	topK, refineK int
 	only, exclude string
-	format        string
+	format        formatFlag
 	output        string
 	workers       int
 }
@@ -48,9 +48,9 @@ of ids. Queries are answered in batches, which share the work.`,
 	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
 	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated)")
 	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated)")
-	fs.StringVar(&f.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	f.format.add(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "write the results to `FILE` (written whole or not at all) instead of stdout")
-	fs.IntVarP(&f.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	addWorkersFlag(fs, &f.workers, "worker goroutines (0: one per core); results do not depend on it")
 	return cmd
 }
 
@@ -108,7 +108,7 @@ func searchError(err error, opt index.SearchOptions) error {
 }
 
 func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
-	outFmt, err := parseFormat(f.format)
+	outFmt, err := f.format.parse()
 	if err != nil {
 		return err
 	}

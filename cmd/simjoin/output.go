@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -26,7 +27,7 @@ import (
 type runFlags struct {
 	measure   string
 	threshold string
-	format    string
+	format    formatFlag
 	output    string
 	stats     bool
 	statsJSON string
@@ -46,17 +47,18 @@ type runFlags struct {
 // addFlags registers the flags on fs but -t; output is -o's usage.
 func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
 	fs.StringVar(&r.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
-	fs.StringVar(&r.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	r.format.add(fs)
 	fs.StringVarP(&r.output, "output", "o", "", output)
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&r.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	addWorkersFlag(fs, &r.workers, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	addMemoryFlag(fs, &r.memLimit)
 }
 
 // parse checks the flags before any work starts: --measure, then -t for it
 // (need refuses it missing for the measure: each command has its own
-// default), -j, --memory-limit (made the runtime's soft limit) and --format.
+// default), --memory-limit (made the runtime's soft limit) and --format;
+// it resolves -j (checkFlags refused a negative one).
 func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	var err error
 	if r.m, err = prefix.ParseMeasure(r.measure); err != nil {
@@ -68,14 +70,11 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	if r.t, err = prefix.ParseThreshold(r.m, r.threshold); err != nil {
 		return usageError{err}
 	}
-	if r.workers < 0 {
-		return usagef("-j/--workers must be >= 0")
-	}
 	r.workers = parallel.Workers(r.workers) // 0: one per core; at most 4 per core
 	if r.mem, err = parseMemoryLimit(r.memLimit); err != nil {
 		return err
 	}
-	r.outFmt, err = parseFormat(r.format)
+	r.outFmt, err = r.format.parse()
 	return err
 }
 
@@ -121,17 +120,48 @@ func (r *runFlags) emit(e *env, rep *rpt.Report) error {
 	return nil
 }
 
-// parseFormat reads --format: tsv, csv or jsonl.
-func parseFormat(s string) (fieldenc.Format, error) {
-	switch s {
-	case "tsv":
-		return fieldenc.TSV, nil
-	case "csv":
-		return fieldenc.CSV, nil
-	case "jsonl":
-		return fieldenc.JSONL, nil
+// formatFlag is --format: the name given, and the row formats the command
+// writes (the first the default).
+type formatFlag struct {
+	name  string
+	takes []fieldenc.Format
+}
+
+// formatNames are the formats' names on the command line.
+var formatNames = [...]string{fieldenc.TSV: "tsv", fieldenc.CSV: "csv", fieldenc.JSONL: "jsonl"}
+
+// add registers --format on fs, taking the formats given (all when none).
+func (f *formatFlag) add(fs *pflag.FlagSet, takes ...fieldenc.Format) {
+	if f.takes = takes; len(takes) == 0 {
+		f.takes = []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL}
 	}
-	return 0, usagef("unknown --format %q: want tsv, csv or jsonl", s)
+	fs.StringVar(&f.name, "format", formatNames[f.takes[0]], "output format: "+f.want())
+}
+
+// want names the formats taken, such as "tsv, csv or jsonl".
+func (f *formatFlag) want() string {
+	names := make([]string, len(f.takes))
+	for k, x := range f.takes {
+		names[k] = formatNames[x]
+	}
+	n := len(names) - 1
+	return strings.Join(names[:n], ", ") + " or " + names[n]
+}
+
+// parse reads the format given.
+func (f *formatFlag) parse() (fieldenc.Format, error) {
+	for _, x := range f.takes {
+		if f.name == formatNames[x] {
+			return x, nil
+		}
+	}
+	return 0, usagef("unknown --format %q: want %s", f.name, f.want())
+}
+
+// addWorkersFlag registers -j/--workers on fs, described by usage; a
+// negative value is refused before the command runs (checkFlags).
+func addWorkersFlag(fs *pflag.FlagSet, p *int, usage string) {
+	fs.IntVarP(p, "workers", "j", 0, usage)
 }
 
 // open opens the input file name (infile.Open: "-" is standard input, gzip

@@ -74,7 +74,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkDropped(cmd); err != nil {
+			if err := checkFlags(cmd); err != nil {
 				return err
 			}
 			if cpuProfile == "" {

@@ -82,7 +82,7 @@ func newServeCmd(e *env) *cobra.Command {
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port)")
 	fs.IntVar(&maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records (or queries) in one request")
 	fs.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
-	fs.IntVarP(&workers, "workers", "j", 0, "worker goroutines of the index (0: one per core)")
+	addWorkersFlag(fs, &workers, "worker goroutines of the index (0: one per core)")
 	fs.DurationVar(&shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")
 	return cmd
 }
