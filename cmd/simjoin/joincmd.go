@@ -144,8 +144,7 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
-			return memlimit.Check(need, c.mem, fmt.Sprintf("joining %s records of %s tokens",
-				numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
+			return c.checkMemory(need, records, "records", numfmt.Group(int64(tokens))+" tokens")
 		}}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/progress"
@@ -76,6 +77,12 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	}
 	r.outFmt, err = r.format.parse()
 	return err
+}
+
+// checkMemory checks that the memory a join of n things (records,
+// passwords) of size needs is within --memory-limit (memlimit.Check).
+func (r *runFlags) checkMemory(need int64, n int, things, size string) error {
+	return memlimit.Check(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
 }
 
 // reporting says whether a statistics report was asked for.

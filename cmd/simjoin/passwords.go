@@ -3,15 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/memlimit"
-	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
@@ -119,9 +116,6 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}); err != nil {
 		return err
 	}
-	if c.q < 1 || c.q > passwords.MaxQ {
-		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
-	}
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -132,7 +126,10 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.stripSuffix {
 		norm |= passwords.StripSuffix
 	}
-	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
+	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
+	if err := c.opt.Grams.Check(); err != nil {
+		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
+	}
 	var err error
 	if c.read.Counts, err = passwords.ParseCounts(c.counts); err != nil || c.counts == "none" {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
@@ -176,12 +173,12 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.silent && cfg.output != "" {
+				return usagef("--silent writes nothing: drop -o/--output")
+			}
 			if cfg.index != "" {
 				if cfg.against != "" {
 					return usagef("give --against LIST or --index DIR, not both")
-				}
-				if cfg.silent && cfg.output != "" {
-					return usagef("--silent writes nothing: drop -o/--output")
 				}
 				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
 			}
@@ -190,9 +187,6 @@ func newCheckCmd(e *env) *cobra.Command {
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
-			}
-			if cfg.silent && cfg.output != "" {
-				return usagef("--silent writes nothing: drop -o/--output")
 			}
 			return runCheck(cmd.Context(), e, &cfg, args)
 		},
@@ -225,8 +219,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 	if err != nil {
 		return nil, nil, st, err
 	}
-	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
-		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {
+	if err := cfg.checkMemory(passwords.EstimateMemory(l), l.Len(), "passwords", rpt.Bytes(int64(l.Bytes()))); err != nil {
 		return nil, nil, st, err
 	}
 	tm.Done()
