@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
 	rpt "github.com/simjoin/simjoin/internal/report"
@@ -85,11 +82,11 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		return pf.error(err, cfg)
 	}
 	for _, f := range pf.scurve {
-		if ext := strings.ToLower(filepath.Ext(f)); ext != ".png" && ext != ".svg" {
+		if _, err := plotting.FormatOf(f); err != nil {
 			return usagef("--scurve %s: want a .png or .svg file", f)
 		}
 	}
-	if pf.circle != "" && strings.ToLower(filepath.Ext(pf.circle)) != ".svg" {
+	if format, _ := plotting.FormatOf(pf.circle); pf.circle != "" && format != "svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
 	}
 	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
@@ -130,17 +127,13 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	for _, f := range pf.scurve {
 		fig := plotting.NewSCurves(cc, k, pf.seeds, cfg.t.Float())
-		ext := strings.ToLower(filepath.Ext(f))[1:]
-		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
+		format, _ := plotting.FormatOf(f)
+		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
 			return err
 		}
 	}
 	if pf.circle != "" {
-		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), cfg.t)
-		if cfg.method == planner.LSH {
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), cc.Bandings[0].Shape, k)
-		}
-		fig := plotting.NewCircle(st.Records, l.names, chords, what)
+		fig := plotting.NewCheckCircle(cc, st.Records, l.names, chords, cfg.t, k, cfg.method == planner.LSH)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
