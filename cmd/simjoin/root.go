@@ -87,12 +87,6 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			profFile = f
 			return pprof.StartCPUProfile(f)
 		},
-		PersistentPostRun: func(cmd *cobra.Command, args []string) {
-			if profFile != nil {
-				pprof.StopCPUProfile()
-				profFile.Close()
-			}
-		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
 	root.Version = buildinfo.Text() // --version, as the version command prints it
@@ -104,6 +98,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	for _, f := range commands {
 		root.AddCommand(f(e))
 	}
+	usageArgs(root)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if profFile != nil {
@@ -131,20 +126,27 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "simjoin:", err)
+	// cobra reports an unknown command of simjoin as a plain error, before
+	// any of the command's checks.
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitUsage
 	}
 	return exitRuntime
 }
 
-// isCobraUsage recognises cobra's own argument and command errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs makes the argument checks of cmd and its subcommands (cobra's
+// ExactArgs and the like, whose errors are plain) return usage errors.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
