@@ -19,16 +19,7 @@ func newDedupCmd(e *env) *cobra.Command {
 	cmd := joinCommand(&cobra.Command{
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
-		Long: `Join INPUT with itself as join does, and cluster the records: two records
-are in one cluster when a chain of pairs at or above the threshold links them
-(the connected components of the pairs). Print the id of one kept record per
-cluster, the first in input order, in input order: records with no
-near-duplicate are clusters of one and are kept. With --clusters, print
-id<TAB>cluster for every record instead, clusters numbered from 1 in order of
-their first record. Ids are line numbers, or paths with --files. Empty records
-are clusters of one; files dropped by --min-tokens are not records.
-
---stats adds the distribution of cluster sizes to the report.`,
+		Long:  help("dedup"),
 	}, &cfg, nil, func(ctx context.Context, _ string) error {
 		if cfg.against != "" {
 			return usagef("dedup clusters one collection: --against is not allowed")

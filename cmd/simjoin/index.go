@@ -23,28 +23,11 @@ func init() { register(newIndexCmd) }
 // nothing more ready, so a slow stream goes line by line).
 const addBatch = 1 << 16
 
-const indexLong = `A living index: a directory that holds a growing collection of records,
-created once with its tokenizer and method, then taking inserts, deletes and
-searches; it survives restarts and crashes, and simjoin serve serves it over
-HTTP. Record ids are assigned by the index: 0, 1, 2, ... in insertion order,
-never reused.
-
-  simjoin index create DIR --tokens words --method exact --min-threshold 0.5
-  simjoin index add DIR [--dedup -t T] INPUT
-  simjoin index search DIR (-t T | --top-k K [--refine-k R]) QUERIES
-  simjoin index delete DIR ID...
-  simjoin index compact DIR
-  simjoin index stats DIR
-  simjoin index verify DIR
-
-Exit status: 0 success, 1 runtime error (not an index, a corrupt file, which
-the message names), 2 usage error.`
-
 func newIndexCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Create, fill, search and maintain a persistent similarity index",
-		Long:  indexLong,
+		Long:  help("index"),
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e))
@@ -113,19 +96,8 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create DIR --min-threshold T [flags]",
 		Short: "Create an empty index in DIR",
-		Long: `Create an empty index in DIR (made if missing; an index already there is an
-error). The tokenizer, the measure, the method and the minimum threshold are
-fixed here: every record and query is tokenized with --tokens, and every
-search and dedup threshold must be at least --min-threshold.
-
---method exact indexes the prefixes of the records' sets for that minimum
-threshold and answers exactly. --method lsh keeps MinHash signatures of --perm
-values of --bits bits in --lsh BxR bands (or --bands B of perm/B rows; by
-default the cheapest banding whose probability of finding a pair at the
-minimum threshold reaches --recall); with --raw-sets it also keeps the sets and
-verifies candidates exactly, without them similarities are estimates and the
-index is smaller. LSH estimates Jaccard similarity.`,
-		Args: cobra.ExactArgs(1),
+		Long:  help("index create"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := f.config(cmd.Flags())
 			if err != nil {

@@ -26,18 +26,8 @@ func newIndexSearchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search DIR (-t T | --top-k K [--refine-k R]) QUERIES",
 		Short: "Find the held records similar to each line of QUERIES",
-		Long: `Search the index for each line of QUERIES ("-" for stdin) and print the
-records found, best first per query (ties by id), one a line:
-
-  QUERY_LINE<TAB>ID<TAB>SIM
-
-By threshold (-t T, at least the index's minimum threshold): every live
-record whose similarity reaches T (for LSH, up to the banding's recall). By
-rank (--top-k K): the K most similar; --refine-k R fetches R candidates by
-their estimate and verifies them exactly before keeping the best K. --only
-and --exclude restrict the search to, or keep it off, a comma-separated list
-of ids. Queries are answered in batches, which share the work.`,
-		Args: cobra.ExactArgs(2),
+		Long:  help("index search"),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIndexSearch(cmd.Context(), e, &f, args[0], args[1])
 		},

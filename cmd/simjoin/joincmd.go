@@ -116,10 +116,7 @@ func newJoinCmd(e *env) *cobra.Command {
 	return joinCommand(&cobra.Command{
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
-		Long: `Report every pair of records of INPUT (one record a line, "-" for stdin;
-ids are 1-based line numbers) whose similarity reaches the threshold, as
-id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
-record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
+		Long:  help("join"),
 	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
 }
 

@@ -47,52 +47,6 @@ type pwConfig struct {
 	read passwords.ReadOptions
 }
 
-const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
-taken byte for byte but for the line ending. Each password becomes the set of
-its character q-grams (-q, default 2: the shortest grams that keep character
-order, and the ones that lose least under a one-character change), after the
-normalisations asked for; two passwords are similar when their sets reach the
-threshold (Jaccard >= 0.8 by default). Valid UTF-8 is read as code points,
-anything else (Latin-1) as bytes.
-
-Identical lines are merged (their counts summed): each distinct password is
-joined once and known by the first line it is on. Output, one pair a line:
-
-  line_a<TAB>line_b<TAB>similarity<TAB>password_a<TAB>password_b
-
-with line_a < line_b. With --families, the connected groups of similar
-passwords instead, largest first, one a line:
-
-  size<TAB>count<TAB>most_frequent<TAB>member<TAB>member...
-
-size: distinct passwords; count: their occurrences (or summed --counts);
-members most frequent first. In TSV, passwords are written byte for byte
-except that backslash, tab, CR and other control bytes are escaped (\\, \t,
-\r, \xHH). --format csv writes pairs with a header, and families one member a
-row (family,size,count,line,password_count,password); jsonl writes objects,
-with "…_base64" fields for passwords that are not UTF-8.
-
-Passwords appear only in this output, never in messages or the statistics.`
-
-const checkLong = `Check candidate passwords (the arguments, or one a line on stdin) against
-the known passwords of --against LIST: for each candidate, the known
-passwords whose similarity reaches the threshold, most similar first, one a
-line:
-
-  candidate<TAB>line<TAB>similarity<TAB>known_password
-
-where candidate is the candidate's number (argument or stdin line, from 1)
-and line the known password's line; the candidate itself is not echoed.
-Exit status 3 when any candidate is too close to a known password, 0 when
-none is, so that the command serves in a password policy script:
-
-  printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
-
-Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. On a terminal, stdin is one password, typed after a
-prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
-those of simjoin passwords.`
-
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
 	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
@@ -147,7 +101,7 @@ func newPasswordsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "passwords [flags] LIST",
 		Short: "Find the near-copies in a password list, or check new passwords against one",
-		Long:  passwordsLong,
+		Long:  help("passwords"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cfg.parse(cmd.Flags()); err != nil {
@@ -168,7 +122,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --against LIST [flags] [PASSWORD...]",
 		Short: "Check candidate passwords against a list of known ones; exit status 3 when one is too close",
-		Long:  checkLong,
+		Long:  help("passwords check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err

@@ -36,22 +36,7 @@ func newPlotCmd(e *env) *cobra.Command {
 	cmd := joinCommand(&cobra.Command{
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
-		Long: `Measure how MinHash-LSH bandings find the real pairs of INPUT and draw it.
-
-For each banding (--shapes, default the one --method lsh would use), run the
-LSH self-join and keep every candidate pair with its exact similarity; find
-the true pairs with the exact join at --truth (rounded down to a multiple of
-0.05), and estimate the pairs below it from a uniform sample of --sample
-pairs of distinct sets. Then print, per banding, the candidates, the pairs
-found at the threshold -t, the recall, and what the S-curve
-P(s) = 1 - (1 - s^r)^b predicts for both; and per similarity bin of 0.05,
-the share of pairs found beside P.
-
---scurve FILE (repeatable; .png or .svg) draws P(s) of each banding with the
-measured shares as dots. --circle FILE (.svg) draws the records as points on
-a circle in input order with a chord for each pair found, coloured by its
-true similarity: the candidates of the first banding with --method lsh, the
-exact pairs at -t otherwise.`,
+		Long:  help("plot"),
 	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
