@@ -134,22 +134,19 @@ type formatFlag struct {
 	takes []fieldenc.Format
 }
 
-// formatNames are the formats' names on the command line.
-var formatNames = [...]string{fieldenc.TSV: "tsv", fieldenc.CSV: "csv", fieldenc.JSONL: "jsonl"}
-
 // add registers --format on fs, taking the formats given (all when none).
 func (f *formatFlag) add(fs *pflag.FlagSet, takes ...fieldenc.Format) {
 	if f.takes = takes; len(takes) == 0 {
 		f.takes = []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL}
 	}
-	fs.StringVar(&f.name, "format", formatNames[f.takes[0]], "output format: "+f.want())
+	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+f.want())
 }
 
 // want names the formats taken, such as "tsv, csv or jsonl".
 func (f *formatFlag) want() string {
 	names := make([]string, len(f.takes))
 	for k, x := range f.takes {
-		names[k] = formatNames[x]
+		names[k] = x.String()
 	}
 	n := len(names) - 1
 	return strings.Join(names[:n], ", ") + " or " + names[n]
@@ -157,12 +154,11 @@ func (f *formatFlag) want() string {
 
 // parse reads the format given.
 func (f *formatFlag) parse() (fieldenc.Format, error) {
-	for _, x := range f.takes {
-		if f.name == formatNames[x] {
-			return x, nil
-		}
+	x, ok := fieldenc.ParseFormat(f.name)
+	if !ok || !slices.Contains(f.takes, x) {
+		return 0, usagef("unknown --format %q: want %s", f.name, f.want())
 	}
-	return 0, usagef("unknown --format %q: want %s", f.name, f.want())
+	return x, nil
 }
 
 // addWorkersFlag registers -j/--workers on fs, described by usage; a
