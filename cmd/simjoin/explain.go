@@ -61,7 +61,7 @@ func (ex *explainFlags) parse() error {
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
 func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
-	ctx, out, l, err := start(ctx, e, cfg, input)
+	out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}

@@ -34,24 +34,18 @@ func newIndexCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// openIndex opens the index in dir, mapping the library's errors to the
-// command line's: not an index or corrupt, exit status 1 with the file named.
-func openIndex(dir string, workers int) (*index.Index, error) {
-	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
-	if errors.Is(err, index.ErrNotIndex) {
-		return nil, fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
-	}
-	if errors.Is(err, index.ErrLocked) {
-		return nil, fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
-	}
-	return ix, err
-}
-
-// withIndex opens the index in dir (openIndex), calls f and closes the
-// index, returning f's error or else Close's.
+// withIndex opens the index in dir, calls f and closes the index,
+// returning f's error or else Close's. The library's errors of Open become
+// the command line's: not an index or corrupt, exit status 1 with the file
+// named.
 func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
-	ix, err := openIndex(dir, workers)
-	if err != nil {
+	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
+	switch {
+	case errors.Is(err, index.ErrNotIndex):
+		return fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
+	case errors.Is(err, index.ErrLocked):
+		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	case err != nil:
 		return err
 	}
 	err = f(ix)

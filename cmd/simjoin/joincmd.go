@@ -127,7 +127,6 @@ type loaded struct {
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
-	prog          *progress.Bars
 }
 
 // options are the library's options for cfg.
@@ -149,7 +148,7 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
 	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
-	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
+	l, prog := &loaded{rep: rep}, progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
@@ -172,7 +171,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			if name == "" {
 				continue
 			}
-			f, err := e.open(name, rep, l.prog)
+			f, err := e.open(name, rep, prog)
 			if err != nil {
 				return nil, err
 			}
@@ -183,7 +182,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	if cfg.against != "" {
 		rep.Input = append(rep.Input, "--against", cfg.against)
 	}
-	in, err := simjoin.Load(ctx, r, s, cfg.options(l.prog, warn))
+	in, err := simjoin.Load(ctx, r, s, cfg.options(prog, warn))
 	var se *fileset.SelectionError
 	if errors.As(err, &se) {
 		return nil, usageError{err}
@@ -204,20 +203,17 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 // start begins a command that joins INPUT: it creates the outputs (-o and
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func start(ctx context.Context, e *env, cfg *joinConfig, input string) (out *outfile.File, l *loaded, err error) {
 	if input == "-" && cfg.against == "-" {
-		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if l, err = load(ctx, e, cfg, input); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return ctx, out, l, nil
+	return out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
@@ -241,7 +237,7 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // after joined; then the report.
 func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string,
 	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
-	ctx, out, l, err := start(ctx, e, cfg, input)
+	out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if format, _ := plotting.FormatOf(pf.circle); pf.circle != "" && format != "svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
 	}
-	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
+	out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,14 +32,11 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// exitError carries an explicit exit status (such as passwords check's 3)
-// with an optional message.
-type exitError struct {
-	code int
-	msg  string
-}
+// exitError carries an explicit exit status (such as passwords check's 3);
+// the command has said why.
+type exitError struct{ code int }
 
-func (e exitError) Error() string { return e.msg }
+func (e exitError) Error() string { return "exit status " + strconv.Itoa(e.code) }
 
 // env is what a command reads and writes; tests give their own.
 type env struct {
@@ -120,9 +118,6 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitOK
 	}
 	if isExit {
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "simjoin:", ee.msg)
-		}
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "simjoin:", err)
