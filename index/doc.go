@@ -16,8 +16,8 @@
 // tokenize; CheckSearch checks search options before any input is read
 // (SearchOptions.Check the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the
-// field; ParseMethod, ParseIDs and ReadIDs read methods and record ids. Record ids are assigned 0, 1, 2,
-// ... in insertion order and never reused.
+// field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
+// Record ids are assigned 0, 1, 2, ... in insertion order and never reused.
 //
 // # Methods
 //

@@ -75,9 +75,9 @@ func given[T int | float64](v T) T {
 	return v
 }
 
-// zeroIsNone reads the value v of a flag whose 0 means none, for an option whose
-// 0 is the library's default and a negative value none: 0 becomes -1; ok
-// is false for a negative v, which the flag refuses.
+// zeroIsNone reads the value v of a flag whose 0 means none, for an option
+// whose 0 is the library's default and a negative value none: 0 becomes -1;
+// ok is false for a negative v, which the flag refuses.
 func zeroIsNone(v int) (_ int, ok bool) {
 	if v == 0 {
 		return -1, true
