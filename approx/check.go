@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"strconv"
@@ -16,9 +17,9 @@ var ErrVerify = errors.New("approx: unknown verification")
 // refuses for one field of Options. It names the field as Options does
 // (K, not a command line's --perm), so that a command line can put its own
 // flag in front of Value and Want, and it wraps ErrShape, ErrRecall, ErrSeed,
-// ErrVerify or ErrMinSize for errors.Is.
+// ErrScheme, ErrVerify or ErrMinSize for errors.Is.
 type OptionError struct {
-	Option string // the field of Options: "K", "Bits", "Recall", "Seed", "Verify" or "MinSize"
+	Option string // the field of Options: "K", "Bits", "Recall", "Seed", "Scheme", "Verify" or "MinSize"
 	Value  string // the value refused: a number, or text quoted
 	Want   string // what the field takes, such as "8, 16, 32 or 64"
 	Err    error
@@ -76,4 +77,38 @@ func ParseSeed(s string) (uint64, error) {
 		return 0, &OptionError{"Seed", strconv.Quote(s), "an integer in [0, 2^64)", ErrSeed}
 	}
 	return seed, nil
+}
+
+// Check reports whether the fields of o but the measure and threshold are
+// valid as given, the way a command line gives every one: K (CheckK), Bits
+// (CheckBits), Recall (CheckRecall), a known Scheme and Verify, MinSize
+// (CheckMinSize), and the Shape, when one is given, fitting K (Shape.Check).
+// So a caller refuses bad options before it has read the input the
+// threshold may depend on; Resolve fills in the defaults and then calls
+// Check, so zero K, Bits and Recall, which Resolve reads as the defaults,
+// are refused here. The first field refused gives an *OptionError, in the
+// order above; a shape that does not fit K gives Shape.Check's error
+// (ErrShape). Cost: O(1).
+func (o Options) Check() error {
+	if err := cmp.Or(CheckK(o.K), CheckBits(o.Bits), CheckRecall(o.Recall), checkScheme(o.Scheme), checkVerify(o.Verify), CheckMinSize(o.MinSize)); err != nil {
+		return err
+	}
+	if o.Shape != (Shape{}) {
+		return o.Shape.Check(o.K)
+	}
+	return nil
+}
+
+func checkScheme(s Scheme) error {
+	if s > Classic {
+		return &OptionError{"Scheme", strconv.Itoa(int(s)), "oneperm or classic", ErrScheme}
+	}
+	return nil
+}
+
+func checkVerify(v Verify) error {
+	if v > VerifyEstimate {
+		return &OptionError{"Verify", strconv.Itoa(int(v)), "exact or estimate", ErrVerify}
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // TestOptionChecks: every Check and Parse function takes the values of its
@@ -68,5 +70,73 @@ func TestSchemeText(t *testing.T) {
 	var s Scheme
 	if err := s.UnmarshalText([]byte("perm")); !errors.Is(err, ErrScheme) {
 		t.Errorf("UnmarshalText(perm) = %v; want ErrScheme", err)
+	}
+}
+
+// TestOptionsCheck: Options.Check takes every field as given (no defaults:
+// zero K, Bits and Recall are refused), reports the first field refused in
+// the order K, Bits, Recall, Scheme, Verify, MinSize as an *OptionError,
+// then a shape that does not fit K with Shape.Check's error; Resolve checks
+// through it after filling in the defaults.
+func TestOptionsCheck(t *testing.T) {
+	good := Options{K: 64, Bits: 32, Recall: 0.95}
+	if err := good.Check(); err != nil {
+		t.Fatalf("good options: %v", err)
+	}
+	with := func(f func(o *Options)) Options { o := good; f(&o); return o }
+	for _, tc := range []struct {
+		name   string
+		opt    Options
+		option string // the OptionError's field; "" for a shape error
+		is     error
+	}{
+		{"zero K", with(func(o *Options) { o.K = 0 }), "K", ErrShape},
+		{"zero Bits", with(func(o *Options) { o.Bits = 0 }), "Bits", ErrShape},
+		{"zero Recall", with(func(o *Options) { o.Recall = 0 }), "Recall", ErrRecall},
+		{"K and Bits", with(func(o *Options) { o.K, o.Bits = MaxK+1, 12 }), "K", ErrShape},
+		{"Bits and Recall", with(func(o *Options) { o.Bits, o.Recall = 12, 1 }), "Bits", ErrShape},
+		{"scheme", with(func(o *Options) { o.Scheme = Classic + 1 }), "Scheme", ErrScheme},
+		{"verify", with(func(o *Options) { o.Verify = VerifyEstimate + 1 }), "Verify", ErrVerify},
+		{"min size and shape", with(func(o *Options) { o.MinSize, o.Shape = -1, Shape{B: 9, R: 13} }), "MinSize", ErrMinSize},
+		{"shape", with(func(o *Options) { o.Shape = Shape{B: 9, R: 13} }), "", ErrShape},
+		{"rows 0", with(func(o *Options) { o.Shape = Shape{B: 4} }), "", ErrShape},
+	} {
+		err := tc.opt.Check()
+		var oe *OptionError
+		if isOE := errors.As(err, &oe); !errors.Is(err, tc.is) || isOE != (tc.option != "") || isOE && oe.Option != tc.option {
+			t.Errorf("%s: %v, want field %q wrapping %v", tc.name, err, tc.option, tc.is)
+		}
+	}
+	for _, o := range []Options{with(func(o *Options) { o.Shape = Shape{B: 8, R: 8} }), with(func(o *Options) { o.MinSize, o.Verify, o.Scheme = 3, VerifyEstimate, Classic })} {
+		if err := o.Check(); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	// Resolve reads the zeros Check refuses as the defaults, and reports
+	// Check's errors for the rest.
+	th := prefix.Threshold{Num: 1, Den: 2}
+	if r, err := (Options{Threshold: th}).Resolve(); err != nil || r.K != DefaultK || r.Bits != DefaultBits || r.Recall != DefaultRecall {
+		t.Errorf("Resolve of the zero options: %+v, %v", r, err)
+	}
+	var oe *OptionError
+	if _, err := (Options{Threshold: th, Bits: 12}).Resolve(); !errors.As(err, &oe) || oe.Option != "Bits" || err.Error() != "approx: Bits 12: want 8, 16, 32 or 64" {
+		t.Errorf("Resolve with Bits 12: %v", err)
+	}
+}
+
+// TestParseShapes: a comma-separated list of bandings, each as ParseShape
+// reads it; the first that is not one fails the list.
+func TestParseShapes(t *testing.T) {
+	got, err := ParseShapes("12x4, 16x3,1X1")
+	if err != nil || len(got) != 3 || got[0] != (Shape{12, 4}) || got[1] != (Shape{16, 3}) || got[2] != (Shape{1, 1}) {
+		t.Errorf("ParseShapes: %v, %v", got, err)
+	}
+	for _, list := range []string{"", "12x4,", "12x4,nine", "0x3"} {
+		if _, err := ParseShapes(list); !errors.Is(err, ErrShape) {
+			t.Errorf("ParseShapes(%q): %v, want ErrShape", list, err)
+		}
+	}
+	if _, err := ParseShapes("12x4,2y3"); err == nil || !strings.Contains(err.Error(), `"2y3"`) {
+		t.Errorf("the error does not name the bad banding: %v", err)
 	}
 }

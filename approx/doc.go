@@ -21,7 +21,10 @@
 // chooses the banding before any work starts; CheckK, CheckBits, CheckRecall,
 // CheckMinSize, ParseSeed and ParseVerify check one field as a user gave it
 // (zero there is a value, not the default), with an *OptionError naming the
-// field, for a command line to refuse it by its flag.
+// field, for a command line to refuse it by its flag. Options.Check runs them
+// all (and the shape's fit) on options whose every field is given, before
+// the measure and threshold are known; Resolve fills in the defaults and
+// checks through it.
 //
 // # Algorithms
 //

@@ -3,7 +3,6 @@ package approx
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -127,50 +126,37 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 // Resolve checks o and returns it with every default filled in and the shape
 // chosen. It is what the joins and the index run with, so a caller (a command
 // line, a planner) can report the choice and fail on bad options before any
-// work starts. Errors wrap ErrShape, ErrRecall, ErrMeasure, ErrScheme or
-// prefix.ErrNoThreshold. Cost: that of ChooseRecall when no shape is given.
+// work starts. It checks the measure and threshold, fills in the defaults of
+// K, Bits, Recall and MaxBucket, checks the rest with Check, and chooses the
+// shape when none is given. Errors wrap ErrMeasure or prefix.ErrNoThreshold,
+// or are Check's (*OptionError, or ErrShape for a shape that does not fit
+// K), or ChooseRecall's (ErrRecall). Cost: that of ChooseRecall when no
+// shape is given.
 func (o Options) Resolve() (Options, error) {
 	jt, err := JaccardThreshold(o.Measure, o.Threshold)
 	if err != nil {
 		return o, err
 	}
-	if o.Scheme > Classic {
-		return o, fmt.Errorf("%w: %d", ErrScheme, o.Scheme)
-	}
 	if o.K == 0 {
 		o.K = DefaultK
-	}
-	if o.K < 1 || o.K > MaxK {
-		return o, fmt.Errorf("%w: K = %d, want 1..%d", ErrShape, o.K, MaxK)
 	}
 	if o.Bits == 0 {
 		o.Bits = DefaultBits
 	}
-	if !ValidBits(o.Bits) {
-		return o, fmt.Errorf("%w: bits = %d, want 8, 16, 32 or 64", ErrShape, o.Bits)
-	}
 	if o.Recall == 0 {
 		o.Recall = DefaultRecall
 	}
-	if !(o.Recall > 0 && o.Recall < 1) || math.IsNaN(o.Recall) {
-		return o, fmt.Errorf("%w %v: want a number in (0, 1) such as 0.95", ErrRecall, o.Recall)
+	if err := o.Check(); err != nil {
+		return o, err
 	}
 	if o.Shape == (Shape{}) {
 		if o.Shape, err = ChooseRecall(jt, o.K, o.Recall); err != nil {
 			return o, err
 		}
 		o.chosen = true
-	} else if err := o.Shape.Check(o.K); err != nil {
-		return o, err
-	}
-	if o.Verify > VerifyEstimate {
-		return o, fmt.Errorf("approx: unknown verification %d", o.Verify)
 	}
 	if o.MaxBucket == 0 {
 		o.MaxBucket = DefaultMaxBucket
-	}
-	if o.MinSize < 0 {
-		return o, fmt.Errorf("approx: MinSize %d < 0", o.MinSize)
 	}
 	o.Workers = parallel.Workers(o.Workers)
 	return o, nil

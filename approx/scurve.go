@@ -42,6 +42,22 @@ func ParseShape(text string) (Shape, error) {
 	return Shape{}, fmt.Errorf("%w %q: want BxR with B, R >= 1, such as 9x13", ErrShape, text)
 }
 
+// ParseShapes reads a comma-separated list of bandings, each as ParseShape
+// reads it, such as "12x4,16x3"; the error names the first that is not one.
+// Whether each fits a signature length is Shape.Check's (or Options.Check's)
+// to say.
+func ParseShapes(list string) ([]Shape, error) {
+	var out []Shape
+	for _, text := range strings.Split(list, ",") {
+		s, err := ParseShape(text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // Check reports whether s fits signatures of k values: B, R >= 1 and B·R <= k.
 func (s Shape) Check(k int) error {
 	if s.B < 1 || s.R < 1 {

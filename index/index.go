@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,19 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
+// ErrMethod is wrapped by the error of ParseMethod.
+var ErrMethod = errors.New("index: unknown method")
+
+// ParseMethod reads a method by its String: "exact" or "lsh".
+func ParseMethod(s string) (Method, error) {
+	for _, m := range []Method{Exact, LSH} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q: want exact or lsh", ErrMethod, s)
+}
+
 // Config is fixed at Create and stored in the manifest, in the form
 // docs/index-format.md specifies (MarshalJSON).
 type Config struct {
@@ -59,11 +73,20 @@ type Config struct {
 	MinThreshold prefix.Threshold
 	// Perm is the number of MinHash minima K (LSH, default 128); Bands the
 	// number of bands b, with r = Perm/Bands rows each (0: chosen for a
-	// recall of approx.DefaultRecall at MinThreshold, Perm then set to b·r);
-	// Bits the stored bits of a minimum: 8, 16, 32 or 64 (default 32).
+	// recall of Recall at MinThreshold, Perm then set to b·r); Bits the
+	// stored bits of a minimum: 8, 16, 32 or 64 (default 32).
 	Perm  int
 	Bands int
 	Bits  int
+	// Shape, when given, is the banding B bands of R rows: Create sets Bands
+	// to B and Perm to B·R (a Perm given must be B·R; Bands must not be
+	// given). Recall is the least probability of finding a pair at
+	// MinThreshold that the banding Create chooses, when neither Bands nor
+	// Shape is given, must reach: in (0, 1), 0 meaning approx.DefaultRecall.
+	// Both only say how Create sets Perm and Bands: it leaves them zero, and
+	// the manifest does not keep them.
+	Shape  approx.Shape
+	Recall float64
 	// Seed is the LSH hash seed.
 	Seed uint64
 	// RawSets keeps the records' token sets: LSH candidates are then verified
@@ -164,8 +187,8 @@ type SearchOptions struct {
 	// Threshold returns every record with similarity >= Threshold (for an
 	// Exact index, at least Config.MinThreshold).
 	Threshold prefix.Threshold
-	// TopK, when > 0 and Threshold is zero, returns the TopK most similar
-	// records. LSH: the RefineK (at least TopK) candidates with the best
+	// TopK, when > 0 (and Threshold zero: give one), returns the TopK most
+	// similar records. LSH: the RefineK (at least TopK) candidates with the best
 	// signature estimates are verified exactly when raw sets are kept, and
 	// the best TopK returned. Exact: the TopK best of the records at or above
 	// MinThreshold, all exact; RefineK is not used.
@@ -174,6 +197,39 @@ type SearchOptions struct {
 	// means no restriction; an empty non-nil Only allows nothing.
 	Only, Exclude []ID
 }
+
+// Check reports whether o is a search at all: a Threshold or a TopK, not
+// both; RefineK only with TopK and at least TopK; TopK not below 1 when
+// given. The first rule broken, in that order, gives an *OptionError naming
+// the option. (Whether the threshold suits an index is Index.CheckSearch's
+// to say; Only and Exclude may both be given.) Cost: O(1).
+func (o SearchOptions) Check() error {
+	switch {
+	case o.Threshold.Den != 0 && o.TopK != 0:
+		return &OptionError{"TopK", errors.New("top-k with a threshold: give one")}
+	case o.Threshold.Den == 0 && o.TopK == 0:
+		return &OptionError{"Threshold", errors.New("neither a threshold nor top-k")}
+	case o.RefineK != 0 && o.TopK == 0:
+		return &OptionError{"RefineK", errors.New("refine-k without top-k")}
+	case o.TopK < 0:
+		return &OptionError{"TopK", fmt.Errorf("top-k %d below 1", o.TopK)}
+	case o.RefineK != 0 && o.RefineK < o.TopK:
+		return &OptionError{"RefineK", fmt.Errorf("refine-k %d below top-k %d", o.RefineK, o.TopK)}
+	}
+	return nil
+}
+
+// OptionError reports the option of SearchOptions that breaks a rule of
+// SearchOptions.Check, named as the field is ("Threshold", "TopK" or
+// "RefineK"), so that a caller (a command line, an HTTP API)
+// can word it by its own name for the option. It wraps ErrOptions.
+type OptionError struct {
+	Option string
+	Err    error // the rule broken
+}
+
+func (e *OptionError) Error() string   { return ErrOptions.Error() + ": " + e.Err.Error() }
+func (e *OptionError) Unwrap() []error { return []error{ErrOptions, e.Err} }
 
 // Hit is one record found by Search.
 type Hit struct {
@@ -209,9 +265,11 @@ var (
 	ErrThresholdBelowMin = errors.New("index: threshold below the index's minimum threshold")
 	// ErrClosed is returned by every method of a closed index.
 	ErrClosed = errors.New("index: closed")
-	// ErrConfig is returned (wrapped) by Create for an invalid Config.
+	// ErrConfig is returned (wrapped, by a *ConfigError) by Create for an
+	// invalid Config.
 	ErrConfig = errors.New("index: bad config")
-	// ErrOptions is returned (wrapped) for invalid search options.
+	// ErrOptions is returned (wrapped) for invalid search options: by an
+	// *OptionError for the rules of SearchOptions.Check.
 	ErrOptions = errors.New("index: bad search options")
 	// ErrLocked is returned by Open when another Index (in this process or
 	// another) has the directory open.
@@ -220,6 +278,21 @@ var (
 	// failed: the index must be reopened, which recovers what was durable.
 	ErrFailed = errors.New("index: a write failed; reopen the index")
 )
+
+// ConfigError reports the field of a Config that Create refuses, so that a
+// caller (a command line) can word it by its own name for the field. It
+// wraps ErrConfig and the reason, such as an *approx.OptionError.
+type ConfigError struct {
+	Field string // the field of Config, such as "Bands"
+	Err   error  // what is wrong with it
+}
+
+func (e *ConfigError) Error() string   { return ErrConfig.Error() + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+func configError(field string, format string, a ...any) error {
+	return &ConfigError{field, fmt.Errorf(format, a...)}
+}
 
 // CorruptError reports a file of the index whose checksum, length or structure
 // is wrong. The index never answers from a corrupt file.
@@ -307,55 +380,64 @@ func below(a, b prefix.Threshold) bool {
 	return h1 < h2 || h1 == h2 && l1 < l2
 }
 
-// check validates cfg and fills in the LSH defaults.
+// check validates cfg and fills in the LSH defaults: Perm and Bands from
+// Shape, or Bands chosen for Recall. Its errors are *ConfigError.
 func (cfg *Config) check() error {
 	if _, err := cfg.Tokens.Append(nil, ""); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+		return configError("Tokens", "%w", err)
 	}
 	if cfg.Measure > prefix.Overlap {
-		return fmt.Errorf("%w: unknown measure %d", ErrConfig, cfg.Measure)
+		return configError("Measure", "unknown measure %d", cfg.Measure)
 	}
 	switch cfg.Method {
 	case Exact:
 		if !validThreshold(cfg.Measure, cfg.MinThreshold) {
-			return fmt.Errorf("%w: minimum threshold %s for %v", ErrConfig, cfg.MinThreshold, cfg.Measure)
+			return configError("MinThreshold", "minimum threshold %s for %v", cfg.MinThreshold, cfg.Measure)
 		}
 		cfg.Perm, cfg.Bands, cfg.Bits, cfg.Seed, cfg.RawSets = 0, 0, 0, 0, true
 	case LSH:
 		if cfg.Measure != prefix.Jaccard {
-			return fmt.Errorf("%w: LSH supports Jaccard only", ErrConfig)
+			return configError("Measure", "LSH supports Jaccard only")
 		}
 		if cfg.MinThreshold.Den != 0 && !validThreshold(cfg.Measure, cfg.MinThreshold) {
-			return fmt.Errorf("%w: minimum threshold %s", ErrConfig, cfg.MinThreshold)
+			return configError("MinThreshold", "minimum threshold %s", cfg.MinThreshold)
 		}
-		if cfg.Perm == 0 {
-			cfg.Perm = approx.DefaultK
+		if sh := cfg.Shape; sh != (approx.Shape{}) {
+			switch {
+			case cfg.Bands != 0:
+				return configError("Bands", "bands %d and shape %s: give one", cfg.Bands, sh)
+			case cfg.Perm != 0 && cfg.Perm != sh.B*sh.R:
+				return configError("Shape", "shape %s uses %d values, perm is %d", sh, sh.B*sh.R, cfg.Perm)
+			}
+			if err := sh.Check(approx.MaxK); err != nil {
+				return configError("Shape", "%w", err)
+			}
+			cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
 		}
-		if cfg.Bits == 0 {
-			cfg.Bits = 32
+		cfg.Perm, cfg.Bits = cmp.Or(cfg.Perm, approx.DefaultK), cmp.Or(cfg.Bits, approx.DefaultBits)
+		if err := approx.CheckBits(cfg.Bits); err != nil {
+			return configError("Bits", "%w", err)
 		}
-		if !approx.ValidBits(cfg.Bits) {
-			return fmt.Errorf("%w: bits %d, want 8, 16, 32 or 64", ErrConfig, cfg.Bits)
-		}
-		if cfg.Perm < 1 || cfg.Perm > approx.MaxK {
-			return fmt.Errorf("%w: perm %d, want 1..%d", ErrConfig, cfg.Perm, approx.MaxK)
+		if err := approx.CheckK(cfg.Perm); err != nil {
+			return configError("Perm", "%w", err)
 		}
 		if cfg.Bands == 0 {
 			if cfg.MinThreshold.Den == 0 {
-				return fmt.Errorf("%w: LSH needs bands or a minimum threshold to choose them", ErrConfig)
+				return configError("Bands", "LSH needs bands or a minimum threshold to choose them")
 			}
-			sh, err := approx.ChooseRecall(cfg.MinThreshold.Float(), cfg.Perm, approx.DefaultRecall)
+			o, err := approx.Options{Threshold: cfg.MinThreshold, K: cfg.Perm, Bits: cfg.Bits, Recall: cfg.Recall}.Resolve()
 			if err != nil {
-				return fmt.Errorf("%w: %v", ErrConfig, err)
+				return configError("Recall", "%w", err)
 			}
-			cfg.Bands, cfg.Perm = sh.B, sh.B*sh.R
+			cfg.Bands, cfg.Perm = o.Shape.B, o.Shape.B*o.Shape.R
 		}
 		if cfg.Bands < 1 || cfg.Bands > cfg.Perm {
-			return fmt.Errorf("%w: bands %d for perm %d", ErrConfig, cfg.Bands, cfg.Perm)
+			return configError("Bands", "bands %d for perm %d", cfg.Bands, cfg.Perm)
 		}
 	default:
-		return fmt.Errorf("%w: unknown method %d", ErrConfig, cfg.Method)
+		return configError("Method", "unknown method %d", cfg.Method)
 	}
+	cfg.Shape, cfg.Recall = approx.Shape{}, 0
 	return nil
 }
 

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"unsafe"
@@ -12,6 +11,7 @@ import (
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
+// opt must pass SearchOptions.Check, and its threshold suit the index.
 // Queries are tokenized like records (the first that does not tokenize fails
 // the call with a *RecordError) and answered on the index's workers from
 // one snapshot. Safe for concurrent use, with each other and with the writer.
@@ -20,15 +20,13 @@ import (
 // per segment, one estimate per candidate and, with raw sets, one
 // verification.
 func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions) ([][]Hit, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
 	if opt.Threshold.Den != 0 {
 		if err := ix.checkThreshold(opt.Threshold); err != nil {
 			return nil, err
 		}
-	} else if opt.TopK <= 0 {
-		return nil, fmt.Errorf("%w: neither a threshold nor top-k", ErrOptions)
-	}
-	if opt.TopK < 0 || opt.RefineK < 0 {
-		return nil, fmt.Errorf("%w: negative top-k or refine-k", ErrOptions)
 	}
 	snap, err := ix.acquire()
 	if err != nil {

@@ -241,3 +241,41 @@ func TestWorkersClamped(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSearchOptionsCheck: SearchOptions.Check names the option of the first
+// rule broken (a threshold or top-k, not both; refine-k only with top-k and
+// at least top-k; top-k at least 1), wrapping ErrOptions; Search and
+// CheckSearch refuse the same.
+func TestSearchOptionsCheck(t *testing.T) {
+	half := prefix.Threshold{Num: 1, Den: 2}
+	for _, tc := range []struct {
+		opt    SearchOptions
+		option string // "" for options that pass
+	}{
+		{SearchOptions{Threshold: half}, ""},
+		{SearchOptions{TopK: 3}, ""},
+		{SearchOptions{TopK: 3, RefineK: 3}, ""},
+		{SearchOptions{Threshold: half, Only: []ID{1}, Exclude: []ID{2}}, ""},
+		{SearchOptions{Threshold: half, TopK: 3}, "TopK"},
+		{SearchOptions{Threshold: half, TopK: -1}, "TopK"},
+		{SearchOptions{}, "Threshold"},
+		{SearchOptions{RefineK: 5}, "Threshold"},
+		{SearchOptions{Threshold: half, RefineK: 5}, "RefineK"},
+		{SearchOptions{TopK: -2}, "TopK"},
+		{SearchOptions{TopK: -2, RefineK: 1}, "TopK"},
+		{SearchOptions{TopK: 5, RefineK: 4}, "RefineK"},
+		{SearchOptions{TopK: 5, RefineK: -1}, "RefineK"},
+	} {
+		err := tc.opt.Check()
+		var oe *OptionError
+		if tc.option == "" && err != nil || tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option || !errors.Is(err, ErrOptions)) {
+			t.Errorf("%+v: %v, want option %q", tc.opt, err, tc.option)
+		}
+	}
+	ix, _ := mustCreate(t, exactConfig(prefix.Jaccard, half))
+	defer ix.Close()
+	var oe *OptionError
+	if err := ix.CheckSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
+		t.Errorf("CheckSearch: %v", err)
+	}
+}

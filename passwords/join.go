@@ -41,7 +41,7 @@ type Options struct {
 }
 
 func (o *Options) fill() error {
-	if err := o.Grams.check(); err != nil {
+	if err := o.Grams.Check(); err != nil {
 		return err
 	}
 	if o.Threshold.Den == 0 {

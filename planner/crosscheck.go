@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -302,49 +303,91 @@ type drawnPair struct {
 
 func pairKey(a, b int) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
 
-func newChecker(c, s *order.Collection, opt *CheckOptions) (*checker, error) {
-	if opt.LSH.Measure == prefix.Overlap {
-		return nil, ErrNoLSH
+// OptionError reports the field of CheckOptions that CheckOptions.Check
+// refuses, so that a caller (a command line) can word it by its own name for
+// the field.
+type OptionError struct {
+	// Option is the field: "LSH" (approx.Options.Resolve's error),
+	// "Confidence", "Bins", "Floor", "Seeds", "PairSample", "Records" or
+	// "Shapes".
+	Option string
+	Value  string // the value refused, for Shapes: the banding
+	Err    error  // why, wrapping the cause (such as approx's error)
+}
+
+func (e *OptionError) Error() string { return "planner: " + e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Check reports whether Check can run with o, before any input is read: it
+// returns ErrNoLSH for the Overlap measure, then refuses, in this order and
+// with an *OptionError, LSH options that approx.Options.Resolve refuses, a
+// Confidence outside (0, 1) or Bins outside 1..1000 (0 is the default of
+// both), a Floor for a measure other than Jaccard, negative Seeds,
+// PairSample or Records, a Floor outside (0, 1] (0 is none), a PairSample
+// without a Floor, and a banding of Shapes that does not fit LSH's K. Check
+// also refuses a Floor for an R-S join, which its options do not say.
+// Cost: that of Resolve.
+func (o CheckOptions) Check() error {
+	_, err := o.check()
+	return err
+}
+
+// check is Check, returning o.LSH resolved.
+func (o *CheckOptions) check() (approx.Options, error) {
+	if o.LSH.Measure == prefix.Overlap {
+		return o.LSH, ErrNoLSH
 	}
-	lsh, err := opt.LSH.Resolve()
+	lsh, err := o.LSH.Resolve()
+	fail := func(option, format string, a ...any) (approx.Options, error) {
+		return lsh, &OptionError{Option: option, Err: fmt.Errorf(format, a...)}
+	}
+	switch {
+	case err != nil:
+		return fail("LSH", "%w", err)
+	case !(o.Confidence >= 0 && o.Confidence < 1):
+		return fail("Confidence", "confidence %v: want a level in (0, 1)", o.Confidence)
+	case o.Bins < 0 || o.Bins > 1000:
+		return fail("Bins", "%d bins: want 1 to 1000", o.Bins)
+	case o.Floor != 0 && lsh.Measure != prefix.Jaccard:
+		return fail("Floor", "a floor needs a Jaccard self-join")
+	case o.Seeds < 0:
+		return fail("Seeds", "%d seeds: want >= 0", o.Seeds)
+	case o.PairSample < 0:
+		return fail("PairSample", "a pair sample of %d: want >= 0", o.PairSample)
+	case o.Records < 0:
+		return fail("Records", "%d records: want >= 0", o.Records)
+	case o.Floor != 0 && !(o.Floor > 0 && o.Floor <= 1):
+		return fail("Floor", "floor %v: want a Jaccard similarity in (0, 1]", o.Floor)
+	case o.Floor == 0 && o.PairSample > 0:
+		return fail("PairSample", "a pair sample needs a floor")
+	}
+	for _, sh := range o.Shapes {
+		if err := sh.Check(lsh.K); err != nil {
+			return lsh, &OptionError{Option: "Shapes", Value: sh.String(), Err: fmt.Errorf("banding %s: %w", sh, err)}
+		}
+	}
+	return lsh, nil
+}
+
+func newChecker(c, s *order.Collection, opt *CheckOptions) (*checker, error) {
+	lsh, err := opt.check()
 	if err != nil {
-		return nil, fmt.Errorf("planner: %w", err)
+		return nil, err
+	}
+	if opt.Floor != 0 && s != nil {
+		return nil, fmt.Errorf("planner: a floor needs a Jaccard self-join")
 	}
 	opt.LSH = lsh
 	jt, _ := approx.JaccardThreshold(lsh.Measure, lsh.Threshold)
-	if opt.Confidence == 0 {
-		opt.Confidence = 0.95
-	}
-	if !(opt.Confidence > 0 && opt.Confidence < 1) {
-		return nil, fmt.Errorf("planner: confidence %v: want a level in (0, 1)", opt.Confidence)
-	}
-	if opt.Bins == 0 {
-		opt.Bins = 20
-	}
-	if opt.Bins < 1 || opt.Bins > 1000 {
-		return nil, fmt.Errorf("planner: %d bins: want 1 to 1000", opt.Bins)
-	}
+	opt.Confidence = cmp.Or(opt.Confidence, 0.95)
+	opt.Bins = cmp.Or(opt.Bins, 20)
 	ck := &checker{opt: opt, seeds: max(opt.Seeds, 1), jt: jt, shapes: opt.Shapes}
 	if len(ck.shapes) == 0 {
 		ck.shapes = []approx.Shape{lsh.Shape}
 	}
-	for _, sh := range ck.shapes {
-		if err := sh.Check(lsh.K); err != nil {
-			return nil, fmt.Errorf("planner: banding %s: %w", sh, err)
-		}
-	}
-	if opt.Seeds < 0 || opt.PairSample < 0 || opt.Records < 0 {
-		return nil, fmt.Errorf("planner: negative seeds, pair sample or records")
-	}
 	cc := &CrossCheck{Confidence: opt.Confidence, Whole: true}
 	ck.cc = cc
 	if opt.Floor != 0 {
-		switch {
-		case !(opt.Floor > 0 && opt.Floor <= 1):
-			return nil, fmt.Errorf("planner: floor %v: want a Jaccard similarity in (0, 1]", opt.Floor)
-		case lsh.Measure != prefix.Jaccard || s != nil:
-			return nil, fmt.Errorf("planner: a floor needs a Jaccard self-join")
-		}
 		n := float64(opt.Bins)
 		cc.Floor = math.Floor(min(opt.Floor, jt)*n+1e-9) / n
 		if cc.Floor == 0 {
@@ -356,8 +399,6 @@ func newChecker(c, s *order.Collection, opt *CheckOptions) (*checker, error) {
 		}
 		b := prefix.NewBounds(prefix.Jaccard, th)
 		ck.floor = &b
-	} else if opt.PairSample > 0 {
-		return nil, fmt.Errorf("planner: a pair sample needs a floor")
 	}
 	sides := []*order.Collection{c}
 	if s != nil {

@@ -2,11 +2,13 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -227,5 +229,60 @@ func TestCrossCheckDeterministic(t *testing.T) {
 				t.Fatalf("run %d: bin %d predicted %v, first run %v", run, b, got.Bins[b].Predicted, want.Bins[b].Predicted)
 			}
 		}
+	}
+}
+
+// TestCheckOptionsCheck: CheckOptions.Check refuses, before any input, the
+// options Check would refuse, naming the field in an *OptionError (ErrNoLSH
+// for Overlap); Check refuses the same, and a floor for an R-S join.
+func TestCheckOptionsCheck(t *testing.T) {
+	th := prefix.Threshold{Num: 1, Den: 2}
+	lsh := approx.Options{Threshold: th, K: 16}
+	with := func(f func(o *CheckOptions)) CheckOptions {
+		o := CheckOptions{LSH: lsh, Floor: 0.2, PairSample: 10}
+		f(&o)
+		return o
+	}
+	if err := with(func(*CheckOptions) {}).Check(); err != nil {
+		t.Fatalf("good options: %v", err)
+	}
+	for _, tc := range []struct {
+		name, option string
+		opt          CheckOptions
+	}{
+		{"recall", "LSH", with(func(o *CheckOptions) { o.LSH.Recall = 1 })},
+		{"confidence", "Confidence", with(func(o *CheckOptions) { o.Confidence = 1 })},
+		{"confidence NaN", "Confidence", with(func(o *CheckOptions) { o.Confidence = math.NaN() })},
+		{"bins", "Bins", with(func(o *CheckOptions) { o.Bins = 1001 })},
+		{"floor for cosine", "Floor", with(func(o *CheckOptions) { o.LSH.Measure = prefix.Cosine })},
+		{"seeds", "Seeds", with(func(o *CheckOptions) { o.Seeds = -1 })},
+		{"pair sample", "PairSample", with(func(o *CheckOptions) { o.PairSample = -1 })},
+		{"records", "Records", with(func(o *CheckOptions) { o.Records = -1 })},
+		{"floor", "Floor", with(func(o *CheckOptions) { o.Floor = 1.5 })},
+		{"floor NaN", "Floor", with(func(o *CheckOptions) { o.Floor = math.NaN() })},
+		{"sample without a floor", "PairSample", with(func(o *CheckOptions) { o.Floor = 0 })},
+		{"banding", "Shapes", with(func(o *CheckOptions) { o.Shapes = []approx.Shape{{B: 4, R: 4}, {B: 5, R: 4}} })},
+	} {
+		err := tc.opt.Check()
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: %v, want an *OptionError for %s", tc.name, err, tc.option)
+		}
+		if tc.option == "Shapes" && oe != nil && (oe.Value != "5x4" || !errors.Is(err, approx.ErrShape)) {
+			t.Errorf("%s: value %q, error %v", tc.name, oe.Value, err)
+		}
+	}
+	if err := with(func(o *CheckOptions) { o.LSH.Measure = prefix.Overlap }).Check(); err != ErrNoLSH {
+		t.Errorf("overlap: %v, want ErrNoLSH", err)
+	}
+	c, err := order.New(jointest.Input([][]uint32{{1, 2, 3}, {1, 2, 4}, {5, 6}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(context.Background(), c, nil, with(func(o *CheckOptions) { o.Seeds = -1 })); !errors.As(err, new(*OptionError)) {
+		t.Errorf("Check with negative seeds: %v", err)
+	}
+	if _, err := Check(context.Background(), c, c, with(func(*CheckOptions) {})); err == nil {
+		t.Errorf("Check of an R-S join with a floor: no error")
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/internal/outfile"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 )
@@ -17,16 +19,7 @@ func newDedupCmd(e *env) *cobra.Command {
 	cmd := joinCommand(&cobra.Command{
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
-		Long: `Join INPUT with itself as join does, and cluster the records: two records
-are in one cluster when a chain of pairs at or above the threshold links them
-(the connected components of the pairs). Print the id of one kept record per
-cluster, the first in input order, in input order: records with no
-near-duplicate are clusters of one and are kept. With --clusters, print
-id<TAB>cluster for every record instead, clusters numbered from 1 in order of
-their first record. Ids are line numbers, or paths with --files. Empty records
-are clusters of one; files dropped by --min-tokens are not records.
-
---stats adds the distribution of cluster sizes to the report.`,
+		Long:  help("dedup"),
 	}, &cfg, nil, func(ctx context.Context, _ string) error {
 		if cfg.against != "" {
 			return usagef("dedup clusters one collection: --against is not allowed")
@@ -41,28 +34,12 @@ are clusters of one; files dropped by --min-tokens are not records.
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
-	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
-	if err != nil {
-		return err
-	}
-	rep := l.rep
-	tm := rep.Start("join+cluster")
-	in, _, err := planned(ctx, cfg, l)
-	if err != nil {
-		return err
-	}
-	f, st, err := in.Dedup(ctx, nil)
-	if err != nil {
-		return err
-	}
-	joined(e, cfg, rep, st)
-	tm.Done()
-	tm = rep.Start("write")
-	sec := rpt.NewClusters(f, l.names)
-	rep.AddSection("clusters", "clusters", sec, sec.Rows())
-	if err := rows.WriteClusters(out, cfg.outFmt, f, l.names, all); err != nil {
-		return err
-	}
-	tm.Done()
-	return cfg.emit(e, rep)
+	return runJoined(ctx, e, cfg, cfg.docs.args[0], "join+cluster", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, _ bool) (simjoin.Stats, func() error, error) {
+		f, st, err := in.Dedup(ctx, nil)
+		return st, func() error {
+			sec := rpt.NewClusters(f, l.names)
+			l.rep.AddSection("clusters", "clusters", sec, sec.Rows())
+			return rows.WriteClusters(out, cfg.outFmt, f, l.names, all)
+		}, err
+	})
 }

@@ -31,17 +31,7 @@ func newExplainCmd(e *env) *cobra.Command {
 	cmd := joinCommand(&cobra.Command{
 		Use:   "explain [flags] INPUT",
 		Short: "Print the plan of a join without joining: the method, why, and the predicted cost of each path",
-		Long: `Print how simjoin would join INPUT (with the same flags as join): the method
-the planner chooses, the figures that decided it, the predicted cost of the
-exact join and of MinHash-LSH term by term, and the predicted recall.
-
---analyze runs the chosen method and prints measured figures beside the
-predicted ones (time per phase, candidates, results); --method exact or lsh
-chooses the method to analyze. --cross-check N runs both methods on a seeded
-sample of N records (or "all") and reports LSH's recall and precision against
-the exact answer with 95% Clopper-Pearson intervals, and its recall per
-similarity bin beside the S-curve's prediction. --json prints all of it as
-JSON.`,
+		Long:  help("explain"),
 	}, &cfg, ex.parse, func(ctx context.Context, input string) error { return runExplain(ctx, e, &cfg, &ex, input) })
 	fs := cmd.Flags()
 	dropFlags(cmd, "explain prints the plan", "format", "sort", "stats", "stats-json", "check-recall")
@@ -71,7 +61,7 @@ func (ex *explainFlags) parse() error {
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
 func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
-	ctx, out, l, err := start(ctx, e, cfg, input)
+	out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
@@ -88,7 +78,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 		return enc.Encode(rpt.ExplainJSON(res))
 	}
 	var b bytes.Buffer
-	rpt.WriteExplain(&b, res, l.s != nil, ex.crossSeed)
+	rpt.WriteExplain(&b, res, cfg.against != "", ex.crossSeed)
 	_, err = out.Write(b.Bytes())
 	return err
 }

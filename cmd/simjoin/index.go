@@ -23,52 +23,29 @@ func init() { register(newIndexCmd) }
 // nothing more ready, so a slow stream goes line by line).
 const addBatch = 1 << 16
 
-const indexLong = `A living index: a directory that holds a growing collection of records,
-created once with its tokenizer and method, then taking inserts, deletes and
-searches; it survives restarts and crashes, and simjoin serve serves it over
-HTTP. Record ids are assigned by the index: 0, 1, 2, ... in insertion order,
-never reused.
-
-  simjoin index create DIR --tokens words --method exact --min-threshold 0.5
-  simjoin index add DIR [--dedup -t T] INPUT
-  simjoin index search DIR (-t T | --top-k K [--refine-k R]) QUERIES
-  simjoin index delete DIR ID...
-  simjoin index compact DIR
-  simjoin index stats DIR
-  simjoin index verify DIR
-
-Exit status: 0 success, 1 runtime error (not an index, a corrupt file, which
-the message names), 2 usage error.`
-
 func newIndexCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Create, fill, search and maintain a persistent similarity index",
-		Long:  indexLong,
+		Long:  help("index"),
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e))
 	return cmd
 }
 
-// openIndex opens the index in dir, mapping the library's errors to the
-// command line's: not an index or corrupt, exit status 1 with the file named.
-func openIndex(dir string, workers int) (*index.Index, error) {
-	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
-	if errors.Is(err, index.ErrNotIndex) {
-		return nil, fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
-	}
-	if errors.Is(err, index.ErrLocked) {
-		return nil, fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
-	}
-	return ix, err
-}
-
-// withIndex opens the index in dir (openIndex), calls f and closes the
-// index, returning f's error or else Close's.
+// withIndex opens the index in dir, calls f and closes the index,
+// returning f's error or else Close's. The library's errors of Open become
+// the command line's: not an index or corrupt, exit status 1 with the file
+// named.
 func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
-	ix, err := openIndex(dir, workers)
-	if err != nil {
+	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
+	switch {
+	case errors.Is(err, index.ErrNotIndex):
+		return fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
+	case errors.Is(err, index.ErrLocked):
+		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	case err != nil:
 		return err
 	}
 	err = f(ix)
@@ -113,31 +90,24 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create DIR --min-threshold T [flags]",
 		Short: "Create an empty index in DIR",
-		Long: `Create an empty index in DIR (made if missing; an index already there is an
-error). The tokenizer, the measure, the method and the minimum threshold are
-fixed here: every record and query is tokenized with --tokens, and every
-search and dedup threshold must be at least --min-threshold.
-
---method exact indexes the prefixes of the records' sets for that minimum
-threshold and answers exactly. --method lsh keeps MinHash signatures of --perm
-values of --bits bits in --lsh BxR bands (or --bands B of perm/B rows; by
-default the cheapest banding whose probability of finding a pair at the
-minimum threshold reaches --recall); with --raw-sets it also keeps the sets and
-verifies candidates exactly, without them similarities are estimates and the
-index is smaller. LSH estimates Jaccard similarity.`,
-		Args: cobra.ExactArgs(1),
+		Long:  help("index create"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := f.config(cmd.Flags())
 			if err != nil {
 				return err
 			}
 			ix, err := index.Create(args[0], cfg)
-			if errors.Is(err, index.ErrExists) {
+			var ce *index.ConfigError
+			switch {
+			case errors.As(err, &ce):
+				return f.createError(cfg, ce.Field, ce.Err)
+			case errors.Is(err, index.ErrExists):
 				return fmt.Errorf("%s already holds an index: %w", args[0], err)
-			}
-			if err != nil {
+			case err != nil:
 				return err
 			}
+			cfg = ix.Config()
 			if err := ix.Close(); err != nil {
 				return err
 			}
@@ -160,7 +130,8 @@ index is smaller. LSH estimates Jaccard similarity.`,
 	return cmd
 }
 
-// config checks the flags of create and returns the index's configuration.
+// config reads the flags of create into the index's configuration, which
+// index.Create checks (createError words its refusals as the flags').
 func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	var cfg index.Config
 	var err error
@@ -176,56 +147,49 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	if cfg.MinThreshold, err = prefix.ParseThreshold(cfg.Measure, f.minThreshold); err != nil {
 		return cfg, usagef("--min-threshold: %v", err)
 	}
-	lshOnly := []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}
-	switch f.method {
-	case "exact":
-		cfg.Method = index.Exact
-		for _, name := range lshOnly {
-			if fs.Changed(name) {
-				return cfg, usagef("--%s applies to --method lsh", name)
-			}
-		}
-		return cfg, nil
-	case "lsh":
-		cfg.Method = index.LSH
-	default:
+	if cfg.Method, err = index.ParseMethod(f.method); err != nil {
 		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
 	}
-	if cfg.Measure != prefix.Jaccard {
-		return cfg, usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
+	if cfg.Method == index.Exact {
+		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}, "--%s applies to --method lsh")
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
-	if err := cmp.Or(approx.CheckBits(f.bits), approx.CheckK(f.perm), seedErr); err != nil {
+	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Check(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
-	cfg.Bits, cfg.RawSets = f.bits, f.rawSets
-	switch {
-	case f.lsh != "" && fs.Changed("bands"):
-		return cfg, usagef("give --lsh BxR or --bands B, not both")
-	case f.lsh != "":
-		sh, err := approx.ParseShape(f.lsh)
-		if err != nil {
+	cfg.Bits, cfg.Recall, cfg.RawSets = f.bits, f.recall, f.rawSets
+	if f.lsh != "" {
+		if cfg.Shape, err = approx.ParseShape(f.lsh); err != nil {
 			return cfg, usagef("--lsh: %v", err)
 		}
-		if fs.Changed("perm") && sh.B*sh.R != f.perm {
-			return cfg, usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+	}
+	if fs.Changed("perm") { // else the shape's, or the default
+		cfg.Perm = f.perm
+	}
+	if fs.Changed("bands") {
+		if cfg.Bands = f.bands; f.bands == 0 { // the library's "choose": not a value of --bands
+			return cfg, f.createError(cfg, "Bands", nil)
 		}
-		if sh.B*sh.R > approx.MaxK {
-			return cfg, usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
-		}
-		cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
-	case fs.Changed("bands"):
-		if f.bands < 1 || f.bands > f.perm {
-			return cfg, usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
-		}
-		cfg.Perm, cfg.Bands = f.perm, f.bands
-	default:
-		o, err := approx.Options{Measure: cfg.Measure, Threshold: cfg.MinThreshold, K: f.perm, Bits: f.bits, Recall: f.recall}.Resolve()
-		if err != nil {
-			return cfg, usageError{err}
-		}
-		cfg.Perm, cfg.Bands = o.Shape.B*o.Shape.R, o.Shape.B
 	}
 	return cfg, nil
+}
+
+// createError words index.Create's refusal of a field of cfg (an
+// *index.ConfigError's Field and Err) as the flags of create.
+func (f *indexCreateFlags) createError(cfg index.Config, field string, err error) error {
+	sh := cfg.Shape
+	switch {
+	case field == "Measure":
+		return usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
+	case field == "Bands" && f.lsh != "":
+		return usagef("give --lsh BxR or --bands B, not both")
+	case field == "Bands":
+		return usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
+	case field == "Shape" && cfg.Perm != 0:
+		return usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+	case field == "Shape":
+		return usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
+	}
+	return lshError(err)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/rows"
 )
@@ -14,11 +15,8 @@ func newIndexDeleteCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete DIR ID...",
 		Short: "Delete records by id (\"-\": ids one a line on stdin)",
-		Long: `Delete the records with the given ids; "-" reads the ids one a line from
-stdin. The deletion is durable when the command returns. Ids that are not
-live (never assigned, or already deleted) are not an error; the command
-prints how many records it deleted.`,
-		Args: cobra.MinimumNArgs(2),
+		Long:  help("index delete"),
+		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ids []index.ID
 			for _, a := range args[1:] {
@@ -53,12 +51,8 @@ func newIndexCompactCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compact DIR",
 		Short: "Merge the segments, drop deleted records and re-order tokens rare-first",
-		Long: `Merge the index's segments and its recent inserts into one, drop deleted
-records and order the tokens rare-first again (tokens first seen after the
-last build are appended to the order, which keeps every answer right but
-costs speed until compaction). Searches give the same answers before and
-after. simjoin index stats shows the segments, tokens and bytes on disk.`,
-		Args: cobra.ExactArgs(1),
+		Long:  help("index compact"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withIndex(args[0], workers, func(ix *index.Index) error {
 				before := ix.Stats()
@@ -72,30 +66,28 @@ after. simjoin index stats shows the segments, tokens and bytes on disk.`,
 			})
 		},
 	}
-	cmd.Flags().IntVarP(&workers, "workers", "j", 0, "worker goroutines (0: one per core)")
+	addWorkersFlag(cmd.Flags(), &workers, "worker goroutines (0: one per core)")
 	return cmd
 }
 
 func newIndexStatsCmd(e *env) *cobra.Command {
-	var formatName string
+	var format formatFlag
 	cmd := &cobra.Command{
 		Use:   "stats DIR",
 		Short: "Print the index's configuration and statistics",
-		Long: `Print the index's statistics, one key<TAB>value a line (--format jsonl: one
-JSON object, the same that simjoin serve answers on GET /v1/stats).`,
-		Args: cobra.ExactArgs(1),
+		Long:  help("index stats"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch formatName {
-			case "tsv", "jsonl":
-			default:
-				return usagef("unknown --format %q: want tsv or jsonl", formatName)
+			f, err := format.parse()
+			if err != nil {
+				return err
 			}
 			return withIndex(args[0], 0, func(ix *index.Index) error {
-				return rows.WriteIndexStats(e.stdout, ix.Config(), ix.Stats(), formatName == "jsonl")
+				return rows.WriteIndexStats(e.stdout, ix.Config(), ix.Stats(), f == fieldenc.JSONL)
 			})
 		},
 	}
-	cmd.Flags().StringVar(&formatName, "format", "tsv", "output format: tsv or jsonl")
+	format.add(cmd.Flags(), fieldenc.TSV, fieldenc.JSONL)
 	return cmd
 }
 

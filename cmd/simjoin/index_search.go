@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -16,7 +16,7 @@ type indexSearchFlags struct {
 	threshold     string
 	topK, refineK int
 	only, exclude string
-	format        string
+	format        formatFlag
 	output        string
 	workers       int
 }
@@ -26,18 +26,8 @@ func newIndexSearchCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search DIR (-t T | --top-k K [--refine-k R]) QUERIES",
 		Short: "Find the held records similar to each line of QUERIES",
-		Long: `Search the index for each line of QUERIES ("-" for stdin) and print the
-records found, best first per query (ties by id), one a line:
-
-  QUERY_LINE<TAB>ID<TAB>SIM
-
-By threshold (-t T, at least the index's minimum threshold): every live
-record whose similarity reaches T (for LSH, up to the banding's recall). By
-rank (--top-k K): the K most similar; --refine-k R fetches R candidates by
-their estimate and verifies them exactly before keeping the best K. --only
-and --exclude restrict the search to, or keep it off, a comma-separated list
-of ids. Queries are answered in batches, which share the work.`,
-		Args: cobra.ExactArgs(2),
+		Long:  help("index search"),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIndexSearch(cmd.Context(), e, &f, args[0], args[1])
 		},
@@ -48,9 +38,9 @@ of ids. Queries are answered in batches, which share the work.`,
 	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
 	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated)")
 	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated)")
-	fs.StringVar(&f.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	f.format.add(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "write the results to `FILE` (written whole or not at all) instead of stdout")
-	fs.IntVarP(&f.workers, "workers", "j", 0, "worker goroutines (0: one per core); results do not depend on it")
+	addWorkersFlag(fs, &f.workers, "worker goroutines (0: one per core); results do not depend on it")
 	return cmd
 }
 
@@ -63,32 +53,18 @@ func parseIDs(flag, s string) ([]index.ID, error) {
 	return ids, nil
 }
 
-// options checks the search flags against the index's configuration.
+// options reads the search flags for an index of configuration cfg.
 func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error) {
-	var opt index.SearchOptions
-	switch {
-	case f.threshold != "" && f.topK != 0:
-		return opt, usagef("give -t or --top-k, not both")
-	case f.threshold == "" && f.topK == 0:
-		return opt, usagef("missing -t/--threshold or --top-k")
-	case f.refineK != 0 && f.topK == 0:
-		return opt, usagef("--refine-k needs --top-k")
-	case f.topK < 0:
-		return opt, usagef("--top-k %d: want >= 1", f.topK)
-	case f.refineK != 0 && f.refineK < f.topK:
-		return opt, usagef("--refine-k %d: want at least --top-k (%d)", f.refineK, f.topK)
-	case f.only != "" && f.exclude != "":
+	opt := index.SearchOptions{TopK: f.topK, RefineK: f.refineK}
+	var err error
+	if f.only != "" && f.exclude != "" {
 		return opt, usagef("give --only or --exclude, not both")
 	}
 	if f.threshold != "" {
-		t, err := prefix.ParseThreshold(cfg.Measure, f.threshold)
-		if err != nil {
+		if opt.Threshold, err = prefix.ParseThreshold(cfg.Measure, f.threshold); err != nil {
 			return opt, usageError{err}
 		}
-		opt.Threshold = t
 	}
-	opt.TopK, opt.RefineK = f.topK, f.refineK
-	var err error
 	if f.only != "" {
 		if opt.Only, err = parseIDs("only", f.only); err != nil {
 			return opt, err
@@ -102,8 +78,27 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 	return opt, nil
 }
 
+// searchError words the index's refusal of opt as the search flags': the
+// rule an *index.OptionError names, or indexError's threshold.
+func searchError(err error, opt index.SearchOptions) error {
+	var oe *index.OptionError
+	switch {
+	case !errors.As(err, &oe):
+		return indexError(err, "-t")
+	case oe.Option == "Threshold":
+		return usagef("missing -t/--threshold or --top-k")
+	case oe.Option == "TopK" && opt.Threshold.Den != 0:
+		return usagef("give -t or --top-k, not both")
+	case oe.Option == "TopK":
+		return usagef("--top-k %d: want >= 1", opt.TopK)
+	case opt.TopK == 0:
+		return usagef("--refine-k needs --top-k")
+	}
+	return usagef("--refine-k %d: want at least --top-k (%d)", opt.RefineK, opt.TopK)
+}
+
 func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
-	outFmt, err := parseFormat(f.format)
+	outFmt, err := f.format.parse()
 	if err != nil {
 		return err
 	}
@@ -119,9 +114,9 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 			return err
 		}
 		if err := ix.CheckSearch(opt); err != nil {
-			return indexError(err, "-t")
+			return searchError(err, opt)
 		}
-		in, err := infile.Open(queries, e.stdin)
+		in, err := e.open(queries, nil, nil)
 		if err != nil {
 			return err
 		}

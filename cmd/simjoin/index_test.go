@@ -169,7 +169,15 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "search", ix, "-t", "0.8", "--only", "1,x", in}, 2, "--only"},
 		{[]string{"index", "search", ix, "-t", "0.3", in}, 2, "below the index's minimum"},
 		{[]string{"index", "delete", ix, "x"}, 2, "not a record id"},
-		{[]string{"index", "stats", ix, "--format", "csv"}, 2, "--format"},
+		{[]string{"index", "stats", ix, "--format", "csv"}, 2, `unknown --format "csv": want tsv or jsonl`},
+		{[]string{"index", "search", ix, "-t", "0.8", "-j", "-1", in}, 2, "-j/--workers must be >= 0"},
+		{[]string{"index", "add", ix, "-j", "-1", in}, 2, "-j/--workers must be >= 0"},
+		{[]string{"index", "compact", ix, "-j", "-1"}, 2, "-j/--workers must be >= 0"},
+		{[]string{"serve", ix, "-j", "-1"}, 2, "-j/--workers must be >= 0"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--bands", "0"}, 2, "--bands 0: want 1 to --perm (128)"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "100x100"}, 2, "--lsh 100x100 needs 10000 signature values, at most 1024"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "4x4", "--bands", "4"}, 2, "give --lsh BxR or --bands B, not both"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--recall", "1"}, 2, "--recall 1: want a number in (0, 1)"},
 		{[]string{"index", "verify", filepath.Join(dir, "none")}, 1, "not an index"},
 	} {
 		code, _, errs := cliRun(t, "", c.args...)

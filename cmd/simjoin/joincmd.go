@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,14 +12,12 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -30,16 +28,17 @@ func init() { register(newJoinCmd) }
 // joinConfig holds the flags shared by join, explain and the commands built
 // on them.
 type joinConfig struct {
-	tokens   string
-	method   string
-	against  string
-	sort     bool
-	runFlags                // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
-	lsh      lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
-	fs       *pflag.FlagSet // the command's flags, for what was given
+	tokens     string
+	methodName string // --method; parsed into method
+	against    string
+	sort       bool
+	runFlags                  // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	lsh        lshFlags       // --lsh, --perm, --bits, --recall, --verify, --seed, … (lshcmd.go)
+	fs         *pflag.FlagSet // the command's flags, for what was given
 
 	// Parsed from the strings above by parse.
 	spec    shingle.Spec
+	method  planner.Method
 	docs    docFlags // --files and word normalisation (files.go)
 	command string
 }
@@ -49,7 +48,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
-	fs.StringVar(&c.method, "method", "auto", "join method: auto, exact or lsh")
+	fs.StringVar(&c.methodName, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.runFlags.addFlags(fs, "write pairs to `FILE` (written whole or not at all) instead of stdout")
@@ -74,12 +73,11 @@ func (c *joinConfig) parse() error {
 	}); err != nil {
 		return err
 	}
-	switch c.method {
-	case "auto", "exact", "lsh":
-	default:
-		return usagef("unknown --method %q: want auto, exact or lsh", c.method)
+	// Spelled as the method prints: ParseMethod also takes "EXACT".
+	if c.method, err = planner.ParseMethod(c.methodName); err != nil || c.method.String() != c.methodName {
+		return usagef("unknown --method %q: want auto, exact or lsh", c.methodName)
 	}
-	if c.method == "exact" && c.command != "explain" && c.command != "plot" && c.fs != nil {
+	if c.method == planner.Exact && c.command != "explain" && c.command != "plot" && c.fs != nil {
 		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
 			return err
 		}
@@ -118,38 +116,31 @@ func newJoinCmd(e *env) *cobra.Command {
 	return joinCommand(&cobra.Command{
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
-		Long: `Report every pair of records of INPUT (one record a line, "-" for stdin;
-ids are 1-based line numbers) whose similarity reaches the threshold, as
-id_a<TAB>id_b<TAB>similarity with id_a < id_b. With --against FILE, pair each
-record of INPUT with each record of FILE instead (ids: INPUT line, FILE line).`,
+		Long:  help("join"),
 	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
 }
 
 // loaded is the input of a join, read, ordered and ready.
 type loaded struct {
-	in   *simjoin.Input
-	r, s *order.Collection // s is nil for a self-join; both nil when keysOnly
-	rep  *rpt.Report
+	in  *simjoin.Input
+	rep *rpt.Report
 	// names, snames are the record ids of r and s with --files (paths);
 	// nil for line input, whose ids are line numbers.
 	names, snames []string
-	prog          *progress.Bars
 }
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	method, _ := planner.ParseMethod(c.method) // parse has checked it
 	var report func(simjoin.Progress)
 	if prog.On() {
 		report = prog.Report
 	}
-	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: method, LSH: c.lsh.opt,
+	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
 		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
-			return memlimit.Check(need, c.mem, fmt.Sprintf("joining %s records of %s tokens",
-				numfmt.Group(int64(records)), numfmt.Group(int64(tokens))))
+			return c.checkMemory(need, records, "records", numfmt.Group(int64(tokens))+" tokens")
 		}}
 }
 
@@ -157,7 +148,7 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 // (simjoin.Load), filling the report's input counts and phases.
 func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
 	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
-	l := &loaded{rep: rep, prog: progress.New(e.stderr)}
+	l, prog := &loaded{rep: rep}, progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
@@ -175,36 +166,23 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 			s = simjoin.Files(cfg.against)
 		}
 	} else {
-		var opened []io.Closer
-		defer func() {
-			for _, f := range opened {
-				f.Close()
+		src := []*simjoin.Source{&r, &s}
+		for k, name := range []string{input, cfg.against} {
+			if name == "" {
+				continue
 			}
-		}()
-		open := func(name string) (simjoin.Source, error) {
-			f, err := infile.Open(name, e.stdin)
+			f, err := e.open(name, rep, prog)
 			if err != nil {
-				return simjoin.Source{}, err
-			}
-			opened = append(opened, f)
-			rep.NoteCompressed(f.Name, f.Format)
-			l.prog.SetSize(f.Name, f.Size)
-			return simjoin.Lines(f, f.Name), nil
-		}
-		var err error
-		if r, err = open(input); err != nil {
-			return nil, err
-		}
-		if cfg.against != "" {
-			if s, err = open(cfg.against); err != nil {
 				return nil, err
 			}
+			defer f.Close()
+			*src[k] = simjoin.Lines(f, f.Name)
 		}
 	}
 	if cfg.against != "" {
 		rep.Input = append(rep.Input, "--against", cfg.against)
 	}
-	in, err := simjoin.Load(ctx, r, s, cfg.options(l.prog, warn))
+	in, err := simjoin.Load(ctx, r, s, cfg.options(prog, warn))
 	var se *fileset.SelectionError
 	if errors.As(err, &se) {
 		return nil, usageError{err}
@@ -213,9 +191,6 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 		return nil, err
 	}
 	l.in = in
-	if !cfg.keysOnly() { // an LSH join builds no token order
-		l.r, l.s = in.Collections()
-	}
 	l.names, l.snames = in.IDs()
 	var vocabulary func() int
 	if cfg.reporting() {
@@ -228,54 +203,61 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 // start begins a command that joins INPUT: it creates the outputs (-o and
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (_ context.Context, out *outfile.File, l *loaded, err error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func start(ctx context.Context, e *env, cfg *joinConfig, input string) (out *outfile.File, l *loaded, err error) {
 	if input == "-" && cfg.against == "-" {
-		return nil, nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
 	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if l, err = load(ctx, e, cfg, input); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return ctx, out, l, nil
+	return out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
-	ctx, out, l, err := start(ctx, e, cfg, input)
+	return runJoined(ctx, e, cfg, input, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
+		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+		sink := rows.NewSink(cfg.sort, pw.WritePair)
+		st, err := in.Join(ctx, sink.Add)
+		return st, func() error {
+			if err := sink.Close(); err != nil {
+				return err
+			}
+			return pw.Flush()
+		}, cmp.Or(err, sink.Err())
+	})
+}
+
+// runJoined runs a command that joins INPUT: start (outputs, load), then the
+// report's phase that plans (planned) and calls join, which returns what
+// the join did and the writing of its output, run as the phase "write"
+// after joined; then the report.
+func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string,
+	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
+	out, l, err := start(ctx, e, cfg, input)
 	if err != nil {
 		return err
 	}
-	rep := l.rep
-	tm := rep.Start("join")
+	tm := l.rep.Start(phase)
 	in, estimates, err := planned(ctx, cfg, l)
 	if err != nil {
 		return err
 	}
-	pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-	sink := rows.NewSink(cfg.sort, pw.WritePair)
-	st, err := in.Join(ctx, sink.Add)
-	if err == nil {
-		err = sink.Err()
-	}
+	st, write, err := join(ctx, in, out, l, estimates)
 	if err != nil {
 		return err
 	}
-	joined(e, cfg, rep, st)
+	joined(e, cfg, l.rep, st)
 	tm.Done()
-	tm = rep.Start("write")
-	if err := sink.Close(); err != nil {
-		return err
-	}
-	if err := pw.Flush(); err != nil {
+	tm = l.rep.Start("write")
+	if err := write(); err != nil {
 		return err
 	}
 	tm.Done()
-	return cfg.emit(e, rep)
+	return cfg.emit(e, l.rep)
 }
 
 // planned returns the input to join as cfg asks: with --method auto it
@@ -284,23 +266,23 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // estimates (--verify estimate).
 func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
 	in, method := l.in, cfg.method
-	if method == "auto" {
+	if method == planner.Auto {
 		p, err := in.Plan(ctx)
 		if err != nil {
 			return nil, false, err
 		}
-		in, method = in.WithPlan(p), p.Method.String()
+		in, method = in.WithPlan(p), p.Method
 	}
-	if err := checkLSHFlags(cfg.fs, method, cfg.method == "auto"); err != nil {
+	if err := checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto); err != nil {
 		return nil, false, err
 	}
-	return in, method == "lsh" && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
+	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
 }
 
 // joined records what a join did in the report (Report.AddJoin) and warns
 // of LSH buckets capped by --max-bucket.
 func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
-	rep.AddJoin(st, cfg.method, cfg.m, cfg.t)
+	rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t)
 	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/planner"
 )
 
 // lshFlags are the flags of the MinHash-LSH path (--method lsh), part of
@@ -50,27 +51,24 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	o.Seed, seedErr = approx.ParseSeed(f.seed)
 	o.Verify, verifyErr = approx.ParseVerify(f.verify)
 	o.Scheme, schemeErr = approx.ParseScheme(f.scheme)
-	if err := cmp.Or(approx.CheckK(f.perm), approx.CheckBits(f.bits), approx.CheckRecall(f.recall), seedErr, verifyErr, schemeErr, approx.CheckMinSize(f.minSize)); err != nil {
-		return lshError(err)
-	}
 	if f.shape != "" {
 		var err error
 		if o.Shape, err = approx.ParseShape(f.shape); err != nil {
 			return usagef("--lsh: %v", err)
 		}
-		if err := o.Shape.Check(f.perm); err != nil {
-			return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, o.Shape.B, o.Shape.R, o.Shape.B*o.Shape.R)
-		}
 	}
-	switch {
-	case f.maxBucket < 0:
+	err := cmp.Or(o.Check(), seedErr, verifyErr, schemeErr)
+	if sh := o.Shape; errors.Is(err, approx.ErrShape) && !errors.As(err, new(*approx.OptionError)) {
+		return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, sh.B, sh.R, sh.B*sh.R)
+	}
+	if err != nil {
+		return lshError(err)
+	}
+	var ok bool
+	if o.MaxBucket, ok = zeroIsNone(f.maxBucket); !ok {
 		return usagef("--max-bucket %d: want >= 0 (0: no cap)", f.maxBucket)
-	case f.maxBucket == 0:
-		o.MaxBucket = -1
-	default:
-		o.MaxBucket = f.maxBucket
 	}
-	if c.method != "lsh" {
+	if c.method != planner.LSH {
 		return nil
 	}
 	return f.resolve(c)
@@ -78,7 +76,7 @@ func (f *lshFlags) parse(c *joinConfig) error {
 
 // lshFlag names the flag of each field of approx.Options that an
 // *approx.OptionError names.
-var lshFlag = map[string]string{"K": "perm", "Bits": "bits", "Recall": "recall", "Seed": "seed", "Verify": "verify", "MinSize": "min-size"}
+var lshFlag = map[string]string{"K": "perm", "Bits": "bits", "Recall": "recall", "Seed": "seed", "Scheme": "minhash", "Verify": "verify", "MinSize": "min-size"}
 
 // lshError words an error of approx's checks as the command line's: the
 // flag of the field refused, the value and what it takes.
@@ -102,12 +100,4 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	}
 	f.opt = r
 	return nil
-}
-
-// keysOnly reports whether the command's join needs no token order: an LSH
-// join (signatures hash the token keys, candidates are verified on sorted
-// keys; simjoin.Load then reads key sets) without --check-recall's exact
-// join.
-func (c *joinConfig) keysOnly() bool {
-	return c.method == "lsh" && (c.command == "join" || c.command == "dedup") && !c.lsh.checkRecall
 }

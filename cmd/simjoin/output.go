@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/fieldenc"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -24,7 +28,7 @@ import (
 type runFlags struct {
 	measure   string
 	threshold string
-	format    string
+	format    formatFlag
 	output    string
 	stats     bool
 	statsJSON string
@@ -44,17 +48,18 @@ type runFlags struct {
 // addFlags registers the flags on fs but -t; output is -o's usage.
 func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
 	fs.StringVar(&r.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
-	fs.StringVar(&r.format, "format", "tsv", "output format: tsv, csv or jsonl")
+	r.format.add(fs)
 	fs.StringVarP(&r.output, "output", "o", "", output)
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
-	fs.IntVarP(&r.workers, "workers", "j", 0, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
+	addWorkersFlag(fs, &r.workers, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
 	addMemoryFlag(fs, &r.memLimit)
 }
 
 // parse checks the flags before any work starts: --measure, then -t for it
 // (need refuses it missing for the measure: each command has its own
-// default), -j, --memory-limit (made the runtime's soft limit) and --format.
+// default), --memory-limit (made the runtime's soft limit) and --format;
+// it resolves -j (checkFlags refused a negative one).
 func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	var err error
 	if r.m, err = prefix.ParseMeasure(r.measure); err != nil {
@@ -66,15 +71,18 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	if r.t, err = prefix.ParseThreshold(r.m, r.threshold); err != nil {
 		return usageError{err}
 	}
-	if r.workers < 0 {
-		return usagef("-j/--workers must be >= 0")
-	}
 	r.workers = parallel.Workers(r.workers) // 0: one per core; at most 4 per core
 	if r.mem, err = parseMemoryLimit(r.memLimit); err != nil {
 		return err
 	}
-	r.outFmt, err = parseFormat(r.format)
+	r.outFmt, err = r.format.parse()
 	return err
+}
+
+// checkMemory checks that the memory a join of n things (records,
+// passwords) of size needs is within --memory-limit (memlimit.Check).
+func (r *runFlags) checkMemory(need int64, n int, things, size string) error {
+	return memlimit.Check(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
 }
 
 // reporting says whether a statistics report was asked for.
@@ -119,17 +127,58 @@ func (r *runFlags) emit(e *env, rep *rpt.Report) error {
 	return nil
 }
 
-// parseFormat reads --format: tsv, csv or jsonl.
-func parseFormat(s string) (fieldenc.Format, error) {
-	switch s {
-	case "tsv":
-		return fieldenc.TSV, nil
-	case "csv":
-		return fieldenc.CSV, nil
-	case "jsonl":
-		return fieldenc.JSONL, nil
+// formatFlag is --format: the name given, and the row formats the command
+// writes (the first the default).
+type formatFlag struct {
+	name  string
+	takes []fieldenc.Format
+}
+
+// add registers --format on fs, taking the formats given (all when none).
+func (f *formatFlag) add(fs *pflag.FlagSet, takes ...fieldenc.Format) {
+	if f.takes = takes; len(takes) == 0 {
+		f.takes = []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL}
 	}
-	return 0, usagef("unknown --format %q: want tsv, csv or jsonl", s)
+	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+f.want())
+}
+
+// want names the formats taken, such as "tsv, csv or jsonl".
+func (f *formatFlag) want() string {
+	names := make([]string, len(f.takes))
+	for k, x := range f.takes {
+		names[k] = x.String()
+	}
+	n := len(names) - 1
+	return strings.Join(names[:n], ", ") + " or " + names[n]
+}
+
+// parse reads the format given.
+func (f *formatFlag) parse() (fieldenc.Format, error) {
+	x, ok := fieldenc.ParseFormat(f.name)
+	if !ok || !slices.Contains(f.takes, x) {
+		return 0, usagef("unknown --format %q: want %s", f.name, f.want())
+	}
+	return x, nil
+}
+
+// addWorkersFlag registers -j/--workers on fs, described by usage; a
+// negative value is refused before the command runs (checkFlags).
+func addWorkersFlag(fs *pflag.FlagSet, p *int, usage string) {
+	fs.IntVarP(p, "workers", "j", 0, usage)
+}
+
+// open opens the input file name (infile.Open: "-" is standard input, gzip
+// and zstd are decompressed) for the caller to close, noting a compressed
+// input in rep and giving its size to prog when they are not nil.
+func (e *env) open(name string, rep *rpt.Report, prog *progress.Bars) (*infile.File, error) {
+	f, err := infile.Open(name, e.stdin)
+	if err == nil && rep != nil {
+		rep.NoteCompressed(f.Name, f.Format)
+	}
+	if err == nil && prog != nil {
+		prog.SetSize(f.Name, f.Size)
+	}
+	return f, err
 }
 
 // create opens path as an output of the run (see internal/outfile: "-" and

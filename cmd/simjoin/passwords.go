@@ -1,16 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/memlimit"
-	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
@@ -49,52 +47,6 @@ type pwConfig struct {
 	read passwords.ReadOptions
 }
 
-const passwordsLong = `Find the similar passwords of LIST (one password a line, "-" for stdin),
-taken byte for byte but for the line ending. Each password becomes the set of
-its character q-grams (-q, default 2: the shortest grams that keep character
-order, and the ones that lose least under a one-character change), after the
-normalisations asked for; two passwords are similar when their sets reach the
-threshold (Jaccard >= 0.8 by default). Valid UTF-8 is read as code points,
-anything else (Latin-1) as bytes.
-
-Identical lines are merged (their counts summed): each distinct password is
-joined once and known by the first line it is on. Output, one pair a line:
-
-  line_a<TAB>line_b<TAB>similarity<TAB>password_a<TAB>password_b
-
-with line_a < line_b. With --families, the connected groups of similar
-passwords instead, largest first, one a line:
-
-  size<TAB>count<TAB>most_frequent<TAB>member<TAB>member...
-
-size: distinct passwords; count: their occurrences (or summed --counts);
-members most frequent first. In TSV, passwords are written byte for byte
-except that backslash, tab, CR and other control bytes are escaped (\\, \t,
-\r, \xHH). --format csv writes pairs with a header, and families one member a
-row (family,size,count,line,password_count,password); jsonl writes objects,
-with "…_base64" fields for passwords that are not UTF-8.
-
-Passwords appear only in this output, never in messages or the statistics.`
-
-const checkLong = `Check candidate passwords (the arguments, or one a line on stdin) against
-the known passwords of --against LIST: for each candidate, the known
-passwords whose similarity reaches the threshold, most similar first, one a
-line:
-
-  candidate<TAB>line<TAB>similarity<TAB>known_password
-
-where candidate is the candidate's number (argument or stdin line, from 1)
-and line the known password's line; the candidate itself is not echoed.
-Exit status 3 when any candidate is too close to a known password, 0 when
-none is, so that the command serves in a password policy script:
-
-  printf '%s\n' "$new" | simjoin passwords check --silent --fold-case --against known.txt
-
-Prefer stdin to arguments for real passwords: arguments are visible to other
-users of the machine. On a terminal, stdin is one password, typed after a
-prompt on stderr and not echoed. The q-grams, normalisations, measure and threshold are
-those of simjoin passwords.`
-
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
 	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
@@ -118,9 +70,6 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}); err != nil {
 		return err
 	}
-	if c.q < 1 || c.q > passwords.MaxQ {
-		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
-	}
 	var norm passwords.Norm
 	if c.foldCase {
 		norm |= passwords.FoldCase
@@ -131,19 +80,18 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	if c.stripSuffix {
 		norm |= passwords.StripSuffix
 	}
-	c.opt = passwords.Options{Grams: passwords.Grams{Q: c.q, Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
+	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
+	if err := c.opt.Grams.Check(); err != nil {
+		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
+	}
 	var err error
 	if c.read.Counts, err = passwords.ParseCounts(c.counts); err != nil || c.counts == "none" {
 		return usagef("unknown --counts %q: want first (count<TAB>password) or last (password<TAB>count)", c.counts)
 	}
 	c.read.SkipComments = c.comments
-	switch {
-	case c.maxLine < 0:
+	var ok bool
+	if c.read.MaxLine, ok = zeroIsNone(c.maxLine); !ok {
 		return usagef("--max-line must be >= 0")
-	case c.maxLine == 0:
-		c.read.MaxLine = -1
-	default:
-		c.read.MaxLine = c.maxLine
 	}
 	return nil
 }
@@ -153,7 +101,7 @@ func newPasswordsCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "passwords [flags] LIST",
 		Short: "Find the near-copies in a password list, or check new passwords against one",
-		Long:  passwordsLong,
+		Long:  help("passwords"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cfg.parse(cmd.Flags()); err != nil {
@@ -174,17 +122,17 @@ func newCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --against LIST [flags] [PASSWORD...]",
 		Short: "Check candidate passwords against a list of known ones; exit status 3 when one is too close",
-		Long:  checkLong,
+		Long:  help("passwords check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			if cfg.silent && cfg.output != "" {
+				return usagef("--silent writes nothing: drop -o/--output")
+			}
 			if cfg.index != "" {
 				if cfg.against != "" {
 					return usagef("give --against LIST or --index DIR, not both")
-				}
-				if cfg.silent && cfg.output != "" {
-					return usagef("--silent writes nothing: drop -o/--output")
 				}
 				return runCheckIndex(cmd.Context(), e, &cfg, cmd.Flags(), args)
 			}
@@ -193,9 +141,6 @@ func newCheckCmd(e *env) *cobra.Command {
 			}
 			if cfg.against == "-" && len(args) == 0 {
 				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
-			}
-			if cfg.silent && cfg.output != "" {
-				return usagef("--silent writes nothing: drop -o/--output")
 			}
 			return runCheck(cmd.Context(), e, &cfg, args)
 		},
@@ -215,12 +160,11 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	tm := rep.Start("read")
-	f, err := infile.Open(name, e.stdin)
+	f, err := e.open(name, rep, nil)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	defer f.Close()
-	rep.NoteCompressed(f.Name, f.Format)
 	bar := prog.Bytes(f.Size, "reading "+f.Name)
 	defer bar.Finish()
 	opt := cfg.read
@@ -229,8 +173,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 	if err != nil {
 		return nil, nil, st, err
 	}
-	if err := memlimit.Check(passwords.EstimateMemory(l), cfg.mem,
-		fmt.Sprintf("joining %s passwords of %s", numfmt.Group(int64(l.Len())), rpt.Bytes(int64(l.Bytes())))); err != nil {
+	if err := cfg.checkMemory(passwords.EstimateMemory(l), l.Len(), "passwords", rpt.Bytes(int64(l.Bytes()))); err != nil {
 		return nil, nil, st, err
 	}
 	tm.Done()
@@ -250,48 +193,44 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 	bar := prog.Count("joining")
 	opt := cfg.opt
 	opt.Progress = bar.SetOf
+	var st passwords.Stats
+	var write func() error // the output and the report's section, as the phase "write"
 	if cfg.families {
-		fams, st, err := passwords.Families(ctx, l, opt)
-		bar.Finish()
-		if err != nil {
-			return err
+		var fams []passwords.Family
+		fams, st, err = passwords.Families(ctx, l, opt)
+		write = func() error {
+			sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
+			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
+			rep.Results = int64(len(fams))
+			w := rows.NewFamilies(out, cfg.outFmt)
+			for n, f := range fams {
+				w.Write(n+1, l, f)
+			}
+			return w.Flush()
 		}
-		rep.AddPasswordJoin(&st)
-		sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
-		tm := rep.Start("write")
-		w := rows.NewFamilies(out, cfg.outFmt)
-		for n, f := range fams {
-			w.Write(n+1, l, f)
+	} else {
+		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
+		var found rpt.Counter
+		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
+		err = cmp.Or(err, sink.Err())
+		write = func() error {
+			sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
+			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
+			rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
+			if err := sink.Close(); err != nil {
+				return err
+			}
+			return w.Flush()
 		}
-		rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		tm.Done()
-		rep.Results = int64(len(fams))
-		return cfg.emit(e, rep)
 	}
-
-	w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
-	var found rpt.Counter
-	st, err := passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	if err := sink.Err(); err != nil {
-		return err
-	}
 	rep.AddPasswordJoin(&st)
-	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	tm := rep.Start("write")
-	if err := sink.Close(); err != nil {
-		return err
-	}
-	rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
-	rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
-	if err := w.Flush(); err != nil {
+	if err := write(); err != nil {
 		return err
 	}
 	tm.Done()
@@ -315,44 +254,38 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
 	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure, func(first int, batch [][]byte, t *tally) error {
-		res, err := ix.CheckAll(ctx, batch)
-		if err != nil {
-			return err
-		}
-		for k, ms := range res {
-			t.Add(batch[k], len(ms))
-			for _, m := range ms {
-				t.hist.Add(m.Sim)
-				w.Write(first+k, known, m)
-			}
-		}
-		return nil
-	})
+	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure,
+		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
+		func(m passwords.Match) float64 { return m.Sim },
+		func(candidate int, m passwords.Match) { w.Write(candidate, known, m) })
 	if err != nil {
 		return err
 	}
 	return finishCheck(e, cfg, rep, cs)
 }
 
-// tally counts the candidates of a check and the similarities found.
-type tally struct {
-	passwords.CheckStats
-	hist rpt.Histogram
-}
-
 // checkPhase runs the report's "check" phase: each batch of candidates (the
 // arguments, the one password typed at a terminal, or the lines of stdin:
-// infile.Batches) goes to answer, which tallies the candidates and writes
-// their matches with w; then w is flushed, and the results and the
-// histogram (not for overlap) go into the report.
-func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
-	answer func(first int, batch [][]byte, t *tally) error) (*passwords.CheckStats, error) {
+// infile.Batches) goes to answer, whose results for each candidate are
+// counted (their similarities, sim, in the histogram) and written by write
+// (with the candidate's number), through w; then w is flushed, and the
+// results and the histogram (not for overlap) go into the report.
+func checkPhase[T any](ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
+	answer func(batch [][]byte) ([][]T, error), sim func(T) float64, write func(candidate int, x T)) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
-	var t tally
+	var cs passwords.CheckStats
+	var hist rpt.Histogram
 	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
-		if err := answer(first, batch, &t); err != nil {
+		res, err := answer(batch)
+		if err != nil {
 			return err
+		}
+		for k, xs := range res {
+			cs.Add(batch[k], len(xs))
+			for _, x := range xs {
+				hist.Add(sim(x))
+				write(first+k, x)
+			}
 		}
 		return w.Err()
 	})
@@ -363,8 +296,8 @@ func checkPhase(ctx context.Context, e *env, rep *rpt.Report, args []string, w *
 		return nil, err
 	}
 	tm.Done()
-	rep.SetResults(t.Matches, &t.hist, m)
-	return &t.CheckStats, nil
+	rep.SetResults(cs.Matches, &hist, m)
+	return &cs, nil
 }
 
 // sinkOf is where a check writes: out, or nowhere under --silent.

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
 	rpt "github.com/simjoin/simjoin/internal/report"
@@ -38,22 +36,7 @@ func newPlotCmd(e *env) *cobra.Command {
 	cmd := joinCommand(&cobra.Command{
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
-		Long: `Measure how MinHash-LSH bandings find the real pairs of INPUT and draw it.
-
-For each banding (--shapes, default the one --method lsh would use), run the
-LSH self-join and keep every candidate pair with its exact similarity; find
-the true pairs with the exact join at --truth (rounded down to a multiple of
-0.05), and estimate the pairs below it from a uniform sample of --sample
-pairs of distinct sets. Then print, per banding, the candidates, the pairs
-found at the threshold -t, the recall, and what the S-curve
-P(s) = 1 - (1 - s^r)^b predicts for both; and per similarity bin of 0.05,
-the share of pairs found beside P.
-
---scurve FILE (repeatable; .png or .svg) draws P(s) of each banding with the
-measured shares as dots. --circle FILE (.svg) draws the records as points on
-a circle in input order with a chord for each pair found, coloured by its
-true similarity: the candidates of the first banding with --method lsh, the
-exact pairs at -t otherwise.`,
+		Long:  help("plot"),
 	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
@@ -69,31 +52,29 @@ exact pairs at -t otherwise.`,
 // runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
 // figures and report.
 func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
-	switch {
-	case cfg.against != "":
-		return usagef("plot measures a self-join: --against is not allowed")
-	case cfg.m != prefix.Jaccard:
-		return usagef("plot draws the S-curve of Jaccard similarity: use --measure jaccard")
-	case pf.sample < 0:
-		return usagef("--sample must be >= 0")
-	case pf.seeds < 1:
-		return usagef("--seeds must be >= 1")
-	case !(pf.truth > 0 && pf.truth <= 1):
-		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
+	var shapes []approx.Shape
+	if pf.shapes != "" {
+		var err error
+		if shapes, err = approx.ParseShapes(pf.shapes); err != nil {
+			return usagef("--shapes: %v", err)
+		}
+	}
+	lsh := cfg.lsh.opt
+	lsh.Measure, lsh.Threshold = cfg.m, cfg.t
+	var exact rpt.Counter // the exact pairs at -t, counted for the report
+	opt := planner.CheckOptions{LSH: lsh, Shapes: shapes, Seeds: given(pf.seeds), Seed: lsh.Seed, Floor: given(pf.truth), PairSample: pf.sample, Exact: exact.Add}
+	if err := opt.Check(); err != nil {
+		return pf.error(err, cfg)
 	}
 	for _, f := range pf.scurve {
-		if ext := strings.ToLower(filepath.Ext(f)); ext != ".png" && ext != ".svg" {
+		if _, err := plotting.FormatOf(f); err != nil {
 			return usagef("--scurve %s: want a .png or .svg file", f)
 		}
 	}
-	if pf.circle != "" && strings.ToLower(filepath.Ext(pf.circle)) != ".svg" {
+	if format, _ := plotting.FormatOf(pf.circle); pf.circle != "" && format != "svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
 	}
-	shapes, err := plotShapes(cfg, pf.shapes)
-	if err != nil {
-		return err
-	}
-	ctx, out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
+	out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
 	if err != nil {
 		return err
 	}
@@ -109,13 +90,11 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 		}
 	}
 	rep := l.rep
-	rep.Method = cfg.method
-	var exact rpt.Counter // the exact pairs at -t, counted for the report
-	opt := planner.CheckOptions{Shapes: shapes, Seeds: pf.seeds, Seed: cfg.lsh.opt.Seed, Floor: pf.truth, PairSample: pf.sample, Exact: exact.Add}
+	rep.Method = cfg.method.String()
 	// The circle: the first banding's candidates with --method lsh, the
 	// exact pairs otherwise.
 	var chords plotting.Chords
-	if pf.circle != "" && cfg.method == "lsh" {
+	if pf.circle != "" && cfg.method == planner.LSH {
 		opt.Found = chords.Add
 	} else if pf.circle != "" {
 		opt.Exact = func(p join.Pair) bool { return chords.Add(p) && exact.Add(p) }
@@ -127,23 +106,19 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	rep.AddSteps(cc.Steps)
 
 	tm := rep.Start("plot")
-	k := cfg.lsh.opt.K
-	if err := rpt.WritePlotTable(out, l.r.Records(), l.r.Len(), cfg.t, k, cc); err != nil {
+	k, st := cfg.lsh.opt.K, l.in.Stats()
+	if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
 		return err
 	}
 	for _, f := range pf.scurve {
 		fig := plotting.NewSCurves(cc, k, pf.seeds, cfg.t.Float())
-		ext := strings.ToLower(filepath.Ext(f))[1:]
-		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, ext) }); err != nil {
+		format, _ := plotting.FormatOf(f)
+		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
 			return err
 		}
 	}
 	if pf.circle != "" {
-		what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), cfg.t)
-		if cfg.method == "lsh" {
-			what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), shapes[0], k)
-		}
-		fig := plotting.NewCircle(l.r.Records(), l.names, chords, what)
+		fig := plotting.NewCheckCircle(cc, st.Records, l.names, chords, cfg.t, k, cfg.method == planner.LSH)
 		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
 			return err
 		}
@@ -154,28 +129,25 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	return cfg.emit(e, rep)
 }
 
-// plotShapes parses --shapes, or takes the banding --method lsh would use.
-func plotShapes(cfg *joinConfig, list string) ([]approx.Shape, error) {
-	if cfg.lsh.opt.Threshold.Den == 0 {
-		if err := cfg.lsh.resolve(cfg); err != nil {
-			return nil, err
-		}
+// error words a refusal of planner.CheckOptions.Check as plot's flags.
+func (pf *plotFlags) error(err error, cfg *joinConfig) error {
+	var oe *planner.OptionError
+	errors.As(err, &oe)
+	switch {
+	case errors.Is(err, planner.ErrNoLSH) || oe != nil && oe.Option == "Floor" && cfg.m != prefix.Jaccard:
+		return usagef("plot draws the S-curve of Jaccard similarity: use --measure jaccard")
+	case oe == nil:
+		return usageError{err}
+	case oe.Option == "PairSample":
+		return usagef("--sample must be >= 0")
+	case oe.Option == "Seeds":
+		return usagef("--seeds must be >= 1")
+	case oe.Option == "Floor":
+		return usagef("--truth %v: want a similarity in (0, 1]", pf.truth)
+	case oe.Option == "Shapes":
+		return usagef("--shapes %s with --perm %d: %v", oe.Value, cfg.lsh.opt.K, errors.Unwrap(oe.Err))
 	}
-	if list == "" {
-		return []approx.Shape{cfg.lsh.opt.Shape}, nil
-	}
-	var out []approx.Shape
-	for _, text := range strings.Split(list, ",") {
-		s, err := approx.ParseShape(text)
-		if err != nil {
-			return nil, usagef("--shapes: %v", err)
-		}
-		if err := s.Check(cfg.lsh.opt.K); err != nil {
-			return nil, usagef("--shapes %s with --perm %d: %v", s, cfg.lsh.opt.K, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return usageError{oe.Err}
 }
 
 // writeFigure draws a figure into out.

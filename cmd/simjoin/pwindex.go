@@ -22,10 +22,8 @@ var pwIndexFixed = []string{"qgram", "measure", "fold-case", "fold-leet", "strip
 // written as candidate<TAB>id<TAB>similarity, the id being the index's
 // record id; the exit status is that of passwords check.
 func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) error {
-	for _, name := range pwIndexFixed {
-		if fs.Changed(name) {
-			return usagef("--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)", name)
-		}
+	if err := refuseGiven(fs, pwIndexFixed, "--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)"); err != nil {
+		return err
 	}
 	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
 	if err != nil {
@@ -39,22 +37,15 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		}
 		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
 		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure, func(first int, batch [][]byte, tl *tally) error {
-			res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
-			if err != nil {
+		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure,
+			func(batch [][]byte) ([][]index.Hit, error) {
+				res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 				// The index's message numbers the record in the batch; it
 				// never holds the text.
-				return indexError(err, "-t")
-			}
-			for k, hits := range res {
-				tl.Add(batch[k], len(hits))
-				for _, h := range hits {
-					tl.hist.Add(h.Sim)
-					hw.Write(first+k, h)
-				}
-			}
-			return nil
-		})
+				return res, indexError(err, "-t")
+			},
+			func(h index.Hit) float64 { return h.Sim },
+			func(candidate int, h index.Hit) { hw.Write(candidate, h) })
 		if err != nil {
 			return err
 		}

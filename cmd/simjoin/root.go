@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,14 +32,11 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// exitError carries an explicit exit status (such as passwords check's 3)
-// with an optional message.
-type exitError struct {
-	code int
-	msg  string
-}
+// exitError carries an explicit exit status (such as passwords check's 3);
+// the command has said why.
+type exitError struct{ code int }
 
-func (e exitError) Error() string { return e.msg }
+func (e exitError) Error() string { return "exit status " + strconv.Itoa(e.code) }
 
 // env is what a command reads and writes; tests give their own.
 type env struct {
@@ -74,7 +72,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkDropped(cmd); err != nil {
+			if err := checkFlags(cmd); err != nil {
 				return err
 			}
 			if cpuProfile == "" {
@@ -87,12 +85,6 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			profFile = f
 			return pprof.StartCPUProfile(f)
 		},
-		PersistentPostRun: func(cmd *cobra.Command, args []string) {
-			if profFile != nil {
-				pprof.StopCPUProfile()
-				profFile.Close()
-			}
-		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
 	root.Version = buildinfo.Text() // --version, as the version command prints it
@@ -104,6 +96,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	for _, f := range commands {
 		root.AddCommand(f(e))
 	}
+	usageArgs(root)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if profFile != nil {
@@ -125,26 +118,30 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitOK
 	}
 	if isExit {
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "simjoin:", ee.msg)
-		}
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "simjoin:", err)
+	// cobra reports an unknown command of simjoin as a plain error, before
+	// any of the command's checks.
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitUsage
 	}
 	return exitRuntime
 }
 
-// isCobraUsage recognises cobra's own argument and command errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs makes the argument checks of cmd and its subcommands (cobra's
+// ExactArgs and the like, whose errors are plain) return usage errors.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }

@@ -15,29 +15,6 @@ import (
 
 func init() { register(newServeCmd) }
 
-const serveLong = `Serve the index in DIR over HTTP with JSON bodies:
-
-  GET    /v1/health
-  POST   /v1/records   {"records": ["text", ...], "dedup_threshold": 0.8}
-  POST   /v1/search    {"queries": ["text", ...], "threshold": 0.8}
-                       or {"queries": [...], "top_k": 5, "refine_k": 20}
-  DELETE /v1/records/{id}
-  GET    /v1/stats
-
-Records and queries are tokenized by the index's own tokenizer. An insert is
-answered once it is durable. Bad requests get a 4xx status and
-{"error": "..."}; bodies over --max-body bytes and requests of more than
---max-records records or queries get 413.
-
-The address is host:port; port 0 picks a free one. The command prints
-"listening on ADDR" on stderr once it accepts connections. On SIGINT, SIGTERM
-or SIGHUP it stops accepting, answers the requests under way (those still
-unanswered after --shutdown-timeout have their connections closed; a second
-signal exits at once), closes the index and exits with status 128 plus the
-signal's number (143 for SIGTERM), as every simjoin command does. Every insert
-acknowledged is durable before it is answered, so nothing acknowledged is lost
-even when the process is killed.`
-
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
 	var workers, maxRecords int
@@ -46,7 +23,7 @@ func newServeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve DIR --addr HOST:PORT",
 		Short: "Serve an index over HTTP/JSON: insert with dedup, search, delete, stats",
-		Long:  serveLong,
+		Long:  help("serve"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -82,7 +59,7 @@ func newServeCmd(e *env) *cobra.Command {
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port)")
 	fs.IntVar(&maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records (or queries) in one request")
 	fs.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
-	fs.IntVarP(&workers, "workers", "j", 0, "worker goroutines of the index (0: one per core)")
+	addWorkersFlag(fs, &workers, "worker goroutines of the index (0: one per core)")
 	fs.DurationVar(&shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")
 	return cmd
 }

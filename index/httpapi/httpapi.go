@@ -417,44 +417,63 @@ type SearchResponse struct {
 	Results [][]Hit `json:"results"`
 }
 
+// searchOptions reads a search request's options: the index's rules
+// (SearchOptions.Check, worded by the JSON fields: searchError), then this
+// API's own: only or exclude, and the caps on top_k, refine_k and the id
+// lists.
 func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) {
 	var opt index.SearchOptions
 	t, err := s.threshold("threshold", req.Threshold)
 	if err != nil {
 		return opt, err
 	}
+	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK), Only: ids(req.Only), Exclude: ids(req.Exclude)}
+	if err := opt.Check(); err != nil {
+		return opt, s.searchError(err, req, t)
+	}
 	switch {
-	case t.Den != 0 && req.TopK != nil:
-		return opt, badRequest("give threshold or top_k, not both")
-	case t.Den == 0 && req.TopK == nil:
-		return opt, badRequest("missing threshold or top_k")
-	case req.RefineK != nil && req.TopK == nil:
-		return opt, badRequest("refine_k needs top_k")
-	}
-	opt.Threshold = t
-	if req.TopK != nil {
-		k := *req.TopK
-		if k < 1 || k > s.opt.MaxTopK {
-			return opt, badRequest("top_k %d: want 1 to %d", k, s.opt.MaxTopK)
-		}
-		opt.TopK = k
-		if req.RefineK != nil {
-			rk := *req.RefineK
-			if rk < k || rk > s.opt.MaxTopK {
-				return opt, badRequest("refine_k %d: want top_k (%d) to %d", rk, k, s.opt.MaxTopK)
-			}
-			opt.RefineK = rk
-		}
-	}
-	if req.Only != nil && req.Exclude != nil {
+	case opt.TopK > s.opt.MaxTopK:
+		return opt, badRequest("top_k %d: want 1 to %d", opt.TopK, s.opt.MaxTopK)
+	case opt.RefineK > s.opt.MaxTopK:
+		return opt, badRequest("refine_k %d: want top_k (%d) to %d", opt.RefineK, opt.TopK, s.opt.MaxTopK)
+	case req.Only != nil && req.Exclude != nil:
 		return opt, badRequest("give only or exclude, not both")
-	}
-	if len(req.Only) > s.opt.MaxRecords || len(req.Exclude) > s.opt.MaxRecords {
+	case len(req.Only) > s.opt.MaxRecords || len(req.Exclude) > s.opt.MaxRecords:
 		return opt, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("only/exclude: at most %d ids a request", s.opt.MaxRecords)}
 	}
-	opt.Only = ids(req.Only)
-	opt.Exclude = ids(req.Exclude)
 	return opt, nil
+}
+
+// given reads top_k or refine_k for SearchOptions, where 0 means not
+// given: a field given as 0 becomes -1, which the index refuses as it does
+// any value below 1 (the message quotes the value given).
+func given(p *int) int {
+	switch {
+	case p == nil:
+		return 0
+	case *p == 0:
+		return -1
+	}
+	return *p
+}
+
+// searchError words the rule of SearchOptions.Check that req (of threshold
+// t) breaks, an *index.OptionError, by its JSON fields.
+func (s *Server) searchError(err error, req *searchRequest, t prefix.Threshold) error {
+	var oe *index.OptionError
+	switch {
+	case !errors.As(err, &oe):
+		return err
+	case oe.Option == "Threshold":
+		return badRequest("missing threshold or top_k")
+	case oe.Option == "TopK" && t.Den != 0:
+		return badRequest("give threshold or top_k, not both")
+	case oe.Option == "TopK":
+		return badRequest("top_k %d: want 1 to %d", *req.TopK, s.opt.MaxTopK)
+	case req.TopK == nil:
+		return badRequest("refine_k needs top_k")
+	}
+	return badRequest("refine_k %d: want top_k (%d) to %d", *req.RefineK, *req.TopK, s.opt.MaxTopK)
 }
 
 // ids converts a JSON id list; nil stays nil (no restriction) and an empty

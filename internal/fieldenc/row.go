@@ -19,6 +19,27 @@ const (
 	JSONL
 )
 
+var formatNames = [...]string{TSV: "tsv", CSV: "csv", JSONL: "jsonl"}
+
+// String returns the format's name: "tsv", "csv" or "jsonl".
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return "format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseFormat reads a format by its name, as String writes it; ok is false
+// for any other text.
+func ParseFormat(name string) (_ Format, ok bool) {
+	for f, n := range formatNames {
+		if n == name {
+			return Format(f), true
+		}
+	}
+	return 0, false
+}
+
 // Column names a field of a row: Name in the CSV header, Key in JSONL (Name
 // when Key is empty).
 type Column struct{ Name, Key string }

@@ -146,3 +146,20 @@ func BenchmarkRow(b *testing.B) {
 		})
 	}
 }
+
+// TestFormatNames: each format's name parses back to it; other text does not.
+func TestFormatNames(t *testing.T) {
+	for _, f := range []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL} {
+		if got, ok := fieldenc.ParseFormat(f.String()); got != f || !ok {
+			t.Errorf("ParseFormat(%q) = %v, %v", f, got, ok)
+		}
+	}
+	for _, s := range []string{"", "TSV", "json", "format(3)"} {
+		if _, ok := fieldenc.ParseFormat(s); ok {
+			t.Errorf("ParseFormat(%q) took it", s)
+		}
+	}
+	if s := fieldenc.Format(7).String(); s != "format(7)" {
+		t.Errorf("Format(7) = %q", s)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // NewSCurves returns the S-curve figure of a cross-check (planner.Check) of
@@ -41,6 +42,19 @@ type Chords []Chord
 func (c *Chords) Add(p join.Pair) bool {
 	*c = append(*c, Chord{A: p.A, B: p.B, Sim: p.Sim})
 	return true
+}
+
+// NewCheckCircle returns the circle of a cross-check (planner.Check) of n
+// records (names: their ids, or nil) whose chords are the candidates of its
+// first banding, of signatures of k values, when lsh is true, and its exact
+// pairs at the threshold t otherwise; its title says which. It takes chords
+// over.
+func NewCheckCircle(cc *planner.CrossCheck, n int, names []string, chords []Chord, t prefix.Threshold, k int, lsh bool) *CircleFigure {
+	what := fmt.Sprintf("%s pairs at J ≥ %s (exact)", numfmt.Group(cc.Pairs), t)
+	if lsh {
+		what = fmt.Sprintf("%s candidate pairs of LSH %s, K = %d", numfmt.Group(int64(len(chords))), cc.Bandings[0].Shape, k)
+	}
+	return NewCircle(n, names, chords, what)
 }
 
 // NewCircle returns the circle of n records (names: their ids, or nil) and

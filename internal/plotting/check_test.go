@@ -1,12 +1,14 @@
 package plotting
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // TestNewSCurves: a curve per banding, its bins' pairs counted once per seed
@@ -44,5 +46,33 @@ func TestNewCircle(t *testing.T) {
 	fig := NewCircle(1200, nil, chords, "3 pairs")
 	if fig.N != 1200 || fig.Title != "1,200 records, 3 pairs" || !slices.Equal(fig.Chords, []Chord{{A: 1, B: 5}, {A: 3, B: 4}, {A: 3, B: 9, Sim: 1}}) {
 		t.Errorf("figure %+v", fig)
+	}
+}
+
+// TestNewCheckCircle: the title counts the LSH candidates of the first
+// banding, or the exact pairs at the threshold.
+func TestNewCheckCircle(t *testing.T) {
+	cc := &planner.CrossCheck{Pairs: 1234, Bandings: []planner.Banding{{Shape: approx.Shape{B: 4, R: 2}}}}
+	chords := []Chord{{A: 1, B: 2}, {A: 0, B: 3}}
+	half := prefix.Threshold{Num: 1, Den: 2}
+	if fig := NewCheckCircle(cc, 5, nil, chords, half, 8, true); fig.Title != "5 records, 2 candidate pairs of LSH 4x2, K = 8" || len(fig.Chords) != 2 {
+		t.Errorf("lsh: %+v", fig)
+	}
+	if fig := NewCheckCircle(cc, 5, nil, chords, half, 8, false); fig.Title != "5 records, 1,234 pairs at J ≥ 0.5 (exact)" {
+		t.Errorf("exact: title %q", fig.Title)
+	}
+}
+
+// TestFormatOf: the extension, in any case, names the format.
+func TestFormatOf(t *testing.T) {
+	for name, want := range map[string]string{"a.png": "png", "dir.x/B.SVG": "svg", "c.Png": "png"} {
+		if got, err := FormatOf(name); got != want || err != nil {
+			t.Errorf("FormatOf(%q) = %q, %v", name, got, err)
+		}
+	}
+	for _, name := range []string{"a.gif", "-", "", "png", "/dev/null"} {
+		if _, err := FormatOf(name); !errors.Is(err, ErrFormat) {
+			t.Errorf("FormatOf(%q): %v, want ErrFormat", name, err)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -64,6 +66,16 @@ var palette = []color.RGBA{
 
 // ErrFormat is returned for an image format other than png or svg.
 var ErrFormat = errors.New("plotting: unknown image format (want png or svg)")
+
+// FormatOf returns the image format a file's name asks for by its
+// extension, in any case: "png" or "svg"; otherwise ErrFormat.
+func FormatOf(name string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(name)); ext {
+	case ".png", ".svg":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("%w: %s", ErrFormat, name)
+}
 
 // PNGDPI is the resolution of PNG figures.
 const PNGDPI = 110
