@@ -1,6 +1,7 @@
 package simjoin
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,13 +37,13 @@ func TestReadFilesVanished(t *testing.T) {
 	}
 	spec := shingle.Spec{Kind: shingle.Words}
 	l := &loading{opts: Options{Tokens: spec, Workers: 2}, stats: Stats{Files: new(FileStats)}}
-	_, _, err := l.readList(files, nil)
+	_, _, err := l.readList(context.Background(), files, nil)
 	if err == nil || !strings.Contains(err.Error(), files[1].ID) {
 		t.Fatalf("err %v, want one naming %s", err, files[1].ID)
 	}
 	var warned []string
 	l = &loading{opts: Options{Tokens: spec, Workers: 2, Files: FileOptions{KeepGoing: true}}, stats: Stats{Files: new(FileStats)}}
-	in, ids, err := l.readList(files, func(err error) { warned = append(warned, err.Error()) })
+	in, ids, err := l.readList(context.Background(), files, func(err error) { warned = append(warned, err.Error()) })
 	st := l.stats.Files
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func BenchmarkReadFiles(b *testing.B) {
 				for b.Loop() {
 					l := &loading{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{MinTokens: 50, KeepGoing: true}},
 						stats: Stats{Files: new(FileStats)}}
-					if _, _, err := l.readList(files, func(error) {}); err != nil {
+					if _, _, err := l.readList(context.Background(), files, func(error) {}); err != nil {
 						b.Fatal(err)
 					}
 					bytes = l.stats.Files.Bytes

@@ -135,7 +135,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		return new(order.Input)
 	}
 	rto := newSets()
-	rid, err := r.read(l, rside, rto)
+	rid, err := r.read(ctx, l, rside, rto)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 			return nil, err
 		}
 		sto = newSets()
-		if sid, err = s.read(l, sside, sto); err != nil {
+		if sid, err = s.read(ctx, l, sside, sto); err != nil {
 			return nil, err
 		}
 	}

@@ -2,9 +2,12 @@ package simjoin_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -249,4 +252,51 @@ func FuzzReadLines(f *testing.F) {
 			t.Fatalf("%d non-empty sets, want %d", len(gs), len(ws))
 		}
 	})
+}
+
+// endless is a reader of "a b\n" lines without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "a b\n"[i%4]
+	}
+	return len(p) - len(p)%4, nil
+}
+
+// TestLoadCanceledWhileReading: a context cancelled while Lines or Files
+// are read stops Load with the context's error (an endless input would
+// otherwise never end), for one and several workers.
+func TestLoadCanceledWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), []byte("a b c\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, workers := range []int{1, 3} {
+		for _, src := range []struct {
+			name  string
+			src   simjoin.Source
+			stage simjoin.Stage
+		}{
+			{"lines", simjoin.Lines(endless{}, "endless"), simjoin.StageRead},
+			{"files", simjoin.Files(dir), simjoin.StageFiles},
+		} {
+			ctx, cancel := context.WithCancel(context.Background())
+			events := 0
+			opts := simjoin.Options{Threshold: 0.5, Workers: workers, Progress: func(p simjoin.Progress) {
+				if p.Stage == src.stage && !p.End {
+					if events++; events == 3 {
+						cancel()
+					}
+				}
+			}}
+			_, err := simjoin.Load(ctx, src.src, simjoin.Source{}, opts)
+			cancel()
+			if !errors.Is(err, context.Canceled) || events < 3 {
+				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3", src.name, workers, err, events)
+			}
+		}
+	}
 }
