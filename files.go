@@ -91,7 +91,7 @@ func (l *loading) readFiles(ctx context.Context, paths []string, to setSink) ([]
 // readList reads and tokenizes the files listed, as readFiles says, into an
 // order.Input.
 func (l *loading) readList(ctx context.Context, files []fileset.File, warn func(error)) (*order.Input, []string, error) {
-	in := new(order.Input)
+	in := &order.Input{Workers: l.opts.Workers}
 	ids, err := l.readListTo(ctx, files, warn, in)
 	if err != nil {
 		return nil, nil, err

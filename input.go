@@ -95,7 +95,8 @@ func (t timing) done() Timing {
 //
 // Cost: reading and tokenizing is linear in the input, on all cores for
 // Lines, on opts.Workers goroutines for Files, on the calling goroutine for
-// Strings and Sets; ordering is O(T log T) for T tokens, over all cores. Memory: the
+// Strings and Sets; ordering is O(T log T) for T tokens, on opts.Workers
+// goroutines. Memory: the
 // sets (about 16 bytes per token while ordering, 4 after). ctx is checked
 // between the phases.
 func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
@@ -132,7 +133,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		if keys {
 			return new(keyBatches)
 		}
-		return new(order.Input)
+		return &order.Input{Workers: opts.Workers}
 	}
 	rto := newSets()
 	rid, err := r.read(ctx, l, rside, rto)
@@ -293,7 +294,7 @@ func (in *Input) collections() (r, s *order.Collection) {
 			if ks == nil {
 				return nil
 			}
-			oi := new(order.Input)
+			oi := &order.Input{Workers: in.opts.Workers}
 			oi.AddBatch(ks.Keys, ks.Offs)
 			return oi
 		}

@@ -98,8 +98,9 @@ type ReadOptions struct {
 	// Name names the input in errors (a path, or "<stdin>"); "" is shown
 	// as "<input>".
 	Name string
-	// Workers is the number of goroutines tokenizing (parallel.Workers: 0
-	// means GOMAXPROCS). The result does not depend on it.
+	// Workers is the number of goroutines tokenizing, and entering the
+	// sets into ReadLines' result (its order.Input.Workers): 0 means
+	// GOMAXPROCS (parallel.Workers). The result does not depend on it.
 	Workers int
 	// Progress, if not nil, is called on the calling goroutine after each
 	// batch of lines with the bytes read so far: the text of the lines,
@@ -136,7 +137,7 @@ type lineBatch struct {
 // flight, their buffers reused. All goroutines have ended when it returns; r
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
-	in := new(order.Input)
+	in := &order.Input{Workers: opts.Workers}
 	if err := readLines(context.Background(), r, spec, opts, batchAdder(in)); err != nil {
 		return nil, err
 	}

@@ -68,9 +68,10 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 }
 
 // Lines is a source of one record per line of r (ReadLines: tokenized on
-// all cores, GOMAXPROCS goroutines, as the collections are ordered, whatever
-// Options.Workers says), named name in errors and progress (a path, or
-// "<stdin>"). r is read to its end by Load and not closed.
+// all cores, GOMAXPROCS goroutines, whatever Options.Workers says; the sets
+// are entered and ordered on Options.Workers), named name in errors and
+// progress (a path, or "<stdin>"). r is read to its end by Load, or until
+// Load's ctx is cancelled, and not closed.
 func Lines(r io.Reader, name string) Source {
 	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
