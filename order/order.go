@@ -572,11 +572,7 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 				rec[j] = final[pid]
 			}
 			sorter.SortIDs(rec, limit)
-			h := uint64(0x9e3779b97f4a7c15)
-			for _, w := range rec {
-				h = mix.Mix64(h ^ uint64(w))
-			}
-			hashes[r] = h
+			hashes[r] = mix.SetHash(rec)
 		}
 	})
 	// Order the records by (size, hash of the set, index): identical sets,
