@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"time"
 	"unsafe"
 
@@ -39,10 +38,12 @@ type FileOptions struct {
 // read, over both sides.
 type FileStats = fileset.Stats
 
-// fileResult is what reading and tokenizing one file left beside its keys:
-// the compression it was read from and the time and bytes it took, or the
-// error that stopped it.
+// fileResult is what reading and tokenizing one file of a chunk left: where
+// its keys end in the chunk's keys (they start where the previous file's
+// end), the compression it was read from and the time and bytes it took, or
+// the error that stopped it.
 type fileResult struct {
+	end            int
 	format         decompress.Format
 	err            error
 	bytes          int64         // decompressed
@@ -51,7 +52,6 @@ type fileResult struct {
 
 // fileScratch is a reading worker's buffers, reused from file to file.
 type fileScratch struct {
-	keys   []uint64
 	sorter keysort.Sorter
 	buf    []byte // the file's bytes: no key refers to them
 }
@@ -100,8 +100,9 @@ func (l *loading) readList(ctx context.Context, files []fileset.File, warn func(
 }
 
 // readListTo is readList adding the records to to: the files are read and
-// tokenized on the join's workers, one file a chunk, and taken in file order
-// (parallel.Ordered).
+// tokenized on the join's workers in chunks of about batchBytes (so that the
+// chunks in flight cover the time the keys of a batch take to be entered),
+// and taken in file order (parallel.Ordered).
 func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn func(error), to setSink) ([]string, error) {
 	fo, st := &l.opts.Files, l.stats.Files
 	report := l.progress(StageFiles, "")
@@ -123,43 +124,67 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 		to.AddBatch(pending, pendingOffs)
 		pending, pendingOffs = pending[:0], pendingOffs[:1]
 	}
+	bounds := []int{0}
+	var size int64
+	for i, f := range files {
+		if size += f.Size; size >= batchBytes || i == len(files)-1 {
+			bounds = append(bounds, i+1)
+			size = 0
+		}
+	}
 	var ids []string
 	var firstErr error
 	var readT, tokensT time.Duration
-	err := parallel.Ordered(ctx, parallel.Even(len(files), 1), l.opts.Workers, func() *fileScratch { return new(fileScratch) },
-		func(sc *fileScratch, c *parallel.Chunk[uint64, fileResult]) {
-			c.Out, c.Stats = l.readFile(sc, files[c.Lo].ID)
-		},
-		func(c *parallel.Chunk[uint64, fileResult]) bool {
-			i, r := c.Lo, &c.Stats
-			st.Bytes += r.bytes
-			readT += r.readT
-			tokensT += r.tokensT
-			switch {
-			case r.err != nil && !fo.KeepGoing:
-				firstErr = r.err
-				return false
-			case r.err != nil:
-				st.Unreadable++
-				warn(r.err)
-			case len(c.Out) < fo.MinTokens:
-				st.TooFew++
-			default:
-				switch r.format {
-				case decompress.Gzip:
-					st.Gzip++
-				case decompress.Zstd:
-					st.Zstd++
+	// The chunks' keys go back here once entered, so that the chunks in
+	// flight reuse a few buffers instead of allocating one each.
+	freeKeys := make(chan []uint64, 4*parallel.Workers(l.opts.Workers)+2)
+	err := parallel.Ordered(ctx, bounds, l.opts.Workers, func() *fileScratch { return new(fileScratch) },
+		func(sc *fileScratch, c *parallel.Chunk[uint64, []fileResult]) {
+			c.Out = reuse(freeKeys, 0)
+			for i := c.Lo; i < c.Hi; i++ {
+				var r fileResult
+				c.Out, r = l.readFile(sc, files[i].ID, c.Out)
+				if c.Stats = append(c.Stats, r); r.err != nil && !fo.KeepGoing {
+					return // the read stops at this file
 				}
-				pending = append(pending, c.Out...)
-				pendingOffs = append(pendingOffs, len(pending))
-				if len(pending) >= 1<<17 {
-					flush()
-				}
-				ids = append(ids, files[i].ID)
-				st.Shingles += int64(len(c.Out))
 			}
-			report(int64(i+1), int64(len(files)), false)
+		},
+		func(c *parallel.Chunk[uint64, []fileResult]) bool {
+			start := 0
+			for k := range c.Stats {
+				i, r := c.Lo+k, &c.Stats[k]
+				keys := c.Out[start:r.end]
+				start = r.end
+				st.Bytes += r.bytes
+				readT += r.readT
+				tokensT += r.tokensT
+				switch {
+				case r.err != nil && !fo.KeepGoing:
+					firstErr = r.err
+					return false
+				case r.err != nil:
+					st.Unreadable++
+					warn(r.err)
+				case len(keys) < fo.MinTokens:
+					st.TooFew++
+				default:
+					switch r.format {
+					case decompress.Gzip:
+						st.Gzip++
+					case decompress.Zstd:
+						st.Zstd++
+					}
+					pending = append(pending, keys...)
+					pendingOffs = append(pendingOffs, len(pending))
+					if len(pending) >= 1<<17 {
+						flush()
+					}
+					ids = append(ids, files[i].ID)
+					st.Shingles += int64(len(keys))
+				}
+				report(int64(i+1), int64(len(files)), false)
+			}
+			giveBack(freeKeys, c.Out[:0])
 			return true
 		})
 	flush()
@@ -180,11 +205,11 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 	return ids, nil
 }
 
-// readFile reads and tokenizes the file at path in sc's buffers and returns
-// its sorted distinct keys (a new slice) and what it took.
-func (l *loading) readFile(sc *fileScratch, path string) ([]uint64, fileResult) {
-	var r fileResult
-	var keys []uint64
+// readFile reads and tokenizes the file at path in sc's buffers, appends its
+// sorted distinct keys to dst and returns the extended slice (dst itself if
+// the file fails), and what it took (r.end is the extended slice's length).
+func (l *loading) readFile(sc *fileScratch, path string, dst []uint64) (keys []uint64, r fileResult) {
+	keys = dst
 	spec := l.opts.Tokens
 	t0 := time.Now()
 	data, err := fileset.ReadRegularInto(sc.buf, path)
@@ -198,21 +223,20 @@ func (l *loading) readFile(sc *fileScratch, path string) ([]uint64, fileResult) 
 		r.bytes = int64(len(data))
 		if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
 			// A long file: memory bounded by its distinct keys.
-			sc.keys, err = spec.AppendSet(sc.keys[:0], unsafe.String(unsafe.SliceData(data), len(data)))
-			if err == nil {
-				keys = slices.Clone(sc.keys)
-			}
+			keys, err = spec.AppendSet(keys, unsafe.String(unsafe.SliceData(data), len(data)))
 		} else {
-			sc.keys, err = spec.AppendBytes(sc.keys[:0], data)
+			keys, err = spec.AppendBytes(keys, data)
 			if err == nil {
-				keys = slices.Clone(sc.sorter.SortDistinct(sc.keys))
+				keys = keys[:len(dst)+len(sc.sorter.SortDistinct(keys[len(dst):]))]
 			}
 		}
 		r.tokensT = time.Since(t1)
 	}
 	if err != nil {
+		keys = dst
 		r.err = fileError(path, err)
 	}
+	r.end = len(keys)
 	return keys, r
 }
 
