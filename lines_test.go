@@ -266,11 +266,13 @@ func (endless) Read(p []byte) (int, error) {
 
 // TestLoadCanceledWhileReading: a context cancelled while Lines or Files
 // are read stops Load with the context's error (an endless input would
-// otherwise never end), for one and several workers.
+// otherwise never end; the files after the chunks in flight are not read),
+// for one and several workers.
 func TestLoadCanceledWhileReading(t *testing.T) {
 	dir := t.TempDir()
+	text := []byte(strings.Repeat("a b c\n", 20000)) // 120 KB: several chunks of files
 	for i := range 50 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), []byte("a b c\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -294,8 +296,8 @@ func TestLoadCanceledWhileReading(t *testing.T) {
 			}}
 			_, err := simjoin.Load(ctx, src.src, simjoin.Source{}, opts)
 			cancel()
-			if !errors.Is(err, context.Canceled) || events < 3 {
-				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3", src.name, workers, err, events)
+			if !errors.Is(err, context.Canceled) || events < 3 || events >= 50 {
+				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3 (and before the 50th)", src.name, workers, err, events)
 			}
 		}
 	}
