@@ -28,6 +28,31 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// setsByID returns the sets of in's records by original id, as keys (the
+// token ids of the collection built from in mapped back through its
+// dictionary, so that two inputs with different token orders compare). It
+// consumes in.
+func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
+	t.Helper()
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][]uint64{}
+	for i := range c.Len() {
+		var keys []uint64
+		for _, tok := range c.Set(i) {
+			keys = append(keys, c.Dict().Key(tok))
+		}
+		slices.Sort(keys)
+		out[c.ID(i)] = keys
+	}
+	return out
+}
+
+// SetsByID is setsByID for the tests of package simjoin_test.
+var SetsByID = setsByID
+
 // TestReadFilesVanished: a file that disappears between listing and reading
 // is reported with its path, and skipped with keepGoing.
 func TestReadFilesVanished(t *testing.T) {
@@ -103,19 +128,7 @@ func TestReadFilesChunks(t *testing.T) {
 		if !slices.Equal(ids, want) || st.Unreadable != 2 || st.TooFew != 1 {
 			t.Fatalf("%d workers: ids %v, unreadable %d, too few %d", workers, ids, st.Unreadable, st.TooFew)
 		}
-		c, err := order.New(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets := map[int][]uint64{}
-		for i := range c.Len() {
-			var keys []uint64
-			for _, tok := range c.Set(i) {
-				keys = append(keys, c.Dict().Key(tok))
-			}
-			slices.Sort(keys)
-			sets[c.ID(i)] = keys
-		}
+		sets := setsByID(t, in)
 		if first == nil {
 			first, firstStats = sets, st
 		} else if !maps.EqualFunc(sets, first, slices.Equal) || st != firstStats {

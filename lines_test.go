@@ -19,27 +19,6 @@ import (
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// setsByID returns the sets of c's records by original id, as token ids
-// mapped back through the dictionary of c (so that two collections with
-// different token orders compare).
-func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
-	t.Helper()
-	c, err := order.New(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int][]uint64{}
-	for i := range c.Len() {
-		var keys []uint64
-		for _, tok := range c.Set(i) {
-			keys = append(keys, c.Dict().Key(tok))
-		}
-		slices.Sort(keys)
-		out[c.ID(i)] = keys
-	}
-	return out
-}
-
 // TestReadLines: the sets read are those of each line tokenized alone, in
 // line order, for line ends \n and \r\n, a last line without a newline, and
 // more lines than one batch, for any number of workers.
@@ -73,7 +52,7 @@ func TestReadLines(t *testing.T) {
 			}
 			want.Add(keys)
 		}
-		wantSets := setsByID(t, want)
+		wantSets := simjoin.SetsByID(t, want)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
 			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
@@ -89,7 +68,7 @@ func TestReadLines(t *testing.T) {
 			if got.Len() != len(lines) {
 				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, got.Len(), len(lines))
 			}
-			gotSets := setsByID(t, got)
+			gotSets := simjoin.SetsByID(t, got)
 			if len(gotSets) != len(wantSets) {
 				t.Fatalf("%s, %d workers: %d non-empty sets, want %d", tokens, workers, len(gotSets), len(wantSets))
 			}
@@ -242,7 +221,7 @@ func FuzzReadLines(f *testing.F) {
 		if got.Len() != want.Len() || got.Tokens() != want.Tokens() {
 			t.Fatalf("%d records of %d tokens, want %d of %d", got.Len(), got.Tokens(), want.Len(), want.Tokens())
 		}
-		gs, ws := setsByID(t, got), setsByID(t, want)
+		gs, ws := simjoin.SetsByID(t, got), simjoin.SetsByID(t, want)
 		for id, w := range ws {
 			if !slices.Equal(gs[id], w) {
 				t.Fatalf("record %d: %v, want %v", id, gs[id], w)
