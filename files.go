@@ -1,18 +1,17 @@
 package simjoin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/keysort"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -39,20 +38,31 @@ type FileOptions struct {
 // read, over both sides.
 type FileStats = fileset.Stats
 
-// fileResult is one file read and tokenized: its sorted distinct keys, or the
-// error that stopped it.
+// fileResult is what reading and tokenizing one file of a chunk left: where
+// its keys end in the chunk's keys (they start where the previous file's
+// end), the compression it was read from and the time and bytes it took, or
+// the error that stopped it.
 type fileResult struct {
-	keys   []uint64
-	format decompress.Format // the compression the file was read from
-	err    error
+	end            int
+	format         decompress.Format
+	err            error
+	bytes          int64         // decompressed
+	readT, tokensT time.Duration // reading (and decompressing), tokenizing
+}
+
+// fileScratch is a reading worker's buffers, reused from file to file.
+type fileScratch struct {
+	sorter keysort.Sorter
+	buf    []byte // the file's bytes: no key refers to them
 }
 
 // readFiles lists paths, then reads and tokenizes the files on the join's
 // workers and returns the records in file order with their ids (the paths).
 // A file that cannot be read or tokenized stops the read with an error naming
 // it, or with KeepGoing is reported through Warn and skipped. Files with fewer
-// than MinTokens distinct tokens are dropped.
-func (l *loading) readFiles(paths []string, to setSink) ([]string, error) {
+// than MinTokens distinct tokens are dropped. A cancelled ctx stops the read
+// with ctx's cause.
+func (l *loading) readFiles(ctx context.Context, paths []string, to setSink) ([]string, error) {
 	fo := &l.opts.Files
 	if l.filter == nil {
 		var err error
@@ -75,83 +85,28 @@ func (l *loading) readFiles(paths []string, to setSink) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.readListTo(files, warn, to)
+	return l.readListTo(ctx, files, warn, to)
 }
 
 // readList reads and tokenizes the files listed, as readFiles says, into an
 // order.Input.
-func (l *loading) readList(files []fileset.File, warn func(error)) (*order.Input, []string, error) {
-	in := new(order.Input)
-	ids, err := l.readListTo(files, warn, in)
+func (l *loading) readList(ctx context.Context, files []fileset.File, warn func(error)) (*order.Input, []string, error) {
+	in := &order.Input{Workers: l.opts.Workers}
+	ids, err := l.readListTo(ctx, files, warn, in)
 	if err != nil {
 		return nil, nil, err
 	}
 	return in, ids, nil
 }
 
-// readListTo is readList adding the records to to.
-func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink) ([]string, error) {
+// readListTo is readList adding the records to to: the files are read and
+// tokenized on the join's workers in chunks of about batchBytes (so that the
+// chunks in flight cover the time the keys of a batch take to be entered),
+// and taken in file order (parallel.Ordered).
+func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn func(error), to setSink) ([]string, error) {
 	fo, st := &l.opts.Files, l.stats.Files
 	report := l.progress(StageFiles, "")
 	defer report(-1, -1, true)
-	spec := l.opts.Tokens
-	results := make([]fileResult, len(files))
-	done := make([]chan struct{}, len(files))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	var readNS, tokNS, nbytes atomic.Int64
-	var wg sync.WaitGroup
-	for range max(l.opts.Workers, 1) {
-		wg.Go(func() {
-			var scratch []uint64
-			var sorter keysort.Sorter
-			var buf []byte // the file's bytes, reused: no key refers to them
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(files) {
-					return
-				}
-				if stop.Load() {
-					close(done[i])
-					continue
-				}
-				t0 := time.Now()
-				data, err := fileset.ReadRegularInto(buf, files[i].ID)
-				if err == nil {
-					buf = data
-					data, results[i].format, err = decompress.Bytes(data)
-				}
-				t1 := time.Now()
-				readNS.Add(int64(t1.Sub(t0)))
-				if err == nil {
-					nbytes.Add(int64(len(data)))
-					if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
-						// A long file: memory bounded by its distinct keys.
-						scratch, err = spec.AppendSet(scratch[:0], unsafe.String(unsafe.SliceData(data), len(data)))
-						if err == nil {
-							results[i].keys = slices.Clone(scratch)
-						}
-					} else {
-						scratch, err = spec.AppendBytes(scratch[:0], data)
-						if err == nil {
-							results[i].keys = slices.Clone(sorter.SortDistinct(scratch))
-						}
-					}
-					tokNS.Add(int64(time.Since(t1)))
-				}
-				if err != nil {
-					results[i].err = fileError(files[i].ID, err)
-					if !fo.KeepGoing {
-						stop.Store(true)
-					}
-				}
-				close(done[i])
-			}
-		})
-	}
 	if in, ok := to.(*order.Input); ok {
 		// Size the vocabulary from the bytes to read: about one distinct
 		// shingle for every 17 bytes of Go source (the Go tree: 68 MiB, 4.0M).
@@ -162,53 +117,85 @@ func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink)
 		in.Grow(int(total / 17))
 	}
 	// Accepted files' keys are entered in batches, which order.Input spreads
-	// over all cores.
+	// over the workers.
 	var pending []uint64
 	pendingOffs := []int{0}
 	flush := func() {
 		to.AddBatch(pending, pendingOffs)
 		pending, pendingOffs = pending[:0], pendingOffs[:1]
 	}
+	bounds := []int{0}
+	var size int64
+	for i, f := range files {
+		if size += f.Size; size >= batchBytes || i == len(files)-1 {
+			bounds = append(bounds, i+1)
+			size = 0
+		}
+	}
 	var ids []string
 	var firstErr error
-	for i := range files {
-		<-done[i]
-		r := &results[i]
-		switch {
-		case firstErr != nil:
-		case r.err != nil && !fo.KeepGoing:
-			firstErr = r.err
-		case r.err != nil:
-			st.Unreadable++
-			warn(r.err)
-		case len(r.keys) < fo.MinTokens:
-			st.TooFew++
-		default:
-			switch r.format {
-			case decompress.Gzip:
-				st.Gzip++
-			case decompress.Zstd:
-				st.Zstd++
+	var readT, tokensT time.Duration
+	// The chunks' keys go back here once entered, so that the chunks in
+	// flight reuse a few buffers instead of allocating one each.
+	freeKeys := make(chan []uint64, 4*parallel.Workers(l.opts.Workers)+2)
+	err := parallel.Ordered(ctx, bounds, l.opts.Workers, func() *fileScratch { return new(fileScratch) },
+		func(sc *fileScratch, c *parallel.Chunk[uint64, []fileResult]) {
+			c.Out = reuse(freeKeys, 0)
+			for i := c.Lo; i < c.Hi; i++ {
+				var r fileResult
+				c.Out, r = l.readFile(sc, files[i].ID, c.Out)
+				if c.Stats = append(c.Stats, r); r.err != nil && !fo.KeepGoing {
+					return // the read stops at this file
+				}
 			}
-			pending = append(pending, r.keys...)
-			pendingOffs = append(pendingOffs, len(pending))
-			if len(pending) >= 1<<17 {
-				flush()
+		},
+		func(c *parallel.Chunk[uint64, []fileResult]) bool {
+			start := 0
+			for k := range c.Stats {
+				i, r := c.Lo+k, &c.Stats[k]
+				keys := c.Out[start:r.end]
+				start = r.end
+				st.Bytes += r.bytes
+				readT += r.readT
+				tokensT += r.tokensT
+				switch {
+				case r.err != nil && !fo.KeepGoing:
+					firstErr = r.err
+					return false
+				case r.err != nil:
+					st.Unreadable++
+					warn(r.err)
+				case len(keys) < fo.MinTokens:
+					st.TooFew++
+				default:
+					switch r.format {
+					case decompress.Gzip:
+						st.Gzip++
+					case decompress.Zstd:
+						st.Zstd++
+					}
+					pending = append(pending, keys...)
+					pendingOffs = append(pendingOffs, len(pending))
+					if len(pending) >= 1<<17 {
+						flush()
+					}
+					ids = append(ids, files[i].ID)
+					st.Shingles += int64(len(keys))
+				}
+				report(int64(i+1), int64(len(files)), false)
 			}
-			ids = append(ids, files[i].ID)
-			st.Shingles += int64(len(r.keys))
-		}
-		r.keys = nil
-		report(int64(i+1), int64(len(files)), false)
-	}
-	wg.Wait()
+			giveBack(freeKeys, c.Out[:0])
+			return true
+		})
 	flush()
-	st.Bytes = nbytes.Load()
-	st.ReadCPU = time.Duration(readNS.Load()).Seconds()
-	st.TokenCPU = time.Duration(tokNS.Load()).Seconds()
+	st.ReadCPU = readT.Seconds()
+	st.TokenCPU = tokensT.Seconds()
 	st.MinTokens = fo.MinTokens
-	if firstErr != nil {
+	switch {
+	case firstErr != nil:
 		return nil, firstErr
+	case err != nil:
+		return nil, err
 	}
 	st.Records += len(ids)
 	if len(ids) == 0 {
@@ -216,6 +203,41 @@ func (l *loading) readListTo(files []fileset.File, warn func(error), to setSink)
 			len(files), st.Unreadable, st.TooFew, fo.MinTokens)
 	}
 	return ids, nil
+}
+
+// readFile reads and tokenizes the file at path in sc's buffers, appends its
+// sorted distinct keys to dst and returns the extended slice (dst itself if
+// the file fails), and what it took (r.end is the extended slice's length).
+func (l *loading) readFile(sc *fileScratch, path string, dst []uint64) (keys []uint64, r fileResult) {
+	keys = dst
+	spec := l.opts.Tokens
+	t0 := time.Now()
+	data, err := fileset.ReadRegularInto(sc.buf, path)
+	if err == nil {
+		sc.buf = data
+		data, r.format, err = decompress.Bytes(data)
+	}
+	t1 := time.Now()
+	r.readT = t1.Sub(t0)
+	if err == nil {
+		r.bytes = int64(len(data))
+		if len(data) > shingle.PieceBytes && spec.Kind != shingle.Go {
+			// A long file: memory bounded by its distinct keys.
+			keys, err = spec.AppendSet(keys, unsafe.String(unsafe.SliceData(data), len(data)))
+		} else {
+			keys, err = spec.AppendBytes(keys, data)
+			if err == nil {
+				keys = keys[:len(dst)+len(sc.sorter.SortDistinct(keys[len(dst):]))]
+			}
+		}
+		r.tokensT = time.Since(t1)
+	}
+	if err != nil {
+		keys = dst
+		r.err = fileError(path, err)
+	}
+	r.end = len(keys)
+	return keys, r
 }
 
 // fileError names the file of a read or tokenizing error: "path: error", or

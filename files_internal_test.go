@@ -1,7 +1,9 @@
 package simjoin
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/fileset"
+	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -25,6 +28,31 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// setsByID returns the sets of in's records by original id, as keys (the
+// token ids of the collection built from in mapped back through its
+// dictionary, so that two inputs with different token orders compare). It
+// consumes in.
+func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
+	t.Helper()
+	c, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][]uint64{}
+	for i := range c.Len() {
+		var keys []uint64
+		for _, tok := range c.Set(i) {
+			keys = append(keys, c.Dict().Key(tok))
+		}
+		slices.Sort(keys)
+		out[c.ID(i)] = keys
+	}
+	return out
+}
+
+// SetsByID is setsByID for the tests of package simjoin_test.
+var SetsByID = setsByID
+
 // TestReadFilesVanished: a file that disappears between listing and reading
 // is reported with its path, and skipped with keepGoing.
 func TestReadFilesVanished(t *testing.T) {
@@ -36,19 +64,80 @@ func TestReadFilesVanished(t *testing.T) {
 	}
 	spec := shingle.Spec{Kind: shingle.Words}
 	l := &loading{opts: Options{Tokens: spec, Workers: 2}, stats: Stats{Files: new(FileStats)}}
-	_, _, err := l.readList(files, nil)
+	_, _, err := l.readList(context.Background(), files, nil)
 	if err == nil || !strings.Contains(err.Error(), files[1].ID) {
 		t.Fatalf("err %v, want one naming %s", err, files[1].ID)
 	}
 	var warned []string
 	l = &loading{opts: Options{Tokens: spec, Workers: 2, Files: FileOptions{KeepGoing: true}}, stats: Stats{Files: new(FileStats)}}
-	in, ids, err := l.readList(files, func(err error) { warned = append(warned, err.Error()) })
+	in, ids, err := l.readList(context.Background(), files, func(err error) { warned = append(warned, err.Error()) })
 	st := l.stats.Files
 	if err != nil {
 		t.Fatal(err)
 	}
 	if in.Len() != 2 || !slices.Equal(ids, []string{files[0].ID, files[2].ID}) || st.Unreadable != 1 || len(warned) != 1 {
 		t.Errorf("records %d, ids %v, unreadable %d, warned %q", in.Len(), ids, st.Unreadable, warned)
+	}
+}
+
+// TestReadFilesChunks: files spread over several chunks of the pipeline
+// give the same records, ids, sets and counts for 1, 2 and 3 workers; with
+// KeepGoing two vanished files (in different chunks) are skipped, without it
+// the first one is the error.
+func TestReadFilesChunks(t *testing.T) {
+	names := map[string]string{}
+	for i := range 30 {
+		var b strings.Builder
+		for b.Len() < 100<<10 { // 100 KiB a file: about ten files a chunk
+			fmt.Fprintf(&b, "w%d w%d common\n", i, b.Len()%977)
+		}
+		names[fmt.Sprintf("f%02d.txt", i)] = b.String()
+	}
+	names["f15.txt"] = "few" // below MinTokens
+	dir := writeFiles(t, names)
+	filter, err := fileset.NewFilter(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := fileset.List([]string{dir}, filter, new(fileset.Stats), nil)
+	if err != nil || len(files) != 30 {
+		t.Fatalf("%d files listed, err %v", len(files), err)
+	}
+	for _, gone := range []int{7, 23} {
+		if err := os.Remove(files[gone].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []string
+	for i, f := range files {
+		if i != 7 && i != 23 && i != 15 {
+			want = append(want, f.ID)
+		}
+	}
+	spec := shingle.Spec{Kind: shingle.Words}
+	var first map[int][]uint64
+	var firstStats FileStats
+	for _, workers := range []int{1, 2, 3} {
+		l := &loading{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{KeepGoing: true, MinTokens: 2}}, stats: Stats{Files: new(FileStats)}}
+		in, ids, err := l.readList(context.Background(), files, func(error) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := *l.stats.Files
+		st.ReadCPU, st.TokenCPU = 0, 0
+		if !slices.Equal(ids, want) || st.Unreadable != 2 || st.TooFew != 1 {
+			t.Fatalf("%d workers: ids %v, unreadable %d, too few %d", workers, ids, st.Unreadable, st.TooFew)
+		}
+		sets := setsByID(t, in)
+		if first == nil {
+			first, firstStats = sets, st
+		} else if !maps.EqualFunc(sets, first, slices.Equal) || st != firstStats {
+			t.Fatalf("%d workers: sets or counts differ from one worker's (%+v, want %+v)", workers, st, firstStats)
+		}
+		l = &loading{opts: Options{Tokens: spec, Workers: workers}, stats: Stats{Files: new(FileStats)}}
+		if _, _, err := l.readList(context.Background(), files, nil); err == nil || !strings.Contains(err.Error(), files[7].ID) {
+			t.Fatalf("%d workers: err %v, want one naming %s", workers, err, files[7].ID)
+		}
 	}
 }
 
@@ -81,7 +170,7 @@ func BenchmarkReadFiles(b *testing.B) {
 				for b.Loop() {
 					l := &loading{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{MinTokens: 50, KeepGoing: true}},
 						stats: Stats{Files: new(FileStats)}}
-					if _, _, err := l.readList(files, func(error) {}); err != nil {
+					if _, _, err := l.readList(context.Background(), files, func(error) {}); err != nil {
 						b.Fatal(err)
 					}
 					bytes = l.stats.Files.Bytes

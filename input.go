@@ -95,7 +95,8 @@ func (t timing) done() Timing {
 //
 // Cost: reading and tokenizing is linear in the input, on all cores for
 // Lines, on opts.Workers goroutines for Files, on the calling goroutine for
-// Strings and Sets; ordering is O(T log T) for T tokens, over all cores. Memory: the
+// Strings and Sets; ordering is O(T log T) for T tokens, on opts.Workers
+// goroutines. Memory: the
 // sets (about 16 bytes per token while ordering, 4 after). ctx is checked
 // between the phases.
 func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
@@ -132,10 +133,10 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		if keys {
 			return new(keyBatches)
 		}
-		return new(order.Input)
+		return &order.Input{Workers: opts.Workers}
 	}
 	rto := newSets()
-	rid, err := r.read(l, rside, rto)
+	rid, err := r.read(ctx, l, rside, rto)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 			return nil, err
 		}
 		sto = newSets()
-		if sid, err = s.read(l, sside, sto); err != nil {
+		if sid, err = s.read(ctx, l, sside, sto); err != nil {
 			return nil, err
 		}
 	}
@@ -293,7 +294,7 @@ func (in *Input) collections() (r, s *order.Collection) {
 			if ks == nil {
 				return nil
 			}
-			oi := new(order.Input)
+			oi := &order.Input{Workers: in.opts.Workers}
 			oi.AddBatch(ks.Keys, ks.Offs)
 			return oi
 		}

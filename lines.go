@@ -3,12 +3,12 @@ package simjoin
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -98,8 +98,9 @@ type ReadOptions struct {
 	// Name names the input in errors (a path, or "<stdin>"); "" is shown
 	// as "<input>".
 	Name string
-	// Workers is the number of goroutines tokenizing (parallel.Workers: 0
-	// means GOMAXPROCS). The result does not depend on it.
+	// Workers is the number of goroutines tokenizing, and entering the
+	// sets into ReadLines' result (its order.Input.Workers): 0 means
+	// GOMAXPROCS (parallel.Workers). The result does not depend on it.
 	Workers int
 	// Progress, if not nil, is called on the calling goroutine after each
 	// batch of lines with the bytes read so far: the text of the lines,
@@ -121,7 +122,6 @@ type lineBatch struct {
 	keys  []uint64 // line k's keys are keys[offs[k]:offs[k+1]]
 	offs  []int
 	err   error // a *LineError with Line counted from the batch's first line, without its Name
-	done  chan struct{}
 }
 
 // ReadLines reads one record per line from r and returns the token sets of
@@ -137,8 +137,8 @@ type lineBatch struct {
 // flight, their buffers reused. All goroutines have ended when it returns; r
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
-	in := new(order.Input)
-	if err := readLines(r, spec, opts, batchAdder(in)); err != nil {
+	in := &order.Input{Workers: opts.Workers}
+	if err := readLines(context.Background(), r, spec, opts, batchAdder(in)); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -150,7 +150,7 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 // the hash-table step a key that order.Input takes.
 func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
 	var kb keyBatches
-	if err := readLines(r, spec, opts, kb.take); err != nil {
+	if err := readLines(context.Background(), r, spec, opts, kb.take); err != nil {
 		return nil, err
 	}
 	return kb.sets(opts.Workers), nil
@@ -158,118 +158,115 @@ func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeyS
 
 // readLines reads r in blocks of whole lines, tokenizes the blocks on
 // opts.Workers goroutines and hands each block's sets to add in line order,
-// on the calling goroutine: keys[offs[k]:offs[k+1]] are line k's sorted
-// distinct keys (offs[0] == 0). add reports whether it keeps keys and offs
-// (which are then not reused); one that does not must not retain them.
-func readLines(r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int) (kept bool)) error {
+// on the calling goroutine (parallel.OrderedStream): keys[offs[k]:offs[k+1]]
+// are line k's sorted distinct keys (offs[0] == 0). add reports whether it
+// keeps keys and offs (which are then not reused); one that does not must
+// not retain them. A cancelled ctx stops the read between blocks with ctx's
+// cause.
+func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int) (kept bool)) error {
 	name := opts.Name
 	if name == "" {
 		name = "<input>"
 	}
 	workers := parallel.Workers(opts.Workers)
-	inOrder := make(chan *lineBatch, 2*workers)
-	work := make(chan *lineBatch, 2*workers)
 	// Buffers of text and keys go back here once used, so that the blocks
 	// in flight reuse a few buffers instead of allocating one each.
-	freeText := make(chan []byte, 4*workers+2)
 	freeKeys := make(chan []uint64, 4*workers+2)
-	var readErr error
-	go func() {
-		defer close(inOrder)
-		defer close(work)
-		var carry []byte // the start of a line the last block did not end
-		for eof := false; !eof && readErr == nil; {
-			text := reuse(freeText, max(batchBytes, 2*len(carry)))
-			text = append(text, carry...)
-			carry = carry[:0]
-			for {
-				for len(text) < cap(text) {
-					n, err := r.Read(text[len(text):cap(text)])
-					text = text[:len(text)+n]
-					if err == io.EOF {
-						eof = true
-						break
-					}
-					if err != nil {
-						readErr = err
-						break
-					}
-				}
-				if eof || readErr != nil {
-					break
-				}
-				if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
-					carry = append(carry, text[i+1:]...)
-					text = text[:i+1]
-					break
-				}
-				// A line longer than the block: double the block.
-				text = slices.Grow(text, cap(text))
-			}
-			if len(text) == 0 {
-				return
-			}
-			b := &lineBatch{text: text, done: make(chan struct{})}
-			inOrder <- b
-			work <- b
-		}
-	}()
-	var wg sync.WaitGroup
+	br := &blockReader{r: r, free: make(chan []byte, 4*workers+2)}
 	// Keys a KiB of text in the last block tokenized (about one key for
 	// every four bytes to start with, typical of token sets): a block's keys
 	// are sized from it, so that they rarely grow and a keyBatches keeps
 	// them without a copy.
 	var perKiB atomic.Int64
 	perKiB.Store(256)
-	for range workers {
-		wg.Go(func() {
-			for b := range work {
-				b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
-				b.tokenize(spec)
-				perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
-				giveBack(freeText, b.text[:0])
-				b.text = nil
-				close(b.done)
-			}
-		})
-	}
 	var firstErr error
 	var read int64
 	line := 0 // lines before the current batch
-	for b := range inOrder {
-		<-b.done
-		if firstErr != nil {
-			continue
-		}
-		if b.err != nil {
-			var le *LineError
-			if errors.As(b.err, &le) {
-				le.Line += line
+	err := parallel.OrderedStream(ctx, workers, br.next,
+		func(_ int, text []byte) *lineBatch {
+			b := &lineBatch{text: text}
+			b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
+			b.tokenize(spec)
+			perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
+			giveBack(br.free, b.text[:0])
+			b.text = nil
+			return b
+		},
+		func(b *lineBatch) bool {
+			if b.err != nil {
+				var le *LineError
+				if errors.As(b.err, &le) {
+					le.Line += line
+					le.Name = name
+				}
+				firstErr = b.err
+				return false
 			}
-			firstErr = b.err
-			continue
-		}
-		if !add(b.keys, b.offs) {
-			giveBack(freeKeys, b.keys[:0])
-		}
-		line += b.lines
-		read += b.read
-		if opts.Progress != nil {
-			opts.Progress(read)
-		}
-	}
-	wg.Wait()
-	if firstErr != nil {
-		var le *LineError
-		if errors.As(firstErr, &le) {
-			le.Name = name
-		}
+			if !add(b.keys, b.offs) {
+				giveBack(freeKeys, b.keys[:0])
+			}
+			line += b.lines
+			read += b.read
+			if opts.Progress != nil {
+				opts.Progress(read)
+			}
+			return true
+		})
+	switch {
+	case firstErr != nil:
 		return firstErr
+	case err != nil && err == br.err:
+		return &LineError{Name: name, Err: err} // a read error
 	}
-	if readErr != nil {
-		return &LineError{Name: name, Err: readErr}
+	return err // nil, or ctx's cause
+}
+
+// blockReader cuts a reader into blocks of whole lines, for one goroutine.
+type blockReader struct {
+	r     io.Reader
+	free  chan []byte // used blocks, given back for reuse
+	carry []byte      // the start of a line the last block did not end
+	err   error       // io.EOF or the read error that ended the input
+}
+
+// next returns the next block of about batchBytes: whole lines, a longer
+// line alone, or the input's last line without its newline; ok false after
+// the last block, and the read error, if one ended the input, after the
+// block of the text read before it.
+func (br *blockReader) next() (text []byte, ok bool, err error) {
+	if br.err != nil {
+		if br.err == io.EOF {
+			return nil, false, nil
+		}
+		return nil, false, br.err
 	}
-	return nil
+	text = reuse(br.free, max(batchBytes, 2*len(br.carry)))
+	text = append(text, br.carry...)
+	br.carry = br.carry[:0]
+	for br.err == nil {
+		for len(text) < cap(text) {
+			n, err := br.r.Read(text[len(text):cap(text)])
+			text = text[:len(text)+n]
+			if err != nil {
+				br.err = err
+				break
+			}
+		}
+		if br.err != nil {
+			break
+		}
+		if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
+			br.carry = append(br.carry, text[i+1:]...)
+			return text[:i+1], true, nil
+		}
+		// A line longer than the block: double the block.
+		text = slices.Grow(text, cap(text))
+	}
+	if len(text) == 0 {
+		giveBack(br.free, text)
+		return br.next()
+	}
+	return text, true, nil
 }
 
 // batchAdder returns how readLines hands its batches to to: a keyBatches
@@ -316,21 +313,15 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 	// it: a string view, sliced per line, saves a copy of the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
 	for start := 0; start < len(text); {
-		end := strings.IndexByte(text[start:], '\n')
 		next := len(text)
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-			next = end + 1
-			if end > start && text[end-1] == '\r' {
-				end--
-			}
+		if end := strings.IndexByte(text[start:], '\n'); end >= 0 {
+			next = start + end + 1
 		}
+		line := eol.Trim(text[start:next])
 		b.lines++
-		b.read += int64(end-start) + 1
+		b.read += int64(len(line)) + 1
 		var err error
-		b.keys, err = spec.AppendSet(b.keys, text[start:end])
+		b.keys, err = spec.AppendSet(b.keys, line)
 		if err != nil {
 			b.err = &LineError{Line: b.lines, Err: err}
 			return

@@ -2,9 +2,12 @@ package simjoin_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,27 +18,6 @@ import (
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
-
-// setsByID returns the sets of c's records by original id, as token ids
-// mapped back through the dictionary of c (so that two collections with
-// different token orders compare).
-func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
-	t.Helper()
-	c, err := order.New(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int][]uint64{}
-	for i := range c.Len() {
-		var keys []uint64
-		for _, tok := range c.Set(i) {
-			keys = append(keys, c.Dict().Key(tok))
-		}
-		slices.Sort(keys)
-		out[c.ID(i)] = keys
-	}
-	return out
-}
 
 // TestReadLines: the sets read are those of each line tokenized alone, in
 // line order, for line ends \n and \r\n, a last line without a newline, and
@@ -70,7 +52,7 @@ func TestReadLines(t *testing.T) {
 			}
 			want.Add(keys)
 		}
-		wantSets := setsByID(t, want)
+		wantSets := simjoin.SetsByID(t, want)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
 			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
@@ -86,7 +68,7 @@ func TestReadLines(t *testing.T) {
 			if got.Len() != len(lines) {
 				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, got.Len(), len(lines))
 			}
-			gotSets := setsByID(t, got)
+			gotSets := simjoin.SetsByID(t, got)
 			if len(gotSets) != len(wantSets) {
 				t.Fatalf("%s, %d workers: %d non-empty sets, want %d", tokens, workers, len(gotSets), len(wantSets))
 			}
@@ -239,7 +221,7 @@ func FuzzReadLines(f *testing.F) {
 		if got.Len() != want.Len() || got.Tokens() != want.Tokens() {
 			t.Fatalf("%d records of %d tokens, want %d of %d", got.Len(), got.Tokens(), want.Len(), want.Tokens())
 		}
-		gs, ws := setsByID(t, got), setsByID(t, want)
+		gs, ws := simjoin.SetsByID(t, got), simjoin.SetsByID(t, want)
 		for id, w := range ws {
 			if !slices.Equal(gs[id], w) {
 				t.Fatalf("record %d: %v, want %v", id, gs[id], w)
@@ -249,4 +231,53 @@ func FuzzReadLines(f *testing.F) {
 			t.Fatalf("%d non-empty sets, want %d", len(gs), len(ws))
 		}
 	})
+}
+
+// endless is a reader of "a b\n" lines without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "a b\n"[i%4]
+	}
+	return len(p) - len(p)%4, nil
+}
+
+// TestLoadCanceledWhileReading: a context cancelled while Lines or Files
+// are read stops Load with the context's error (an endless input would
+// otherwise never end; the files after the chunks in flight are not read),
+// for one and several workers.
+func TestLoadCanceledWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	text := []byte(strings.Repeat("a b c\n", 20000)) // 120 KB: several chunks of files
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, workers := range []int{1, 3} {
+		for _, src := range []struct {
+			name  string
+			src   simjoin.Source
+			stage simjoin.Stage
+		}{
+			{"lines", simjoin.Lines(endless{}, "endless"), simjoin.StageRead},
+			{"files", simjoin.Files(dir), simjoin.StageFiles},
+		} {
+			ctx, cancel := context.WithCancel(context.Background())
+			events := 0
+			opts := simjoin.Options{Threshold: 0.5, Workers: workers, Progress: func(p simjoin.Progress) {
+				if p.Stage == src.stage && !p.End {
+					if events++; events == 3 {
+						cancel()
+					}
+				}
+			}}
+			_, err := simjoin.Load(ctx, src.src, simjoin.Source{}, opts)
+			cancel()
+			if !errors.Is(err, context.Canceled) || events < 3 || events >= 50 {
+				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3 (and before the 50th)", src.name, workers, err, events)
+			}
+		}
+	}
 }

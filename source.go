@@ -2,6 +2,7 @@ package simjoin
 
 import (
 	"cmp"
+	"context"
 	"io"
 )
 
@@ -12,8 +13,9 @@ import (
 // until Load; the zero Source is none (Load's second source for a
 // self-join).
 type Source struct {
-	// read adds the records to to and returns their ids (nil but for Files).
-	read   func(l *loading, side Side, to setSink) ([]string, error)
+	// read adds the records to to and returns their ids (nil but for Files);
+	// Lines and Files stop with ctx's cause when it is cancelled.
+	read   func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error)
 	tokens bool // Options.Tokens applies
 }
 
@@ -31,7 +33,7 @@ type setSink interface {
 // Options.Tokens on the calling goroutine. A record that does not tokenize
 // fails Load with a *RecordError.
 func Strings(records []string) Source {
-	return Source{func(l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		var buf []uint64
 		for i, rec := range records {
 			var err error
@@ -51,7 +53,7 @@ func Strings(records []string) Source {
 // different types share no token). Options.Tokens does not apply. Cost: one
 // hash-map operation per token to number the tokens.
 func Sets[T cmp.Ordered](sets [][]T) Source {
-	return Source{func(l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		k := keyerOf[T](l)
 		var buf []uint64
 		for _, set := range sets {
@@ -66,14 +68,15 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 }
 
 // Lines is a source of one record per line of r (ReadLines: tokenized on
-// all cores, GOMAXPROCS goroutines, as the collections are ordered, whatever
-// Options.Workers says), named name in errors and progress (a path, or
-// "<stdin>"). r is read to its end by Load and not closed.
+// all cores, GOMAXPROCS goroutines, whatever Options.Workers says; the sets
+// are entered and ordered on Options.Workers), named name in errors and
+// progress (a path, or "<stdin>"). r is read to its end by Load, or until
+// Load's ctx is cancelled, and not closed.
 func Lines(r io.Reader, name string) Source {
-	return Source{func(l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
-		return nil, readLines(r, l.opts.Tokens, ReadOptions{Name: name,
+		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name,
 			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
 	}, true}
 }
@@ -84,8 +87,8 @@ func Lines(r io.Reader, name string) Source {
 // decompressed) on Options.Workers goroutines. Its record ids are the
 // paths, as Input.IDs returns them.
 func Files(paths ...string) Source {
-	return Source{func(l *loading, side Side, to setSink) ([]string, error) {
-		return l.readFiles(paths, to)
+	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
+		return l.readFiles(ctx, paths, to)
 	}, true}
 }
 

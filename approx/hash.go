@@ -208,11 +208,7 @@ func initSig(dst []uint64, k int) []uint64 {
 func (h *Hasher) classicWord(dst []uint64, x uint64) {
 	sigma := h.sigma[:len(dst)]
 	for i, s := range sigma {
-		z := x ^ s
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		if z < dst[i] {
+		if z := mix.Mix64(x ^ s); z < dst[i] {
 			dst[i] = z
 		}
 	}

@@ -152,11 +152,7 @@ func keyUnits(ctx context.Context, s *KeySets, minSize, workers int) (*units[uin
 	}
 	err := parallel.For(ctx, len(recs), 256, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			h := uint64(0x9e3779b97f4a7c15)
-			for _, key := range s.Set(int(recs[k].idx)) {
-				h = mix.Mix64(h ^ key)
-			}
-			recs[k].hash = h
+			recs[k].hash = mix.SetHash(s.Set(int(recs[k].idx)))
 		}
 	})
 	if err != nil {

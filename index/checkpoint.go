@@ -276,7 +276,7 @@ func (ix *Index) compact() error {
 	var dictKeys []uint64
 	switch ix.cfg.Method {
 	case Exact:
-		var in order.Input
+		in := order.Input{Workers: ix.workers}
 		var keys []uint64
 		for _, lr := range live {
 			keys = keys[:0]

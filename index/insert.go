@@ -5,19 +5,20 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sync"
 	"unsafe"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/prefix"
 )
 
 // prepare tokenizes records into queries (sorted distinct keys; LSH: the
-// signature), on the index's workers for large batches.
-func (ix *Index) prepare(records [][]byte) ([]query, error) {
+// signature), on the index's workers for large batches. A cancelled ctx
+// stops it with ctx's error.
+func (ix *Index) prepare(ctx context.Context, records [][]byte) ([]query, error) {
 	qs := make([]query, len(records))
 	errs := make([]error, len(records))
-	do := func(lo, hi int) {
+	err := parallel.For(ctx, len(records), 256, ix.workers, func(_, lo, hi int) {
 		var buf []uint64
 		for i := lo; i < hi; i++ {
 			var err error
@@ -34,38 +35,16 @@ func (ix *Index) prepare(records [][]byte) ([]query, error) {
 			qs[i].keys = slices.Clone(buf)
 			ix.prepareOne(&qs[i])
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	ix.parallel(len(records), 256, do)
 	for i, err := range errs {
 		if err != nil {
 			return nil, &RecordError{Index: i, Err: err}
 		}
 	}
 	return qs, nil
-}
-
-// parallel calls do over [0, n) in chunks of chunk items on the index's
-// workers (in the calling goroutine when there is one chunk or one worker);
-// every goroutine has ended when it returns.
-func (ix *Index) parallel(n, chunk int, do func(lo, hi int)) {
-	if n <= chunk || ix.workers == 1 {
-		do(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, (n+chunk-1)/chunk)
-	for lo := 0; lo < n; lo += chunk {
-		next <- lo
-	}
-	close(next)
-	for w := 0; w < min(ix.workers, cap(next)); w++ {
-		wg.Go(func() {
-			for lo := range next {
-				do(lo, min(lo+chunk, n))
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // prepareOne computes the signature of q.keys (LSH).
@@ -152,14 +131,14 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 //
 // A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
 // the whole batch with a *RecordError before anything is written. ctx is
-// checked before the batch starts.
+// checked while the records are tokenized and before the batch is written.
 func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
 	if dedup.Den != 0 {
 		if err := ix.checkThreshold(dedup); err != nil {
 			return nil, err
 		}
 	}
-	qs, err := ix.prepare(records)
+	qs, err := ix.prepare(ctx, records)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/parallel"
 )
 
 // Search answers each query: the records whose similarity reaches
@@ -39,7 +40,7 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 	var errMu sync.Mutex
 	firstBad := len(qs) // the first query that does not tokenize
 	var badErr error
-	do := func(lo, hi int) {
+	err = parallel.For(ctx, len(qs), 64, ix.workers, func(_, lo, hi int) {
 		sc, _ := ix.pool.Get().(*scratch)
 		if sc == nil {
 			sc = new(scratch)
@@ -64,9 +65,8 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 			}
 		}
 		ix.pool.Put(sc)
-	}
-	ix.parallel(len(qs), 64, do)
-	if err := ctx.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	if badErr != nil {

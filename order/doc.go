@@ -11,7 +11,8 @@
 // order is deterministic), rewrites every set as sorted ids in one uint32
 // arena with offsets, and orders the records by size. What stays alive is the
 // arena, one offset and one original index per record, and the vocabulary:
-// no per-record slice or map.
+// no per-record slice or map. Both phases run on the Input's Workers
+// goroutines (0: GOMAXPROCS); the order does not depend on their number.
 //
 // Rare-first order is what makes prefix filtering cheap (Bayardo, Ma and
 // Srikant 2007): the prefixes hold each set's rarest tokens, so their posting

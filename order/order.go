@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -29,6 +28,11 @@ var ErrTooLarge = errors.New("order: collection too large")
 // arena about once more and touch about twice its pages on the way. The zero
 // value is empty and ready. An Input is not safe for concurrent mutation.
 type Input struct {
+	// Workers bounds the goroutines that AddBatch, and New or Build, start
+	// for this input: 0 or less means GOMAXPROCS (parallel.Workers). The
+	// collection and its dictionary are the same for any value. AddBatch
+	// runs at most GOMAXPROCS of them (each reads the whole batch).
+	Workers int
 	// chunks hold the provisional ids, record by record, distinct within a
 	// record; no record spans two chunks.
 	chunks [][]uint32
@@ -126,8 +130,8 @@ func (in *Input) add(keys []uint64) {
 
 // AddBatch appends len(offs)-1 records at once: record r has the keys
 // keys[offs[r]:offs[r+1]], each record's keys sorted ascending and distinct
-// (offs[0] must be 0). The keys are entered on all cores; the result is the
-// same as adding the records one by one with AddSorted. A batch with a record
+// (offs[0] must be 0). The keys are entered on in.Workers goroutines; the
+// result is the same as adding the records one by one with AddSorted. A batch with a record
 // whose keys are not sorted and distinct is added record by record.
 func (in *Input) AddBatch(keys []uint64, offs []int) {
 	for r := 0; r+1 < len(offs); r++ {
@@ -149,7 +153,7 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 	}
 	base, n := in.Tokens(), offs[len(offs)-1]
 	if n > 0 {
-		in.voc.addBatch(keys[:n], in.reserve(n))
+		in.voc.addBatch(keys[:n], in.reserve(n), in.Workers)
 	}
 	for _, o := range offs[1:] {
 		in.offs = append(in.offs, base+o)
@@ -203,6 +207,9 @@ type Dictionary struct {
 	// collection is built.
 	once sync.Once
 	voc  vocab
+	// workers is the number of goroutines that build voc: the Workers of
+	// the Input the dictionary was built from.
+	workers int
 }
 
 // Len returns the number of distinct tokens.
@@ -232,7 +239,7 @@ func (d *Dictionary) index() {
 	for sh := range d.voc.tabs {
 		d.voc.tabs[sh].Init(counts[sh])
 	}
-	parallel.For(context.Background(), shards, 1, 0, func(_, lo, hi int) {
+	parallel.For(context.Background(), shards, 1, d.workers, func(_, lo, hi int) {
 		for id, k := range d.keys {
 			h := keymap.Hash(k)
 			if sh := int(shardOf(h)); sh >= lo && sh < hi {
@@ -369,9 +376,9 @@ func (c *Collection) checkGroups() {
 // consumes in: the Input is empty afterwards, so that its arena can be freed
 // while the collection is built.
 //
-// Cost: O(T log k) for T tokens in sets of size k, on all cores, and a sort of
-// the vocabulary; peak memory about 8 bytes a token plus the vocabulary's
-// table.
+// Cost: O(T log k) for T tokens in sets of size k, on in.Workers goroutines,
+// and a sort of the vocabulary; peak memory about 8 bytes a token plus the
+// vocabulary's table.
 func New(in *Input) (*Collection, error) {
 	cs, err := Build(in)
 	if err != nil {
@@ -382,11 +389,13 @@ func New(in *Input) (*Collection, error) {
 
 // Build builds one order from the document frequencies over all inputs (for an
 // R-S join: the union of R and S) and returns one collection per input, all
-// sharing one Dictionary. It consumes the inputs.
+// sharing one Dictionary. It consumes the inputs, and runs on the first
+// input's Workers goroutines.
 func Build(inputs ...*Input) ([]*Collection, error) {
 	if len(inputs) == 0 {
 		return nil, nil
 	}
+	workers := inputs[0].Workers
 	for _, in := range inputs {
 		if in.Len() >= 1<<32-1 || in.Tokens() >= 1<<32-1 {
 			return nil, ErrTooLarge
@@ -416,10 +425,10 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	if base.len() >= 1<<32-1 {
 		return nil, ErrTooLarge
 	}
-	dict, final := buildDictionary(base)
+	dict, final := buildDictionary(base, workers)
 	out := make([]*Collection, len(inputs))
 	for i, in := range inputs {
-		out[i] = buildCollection(dict, final, in)
+		out[i] = buildCollection(dict, final, in, workers)
 		*in = Input{}
 	}
 	return out, nil
@@ -441,16 +450,16 @@ func localOrder(t *keymap.Map[entry]) []uint32 {
 // provisional ids record) with a counting sort, and returns the dictionary
 // and the final id of each provisional id (final[pid]). The
 // vocabulary's slots become the dictionary's, holding final ids. The slots
-// are walked in order, on all cores, and the per-key arrays by local id are
-// written at random or walked in order, so that no step reads at random.
-// Cost: O(V + max df); memory 4 bytes a key beside the slots and the
+// are walked in order, on workers goroutines, and the per-key arrays by local
+// id are written at random or walked in order, so that no step reads at
+// random. Cost: O(V + max df); memory 4 bytes a key beside the slots and the
 // dictionary's arrays.
-func buildDictionary(v *vocab) (*Dictionary, []uint32) {
+func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	n := v.len()
 	ctx := context.Background()
 	var final [shards][]uint32 // document frequency by local id, then final id
 	maxDF := make([]uint32, shards)
-	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
+	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			t := &v.tabs[sh]
 			df := make([]uint32, t.Len())
@@ -473,7 +482,7 @@ func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 	for f := 1; f < len(start); f++ {
 		start[f] += start[f-1]
 	}
-	d := &Dictionary{keys: make([]uint64, n), df: make([]uint32, n)}
+	d := &Dictionary{keys: make([]uint64, n), df: make([]uint32, n), workers: workers}
 	for sh := range final {
 		for local, f := range final[sh] {
 			id := start[f]
@@ -484,7 +493,7 @@ func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 	}
 	// Fill the keys by id; the vocabulary's table is then dropped (Lookup
 	// builds one of its own when asked).
-	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
+	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			f := final[sh]
 			for _, s := range v.tabs[sh].Slots() {
@@ -505,7 +514,7 @@ func buildDictionary(v *vocab) (*Dictionary, []uint32) {
 		most = max(most, len(final[sh]))
 	}
 	flat := make([]uint32, most*shards)
-	parallel.For(ctx, shards, 1, 0, func(_, lo, hi int) {
+	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
 				flat[local<<shardBits|sh] = id
@@ -532,15 +541,16 @@ func (d *Dictionary) check() {
 }
 
 // buildCollection maps the provisional ids of in to final ids, sorts each set
-// and orders the records by size, set hash and original index.
-func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
+// and orders the records by size, set hash and original index, on workers
+// goroutines.
+func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *Collection {
 	n := in.Len()
 	offs := in.offs
 	limit := uint32(dict.Len())
 	// Each set rewritten to final ids, sorted, and hashed (for the record
 	// order below), while it is in cache.
 	hashes := make([]uint64, n)
-	onAllCores(n, func(lo, hi int) {
+	forRecords(n, workers, func(lo, hi int) {
 		var sorter keysort.Sorter // ids are dense, below limit
 		k := in.chunkOf(lo)
 		// The final ids of the record a few ahead are hinted into cache
@@ -562,17 +572,13 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 				rec[j] = final[pid]
 			}
 			sorter.SortIDs(rec, limit)
-			h := uint64(0x9e3779b97f4a7c15)
-			for _, w := range rec {
-				h = mix.Mix64(h ^ uint64(w))
-			}
-			hashes[r] = h
+			hashes[r] = mix.SetHash(rec)
 		}
 	})
 	// Order the records by (size, hash of the set, index): identical sets,
 	// having equal hashes, end up adjacent. A counting sort by size (stable,
 	// so each size's run keeps the records' order), then each run sorted by
-	// (hash, index), the runs on all cores; no comparison touches a set.
+	// (hash, index), the runs on the workers; no comparison touches a set.
 	maxSize := 0
 	for r := 0; r < n; r++ {
 		maxSize = max(maxSize, offs[r+1]-offs[r])
@@ -598,7 +604,7 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 		}
 	}
 	next, hashes = nil, nil
-	parallel.For(context.Background(), maxSize+1, 1, 0, func(_, lo, hi int) {
+	parallel.For(context.Background(), maxSize+1, 1, workers, func(_, lo, hi int) {
 		for z := lo; z < hi; z++ {
 			slices.SortFunc(recs[start[z]:start[z+1]], func(a, b rec) int {
 				if c := cmp.Compare(a.hash, b.hash); c != 0 {
@@ -624,7 +630,7 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 	// into cache a few records before it is copied, so that the misses
 	// overlap.
 	const ahead = 8
-	onAllCores(len(c.ids), func(lo, hi int) {
+	forRecords(len(c.ids), workers, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			if a := k + ahead; a < hi {
 				r := int(c.ids[a])
@@ -641,16 +647,15 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input) *Collection {
 	return c
 }
 
-// onAllCores splits [0, n) into blocks and runs f on them on all cores
-// (parallel.For).
-func onAllCores(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
+// forRecords splits the records [0, n) into blocks and runs f on them on
+// workers goroutines (parallel.For); one worker takes them in one block.
+func forRecords(n, workers int, f func(lo, hi int)) {
+	workers = parallel.Workers(workers)
 	// Blocks small enough that a few thousand long records (documents)
-	// still spread over the cores, large enough to amortise taking them.
+	// still spread over the workers, large enough to amortise taking them.
 	block := min(4096, max(16, n/(8*workers)))
-	if workers <= 1 || n <= 16 {
-		f(0, n)
-		return
+	if workers == 1 {
+		block = n
 	}
 	parallel.For(context.Background(), n, block, workers, func(_, lo, hi int) { f(lo, hi) })
 }

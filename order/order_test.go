@@ -296,3 +296,100 @@ func TestAddBatchAnyCores(t *testing.T) {
 		}
 	}
 }
+
+// TestSameForAnyWorkers checks that Input.Workers changes nothing: a self
+// collection (New) and an R-S pair (Build), entered in batches large enough
+// to be split over the workers, are identical for 1, 2 and 3 workers
+// (GOMAXPROCS raised to 4 meanwhile, so that 3 goroutines do run): the
+// dictionary (keys, frequencies, lookups) and every record, set and group.
+func TestSameForAnyWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	const seed = 13
+	t.Logf("rng seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	type batch struct {
+		keys []uint64
+		offs []int
+	}
+	var batches [3]batch // self, then R and S
+	for b := range batches {
+		batches[b].offs = []int{0}
+		for range 5000 {
+			rec := make([]uint64, 0, 40)
+			for k := r.IntN(40); k > 0; k-- {
+				rec = append(rec, r.Uint64N(30000)*0x9e3779b97f4a7c15)
+			}
+			if r.IntN(10) == 0 && b > 0 { // copies, within and across R and S
+				rec = append(rec[:0], 1, 2, 3)
+			}
+			slices.Sort(rec)
+			rec = slices.Compact(rec)
+			batches[b].keys = append(batches[b].keys, rec...)
+			batches[b].offs = append(batches[b].offs, len(batches[b].keys))
+		}
+	}
+	input := func(workers int, b batch) *order.Input {
+		in := &order.Input{Workers: workers}
+		half := len(b.offs) / 2
+		rest := slices.Clone(b.offs[half:])
+		for i := range rest {
+			rest[i] -= b.offs[half]
+		}
+		in.AddBatch(b.keys[:b.offs[half]], b.offs[:half+1])
+		in.Add([]uint64{7, 5, 7}) // one record on its own, unsorted
+		in.AddBatch(b.keys[b.offs[half]:], rest)
+		return in
+	}
+	build := func(workers int) []*order.Collection {
+		self, err := order.New(input(workers, batches[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := order.Build(input(workers, batches[1]), input(workers, batches[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*order.Collection{self, rs[0], rs[1]}
+	}
+	want := build(1)
+	for _, workers := range []int{2, 3} {
+		got := build(workers)
+		for k := range want {
+			sameCollection(t, fmt.Sprintf("%d workers, collection %d", workers, k), got[k], want[k])
+		}
+	}
+}
+
+// sameCollection fails t unless got and want are the same collection over
+// the same dictionary, exactly.
+func sameCollection(t *testing.T, name string, got, want *order.Collection) {
+	t.Helper()
+	gd, wd := got.Dict(), want.Dict()
+	if gd.Len() != wd.Len() {
+		t.Fatalf("%s: %d tokens, want %d", name, gd.Len(), wd.Len())
+	}
+	for id := range uint32(wd.Len()) {
+		if gd.Key(id) != wd.Key(id) || gd.DF(id) != wd.DF(id) {
+			t.Fatalf("%s: token %d: key %#x df %d, want %#x df %d", name, id, gd.Key(id), gd.DF(id), wd.Key(id), wd.DF(id))
+		}
+		if got, ok := gd.Lookup(wd.Key(id)); !ok || got != id {
+			t.Fatalf("%s: Lookup of token %d's key: %d, %v", name, id, got, ok)
+		}
+	}
+	if got.Len() != want.Len() || got.Records() != want.Records() || got.Tokens() != want.Tokens() || got.Groups() != want.Groups() {
+		t.Fatalf("%s: %d/%d records, %d tokens, %d groups; want %d/%d, %d, %d", name, got.Len(), got.Records(), got.Tokens(), got.Groups(),
+			want.Len(), want.Records(), want.Tokens(), want.Groups())
+	}
+	for i := range want.Len() {
+		if got.ID(i) != want.ID(i) || got.Offset(i) != want.Offset(i) || !slices.Equal(got.Set(i), want.Set(i)) {
+			t.Fatalf("%s: record %d differs", name, i)
+		}
+	}
+	for g := range want.Groups() {
+		glo, ghi := got.Group(g)
+		wlo, whi := want.Group(g)
+		if glo != wlo || ghi != whi {
+			t.Fatalf("%s: group %d is [%d, %d), want [%d, %d)", name, g, glo, ghi, wlo, whi)
+		}
+	}
+}

@@ -20,9 +20,9 @@ func (e entry) df() uint32 { return uint32(e >> 32) }
 
 // shardBits splits the vocabulary into 2^shardBits tables by the top bits of
 // a key's hash (the tables index by the low bits), so that batches of
-// records can be entered on all cores. The number is fixed, not derived from
-// the number of cores, so that provisional ids, and with them the order, are
-// the same on every machine.
+// records can be entered on several cores. The number is fixed, not derived
+// from the number of workers, so that provisional ids, and with them the
+// order, are the same on every machine.
 const (
 	shardBits = 3
 	shards    = 1 << shardBits
@@ -75,11 +75,13 @@ func (v *vocab) len() int {
 const parallelBatch = 1 << 14
 
 // addBatch enters keys, writing each one's provisional id to the same index
-// of ids. With enough keys, one goroutine per core takes a subset of the
+// of ids. With enough keys, each of workers goroutines takes a subset of the
 // shards: each reads every key and enters those of its shards, so no two
 // goroutines touch one table and the result does not depend on their number.
-func (v *vocab) addBatch(keys []uint64, ids []uint32) {
-	workers := min(shards, runtime.GOMAXPROCS(0))
+// As every goroutine hashes every key, it starts no more than can run at
+// once (GOMAXPROCS).
+func (v *vocab) addBatch(keys []uint64, ids []uint32, workers int) {
+	workers = min(shards, parallel.Workers(workers), runtime.GOMAXPROCS(0))
 	if workers <= 1 || len(keys) < parallelBatch {
 		v.enter(keys, ids, 0, 1)
 		return

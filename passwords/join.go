@@ -90,8 +90,9 @@ func (s *Stats) JoinTime() time.Duration { return s.Exact.IndexTime + s.Exact.Jo
 // by the later password in set-size order, the same for any number of
 // workers; sort them for a total order. ctx cancels the join.
 //
-// Cost: O(total bytes) to take the grams, on all cores, then the exact join
-// (see package join); memory about 12 bytes a gram plus the join's index.
+// Cost: O(total bytes) to take the grams, on opt.Workers goroutines (as is
+// the order), then the exact join (see package join); memory about 12 bytes
+// a gram plus the join's index.
 func Join(ctx context.Context, l *List, opt Options, yield func(Pair) bool) (Stats, error) {
 	if err := opt.fill(); err != nil {
 		return Stats{}, err
@@ -133,7 +134,7 @@ const gramBlock = 8192
 // order, on workers goroutines (parallel.Ordered: blocks of gramBlock
 // passwords, each block's sets handed to the Input in order).
 func input(l *List, g Grams, workers int) *order.Input {
-	in := new(order.Input)
+	in := &order.Input{Workers: workers}
 	parallel.Ordered(context.Background(), parallel.Even(l.Len(), gramBlock), workers,
 		func() struct{} { return struct{}{} },
 		func(_ struct{}, c *parallel.Chunk[uint64, []int]) {

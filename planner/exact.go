@@ -33,18 +33,6 @@ type ExactWork struct {
 	SameSetPairs int64 `json:"same_set_pairs"`
 }
 
-// groups returns the first position of every group of identical sets of c
-// (order.Collection.Group), and c.Len() at the end.
-func groups(c *order.Collection) []int32 {
-	start := make([]int32, c.Groups()+1)
-	for g := range c.Groups() {
-		lo, _ := c.Group(g)
-		start[g] = int32(lo)
-	}
-	start[c.Groups()] = int32(c.Len())
-	return start
-}
-
 // SelfWork computes the exact self-join's work on c at b. It mirrors
 // join.SelfJoin: every group indexes its index prefix; every group probes its
 // probe prefix against the groups before it whose size lies in the size
@@ -63,7 +51,6 @@ func SelfWork(c *order.Collection, b prefix.Bounds) ExactWork {
 // selfWork is SelfWork over the first ng groups of c alone (the tiny groups
 // of the ℓ-prefix path, which meet only each other), Groups included.
 func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
-	g := groups(c)
 	w := ExactWork{Ell: 1, Groups: ng}
 	// Tokens held by one set only (ids below once, rare-first) never meet
 	// another set: they are skipped without touching a counter.
@@ -71,14 +58,15 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 	cnt := make([]int32, c.Dict().Len()-once)
 	tail := 0
 	for gx := 0; gx < ng; gx++ {
-		set := c.Set(int(g[gx]))
+		first, end := c.Group(gx)
+		set := c.Set(first)
 		n := len(set)
-		if copies := int64(g[gx+1] - g[gx]); copies > 1 && b.Passes(n, n, n) {
+		if copies := int64(end - first); copies > 1 && b.Passes(n, n, n) {
 			w.SameSetPairs += copies * (copies - 1) / 2
 		}
 		lo, _ := b.SizeRange(n)
-		for tail < gx && c.Size(int(g[tail])) < lo {
-			ts := c.Set(int(g[tail]))
+		for tail < gx && c.Size(groupSet(c, tail)) < lo {
+			ts := c.Set(groupSet(c, tail))
 			for _, t := range shared(ts[:b.IndexPrefix(len(ts))], once) {
 				cnt[int(t)-once]--
 			}
@@ -109,32 +97,31 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 // Cost: O(Σ prefix lengths of r and s); 4 bytes per dictionary entry. r and
 // s must share a dictionary (order.Build).
 func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
-	gr, gs := groups(r), groups(s)
-	nr, ns := len(gr)-1, len(gs)-1
+	nr, ns := r.Groups(), s.Groups()
 	w := ExactWork{Ell: 1, Groups: nr + ns}
 	once := firstShared(r.Dict())
 	cnt := make([]int32, r.Dict().Len()-once)
 	for g := 0; g < ns; g++ {
-		n := s.Size(int(gs[g]))
+		n := s.Size(groupSet(s, g))
 		w.IndexEntries += int64(b.ProbePrefix(n))
 	}
 	head, tail := 0, 0 // groups of s in [tail, head) are counted
 	for gx := 0; gx < nr; gx++ {
-		set := r.Set(int(gr[gx]))
+		set := r.Set(groupSet(r, gx))
 		n := len(set)
 		lo, hi := b.SizeRange(n)
 		if lo > hi {
 			continue
 		}
-		for head < ns && s.Size(int(gs[head])) <= hi {
-			hs := s.Set(int(gs[head]))
+		for head < ns && s.Size(groupSet(s, head)) <= hi {
+			hs := s.Set(groupSet(s, head))
 			for _, t := range shared(hs[:b.ProbePrefix(len(hs))], once) {
 				cnt[int(t)-once]++
 			}
 			head++
 		}
-		for tail < head && s.Size(int(gs[tail])) < lo {
-			ts := s.Set(int(gs[tail]))
+		for tail < head && s.Size(groupSet(s, tail)) < lo {
+			ts := s.Set(groupSet(s, tail))
 			for _, t := range shared(ts[:b.ProbePrefix(len(ts))], once) {
 				cnt[int(t)-once]--
 			}
@@ -147,6 +134,12 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 		}
 	}
 	return w
+}
+
+// groupSet returns the position of group g's set in c (its first record).
+func groupSet(c *order.Collection, g int) int {
+	lo, _ := c.Group(g)
+	return lo
 }
 
 // firstShared returns the first token id whose document frequency is 2 or

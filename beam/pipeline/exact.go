@@ -300,7 +300,7 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 	var st join.Stats
 	var err error
 	if self {
-		in := new(order.Input)
+		in := &order.Input{Workers: opt.Workers}
 		for _, x := range left {
 			in.Add(x.Keys)
 		}
@@ -313,7 +313,7 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 			return true
 		})
 	} else {
-		inL, inR := new(order.Input), new(order.Input)
+		inL, inR := &order.Input{Workers: opt.Workers}, &order.Input{Workers: opt.Workers}
 		for _, x := range left {
 			inL.Add(x.Keys)
 		}

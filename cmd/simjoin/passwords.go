@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
@@ -173,7 +174,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 	if err != nil {
 		return nil, nil, st, err
 	}
-	if err := cfg.checkMemory(passwords.EstimateMemory(l), l.Len(), "passwords", rpt.Bytes(int64(l.Bytes()))); err != nil {
+	if err := cfg.checkMemory(passwords.EstimateMemory(l), l.Len(), "passwords", numfmt.Bytes(int64(l.Bytes()), 2)); err != nil {
 		return nil, nil, st, err
 	}
 	tm.Done()

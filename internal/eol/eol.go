@@ -2,15 +2,16 @@
 // password lists) share about a line's end.
 package eol
 
-// Trim returns b without its line terminator: a final "\n", or "\r\n".
-// A lone "\r" is kept (it is data, not a line end). Cost: O(1); b is not
-// copied.
-func Trim(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
+// Trim returns line without its line terminator: a final "\n", or "\r\n".
+// A lone "\r" is kept (it is data, not a line end). It takes a line as
+// bytes (a reader's buffer) or as a string (a view of a block of lines).
+// Cost: O(1); line is not copied.
+func Trim[T ~string | ~[]byte](line T) T {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
 		}
 	}
-	return b
+	return line
 }

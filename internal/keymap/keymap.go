@@ -7,7 +7,10 @@
 // the joins and the password list use Map; the tokenizer's set of a long
 // record's distinct keys uses Set. (The persistent index's dictionary keeps
 // a table in its file's own layout, two arrays mapped from disk, which
-// neither wraps.)
+// neither wraps; and its searches mark the rows they meet in a small table
+// of 32-bit rows stamped with the query's generation, emptied by a new
+// stamp rather than cleared, which neither Map nor Set could do without a
+// stamp in every slot of every table.)
 //
 // Against the runtime's map it saves a second hash and most of the per-entry
 // overhead: a slot is the key beside its value, so a lookup of a present key

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/simjoin/simjoin/internal/numfmt"
 )
 
 // Limit is a bound on the memory of the process and where it comes from.
@@ -123,18 +125,6 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// Format writes n bytes for people: 1.5 GiB, 300 MiB.
-func Format(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-}
-
 // ErrTooLarge is wrapped by Check's error.
 var ErrTooLarge = errors.New("not enough memory")
 
@@ -145,7 +135,7 @@ func Check(need int64, l Limit, what string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s needs about %s, more than the %s this process may use (%s); --memory-limit overrides",
-		ErrTooLarge, what, Format(need), Format(l.Bytes), l.Source)
+		ErrTooLarge, what, numfmt.Bytes(need, 1), numfmt.Bytes(l.Bytes, 1), l.Source)
 }
 
 // Given returns the limit a user gave as the size s (ParseSize), its source

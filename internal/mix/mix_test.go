@@ -15,3 +15,25 @@ func TestMix64(t *testing.T) {
 		}
 	}
 }
+
+// TestSetHash pins the values (the order of a collection's records depends
+// on them) and checks that a set as uint32 and as uint64 words hashes alike.
+func TestSetHash(t *testing.T) {
+	if got := SetHash([]uint32(nil)); got != 0x9e3779b97f4a7c15 {
+		t.Errorf("SetHash(empty) = %#x, want the seed", got)
+	}
+	set32, set64 := []uint32{1, 5, 9, 1 << 31}, []uint64{1, 5, 9, 1 << 31}
+	want := uint64(0x9e3779b97f4a7c15)
+	for _, w := range set64 {
+		want = Mix64(want ^ w)
+	}
+	if got := SetHash(set32); got != want {
+		t.Errorf("SetHash(%v) = %#x, want %#x", set32, got, want)
+	}
+	if got := SetHash(set64); got != want {
+		t.Errorf("SetHash(%v as uint64) = %#x, want %#x", set64, got, want)
+	}
+	if SetHash([]uint64{5, 1}) == SetHash([]uint64{1, 5}) {
+		t.Errorf("SetHash ignores the order of the words")
+	}
+}

@@ -1,8 +1,12 @@
 // Package numfmt formats numbers for the human-readable reports: the CLI's
-// statistics and the Beam pipeline's summary print counts the same way.
+// statistics and the Beam pipeline's summary print counts the same way, and
+// the statistics and the memory check print sizes the same way.
 package numfmt
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Group formats n in decimal with a comma between groups of three digits:
 // 1234567 as "1,234,567", -1000 as "-1,000". Cost: one allocation.
@@ -37,5 +41,20 @@ func Secs(s float64) string {
 		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + " ms"
 	default:
 		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + " µs"
+	}
+}
+
+// Bytes formats a size of n bytes for people in GiB (from 1 GiB), MiB (from
+// 1 MiB) or KiB, with prec decimals in GiB and one fewer (but at least none)
+// in MiB and KiB: Bytes(3<<20, 2) is "3.0 MiB", Bytes(3<<30, 1) "3.0 GiB",
+// Bytes(300<<20, 1) "300 MiB".
+func Bytes(n int64, prec int) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.*f GiB", prec, float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.*f MiB", max(prec-1, 0), float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.*f KiB", max(prec-1, 0), float64(n)/(1<<10))
 	}
 }

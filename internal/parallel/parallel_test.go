@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -90,5 +91,147 @@ func TestOrderedSameForAnyWorkers(t *testing.T) {
 	cancel()
 	if _, err := run(2, 1<<30, ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: err %v, want context.Canceled", err)
+	}
+}
+
+// stream returns a next function over 0, 1, …, n-1 that fails with err
+// after the n items when err is not nil, and counts its calls.
+func stream(n int, err error, calls *atomic.Int64) func() (int, bool, error) {
+	i := 0
+	return func() (int, bool, error) {
+		calls.Add(1)
+		if i == n {
+			return 0, false, err
+		}
+		i++
+		return i - 1, true, nil
+	}
+}
+
+// TestOrderedStreamOrder checks that consume sees every item's output in
+// stream order for one to four workers (and 0, GOMAXPROCS), that worker
+// numbers are in range and never used by two goroutines at once, and that
+// work is called once an item.
+func TestOrderedStreamOrder(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 1000} {
+		for _, workers := range []int{0, 1, 2, 3, 4} {
+			nw := Workers(workers)
+			busy := make([]atomic.Bool, nw)
+			var calls, works atomic.Int64
+			var got []int
+			err := OrderedStream(context.Background(), workers, stream(n, nil, &calls),
+				func(w, i int) int {
+					if w < 0 || w >= nw {
+						t.Errorf("worker %d out of [0, %d)", w, nw)
+						return 0
+					}
+					if busy[w].Swap(true) {
+						t.Errorf("worker number %d used by two goroutines at once", w)
+					}
+					works.Add(1)
+					if i%7 == 0 {
+						runtime.Gosched() // let later items finish first
+					}
+					busy[w].Store(false)
+					return i * i
+				},
+				func(out int) bool {
+					got = append(got, out)
+					return true
+				})
+			if err != nil {
+				t.Fatalf("n=%d workers=%d: %v", n, workers, err)
+			}
+			if len(got) != n || works.Load() != int64(n) {
+				t.Fatalf("n=%d workers=%d: %d outputs, %d work calls", n, workers, len(got), works.Load())
+			}
+			for i, v := range got {
+				if v != i*i {
+					t.Fatalf("n=%d workers=%d: output %d is %d, want %d", n, workers, i, v, i*i)
+				}
+			}
+			if calls.Load() != int64(n+1) {
+				t.Errorf("n=%d workers=%d: next called %d times, want %d", n, workers, calls.Load(), n+1)
+			}
+		}
+	}
+}
+
+// TestOrderedStreamErrors checks that an error of next comes after every
+// item before it is consumed, and that consume returning false stops the
+// run without error and without consuming more.
+func TestOrderedStreamErrors(t *testing.T) {
+	errRead := errors.New("read failed")
+	for _, workers := range []int{1, 2, 3, 4} {
+		var calls atomic.Int64
+		consumed := 0
+		err := OrderedStream(context.Background(), workers, stream(100, errRead, &calls),
+			func(_, i int) int { return i },
+			func(out int) bool {
+				if out != consumed {
+					t.Errorf("workers=%d: consumed %d, want %d", workers, out, consumed)
+				}
+				consumed++
+				return true
+			})
+		if !errors.Is(err, errRead) || consumed != 100 {
+			t.Fatalf("workers=%d: err %v after %d items, want %v after 100", workers, err, consumed, errRead)
+		}
+		consumed = 0
+		err = OrderedStream(context.Background(), workers, stream(1000, errRead, &calls),
+			func(_, i int) int { return i },
+			func(out int) bool {
+				consumed++
+				return out < 40
+			})
+		if err != nil || consumed != 41 {
+			t.Fatalf("workers=%d: stopped run: err %v after %d items, want nil after 41", workers, err, consumed)
+		}
+	}
+}
+
+// TestOrderedStreamCancel checks that a context cancelled during the run
+// stops it with the context's cause, that neither next nor work is called
+// once the call has returned, and that a context cancelled before the call
+// takes no item.
+func TestOrderedStreamCancel(t *testing.T) {
+	cause := errors.New("stopped by the test")
+	for _, workers := range []int{1, 2, 3, 4} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var calls, works atomic.Int64
+		consumed := 0
+		err := OrderedStream(ctx, workers, stream(1<<40, nil, &calls),
+			func(_, i int) int {
+				works.Add(1)
+				return i
+			},
+			func(out int) bool {
+				if consumed++; consumed == 50 {
+					cancel(cause)
+				}
+				return true
+			})
+		if !errors.Is(err, cause) || consumed != 50 {
+			t.Fatalf("workers=%d: err %v after %d items, want %v after 50", workers, err, consumed, cause)
+		}
+		// At most the items in flight were taken after the cancellation.
+		c, w := calls.Load(), works.Load()
+		if c > 50+2*int64(Workers(workers))+2 {
+			t.Errorf("workers=%d: next called %d times for 50 items consumed", workers, c)
+		}
+		runtime.Gosched()
+		if calls.Load() != c || works.Load() != w {
+			t.Errorf("workers=%d: next or work called after the call returned", workers)
+		}
+
+		ctx, cancel = context.WithCancelCause(context.Background())
+		cancel(cause)
+		calls.Store(0)
+		err = OrderedStream(ctx, workers, stream(10, nil, &calls),
+			func(_, i int) int { t.Error("work called in a cancelled run"); return i },
+			func(int) bool { t.Error("consume called in a cancelled run"); return true })
+		if !errors.Is(err, cause) || calls.Load() != 0 {
+			t.Fatalf("workers=%d: cancelled before the call: err %v, next called %d times", workers, err, calls.Load())
+		}
 	}
 }

@@ -26,7 +26,7 @@ func FilesRows(st *fileset.Stats, keepGoing bool, minTokens int) [][2]string {
 	}
 	rows = append(rows,
 		[2]string{"records", numfmt.Group(int64(st.Records))},
-		[2]string{"bytes read", Bytes(st.Bytes)},
+		[2]string{"bytes read", numfmt.Bytes(st.Bytes, 2)},
 	)
 	if st.Gzip+st.Zstd > 0 {
 		rows = append(rows, [2]string{"decompressed", fmt.Sprintf("%s gzip, %s zstd", numfmt.Group(int64(st.Gzip)), numfmt.Group(int64(st.Zstd)))})

@@ -37,18 +37,6 @@ func Ratio(x float64) string {
 	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
-// Bytes formats a byte count in KiB, MiB or GiB.
-func Bytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-}
-
 // Pct formats part as a share of whole, " (12.3%)", or "" when whole is 0.
 func Pct(part, whole int64) string {
 	if whole == 0 {

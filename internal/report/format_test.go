@@ -22,7 +22,6 @@ func TestWording(t *testing.T) {
 		{Ratio(1), "1"},
 		{Ratio(0.98765), "0.988"},
 		{Count(1234567.4), "1,234,567"},
-		{Bytes(3 << 20), "3.0 MiB"},
 		{Pct(1, 3), " (33.3%)"},
 		{Pct(1, 0), ""},
 		{Seconds(0), "0 s"},

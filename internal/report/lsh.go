@@ -82,7 +82,7 @@ func (s *LSH) Rows(m prefix.Measure, t prefix.Threshold) [][2]string {
 		rows = append(rows, [2]string{"measured recall", fmt.Sprintf("%s (%s of %s exact pairs; %s false)", f3(s.MeasuredRecall), numfmt.Group(s.FoundPairs), numfmt.Group(s.ExactPairs), numfmt.Group(s.FalsePairs))})
 	}
 	rows = append(rows,
-		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", Bytes(s.SignatureBytes), Bytes(s.IndexBytes))},
+		[2]string{"memory", fmt.Sprintf("signatures %s, band tables %s", numfmt.Bytes(s.SignatureBytes, 2), numfmt.Bytes(s.IndexBytes, 2))},
 		[2]string{"time", fmt.Sprintf("sign %.3f s, band %.3f s, verify %.3f s", s.SignTime.Seconds(), s.BandTime.Seconds(), s.JoinTime.Seconds())},
 	)
 	return rows

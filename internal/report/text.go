@@ -108,5 +108,5 @@ func WriteText(w io.Writer, rows [][2]string, sections []Section, hist []Bin, ph
 		total += ph.Seconds
 	}
 	line("  total", fmt.Sprintf("%.3f s", total))
-	line("peak memory", Bytes(peakRSS))
+	line("peak memory", numfmt.Bytes(peakRSS, 2))
 }
