@@ -93,9 +93,9 @@ func (t timing) done() Timing {
 // reading errors name the record (*RecordError), the line (*LineError) or
 // the file.
 //
-// Cost: reading and tokenizing is linear in the input, on all cores for
-// Lines, on opts.Workers goroutines for Files, on the calling goroutine for
-// Strings and Sets; ordering is O(T log T) for T tokens, on opts.Workers
+// Cost: reading and tokenizing is linear in the input, on opts.Workers
+// goroutines for Lines and Files, on the calling goroutine for Strings and
+// Sets; ordering is O(T log T) for T tokens, on opts.Workers
 // goroutines. Memory: the
 // sets (about 16 bytes per token while ordering, 4 after). ctx is checked
 // between the phases.

@@ -117,10 +117,10 @@ type Options struct {
 	CheckRecall bool
 	// Files applies to the Files sources of a join.
 	Files FileOptions
-	// Workers is the number of goroutines of the join, of reading Files
-	// and of ordering the collections (order.Input.Workers); 0 or less
-	// means GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS.
-	// Lines are tokenized on all cores. The result does not depend on it.
+	// Workers is the number of goroutines of every phase: reading Lines and
+	// Files, ordering the collections (order.Input.Workers) and the join;
+	// 0 or less means GOMAXPROCS, and more than 4·GOMAXPROCS means
+	// 4·GOMAXPROCS. The result does not depend on it.
 	Workers int
 	// Progress, if not nil, is told how the long phases advance (see
 	// Progress). It is called from the goroutine that called Load, Join,

@@ -67,16 +67,15 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 	}, false}
 }
 
-// Lines is a source of one record per line of r (ReadLines: tokenized on
-// all cores, GOMAXPROCS goroutines, whatever Options.Workers says; the sets
-// are entered and ordered on Options.Workers), named name in errors and
-// progress (a path, or "<stdin>"). r is read to its end by Load, or until
-// Load's ctx is cancelled, and not closed.
+// Lines is a source of one record per line of r (ReadLines: tokenized, and
+// the sets entered and ordered, on Options.Workers goroutines), named name
+// in errors and progress (a path, or "<stdin>"). r is read to its end by
+// Load, or until Load's ctx is cancelled, and not closed.
 func Lines(r io.Reader, name string) Source {
 	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
-		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name,
+		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
 			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
 	}, true}
 }
