@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -149,12 +148,6 @@ func (bw *blockWriter) close() error {
 		os.Remove(bw.f.Name())
 	}
 	return bw.err
-}
-
-// abort removes a file being written.
-func (bw *blockWriter) abort() {
-	bw.f.Close()
-	os.Remove(bw.f.Name())
 }
 
 // blockFile is a block file opened and memory-mapped read-only; every block's
@@ -404,16 +397,6 @@ func syncDir(dir string) error {
 	}
 	return err
 }
-
-func fileSize(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
-}
-
-var _ = filepath.Join
 
 func unsafeSlice[T any](b []byte) []T {
 	var z T

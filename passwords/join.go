@@ -54,8 +54,6 @@ func (o *Options) fill() error {
 	return nil
 }
 
-func (o *Options) bounds() prefix.Bounds { return prefix.NewBounds(o.Measure, o.Threshold) }
-
 // Pair is two similar passwords: A < B are their indices in the List (so
 // the line of A comes first), Overlap the number of q-grams they share and
 // Sim their similarity.

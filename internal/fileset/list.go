@@ -176,14 +176,11 @@ func isSymlink(path string) bool {
 	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }
 
-// ReadRegular reads a file that must be a regular one. It opens without
-// blocking, so that a file replaced by a FIFO since the listing is an error
-// rather than a wait for a writer.
-func ReadRegular(path string) ([]byte, error) { return ReadRegularInto(nil, path) }
-
-// ReadRegularInto is ReadRegular reading into buf's memory (overwriting it)
-// when it has room for the file, so that a reader of many files reuses one
-// buffer instead of allocating one a file. The result aliases buf then.
+// ReadRegularInto reads a file that must be a regular one, into buf's memory
+// (overwriting it) when it has room for the file, so that a reader of many
+// files reuses one buffer instead of allocating one a file; the result
+// aliases buf then. It opens without blocking, so that a file replaced by a
+// FIFO since the listing is an error rather than a wait for a writer.
 func ReadRegularInto(buf []byte, path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

@@ -182,7 +182,7 @@ func TestFilesSelection(t *testing.T) {
 	in := new(order.Input)
 	var ids []string
 	for _, f := range files {
-		text, err := fileset.ReadRegular(f.ID)
+		text, err := fileset.ReadRegularInto(nil, f.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
