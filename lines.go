@@ -171,8 +171,8 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	workers := parallel.Workers(opts.Workers)
 	// Buffers of text and keys go back here once used, so that the blocks
 	// in flight reuse a few buffers instead of allocating one each.
-	freeKeys := make(chan []uint64, 4*workers+2)
-	br := &blockReader{r: r, free: make(chan []byte, 4*workers+2)}
+	freeKeys := parallel.NewBuffers[uint64](4*workers + 2)
+	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
 	// Keys a KiB of text in the last block tokenized (about one key for
 	// every four bytes to start with, typical of token sets): a block's keys
 	// are sized from it, so that they rarely grow and a keyBatches keeps
@@ -185,10 +185,10 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	err := parallel.OrderedStream(ctx, workers, br.next,
 		func(_ int, text []byte) *lineBatch {
 			b := &lineBatch{text: text}
-			b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
+			b.keys = freeKeys.Get(min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
 			b.tokenize(spec)
 			perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
-			giveBack(br.free, b.text[:0])
+			br.free.Put(b.text)
 			b.text = nil
 			return b
 		},
@@ -203,7 +203,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 				return false
 			}
 			if !add(b.keys, b.offs) {
-				giveBack(freeKeys, b.keys[:0])
+				freeKeys.Put(b.keys)
 			}
 			line += b.lines
 			read += b.read
@@ -224,9 +224,9 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 // blockReader cuts a reader into blocks of whole lines, for one goroutine.
 type blockReader struct {
 	r     io.Reader
-	free  chan []byte // used blocks, given back for reuse
-	carry []byte      // the start of a line the last block did not end
-	err   error       // io.EOF or the read error that ended the input
+	free  *parallel.Buffers[byte] // used blocks, given back for reuse
+	carry []byte                  // the start of a line the last block did not end
+	err   error                   // io.EOF or the read error that ended the input
 }
 
 // next returns the next block of about batchBytes: whole lines, a longer
@@ -240,7 +240,7 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 		}
 		return nil, false, br.err
 	}
-	text = reuse(br.free, max(batchBytes, 2*len(br.carry)))
+	text = br.free.Get(max(batchBytes, 2*len(br.carry)))
 	text = append(text, br.carry...)
 	br.carry = br.carry[:0]
 	for br.err == nil {
@@ -263,7 +263,7 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 		text = slices.Grow(text, cap(text))
 	}
 	if len(text) == 0 {
-		giveBack(br.free, text)
+		br.free.Put(text)
 		return br.next()
 	}
 	return text, true, nil
@@ -278,27 +278,6 @@ func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
 	return func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
 		return false
-	}
-}
-
-// reuse returns an empty buffer of capacity at least n: one from free if
-// it has one large enough at hand, a new one otherwise.
-func reuse[T any](free chan []T, n int) []T {
-	select {
-	case b := <-free:
-		if cap(b) >= n {
-			return b[:0]
-		}
-	default:
-	}
-	return make([]T, 0, n)
-}
-
-// giveBack offers b to free for reuse, dropping it when free is full.
-func giveBack[T any](free chan []T, b []T) {
-	select {
-	case free <- b:
-	default:
 	}
 }
 
