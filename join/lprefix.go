@@ -330,10 +330,17 @@ func (ix *keyIndex) find(key uint64) keyRun {
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
 // tokens (n: its size). The entries go into buckets by first token (a
 // counting sort), each bucket sorted by (rest of key, group) (for ℓ = 2 by a
-// counting sort on the second token first), and their runs enter a keymap
-// at most two thirds full (on 59,000 password bigram sets half the table
-// that twice their number gave: 2 MB less, the same CPU).
+// counting sort on the second token first, which also counts the distinct
+// keys), and their runs enter a keymap at most two thirds full (on 59,000
+// password bigram sets half the table that twice their number gave: 2 MB
+// less, the same CPU), each key's slot hinted into cache a few keys before
+// it is entered.
 func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
+	// The prefix length of each size, computed once (sets are not empty).
+	lens := make([]int32, maxSize(s)+1)
+	for n := 1; n < len(lens); n++ {
+		lens[n] = int32(plen(n))
+	}
 	start := make([]int, vocab+2)
 	// For ℓ = 2 the second token is below vocab too: a stable counting sort
 	// by it, then the one by the first token, leaves every bucket sorted by
@@ -345,7 +352,7 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
-		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+		keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
 			if second != nil {
@@ -360,6 +367,8 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		return nil, order.ErrTooLarge
 	}
 	entries := make([]uint64, start[len(start)-1])
+	ix := &keyIndex{ell: ell, groups: make([]uint32, len(entries))}
+	distinct := 0
 	if second != nil {
 		// byFirst holds (first token, group), by second token, groups
 		// ascending within each.
@@ -369,80 +378,102 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		byFirst := make([]uint64, len(entries))
 		for g := range s.groups() {
 			y := s.set(g)
-			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 			for _, k := range keys {
 				b := uint32(k)
 				byFirst[second[b]] = k&^(1<<32-1) | uint64(g)
 				second[b]++
 			}
 		}
+		// A bucket's entries arrive by second token: a key starts where
+		// the second token differs from the bucket's last one (last[a] is
+		// 1 + that token, 0 for an empty bucket).
+		last := make([]uint32, vocab)
 		lo := 0
 		for b, hi := range second[:vocab] {
 			for _, e := range byFirst[lo:hi] {
 				a := e >> 32
+				if last[a] != uint32(b)+1 {
+					last[a] = uint32(b) + 1
+					distinct++
+				}
 				entries[start[a+1]] = uint64(b)<<32 | e&(1<<32-1)
 				start[a+1]++
 			}
 			lo = hi
 		}
+		ix.masks = byFirst // the same length, and no longer needed
 	} else {
 		for g := range s.groups() {
 			y := s.set(g)
-			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 			for _, k := range keys {
 				a := k >> 32
 				entries[start[a+1]] = k<<32 | uint64(g)
 				start[a+1]++
 			}
 		}
-	}
-	start = start[:vocab+1]
-	var distinct atomic.Int64
-	ctx := context.Background()
-	parallel.For(ctx, vocab, 1024, workers, func(_, lo, hi int) {
-		n := 0
-		for w := lo; w < hi; w++ {
-			bucket := entries[start[w]:start[w+1]]
-			if second == nil {
+		var n atomic.Int64
+		parallel.For(context.Background(), vocab, 1024, workers, func(_, lo, hi int) {
+			d := 0
+			for w := lo; w < hi; w++ {
+				bucket := entries[start[w]:start[w+1]]
 				slices.Sort(bucket)
-			}
-			for k := range bucket {
-				if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
-					n++
+				for k := range bucket {
+					if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
+						d++
+					}
 				}
 			}
-		}
-		distinct.Add(int64(n))
-	})
-	ix := &keyIndex{
-		ell:    ell,
-		groups: make([]uint32, len(entries)),
-		masks:  make([]uint64, len(entries)),
+			n.Add(int64(d))
+		})
+		distinct = int(n.Load())
+		ix.masks = make([]uint64, len(entries))
 	}
-	ix.table.InitHash(int(distinct.Load()*9/8+1), keyHash) // over 1.5 slots a key
-	parallel.For(ctx, len(entries), 1024, workers, func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			g := uint32(entries[k])
-			ix.groups[k], ix.masks[k] = g, masks[g]
-		}
-	})
+	ix.table.InitHash(distinct*9/8+1, keyHash) // over 1.5 slots a key
+	// One pass over the buckets: each entry's group and mask into place,
+	// and each run into the table. A key's slot is hinted when its run is
+	// found and entered a batch of keys later, so that the slots' cache
+	// misses overlap.
+	var batch [insertBatch]keymap.Slot[uint64]
+	n := 0
 	for a := range vocab {
-		bucket := entries[start[a]:start[a+1]]
+		lo := start[a]
+		bucket := entries[lo:start[a+1]]
 		for k := 0; k < len(bucket); {
-			e := k + 1
-			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
-				e++
+			rest := bucket[k] >> 32
+			e := k
+			for ; e < len(bucket) && bucket[e]>>32 == rest; e++ {
+				g := uint32(bucket[e])
+				ix.groups[lo+e], ix.masks[lo+e] = g, masks[g]
 			}
-			key := uint64(a)<<32 | bucket[k]>>32
-			r, _ := ix.table.InsertHash(key, keyHash(key))
-			*r = uint64(start[a]+k)<<32 | uint64(start[a]+e)
+			key := uint64(a)<<32 | rest
+			ix.table.Hint(keyHash(key))
+			batch[n] = keymap.Slot[uint64]{Key: key, Val: uint64(lo+k)<<32 | uint64(lo+e)}
+			if n++; n == len(batch) {
+				ix.insert(batch[:])
+				n = 0
+			}
 			k = e
 		}
 	}
+	ix.insert(batch[:n])
 	if invariants.Enabled {
 		ix.check(masks)
 	}
 	return ix, nil
+}
+
+// insertBatch is the number of keys newKeyIndex hints into cache before
+// entering them.
+const insertBatch = 16
+
+// insert enters runs (key and packed run) into the table.
+func (ix *keyIndex) insert(runs []keymap.Slot[uint64]) {
+	for _, r := range runs {
+		v, _ := ix.table.InsertHash(r.Key, keyHash(r.Key))
+		*v = r.Val
+	}
 }
 
 // check panics unless the invariants stated on keyIndex's fields hold, for
