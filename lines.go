@@ -173,12 +173,15 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	// in flight reuse a few buffers instead of allocating one each.
 	freeKeys := parallel.NewBuffers[uint64](4*workers + 2)
 	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
-	// Keys a KiB of text in the last block tokenized (about one key for
-	// every four bytes to start with, typical of token sets): a block's keys
-	// are sized from it, so that they rarely grow and a keyBatches keeps
-	// them without a copy.
+	// Keys a KiB of text in the last block tokenized (to start with, about
+	// one for every four bytes, typical of token sets, or one a byte for
+	// q-grams): a block's keys are sized from it, so that they rarely grow
+	// and a keyBatches keeps them without a copy.
 	var perKiB atomic.Int64
 	perKiB.Store(256)
+	if spec.Kind == shingle.QGram {
+		perKiB.Store(1024)
+	}
 	var firstErr error
 	var read int64
 	line := 0 // lines before the current batch
@@ -284,10 +287,10 @@ func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
 // tokenize splits b.text into lines and fills b.keys and b.offs with each
 // line's sorted distinct keys, b.lines and b.read.
 func (b *lineBatch) tokenize(spec shingle.Spec) {
-	b.offs = append(make([]int, 0, 1024), 0)
+	b.offs = append(make([]int, 0, bytes.Count(b.text, []byte{'\n'})+2), 0)
 	// b.keys comes sized for as many keys a byte as the last block had (up
-	// to 1M keys); append grows the rest. (A batch of one long line holds
-	// its distinct keys only: see AppendSet.)
+	// to 1M keys), and doubles when a line might not fit. (A batch of one
+	// long line holds its distinct keys only: see AppendSet.)
 	// The text is not changed while the keys are made, and no key refers to
 	// it: a string view, sliced per line, saves a copy of the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
@@ -299,6 +302,13 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 		line := eol.Trim(text[start:next])
 		b.lines++
 		b.read += int64(len(line)) + 1
+		// A line has at most a key a byte (q-grams of one-byte code
+		// points): the room for that is made by doubling the buffer, where
+		// append would grow it by a quarter at a time, copying the keys so
+		// far (into fresh memory) each time.
+		if n := len(line) + 1; cap(b.keys)-len(b.keys) < n && n <= shingle.PieceBytes {
+			b.keys = slices.Grow(b.keys, max(n, len(b.keys)))
+		}
 		var err error
 		b.keys, err = spec.AppendSet(b.keys, line)
 		if err != nil {

@@ -155,6 +155,7 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 	if n > 0 {
 		in.voc.addBatch(keys[:n], in.reserve(n), in.Workers)
 	}
+	in.offs = slices.Grow(in.offs, len(offs)-1)
 	for _, o := range offs[1:] {
 		in.offs = append(in.offs, base+o)
 	}
