@@ -22,12 +22,13 @@ const gcPercent = 25
 
 // gcFloor is the heap below which the collector does not run (internal/
 // gcpace): at 25 alone a run whose heap stays small collects every MiB or
-// two, each collection preempting the working goroutines. The generated
-// 59,000 passwords (BENCHMARKS.md) allocate about 18 MiB: 8 collections
-// without the floor, none with it, for 15% less CPU and the same peak RSS;
-// larger runs pace at gcPercent as before once their live heap passes the
-// floor.
-const gcFloor = 32 << 20
+// two, each collection preempting the working goroutines. On the generated
+// 59,000 passwords of BENCHMARKS.md (`simjoin join` allocates 18 MiB in
+// all) that is 8 collections without the floor and one with it; a floor of
+// 32 MiB saved that one for no CPU time that could be measured, and raised
+// the peak RSS by 4 MiB (10 for `simjoin passwords`). Larger runs pace at
+// gcPercent as before once their live heap passes the floor.
+const gcFloor = 16 << 20
 
 // signalGrace is how long a run may take to wind down after SIGINT, SIGTERM
 // or SIGHUP before its temporary files are removed and the process exits
