@@ -122,7 +122,7 @@ func NewIndex(c *order.Collection, opt Options) (*Index, error) {
 		ix.keyIx, err = newKeyIndex(s, ix.masks, vocab, 2, func(n int) int {
 			lo, _ := b.SizeRange(n)
 			return min(n, n-b.MinOverlap(n, max(lo, 1))+2)
-		}, opt.Workers)
+		}, opt.Workers, false)
 		if err != nil {
 			return nil, err
 		}

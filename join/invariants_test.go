@@ -49,13 +49,18 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 		masks[g] = tokenMask(s.set(g))
 	}
 	build := func() *keyIndex {
-		ix, err := newKeyIndex(s, masks, c.Dict().Len(), 2, func(n int) int { return n }, 1)
+		ix, err := newKeyIndex(s, masks, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ix
 	}
 	build().check(masks)
+	lens := []int32{0, 1, 2, 3, 4}
+	build().checkIntro(s, lens)
+	ix := build()
+	ix.intro[len(ix.intro)-1] ^= 1
+	invtest.Panics(t, "intro off", "join: ", func() { ix.checkIntro(s, lens) })
 	for name, breakIt := range map[string]func(ix *keyIndex){
 		"groups not ascending": func(ix *keyIndex) {
 			for _, s := range ix.table.Slots() {

@@ -285,7 +285,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 			}
 		})
 		var err error
-		j.keyIx, err = newKeyIndex(s, j.masks, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers)
+		j.keyIx, err = newKeyIndex(s, j.masks, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers, true)
 		if err != nil {
 			return st, err
 		}
