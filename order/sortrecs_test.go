@@ -13,7 +13,7 @@ import (
 // their top bits), so that every branch of it runs.
 func TestSortRecs(t *testing.T) {
 	seed := uint64(5)
-	t.Logf("seed %d", seed)
+	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 0))
 	gens := map[string]func() uint64{
 		"even":     r.Uint64,
