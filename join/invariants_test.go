@@ -3,6 +3,7 @@
 package join
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/invariants/invtest"
@@ -49,9 +50,12 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 		masks[g] = tokenMask(s.set(g))
 	}
 	build := func() *keyIndex {
-		ix, err := newKeyIndex(s, masks, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)
+		ix, m, err := newKeyIndex(s, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !slices.Equal(m, masks) {
+			t.Fatalf("newKeyIndex's group masks %x, want %x", m, masks)
 		}
 		return ix
 	}

@@ -334,15 +334,17 @@ func (ix *keyIndex) find(key uint64) keyRun {
 }
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
-// tokens (n: its size); for a self-join's probes (self) it also marks the
-// keys each group introduces (intro, ℓ = 2). The entries go into buckets by first token (a
+// tokens (n: its size), and returns the token mask of every group
+// (tokenMask), made in its first pass over the sets; for a self-join's
+// probes (self) it also marks the keys each group introduces (intro,
+// ℓ = 2). The entries go into buckets by first token (a
 // counting sort), each bucket sorted by (rest of key, group) (for ℓ = 2 by a
 // counting sort on the second token first, which also counts the distinct
 // keys), and their runs enter a keymap at most two thirds full (on 59,000
 // password bigram sets half the table that twice their number gave: 2 MB
 // less, the same CPU), each key's slot hinted into cache a few keys before
 // it is entered.
-func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int, self bool) (*keyIndex, error) {
+func newKeyIndex(s *side, vocab, ell int, plen func(n int) int, workers int, self bool) (*keyIndex, []uint64, error) {
 	// The prefix length of each size, computed once (sets are not empty).
 	lens := make([]int32, maxSize(s)+1)
 	for n := 1; n < len(lens); n++ {
@@ -356,9 +358,11 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 	if ell == 2 {
 		second = make([]int, vocab+1)
 	}
+	masks := make([]uint64, s.groups())
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
+		masks[g] = tokenMask(y)
 		keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
@@ -371,7 +375,7 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		start[w] += start[w-1]
 	}
 	if start[len(start)-1] >= 1<<32-1 {
-		return nil, order.ErrTooLarge
+		return nil, nil, order.ErrTooLarge
 	}
 	entries := make([]uint64, start[len(start)-1])
 	ix := &keyIndex{ell: ell, groups: make([]uint32, len(entries))}
@@ -480,7 +484,7 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		ix.check(masks)
 		ix.checkIntro(s, lens)
 	}
-	return ix, nil
+	return ix, masks, nil
 }
 
 // checkIntro panics unless intro marks exactly the keys each group of s
