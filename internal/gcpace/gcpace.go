@@ -1,6 +1,7 @@
 // Package gcpace paces the garbage collector of a process whose heap is
 // mostly large pointer-free arrays (the simjoin command's): a low GOGC
-// percentage below a floor that keeps small runs from collecting at all.
+// percentage above a heap floor, below which small runs collect rarely or
+// never.
 //
 // A low percentage (the heap may grow to 1 + percent/100 times the live heap
 // before the next collection) keeps the peak memory of large runs down, and
@@ -14,7 +15,9 @@
 // next one comes when the heap reaches the floor or 1 + percent/100 times
 // the live heap, whichever is larger: a run whose live heap stays below the
 // floor collects a few times or never, and a larger one paces as at the
-// percentage alone.
+// percentage alone. The hook that sets it runs on the runtime's cleanup
+// goroutine shortly after each collection; until it has, the percentage set
+// after the collection before applies.
 //
 // What it does not do: bound memory (debug.SetMemoryLimit does, and still
 // applies), or act when the GOGC environment variable is set (the caller
