@@ -137,10 +137,10 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 	var readT, tokensT time.Duration
 	// The chunks' keys go back here once entered, so that the chunks in
 	// flight reuse a few buffers instead of allocating one each.
-	freeKeys := make(chan []uint64, 4*parallel.Workers(l.opts.Workers)+2)
+	freeKeys := parallel.NewBuffers[uint64](4*parallel.Workers(l.opts.Workers) + 2)
 	err := parallel.Ordered(ctx, bounds, l.opts.Workers, func() *fileScratch { return new(fileScratch) },
 		func(sc *fileScratch, c *parallel.Chunk[uint64, []fileResult]) {
-			c.Out = reuse(freeKeys, 0)
+			c.Out = freeKeys.Get(0)
 			for i := c.Lo; i < c.Hi; i++ {
 				var r fileResult
 				c.Out, r = l.readFile(sc, files[i].ID, c.Out)
@@ -184,7 +184,7 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 				}
 				report(int64(i+1), int64(len(files)), false)
 			}
-			giveBack(freeKeys, c.Out[:0])
+			freeKeys.Put(c.Out)
 			return true
 		})
 	flush()

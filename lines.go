@@ -171,24 +171,27 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	workers := parallel.Workers(opts.Workers)
 	// Buffers of text and keys go back here once used, so that the blocks
 	// in flight reuse a few buffers instead of allocating one each.
-	freeKeys := make(chan []uint64, 4*workers+2)
-	br := &blockReader{r: r, free: make(chan []byte, 4*workers+2)}
-	// Keys a KiB of text in the last block tokenized (about one key for
-	// every four bytes to start with, typical of token sets): a block's keys
-	// are sized from it, so that they rarely grow and a keyBatches keeps
-	// them without a copy.
+	freeKeys := parallel.NewBuffers[uint64](4*workers + 2)
+	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
+	// Keys a KiB of text in the last block tokenized (to start with, about
+	// one for every four bytes, typical of token sets, or one a byte for
+	// q-grams): a block's keys are sized from it, so that they rarely grow
+	// and a keyBatches keeps them without a copy.
 	var perKiB atomic.Int64
 	perKiB.Store(256)
+	if spec.Kind == shingle.QGram {
+		perKiB.Store(1024)
+	}
 	var firstErr error
 	var read int64
 	line := 0 // lines before the current batch
 	err := parallel.OrderedStream(ctx, workers, br.next,
 		func(_ int, text []byte) *lineBatch {
 			b := &lineBatch{text: text}
-			b.keys = reuse(freeKeys, min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
+			b.keys = freeKeys.Get(min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
 			b.tokenize(spec)
 			perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
-			giveBack(br.free, b.text[:0])
+			br.free.Put(b.text)
 			b.text = nil
 			return b
 		},
@@ -203,7 +206,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 				return false
 			}
 			if !add(b.keys, b.offs) {
-				giveBack(freeKeys, b.keys[:0])
+				freeKeys.Put(b.keys)
 			}
 			line += b.lines
 			read += b.read
@@ -224,9 +227,9 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 // blockReader cuts a reader into blocks of whole lines, for one goroutine.
 type blockReader struct {
 	r     io.Reader
-	free  chan []byte // used blocks, given back for reuse
-	carry []byte      // the start of a line the last block did not end
-	err   error       // io.EOF or the read error that ended the input
+	free  *parallel.Buffers[byte] // used blocks, given back for reuse
+	carry []byte                  // the start of a line the last block did not end
+	err   error                   // io.EOF or the read error that ended the input
 }
 
 // next returns the next block of about batchBytes: whole lines, a longer
@@ -240,7 +243,7 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 		}
 		return nil, false, br.err
 	}
-	text = reuse(br.free, max(batchBytes, 2*len(br.carry)))
+	text = br.free.Get(max(batchBytes, 2*len(br.carry)))
 	text = append(text, br.carry...)
 	br.carry = br.carry[:0]
 	for br.err == nil {
@@ -263,7 +266,7 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 		text = slices.Grow(text, cap(text))
 	}
 	if len(text) == 0 {
-		giveBack(br.free, text)
+		br.free.Put(text)
 		return br.next()
 	}
 	return text, true, nil
@@ -281,34 +284,13 @@ func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
 	}
 }
 
-// reuse returns an empty buffer of capacity at least n: one from free if
-// it has one large enough at hand, a new one otherwise.
-func reuse[T any](free chan []T, n int) []T {
-	select {
-	case b := <-free:
-		if cap(b) >= n {
-			return b[:0]
-		}
-	default:
-	}
-	return make([]T, 0, n)
-}
-
-// giveBack offers b to free for reuse, dropping it when free is full.
-func giveBack[T any](free chan []T, b []T) {
-	select {
-	case free <- b:
-	default:
-	}
-}
-
 // tokenize splits b.text into lines and fills b.keys and b.offs with each
 // line's sorted distinct keys, b.lines and b.read.
 func (b *lineBatch) tokenize(spec shingle.Spec) {
-	b.offs = append(make([]int, 0, 1024), 0)
+	b.offs = append(make([]int, 0, bytes.Count(b.text, []byte{'\n'})+2), 0)
 	// b.keys comes sized for as many keys a byte as the last block had (up
-	// to 1M keys); append grows the rest. (A batch of one long line holds
-	// its distinct keys only: see AppendSet.)
+	// to 1M keys), and doubles when a line might not fit. (A batch of one
+	// long line holds its distinct keys only: see AppendSet.)
 	// The text is not changed while the keys are made, and no key refers to
 	// it: a string view, sliced per line, saves a copy of the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
@@ -320,6 +302,13 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 		line := eol.Trim(text[start:next])
 		b.lines++
 		b.read += int64(len(line)) + 1
+		// A line has at most a key a byte (q-grams of one-byte code
+		// points): the room for that is made by doubling the buffer, where
+		// append would grow it by a quarter at a time, copying the keys so
+		// far (into fresh memory) each time.
+		if n := len(line) + 1; cap(b.keys)-len(b.keys) < n && n <= shingle.PieceBytes {
+			b.keys = slices.Grow(b.keys, max(n, len(b.keys)))
+		}
 		var err error
 		b.keys, err = spec.AppendSet(b.keys, line)
 		if err != nil {

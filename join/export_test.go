@@ -11,3 +11,11 @@ func EllKeys(c *order.Collection, b prefix.Bounds, ell int) int64 {
 	keys, _, indexed := ellKeys(groupsOf(c), b, ell)
 	return keys + indexed
 }
+
+// SetSkipIntroduced sets whether probes skip the keys their group
+// introduces (keyIndex.intro) and returns the previous setting.
+func SetSkipIntroduced(on bool) bool {
+	prev := skipIntroduced
+	skipIntroduced = on
+	return prev
+}

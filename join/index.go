@@ -112,17 +112,11 @@ func NewIndex(c *order.Collection, opt Options) (*Index, error) {
 		}
 	}
 	if ell == 2 {
-		ix.masks = make([]uint64, s.groups())
-		parallel.For(context.Background(), s.groups(), 4096, opt.Workers, func(_, lo, hi int) {
-			for g := lo; g < hi; g++ {
-				ix.masks[g] = tokenMask(s.set(g))
-			}
-		})
 		var err error
-		ix.keyIx, err = newKeyIndex(s, ix.masks, vocab, 2, func(n int) int {
+		ix.keyIx, ix.masks, err = newKeyIndex(s, vocab, 2, func(n int) int {
 			lo, _ := b.SizeRange(n)
 			return min(n, n-b.MinOverlap(n, max(lo, 1))+2)
-		}, opt.Workers)
+		}, opt.Workers, false)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@
 package join
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/invariants/invtest"
@@ -49,13 +50,21 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 		masks[g] = tokenMask(s.set(g))
 	}
 	build := func() *keyIndex {
-		ix, err := newKeyIndex(s, masks, c.Dict().Len(), 2, func(n int) int { return n }, 1)
+		ix, m, err := newKeyIndex(s, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !slices.Equal(m, masks) {
+			t.Fatalf("newKeyIndex's group masks %x, want %x", m, masks)
 		}
 		return ix
 	}
 	build().check(masks)
+	lens := []int32{0, 1, 2, 3, 4}
+	build().checkIntro(s, lens)
+	ix := build()
+	ix.intro[len(ix.intro)-1] ^= 1
+	invtest.Panics(t, "intro off", "join: ", func() { ix.checkIntro(s, lens) })
 	for name, breakIt := range map[string]func(ix *keyIndex){
 		"groups not ascending": func(ix *keyIndex) {
 			for _, s := range ix.table.Slots() {

@@ -278,14 +278,8 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		Ell:          ell,
 	}
 	if ell > 1 && j.indexed < s.groups() {
-		j.masks = make([]uint64, s.groups())
-		parallel.For(ctx, s.groups(), 4096, opt.Workers, func(_, lo, hi int) {
-			for g := lo; g < hi; g++ {
-				j.masks[g] = tokenMask(s.set(g))
-			}
-		})
 		var err error
-		j.keyIx, err = newKeyIndex(s, j.masks, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers)
+		j.keyIx, j.masks, err = newKeyIndex(s, vocab, ell, func(n int) int { return indexLen(b, n, ell) }, opt.Workers, true)
 		if err != nil {
 			return st, err
 		}

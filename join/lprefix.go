@@ -297,6 +297,12 @@ type keyIndex struct {
 	// table holds every key's run, at most two thirds full (so that the
 	// many lookups of absent keys stop early).
 	table keymap.Map[uint64] // a run packed as start<<32 | end
+	// intro[g] has bit q set when the q-th key of group g's ℓ-prefix (in
+	// appendKeys order, q < 64) is one that no group before g is indexed
+	// under: its run starts with g, so g's probe, which meets only the
+	// groups before it, need not look it up (on 59,000 password bigram
+	// sets a third of the probes' keys). ℓ = 2 only; nil otherwise.
+	intro []uint64
 }
 
 // keyRun is one key's run groups[start:end], start < end. The table holds
@@ -328,12 +334,22 @@ func (ix *keyIndex) find(key uint64) keyRun {
 }
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
-// tokens (n: its size). The entries go into buckets by first token (a
+// tokens (n: its size), and returns the token mask of every group
+// (tokenMask), made in its first pass over the sets; for a self-join's
+// probes (self) it also marks the keys each group introduces (intro,
+// ℓ = 2). The entries go into buckets by first token (a
 // counting sort), each bucket sorted by (rest of key, group) (for ℓ = 2 by a
-// counting sort on the second token first), and their runs enter a keymap
-// at most two thirds full (on 59,000 password bigram sets half the table
-// that twice their number gave: 2 MB less, the same CPU).
-func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, workers int) (*keyIndex, error) {
+// counting sort on the second token first, which also counts the distinct
+// keys), and their runs enter a keymap at most two thirds full (on 59,000
+// password bigram sets half the table that twice their number gave: 2 MB
+// less, the same CPU), each key's slot hinted into cache a few keys before
+// it is entered.
+func newKeyIndex(s *side, vocab, ell int, plen func(n int) int, workers int, self bool) (*keyIndex, []uint64, error) {
+	// The prefix length of each size, computed once (sets are not empty).
+	lens := make([]int32, maxSize(s)+1)
+	for n := 1; n < len(lens); n++ {
+		lens[n] = int32(plen(n))
+	}
 	start := make([]int, vocab+2)
 	// For ℓ = 2 the second token is below vocab too: a stable counting sort
 	// by it, then the one by the first token, leaves every bucket sorted by
@@ -342,10 +358,12 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 	if ell == 2 {
 		second = make([]int, vocab+1)
 	}
+	masks := make([]uint64, s.groups())
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
-		keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+		masks[g] = tokenMask(y)
+		keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
 			if second != nil {
@@ -357,92 +375,152 @@ func newKeyIndex(s *side, masks []uint64, vocab, ell int, plen func(n int) int, 
 		start[w] += start[w-1]
 	}
 	if start[len(start)-1] >= 1<<32-1 {
-		return nil, order.ErrTooLarge
+		return nil, nil, order.ErrTooLarge
 	}
 	entries := make([]uint64, start[len(start)-1])
+	ix := &keyIndex{ell: ell, groups: make([]uint32, len(entries))}
+	distinct := 0
 	if second != nil {
 		// byFirst holds (first token, group), by second token, groups
 		// ascending within each.
 		for w := 1; w < len(second); w++ {
 			second[w] += second[w-1]
 		}
-		byFirst := make([]uint64, len(entries))
+		// byKey[k] is the position of byFirst[k]'s key among its
+		// group's keys (64 for 64 or more).
+		byFirst, byKey := make([]uint64, len(entries)), make([]uint8, len(entries))
 		for g := range s.groups() {
 			y := s.set(g)
-			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
-			for _, k := range keys {
+			keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
+			for q, k := range keys {
 				b := uint32(k)
 				byFirst[second[b]] = k&^(1<<32-1) | uint64(g)
+				byKey[second[b]] = uint8(min(q, 64))
 				second[b]++
 			}
 		}
+		// A bucket's entries arrive by second token, groups ascending
+		// within it: a key starts where the second token differs from the
+		// bucket's last one (last[a] is 1 + that token, 0 for an empty
+		// bucket), at the first group indexed under it, which introduces
+		// it (intro).
+		if self {
+			ix.intro = make([]uint64, s.groups())
+		}
+		last := make([]uint32, vocab)
 		lo := 0
 		for b, hi := range second[:vocab] {
-			for _, e := range byFirst[lo:hi] {
+			for i, e := range byFirst[lo:hi] {
 				a := e >> 32
+				if last[a] != uint32(b)+1 {
+					last[a] = uint32(b) + 1
+					distinct++
+					if q := byKey[lo+i]; q < 64 && ix.intro != nil {
+						ix.intro[uint32(e)] |= 1 << q
+					}
+				}
 				entries[start[a+1]] = uint64(b)<<32 | e&(1<<32-1)
 				start[a+1]++
 			}
 			lo = hi
 		}
+		ix.masks = byFirst // the same length, and no longer needed
 	} else {
 		for g := range s.groups() {
 			y := s.set(g)
-			keys = appendKeys(keys[:0], y, plen(len(y)), ell)
+			keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 			for _, k := range keys {
 				a := k >> 32
 				entries[start[a+1]] = k<<32 | uint64(g)
 				start[a+1]++
 			}
 		}
-	}
-	start = start[:vocab+1]
-	var distinct atomic.Int64
-	ctx := context.Background()
-	parallel.For(ctx, vocab, 1024, workers, func(_, lo, hi int) {
-		n := 0
-		for w := lo; w < hi; w++ {
-			bucket := entries[start[w]:start[w+1]]
-			if second == nil {
+		var n atomic.Int64
+		parallel.For(context.Background(), vocab, 1024, workers, func(_, lo, hi int) {
+			d := 0
+			for w := lo; w < hi; w++ {
+				bucket := entries[start[w]:start[w+1]]
 				slices.Sort(bucket)
-			}
-			for k := range bucket {
-				if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
-					n++
+				for k := range bucket {
+					if k == 0 || bucket[k]>>32 != bucket[k-1]>>32 {
+						d++
+					}
 				}
 			}
-		}
-		distinct.Add(int64(n))
-	})
-	ix := &keyIndex{
-		ell:    ell,
-		groups: make([]uint32, len(entries)),
-		masks:  make([]uint64, len(entries)),
+			n.Add(int64(d))
+		})
+		distinct = int(n.Load())
+		ix.masks = make([]uint64, len(entries))
 	}
-	ix.table.InitHash(int(distinct.Load()*9/8+1), keyHash) // over 1.5 slots a key
-	parallel.For(ctx, len(entries), 1024, workers, func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			g := uint32(entries[k])
-			ix.groups[k], ix.masks[k] = g, masks[g]
-		}
-	})
+	ix.table.InitHash(distinct*9/8+1, keyHash) // over 1.5 slots a key
+	// One pass over the buckets: each entry's group and mask into place,
+	// and each run into the table. A key's slot is hinted when its run is
+	// found and entered a batch of keys later, so that the slots' cache
+	// misses overlap.
+	var batch [insertBatch]keymap.Slot[uint64]
+	n := 0
 	for a := range vocab {
-		bucket := entries[start[a]:start[a+1]]
+		lo := start[a]
+		bucket := entries[lo:start[a+1]]
 		for k := 0; k < len(bucket); {
-			e := k + 1
-			for e < len(bucket) && bucket[e]>>32 == bucket[k]>>32 {
-				e++
+			rest := bucket[k] >> 32
+			e := k
+			for ; e < len(bucket) && bucket[e]>>32 == rest; e++ {
+				g := uint32(bucket[e])
+				ix.groups[lo+e], ix.masks[lo+e] = g, masks[g]
 			}
-			key := uint64(a)<<32 | bucket[k]>>32
-			r, _ := ix.table.InsertHash(key, keyHash(key))
-			*r = uint64(start[a]+k)<<32 | uint64(start[a]+e)
+			key := uint64(a)<<32 | rest
+			ix.table.Hint(keyHash(key))
+			batch[n] = keymap.Slot[uint64]{Key: key, Val: uint64(lo+k)<<32 | uint64(lo+e)}
+			if n++; n == len(batch) {
+				ix.insert(batch[:])
+				n = 0
+			}
 			k = e
 		}
 	}
+	ix.insert(batch[:n])
 	if invariants.Enabled {
 		ix.check(masks)
+		ix.checkIntro(s, lens)
 	}
-	return ix, nil
+	return ix, masks, nil
+}
+
+// checkIntro panics unless intro marks exactly the keys each group of s
+// introduces among the first 64 of its index ℓ-prefix (lens[n] tokens for
+// size n), when it is kept (called under -tags invariants). Cost: a lookup
+// per index entry.
+func (ix *keyIndex) checkIntro(s *side, lens []int32) {
+	if ix.intro == nil {
+		return
+	}
+	var keys []uint64
+	for g := range s.groups() {
+		y := s.set(g)
+		keys = appendKeys(keys[:0], y, int(lens[len(y)]), ix.ell)
+		var want uint64
+		for q, key := range keys {
+			if r := ix.find(key); q < 64 && ix.groups[r.start] == uint32(g) {
+				want |= 1 << q
+			}
+		}
+		if ix.intro[g] != want {
+			panic(fmt.Sprintf("join: group %d introduces keys %#x, intro holds %#x", g, want, ix.intro[g]))
+		}
+	}
+}
+
+// insertBatch is the number of keys newKeyIndex hints into cache before
+// entering them.
+const insertBatch = 16
+
+// insert enters runs (key and packed run) into the table.
+func (ix *keyIndex) insert(runs []keymap.Slot[uint64]) {
+	for _, r := range runs {
+		v, _ := ix.table.InsertHash(r.Key, keyHash(r.Key))
+		*v = r.Val
+	}
 }
 
 // check panics unless the invariants stated on keyIndex's fields hold, for
@@ -479,6 +557,7 @@ func (ix *keyIndex) check(masks []uint64) {
 // computed once per size rather than once per probe.
 type keyProbe struct {
 	prefix int32 // the probe's ℓ-prefix length (probeLen); 0 for a tiny size
+	index  int32 // the ℓ-prefix length a set of this size is indexed with (indexLen)
 	// alpha is the least overlap with the smallest admissible partner: the
 	// mask bound uses it, and Check then decides with the partner's own.
 	alpha int32
@@ -494,10 +573,45 @@ func keyProbesOf(s *side, b prefix.Bounds, ell int) []keyProbe {
 			continue
 		}
 		lo, _ := b.SizeRange(n)
-		kp[n] = keyProbe{prefix: int32(px), alpha: int32(b.MinOverlap(n, max(lo, 1))), first: uint32(s.firstOfSize(lo))}
+		kp[n] = keyProbe{prefix: int32(px), index: int32(indexLen(b, n, ell)), alpha: int32(b.MinOverlap(n, max(lo, 1))), first: uint32(s.firstOfSize(lo))}
 	}
 	return kp
 }
+
+// probeKeysOf appends the keys probe group g, of set y and probe ℓ-prefix
+// px, looks up: those of its ℓ-prefix (appendKeys) but the ones it
+// introduces (keyIndex.intro), in the same order.
+func (p *prober) probeKeysOf(dst []uint64, g int, y []uint32, px int) []uint64 {
+	if p.keyIx.intro == nil || p.keyIx.intro[g] == 0 || !skipIntroduced {
+		return appendKeys(dst, y, px, p.ell)
+	}
+	// The ℓ = 2 keys of y[:px] in appendKeys order; those of y[:il] (the
+	// indexed ones, which come in the same order) are numbered for intro.
+	// Each key is written, and kept by moving past it unless introduced
+	// (no branch on intro, which would mispredict).
+	intro, il := p.keyIx.intro[g], int(p.keyProbes[len(y)].index)
+	w := len(dst)
+	dst = slices.Grow(dst, px*(px-1)/2)
+	dst = dst[:cap(dst)]
+	q := 0
+	for i := 0; i < px-1; i++ {
+		hi := uint64(y[i]) << 32
+		for j := i + 1; j < px; j++ {
+			dst[w] = hi | uint64(y[j])
+			var skip uint64
+			if j < il {
+				skip = intro >> q & 1 // 0 from q = 64 on
+				q++
+			}
+			w += int(1 - skip)
+		}
+	}
+	return dst[:w]
+}
+
+// skipIntroduced: probes skip the keys their group introduces. Can change
+// for testing (the statistics must not).
+var skipIntroduced = true
 
 // keysAhead makes the keys of probe group g into nextKeys and hints their
 // slots in the key index into cache, for probeKeys(g) to take (keysFor
@@ -512,7 +626,7 @@ func (p *prober) keysAhead(g int) {
 	if kp.prefix == 0 {
 		return
 	}
-	p.nextKeys = appendKeys(p.nextKeys[:0], y, int(kp.prefix), p.ell)
+	p.nextKeys = p.probeKeysOf(p.nextKeys[:0], g, y, int(kp.prefix))
 	for _, key := range p.nextKeys {
 		p.keyIx.table.Hint(keyHash(key))
 	}
@@ -545,7 +659,7 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	if p.keysFor == gx+1 {
 		p.keys, p.nextKeys = p.nextKeys, p.keys
 	} else {
-		p.keys = appendKeys(p.keys[:0], x, px, p.ell)
+		p.keys = p.probeKeysOf(p.keys[:0], gx, x, px)
 	}
 	p.keysAhead(gx + 1)
 	p.runs, p.recs = p.runs[:0], p.recs[:0]

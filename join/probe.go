@@ -123,9 +123,14 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 
 	total := j.probe.groups()
 	cancelled := false // expand stopped on ctx, not on yield
+	// A chunk's matches go back here once yielded, so that the chunks in
+	// flight (at most 2·workers) reuse a few buffers instead of growing one
+	// each.
+	free := parallel.NewBuffers[match](2*opt.Workers + 2)
 	err := parallel.Ordered(ctx, parallel.Even(total, chunkGroups), opt.Workers,
 		func() *prober { return newProber(j) },
 		func(p *prober, c *parallel.Chunk[match, Stats]) {
+			c.Out = free.Get(0)
 			p.stats = &c.Stats
 			for g := c.Lo; g < c.Hi; g++ {
 				c.Out = p.probeGroup(g, c.Out)
@@ -143,6 +148,7 @@ func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pa
 					return false
 				}
 			}
+			free.Put(c.Out)
 			if opt.Progress != nil {
 				opt.Progress(c.Hi, total)
 			}

@@ -52,6 +52,14 @@ func cpuTime() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
+// joinCases are BenchmarkJoin's paths (the ℓ-prefix with pairs or hashed
+// triples of tokens, the prefix filter) and workers: one and two for the
+// pair path, which Join takes on these lists, one for the others.
+var joinCases = []struct {
+	path         string
+	ell, workers int
+}{{"pair", 2, 1}, {"pair", 2, 2}, {"triple", 3, 1}, {"prefix", 1, 1}}
+
 // BenchmarkJoin times the exact join of ready sets (index and probe, as the
 // published figures time it), on generated lists and john's list.
 func BenchmarkJoin(b *testing.B) {
@@ -91,9 +99,9 @@ func BenchmarkJoin(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, path := range []string{"pair", "triple", "prefix"} {
-					ell := map[string]int{"pair": 2, "triple": 3, "prefix": 1}[path]
-					b.Run(fmt.Sprintf("list=%s/n=%d/q=%d/t=%s/path=%s", in.name, in.l.Len(), q, t, path), func(b *testing.B) {
+				for _, bc := range joinCases {
+					path, ell, workers := bc.path, bc.ell, bc.workers
+					b.Run(fmt.Sprintf("list=%s/n=%d/q=%d/t=%s/path=%s/workers=%d", in.name, in.l.Len(), q, t, path, workers), func(b *testing.B) {
 						b.ReportAllocs()
 						var pairs int64
 						count := func(join.Pair) bool { pairs++; return true }
@@ -102,7 +110,7 @@ func BenchmarkJoin(b *testing.B) {
 						for b.Loop() {
 							pairs = 0
 							var err error
-							st, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold, Ell: ell}, count)
+							st, err = join.SelfJoin(context.Background(), c, join.Options{Measure: opt.Measure, Threshold: opt.Threshold, Ell: ell, Workers: workers}, count)
 							if err != nil {
 								b.Fatal(err)
 							}

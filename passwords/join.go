@@ -130,12 +130,16 @@ const gramBlock = 8192
 
 // input turns every password of l into its set of q-gram keys, in list
 // order, on workers goroutines (parallel.Ordered: blocks of gramBlock
-// passwords, each block's sets handed to the Input in order).
+// passwords, each block's sets handed to the Input in order, in one batch).
+// A block's keys go into a buffer sized for a gram a byte (more only when
+// normalising lengthens a password), reused once the Input has them.
 func input(l *List, g Grams, workers int) *order.Input {
 	in := &order.Input{Workers: workers}
+	free := parallel.NewBuffers[uint64](2*parallel.Workers(workers) + 2)
 	parallel.Ordered(context.Background(), parallel.Even(l.Len(), gramBlock), workers,
 		func() struct{} { return struct{}{} },
 		func(_ struct{}, c *parallel.Chunk[uint64, []int]) {
+			c.Out = free.Get(int(l.ends[c.Hi]-l.ends[c.Lo]) + c.Hi - c.Lo)
 			offs := make([]int, 1, c.Hi-c.Lo+1)
 			for i := c.Lo; i < c.Hi; i++ {
 				from := len(c.Out)
@@ -149,9 +153,8 @@ func input(l *List, g Grams, workers int) *order.Input {
 			c.Stats = offs
 		},
 		func(c *parallel.Chunk[uint64, []int]) bool {
-			for k := 0; k+1 < len(c.Stats); k++ {
-				in.AddSorted(c.Out[c.Stats[k]:c.Stats[k+1]])
-			}
+			in.AddBatch(c.Out, c.Stats)
+			free.Put(c.Out)
 			return true
 		})
 	return in

@@ -72,3 +72,25 @@ func TestAppendSetMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestQGramKeysPacked pins the keys of short q-grams: the code points
+// packed 21 bits each, first one highest (the keys a persisted index
+// holds), for ASCII, multi-byte and invalid-looking (U+FFFD) code points.
+func TestQGramKeysPacked(t *testing.T) {
+	for _, s := range []string{"", "a", "ab", "abc", "Pässwörd1", "日本語のテキスト", "a\uFFFDb\U0010FFFF"} {
+		runes := []rune(s)
+		for q := 1; q <= 3; q++ {
+			var want []uint64
+			for i := 0; i+q <= len(runes); i++ {
+				var k uint64
+				for _, r := range runes[i : i+q] {
+					k = k<<21 | uint64(r)
+				}
+				want = append(want, k)
+			}
+			if got := AppendQGrams(nil, s, q); !slices.Equal(got, want) {
+				t.Errorf("AppendQGrams(%q, %d) = %x, want %x", s, q, got, want)
+			}
+		}
+	}
+}

@@ -331,16 +331,13 @@ func AppendQGrams(dst []uint64, s string, q int) []uint64 {
 		return dst
 	}
 	if q <= 3 {
-		var ring [3]rune
+		// The key of the last q code points, rolled on by one each.
+		mask := uint64(1)<<(21*q) - 1
+		var k uint64
 		n := 0
 		for _, r := range s {
-			ring[n%3] = r
-			n++
-			if n >= q {
-				var k uint64
-				for i := n - q; i < n; i++ {
-					k = k<<21 | uint64(ring[i%3])
-				}
+			k = (k<<21 | uint64(r)) & mask
+			if n++; n >= q {
 				dst = append(dst, k)
 			}
 		}

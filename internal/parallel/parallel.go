@@ -3,7 +3,8 @@
 // loop over blocks of a range, and the ordered pipeline, whose outputs are
 // handed on in input order, so that results do not depend on the number of
 // workers: Ordered over chunks of a range, OrderedStream over a stream of
-// items of unknown length (the blocks of a reader).
+// items of unknown length (the blocks of a reader). Buffers is the free list
+// through which a pipeline's consumer hands its buffers back to the workers.
 //
 // Every worker count that enters the module (a library Options.Workers, the
 // CLI's -j) goes through Workers: 0 or less means GOMAXPROCS, and a count above

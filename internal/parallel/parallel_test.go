@@ -235,3 +235,31 @@ func TestOrderedStreamCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestBuffers: a buffer put back comes out again (emptied) while it is large
+// enough, one too small is dropped for a new one, and the list holds at most
+// its size.
+func TestBuffers(t *testing.T) {
+	b := NewBuffers[int](2)
+	if s := b.Get(3); len(s) != 0 || cap(s) < 3 {
+		t.Fatalf("Get(3) on an empty list = len %d cap %d, want an empty slice of cap >= 3", len(s), cap(s))
+	}
+	big := make([]int, 5, 8)
+	b.Put(big)
+	if s := b.Get(8); len(s) != 0 || &s[:1][0] != &big[0] {
+		t.Fatalf("Get(8) did not return the buffer put back, emptied (len %d)", len(s))
+	}
+	b.Put(make([]int, 0, 2))
+	if s := b.Get(4); cap(s) < 4 {
+		t.Fatalf("Get(4) = cap %d: a buffer too small was returned", cap(s))
+	}
+	if s := b.Get(1); cap(s) != 1 {
+		t.Fatalf("Get(1) = cap %d after the small buffer was dropped, want a new one of cap 1", cap(s))
+	}
+	for range 3 {
+		b.Put(make([]int, 0, 16))
+	}
+	if n := len(b.free); n != 2 {
+		t.Fatalf("list holds %d buffers, want at most its size 2", n)
+	}
+}

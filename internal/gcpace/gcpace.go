@@ -1,0 +1,120 @@
+// Package gcpace paces the garbage collector of a process whose heap is
+// mostly large pointer-free arrays (the simjoin command's): a low GOGC
+// percentage above a heap floor, below which small runs collect rarely or
+// never.
+//
+// A low percentage (the heap may grow to 1 + percent/100 times the live heap
+// before the next collection) keeps the peak memory of large runs down, and
+// collecting their pointer-free arrays costs little. But the runtime scales
+// its minimum heap goal (4 MiB at GOGC 100) by the same percentage, so that
+// at 25 a run whose heap is a few tens of MiB collects every megabyte or
+// two: tens of collections for work that allocates 50 MiB in all, each of
+// which stops the working goroutines to scan their stacks (a tight loop is
+// preempted by signals while an idle worker spins waiting for it). Floor
+// sets the percentage from the live heap after every collection so that the
+// next one comes when the heap reaches the floor or 1 + percent/100 times
+// the live heap, whichever is larger: a run whose live heap stays below the
+// floor collects a few times or never, and a larger one paces as at the
+// percentage alone. The hook that sets it runs on the runtime's cleanup
+// goroutine shortly after each collection; until it has, the percentage set
+// after the collection before applies.
+//
+// What it does not do: bound memory (debug.SetMemoryLimit does, and still
+// applies), or act when the GOGC environment variable is set (the caller
+// checks it).
+package gcpace
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// heapMinimum is the runtime's minimum heap goal at GOGC 100, scaled by the
+// percentage in use (the garbage collector guide's "minimum total heap size
+// of 4 MiB").
+const heapMinimum = 4 << 20
+
+// maxPercent bounds the percentage Percent returns.
+const maxPercent = 1_000_000
+
+// Percent returns the GOGC percentage that puts the next collection after
+// one that left live bytes at the floor or at 1 + percent/100 times the live
+// heap, whichever is larger: percent when live is at least
+// floor/(1 + percent/100), and above it otherwise, up to the percentage
+// whose minimum heap goal is the floor (for a heap that is nearly empty) and
+// at most maxPercent. Cost: O(1).
+func Percent(live, floor int64, percent int) int {
+	if floor <= 0 || live*int64(100+percent) >= floor*100 {
+		return percent
+	}
+	g := floor * 100 / heapMinimum // the runtime's minimum goal is then the floor
+	if live > 0 {
+		g = min(g, (floor-live)*100/live)
+	}
+	return int(min(max(g, int64(percent)), maxPercent))
+}
+
+// Pacer is a running Floor; Stop ends it.
+type Pacer struct {
+	floor   int64
+	percent int
+	prev    int // the percentage in force before Floor
+
+	mu      sync.Mutex // guards stopped, the hook and the percentage set
+	stopped bool
+	sample  [1]metrics.Sample
+}
+
+// Floor sets the collector's percentage to percent above a heap floor of
+// floor bytes, as the package describes, until Stop. It is meant to be
+// called once, early in a process; a floor of 0 or less just sets the
+// percentage. Cost: after every collection, one read of the live heap and
+// one setting of the percentage, on the runtime's cleanup goroutine.
+func Floor(percent int, floor int64) *Pacer {
+	p := &Pacer{floor: floor, percent: percent}
+	p.sample[0].Name = "/gc/heap/live:bytes"
+	if floor <= 0 {
+		p.prev = debug.SetGCPercent(percent)
+		return p
+	}
+	p.prev = debug.SetGCPercent(Percent(0, floor, percent))
+	p.arm()
+	return p
+}
+
+// arm attaches the hook that runs after the next collection to a new
+// sentinel, which that collection frees (32 bytes: not a tiny object,
+// which shares its block and may outlive the collection).
+func (p *Pacer) arm() {
+	runtime.AddCleanup(new([4]uint64), (*Pacer).collected, p)
+}
+
+// collected sets the percentage from the live heap the last collection left
+// and arms the hook for the next one, unless stopped.
+func (p *Pacer) collected() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	metrics.Read(p.sample[:])
+	live := int64(0)
+	if p.sample[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(p.sample[0].Value.Uint64())
+	}
+	debug.SetGCPercent(Percent(live, p.floor, p.percent))
+	p.arm()
+}
+
+// Stop ends the pacing and puts back the percentage in force before Floor.
+// Calls after the first do nothing.
+func (p *Pacer) Stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.stopped {
+		p.stopped = true
+		debug.SetGCPercent(p.prev)
+	}
+}
