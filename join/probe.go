@@ -3,6 +3,7 @@ package join
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -213,18 +214,22 @@ func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair
 	return true
 }
 
-// candidate is the probing state of one indexed group in one worker: the
-// probe that last touched it (epoch), how many prefix tokens it shares with
-// that probe (-1 once pruned), the probe position of the last shared token,
-// and the group's set size. Keeping the size here means a posting costs one
-// random access, not two; the epoch means nothing needs resetting between
-// probes.
+// candidate is the probing state of one indexed group in one worker: how
+// many prefix tokens it shares with the current probe (0: not a candidate
+// of it; pruned once the positional filter rules it out) and the probe
+// position of the last shared token. A probe resets the states of the
+// groups it listed, the only ones it changed, so nothing else needs
+// resetting between probes; 8 bytes a group keep the states of 100,000
+// groups within a core's cache.
 type candidate struct {
-	epoch uint32
 	count int32
 	i     uint32
-	size  uint32
 }
+
+// pruned is the count of a candidate ruled out by the positional filter:
+// so negative that no posting raises it to a least overlap (set sizes are
+// below 2³¹ here, as restX and the positions' arithmetic assume).
+const pruned = math.MinInt32
 
 // span is one worker's view of a token's posting list in the index's
 // postings: post[lo:end] is the list (with joiner.fill, the postings placed
@@ -253,13 +258,16 @@ const hintHits = 4
 // warmed up.
 type prober struct {
 	*joiner
-	cand []candidate // by indexed group (len = indexed)
-	live []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
+	cand []candidate // by indexed group (len = indexed); zero but for the groups in list during a probe
 	// heads has one span per token id from unique on (the tokens below it
 	// are never looked up): heads[w-unique] is token w's posting list.
 	heads []span
 	post  []prefix.Posting // the index's postings (ix.Entries())
-	list  []uint32         // groups that passed the filters for the current probe, each once
+	// list holds the groups that passed the filters for the current probe,
+	// each once; on the prefix path its length is kept apart and it has
+	// room for every indexed group, so that the posting loop stores each
+	// group there and keeps it or not without a branch.
+	list []uint32
 	// pending holds the candidates of probe group pendingGx, whose set is
 	// pendingX with probe prefix pendingPx, until flush verifies them; same
 	// is the scratch of a probe's copies.
@@ -267,6 +275,7 @@ type prober struct {
 	pendingX  []uint32
 	pendingPx int
 	pendingGx int
+	bounded   bool // the pending candidates passed the count bound already
 	same      []match
 	// hintCand: the candidate states are too many to stay in cache, so
 	// a probe hints them before reading them; recs holds the groups of
@@ -290,11 +299,8 @@ type prober struct {
 
 func newProber(j *joiner) *prober {
 	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
-		live: make([]uint64, (j.indexed+63)/64), post: j.ix.Entries(),
+		list: make([]uint32, 0, j.indexed+1), post: j.ix.Entries(),
 		hintCand: j.indexed*int(unsafe.Sizeof(candidate{})) > cachedCandidates}
-	for g := range p.cand {
-		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
-	}
 	if n := j.ix.Tokens(); n > int(j.unique) {
 		p.heads = make([]span, n-int(j.unique))
 		for w := range p.heads {
@@ -361,23 +367,17 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	if p.self {
 		end = min(end, uint32(gx))
 	}
-	epoch := uint32(gx)
-	cand, live := p.cand, p.live
+	cand := p.cand
 	alpha := p.alpha
-	var postings, candidates, pruned, late int64
-	// sMax is the largest candidate size for which a new candidate can still
-	// start at the current probe position: 1 + (n-i-1) >= alpha(n, sy). It
-	// only falls as i grows. Groups past newEnd (larger sets) can only matter
-	// if already listed, which the live bitset answers without touching
-	// their candidate state.
-	sMax := hi
-	newEnd := end
+	var scanned, late int64
 	i0 := 0
 	for i0 < px && x[i0] < p.unique {
 		i0++
 	}
 	heads, all := p.heads, p.post
 	p.ahead(gx)
+	listed := p.list[:cap(p.list)]
+	nl := 0
 	var hs [gather]span
 	for i := i0; i < px; i++ {
 		if (i-i0)%gather == 0 {
@@ -403,100 +403,138 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		}
 		p.stats.SizePruned += int64(k - h.lo)
 		restX := int32(n - i - 1)
-		if sMax >= lo && 1+restX < alpha[sMax-lo] {
-			for sMax >= lo && 1+restX < alpha[sMax-lo] {
-				sMax--
-			}
-			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
-		}
 		list := all[k:h.end]
 		if p.hintCand {
-			// The candidate states the loop below will read for the
-			// first time in this probe are hinted into cache before any
-			// is read (the listed groups' states are in cache already).
+			// The candidate states the loop below will read are hinted
+			// into cache before any is read.
 			recs := p.recs[:0]
 			for _, e := range list {
 				if e.Rec >= end {
 					break
 				}
-				if !tooLate(e, newEnd, restX, alpha, lo) {
-					recs = append(recs, e.Rec)
-				}
+				recs = append(recs, e.Rec)
 			}
 			p.recs = recs
 			if len(recs) >= hintHits {
 				prefetch.Indexes(cand, recs, 0)
 			}
 		}
-		for _, e := range list {
-			if e.Rec >= end {
-				break
-			}
-			// A posting that cannot start a candidate here matters only
-			// if its group is already listed, which the live bitset says
-			// without touching the group's candidate state.
-			if tooLate(e, newEnd, restX, alpha, lo) {
-				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
-					late++
-					continue
-				}
-			}
-			postings++
-			c := &cand[e.Rec]
-			if c.epoch != epoch {
-				c.epoch, c.count = epoch, 0
-				candidates++
-			} else if c.count < 0 {
-				continue
-			}
-			sy := int32(e.Size)
-			rest := min(restX, sy-int32(e.Pos)-1)
-			if c.count+1+rest >= alpha[int(sy)-lo] {
-				if c.count == 0 {
-					p.list = append(p.list, e.Rec)
-					live[e.Rec>>6] |= 1 << (e.Rec & 63)
-				}
-				c.count++
-				c.i = uint32(i)
-			} else {
-				if c.count == 0 {
-					pruned++
-				}
-				c.count = -1
-			}
-		}
+		// Each posting updates its group's state by the positional filter:
+		// a group not listed yet (count 0) that cannot reach its least
+		// overlap from here is a late posting and stays unlisted (a later
+		// posting of it in this probe comes later in both sets, so it
+		// cannot start it either); a listed one that cannot is pruned. The
+		// outcome is selected, not branched on: which way a posting goes
+		// is as good as random.
+		var sc, lt int
+		nl, sc, lt = scanList(list, end, cand, alpha, lo, restX, uint32(i), listed, nl)
+		scanned += int64(sc)
+		late += int64(lt)
 	}
-	for _, gy := range p.list {
-		live[gy>>6] &^= 1 << (gy & 63)
-	}
+	p.list = listed[:nl]
 	st := p.stats
 	st.LateSkipped += late
-	st.Postings += postings
-	st.Candidates += candidates
-	st.Positional += pruned
+	st.Postings += scanned - late
+	st.Candidates += int64(nl)
 	out = append(p.flush(out), same...)
-	// This probe's candidates wait for the next probe (see above), their
-	// bitmaps and last prefix tokens hinted into cache meanwhile.
-	prefetch.Indexes(p.lastPre, p.list, 0)
-	prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
 	p.pending = p.pending[:0]
+	p.pendingX, p.pendingPx, p.pendingGx = x, px, gx
+	if len(p.list) < hintHits {
+		// Few candidates: they wait for the next probe (see above), their
+		// last prefix tokens and bitmaps hinted into cache meanwhile.
+		prefetch.Indexes(p.lastPre, p.list, 0)
+		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
+		for _, gy := range p.list {
+			c := cand[gy]
+			cand[gy] = candidate{}
+			if c.count < 0 {
+				st.Positional++
+				continue
+			}
+			p.pending = append(p.pending, pendingCand{gy: gy, c: c, alpha: alpha[int(p.build.size[gy])-lo]})
+		}
+		p.bounded = false
+		p.list = p.list[:0]
+		return out
+	}
+	// Enough candidates for their misses to overlap each other: the count
+	// bound first (their last prefix tokens hinted, unless those stay in
+	// cache), then the survivors' bitmaps hinted and all verified now.
+	if p.hintCand {
+		prefetch.Indexes(p.lastPre, p.list, 0)
+	}
+	// Which candidates the filters keep is as good as random, so the loop
+	// selects instead of branching: each candidate is stored at the end of
+	// kept and of pending, whose lengths grow only for those kept.
+	n32, px32, last := int32(n), int32(px), x[px-1]
+	kept := p.list[:len(p.list)]
+	if cap(p.pending) < len(p.list) {
+		p.pending = make([]pendingCand, len(p.list))
+	}
+	pending := p.pending[:len(p.list)]
+	nk, positional, bounded := 0, 0, 0
 	for _, gy := range p.list {
 		c := cand[gy]
-		if c.count < 0 {
-			st.Positional++
-			continue
+		cand[gy] = candidate{}
+		ny := int32(p.build.size[gy])
+		a := alpha[int(ny)-lo]
+		// countBound, without branches.
+		bound := c.count + min(n32-int32(c.i)-1, ny-p.ipre[ny])
+		if last < p.lastPre[gy] {
+			bound = c.count + n32 - px32
 		}
-		p.pending = append(p.pending, pendingCand{gy: gy, c: c, alpha: alpha[int(c.size)-lo]})
+		live, pass := 0, 0
+		if c.count >= 0 {
+			live = 1
+		}
+		if bound >= a {
+			pass = 1
+		}
+		kept[nk] = gy
+		pending[nk] = pendingCand{gy: gy, c: c, alpha: a}
+		nk += live & pass
+		positional += 1 - live
+		bounded += live &^ pass
 	}
-	p.pendingX, p.pendingPx = x, px
-	p.pendingGx = gx
+	kept, p.pending = kept[:nk], pending[:nk]
+	st.Positional += int64(positional)
+	st.BoundPruned += int64(bounded)
+	prefetch.Strided(p.buildBits.bits, p.buildBits.words, kept, 0)
+	p.bounded = true
 	p.list = p.list[:0]
-	if len(p.pending) >= hintHits {
-		// Enough candidates for their misses to overlap each other:
-		// verified now, without waiting.
-		out = p.flush(out)
+	return p.flush(out)
+}
+
+// scanList applies the postings of one probe position i to the candidate
+// states (see probeGroup) up to the first posting of a group at or past
+// end, appending the groups it lists to listed[nl:]. It returns the new
+// length of listed, the postings scanned and the late ones among them.
+func scanList(list []prefix.Posting, end uint32, cand []candidate, alpha []int32, lo int, restX int32, i uint32, listed []uint32, nl int) (int, int, int) {
+	late, k := 0, 0
+	for ; k < len(list); k++ {
+		e := &list[k]
+		if e.Rec >= end {
+			break
+		}
+		c := &cand[e.Rec]
+		cnt := c.count
+		sy := int32(e.Size)
+		rest := min(restX, sy-int32(e.Pos)-1)
+		fresh, ok := 0, 0
+		if cnt == 0 {
+			fresh = 1
+		}
+		if cnt+1+rest >= alpha[int(sy)-lo] {
+			ok = 1
+		}
+		// cnt+1 if ok; else pruned, or 0 for a late posting.
+		keep := int32(-ok)
+		c.count, c.i = (cnt+1)&keep|pruned&int32(fresh-1)&^keep, i
+		listed[nl] = e.Rec
+		nl += fresh & ok
+		late += fresh &^ ok
 	}
-	return out
+	return nl, k, late
 }
 
 // pendingCand is a candidate of the last probe waiting for verification:
@@ -513,21 +551,16 @@ func (p *prober) flush(out []match) []match {
 	gx, x, px := p.pendingGx, p.pendingX, p.pendingPx
 	for _, pc := range p.pending {
 		a := int(pc.alpha)
+		if !p.bounded && !p.countBound(x, px, pc.gy, pc.c, a) {
+			p.stats.BoundPruned++
+			continue
+		}
 		if o := p.verify(gx, int(pc.gy), x, px, pc.c, a); o >= a {
-			out = p.emit(gx, int(pc.gy), o, len(x), int(pc.c.size), out)
+			out = p.emit(gx, int(pc.gy), o, len(x), int(p.build.size[pc.gy]), out)
 		}
 	}
 	p.pending = p.pending[:0]
 	return out
-}
-
-// tooLate reports whether posting e cannot start a candidate at a probe
-// position with restX tokens after it: its group is past newEnd (too large
-// for the tokens left), or the shared token leaves too few tokens in either
-// set to reach the least overlap alpha[size-lo] (the positional filter with
-// a count of 0).
-func tooLate(e prefix.Posting, newEnd uint32, restX int32, alpha []int32, lo int) bool {
-	return e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo]
 }
 
 // ahead hints into cache what the next probes of the worker after probe
@@ -598,39 +631,39 @@ func skipTo(post []prefix.Posting, rec uint32) int {
 	return lo
 }
 
-// verify completes the overlap of x and indexed group gy from the state c
-// left by probing (PPJoin's verification). Every shared token up to the
-// smaller of the two prefixes' last tokens is already counted:
+// countBound reports whether indexed group gy, left in state c by probing
+// x (probe prefix px), can still reach alpha by the tokens past the last
+// counted one (PPJoin's bound before verification). Every shared token up
+// to the smaller of the two prefixes' last tokens is counted already:
 //
 //   - if x's prefix ends first (x[px-1] < wy), the rest of the overlap lies in
-//     x[px:] and in y after the last shared token;
+//     x[px:] (and in y after the last shared token);
 //   - otherwise it lies in x after the last shared token and in y[py:].
-//
-// Before touching y's tokens it applies the bound from those lengths and the
-// bitmap bound; the merge then stops as soon as alpha is out of reach. It
-// returns the overlap, or a value below alpha when the pair fails.
-func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) int {
-	ny := int(c.size)
-	py := int(p.ipre[ny])
+func (p *prober) countBound(x []uint32, px int, gy uint32, c candidate, alpha int) bool {
 	o := int(c.count)
-	xFirst := x[px-1] < p.lastPre[gy]
-	var bound int
-	if xFirst {
-		bound = o + len(x) - px
-	} else {
-		bound = o + min(len(x)-int(c.i)-1, ny-py)
+	if x[px-1] < p.lastPre[gy] {
+		return o+len(x)-px >= alpha
 	}
-	if bound < alpha {
-		p.stats.BoundPruned++
-		return -1
-	}
+	ny := int(p.build.size[gy])
+	return o+min(len(x)-int(c.i)-1, ny-int(p.ipre[ny])) >= alpha
+}
+
+// verify completes the overlap of x and indexed group gy from the state c
+// left by probing (PPJoin's verification), for a candidate within the count
+// bound: it applies the bitmap bound, then merges the rest of the two sets
+// (see countBound), stopping as soon as alpha is out of reach. It returns
+// the overlap, or a value below alpha when the pair fails.
+func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) int {
+	ny := int(p.build.size[gy])
 	if overlapBound(p.probeBits.of(gx), p.buildBits.of(gy), len(x), ny) < alpha {
 		p.stats.BitmapPruned++
 		return -1
 	}
+	py := int(p.ipre[ny])
+	o := int(c.count)
 	y := p.build.set(gy)
 	var xs, ys []uint32
-	if xFirst {
+	if x[px-1] < p.lastPre[gy] {
 		// The last shared token x[c.i] lies in y's prefix.
 		j, _ := slices.BinarySearch(y[:py], x[c.i])
 		xs, ys = x[px:], y[j+1:]
