@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"time"
-	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -214,21 +213,18 @@ func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair
 	return true
 }
 
-// candidate is the probing state of one indexed group in one worker: how
-// many prefix tokens it shares with the current probe (0: not a candidate
-// of it; pruned once the positional filter rules it out) and the probe
-// position of the last shared token. A probe resets the states of the
-// groups it listed, the only ones it changed, so nothing else needs
-// resetting between probes; 8 bytes a group keep the states of 100,000
-// groups within a core's cache.
-type candidate struct {
-	count int32
-	i     uint32
-}
-
-// pruned is the count of a candidate ruled out by the positional filter:
+// A worker's probing state of indexed group g is cand[g], the number of
+// prefix tokens g shares with the current probe: 0 when g is no candidate
+// of it, pruned once the positional filter rules g out. A probe resets the
+// states of the groups it listed, the only ones it changes, so nothing else
+// needs resetting between probes; 4 bytes a group keep the states of 100,000
+// groups within a core's L2 cache. The position of the last shared token
+// is not kept: the count bound does not need it (see countBound), and
+// verification finds where to resume by a binary search.
+//
+// pruned is the state of a candidate ruled out by the positional filter:
 // so negative that no posting raises it to a least overlap (set sizes are
-// below 2³¹ here, as restX and the positions' arithmetic assume).
+// below 2³¹ here, as the positions' arithmetic assumes).
 const pruned = math.MinInt32
 
 // span is one worker's view of a token's posting list in the index's
@@ -258,7 +254,7 @@ const hintHits = 4
 // warmed up.
 type prober struct {
 	*joiner
-	cand []candidate // by indexed group (len = indexed); zero but for the groups in list during a probe
+	cand []int32 // state by indexed group (len = indexed; see pruned): 0 but for the groups in list during a probe
 	// heads has one span per token id from unique on (the tokens below it
 	// are never looked up): heads[w-unique] is token w's posting list.
 	heads []span
@@ -282,7 +278,7 @@ type prober struct {
 	// one list whose states it hints.
 	hintCand bool
 	recs     []uint32
-	alpha    []int32 // least overlap by candidate size - lo
+	alpha    []int32 // least overlap by candidate size (from lo on; the entries below are not read)
 	stats    *Stats
 	bounds   prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
@@ -298,9 +294,9 @@ type prober struct {
 }
 
 func newProber(j *joiner) *prober {
-	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
+	p := &prober{joiner: j, cand: make([]int32, j.indexed), bounds: j.b,
 		list: make([]uint32, 0, j.indexed+1), post: j.ix.Entries(),
-		hintCand: j.indexed*int(unsafe.Sizeof(candidate{})) > cachedCandidates}
+		hintCand: j.indexed*4 > cachedCandidates}
 	if n := j.ix.Tokens(); n > int(j.unique) {
 		p.heads = make([]span, n-int(j.unique))
 		for w := range p.heads {
@@ -358,9 +354,9 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		return append(p.flush(out), same...)
 	}
 	// Least overlap for every admissible candidate size.
-	p.alpha = p.alpha[:0]
+	p.alpha = slices.Grow(p.alpha[:0], hi+1)[:hi+1]
 	for s := lo; s <= hi; s++ {
-		p.alpha = append(p.alpha, int32(b.MinOverlap(n, s)))
+		p.alpha[s] = int32(b.MinOverlap(n, s))
 	}
 	first := uint32(p.build.firstOfSize(lo))
 	end := uint32(p.build.firstOfSize(hi + 1)) // groups at or past end are too large
@@ -427,7 +423,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		// outcome is selected, not branched on: which way a posting goes
 		// is as good as random.
 		var sc, lt int
-		nl, sc, lt = scanList(list, end, cand, alpha, lo, restX, uint32(i), listed, nl)
+		nl, sc, lt = scanList(list, end, cand, alpha, restX, listed, nl)
 		scanned += int64(sc)
 		late += int64(lt)
 	}
@@ -445,13 +441,13 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		prefetch.Indexes(p.lastPre, p.list, 0)
 		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
 		for _, gy := range p.list {
-			c := cand[gy]
-			cand[gy] = candidate{}
-			if c.count < 0 {
+			o := cand[gy]
+			cand[gy] = 0
+			if o < 0 {
 				st.Positional++
 				continue
 			}
-			p.pending = append(p.pending, pendingCand{gy: gy, c: c, alpha: alpha[int(p.build.size[gy])-lo]})
+			p.pending = append(p.pending, pendingCand{gy: gy, count: o, alpha: alpha[p.build.size[gy]]})
 		}
 		p.bounded = false
 		p.list = p.list[:0]
@@ -474,24 +470,24 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	pending := p.pending[:len(p.list)]
 	nk, positional, bounded := 0, 0, 0
 	for _, gy := range p.list {
-		c := cand[gy]
-		cand[gy] = candidate{}
+		o := cand[gy]
+		cand[gy] = 0
 		ny := int32(p.build.size[gy])
-		a := alpha[int(ny)-lo]
+		a := alpha[ny]
 		// countBound, without branches.
-		bound := c.count + min(n32-int32(c.i)-1, ny-p.ipre[ny])
+		bound := o + ny - p.ipre[ny]
 		if last < p.lastPre[gy] {
-			bound = c.count + n32 - px32
+			bound = o + n32 - px32
 		}
 		live, pass := 0, 0
-		if c.count >= 0 {
+		if o >= 0 {
 			live = 1
 		}
 		if bound >= a {
 			pass = 1
 		}
 		kept[nk] = gy
-		pending[nk] = pendingCand{gy: gy, c: c, alpha: a}
+		pending[nk] = pendingCand{gy: gy, count: o, alpha: a}
 		nk += live & pass
 		positional += 1 - live
 		bounded += live &^ pass
@@ -505,31 +501,33 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	return p.flush(out)
 }
 
-// scanList applies the postings of one probe position i to the candidate
-// states (see probeGroup) up to the first posting of a group at or past
-// end, appending the groups it lists to listed[nl:]. It returns the new
-// length of listed, the postings scanned and the late ones among them.
-func scanList(list []prefix.Posting, end uint32, cand []candidate, alpha []int32, lo int, restX int32, i uint32, listed []uint32, nl int) (int, int, int) {
+// scanList applies the postings of one probe position, with restX tokens
+// after it, to the candidate states (see probeGroup) up to the first
+// posting of a group at or past end, appending the groups it lists to
+// listed[nl:]. It returns the new length of listed, the postings scanned and
+// the late ones among them.
+func scanList(list []prefix.Posting, end uint32, cand []int32, alpha []int32, restX int32, listed []uint32, nl int) (int, int, int) {
 	late, k := 0, 0
+	cand = cand[:end]
 	for ; k < len(list); k++ {
 		e := &list[k]
-		if e.Rec >= end {
+		if int(e.Rec) >= len(cand) {
 			break
 		}
 		c := &cand[e.Rec]
-		cnt := c.count
+		cnt := *c
 		sy := int32(e.Size)
 		rest := min(restX, sy-int32(e.Pos)-1)
 		fresh, ok := 0, 0
 		if cnt == 0 {
 			fresh = 1
 		}
-		if cnt+1+rest >= alpha[int(sy)-lo] {
+		if cnt+1+rest >= alpha[e.Size] {
 			ok = 1
 		}
 		// cnt+1 if ok; else pruned, or 0 for a late posting.
 		keep := int32(-ok)
-		c.count, c.i = (cnt+1)&keep|pruned&int32(fresh-1)&^keep, i
+		*c = (cnt+1)&keep | pruned&int32(fresh-1)&^keep
 		listed[nl] = e.Rec
 		nl += fresh & ok
 		late += fresh &^ ok
@@ -538,10 +536,11 @@ func scanList(list []prefix.Posting, end uint32, cand []candidate, alpha []int32
 }
 
 // pendingCand is a candidate of the last probe waiting for verification:
-// its group, its state as probing left it, and its least overlap.
+// its group, the prefix tokens it shares with the probe, and its least
+// overlap.
 type pendingCand struct {
 	gy    uint32
-	c     candidate
+	count int32
 	alpha int32
 }
 
@@ -551,11 +550,11 @@ func (p *prober) flush(out []match) []match {
 	gx, x, px := p.pendingGx, p.pendingX, p.pendingPx
 	for _, pc := range p.pending {
 		a := int(pc.alpha)
-		if !p.bounded && !p.countBound(x, px, pc.gy, pc.c, a) {
+		if !p.bounded && !p.countBound(x, px, pc.gy, int(pc.count), a) {
 			p.stats.BoundPruned++
 			continue
 		}
-		if o := p.verify(gx, int(pc.gy), x, px, pc.c, a); o >= a {
+		if o := p.verify(gx, int(pc.gy), x, px, int(pc.count), a); o >= a {
 			out = p.emit(gx, int(pc.gy), o, len(x), int(p.build.size[pc.gy]), out)
 		}
 	}
@@ -631,47 +630,61 @@ func skipTo(post []prefix.Posting, rec uint32) int {
 	return lo
 }
 
-// countBound reports whether indexed group gy, left in state c by probing
-// x (probe prefix px), can still reach alpha by the tokens past the last
-// counted one (PPJoin's bound before verification). Every shared token up
-// to the smaller of the two prefixes' last tokens is counted already:
+// countBound reports whether indexed group gy, sharing o tokens of the
+// prefixes with x (probe prefix px), can still reach alpha by the tokens
+// past them (PPJoin's bound before verification). Every shared token up to
+// the smaller of the two prefixes' last tokens is counted already:
 //
 //   - if x's prefix ends first (x[px-1] < wy), the rest of the overlap lies in
-//     x[px:] (and in y after the last shared token);
-//   - otherwise it lies in x after the last shared token and in y[py:].
-func (p *prober) countBound(x []uint32, px int, gy uint32, c candidate, alpha int) bool {
-	o := int(c.count)
+//     x[px:];
+//   - otherwise it lies in y[py:].
+//
+// PPJoin bounds the second case by min(|x| - i - 1, |y| - py) too, i the
+// probe position of the last shared token; that term never decides: when it
+// is the smaller one, the positional filter, which the candidate passed at
+// that token (where |y| - j - 1 >= |y| - py), already ensured
+// o + |x| - i - 1 >= alpha.
+func (p *prober) countBound(x []uint32, px int, gy uint32, o, alpha int) bool {
 	if x[px-1] < p.lastPre[gy] {
 		return o+len(x)-px >= alpha
 	}
 	ny := int(p.build.size[gy])
-	return o+min(len(x)-int(c.i)-1, ny-int(p.ipre[ny])) >= alpha
+	return o+ny-int(p.ipre[ny]) >= alpha
 }
 
-// verify completes the overlap of x and indexed group gy from the state c
-// left by probing (PPJoin's verification), for a candidate within the count
-// bound: it applies the bitmap bound, then merges the rest of the two sets
-// (see countBound), stopping as soon as alpha is out of reach. It returns
-// the overlap, or a value below alpha when the pair fails.
-func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) int {
+// verify completes the overlap of x and indexed group gy, which share o
+// tokens of the prefixes, for a candidate within the count bound (PPJoin's
+// verification): it applies the bitmap bound, then merges the rest of the
+// two sets (see countBound) from the first token past the other prefix's
+// last one, stopping as soon as alpha is out of reach. It returns the
+// overlap, or a value below alpha when the pair fails.
+func (p *prober) verify(gx, gy int, x []uint32, px, o, alpha int) int {
 	ny := int(p.build.size[gy])
 	if overlapBound(p.probeBits.of(gx), p.buildBits.of(gy), len(x), ny) < alpha {
 		p.stats.BitmapPruned++
 		return -1
 	}
 	py := int(p.ipre[ny])
-	o := int(c.count)
 	y := p.build.set(gy)
 	var xs, ys []uint32
-	if x[px-1] < p.lastPre[gy] {
-		// The last shared token x[c.i] lies in y's prefix.
-		j, _ := slices.BinarySearch(y[:py], x[c.i])
-		xs, ys = x[px:], y[j+1:]
+	if wy := p.lastPre[gy]; x[px-1] < wy {
+		// y's tokens up to x[px-1] lie in its prefix: counted.
+		xs, ys = x[px:], y[after(y[:py], x[px-1]):]
 	} else {
-		xs, ys = x[c.i+1:], y[py:]
+		// x's tokens up to wy lie in its prefix: counted.
+		xs, ys = x[after(x[:px], wy):], y[py:]
 	}
 	p.stats.Verified++
 	return o + intersectAtLeast(xs, ys, alpha-o)
+}
+
+// after returns the index of the first token of the sorted s above w.
+func after(s []uint32, w uint32) int {
+	k, found := slices.BinarySearch(s, w)
+	if found {
+		k++
+	}
+	return k
 }
 
 // intersectAtLeast is OverlapAtLeast on token ids.
