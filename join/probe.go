@@ -40,10 +40,10 @@ type joiner struct {
 	// ipre[n] is the indexed side's prefix length for set size n, up to
 	// build's largest size.
 	ipre []int32
-	// lastPre is the last prefix token of each of the first indexed groups
-	// (len = indexed), kept apart from the arena so that the verification
-	// bound touches no set.
-	lastPre []uint32
+	// ends holds the last prefix token and the size of each of the first
+	// indexed groups (len = indexed), side by side and apart from the
+	// arena, so that the count bound reads one place and touches no set.
+	ends []groupEnd
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup.
@@ -94,15 +94,19 @@ func (j *joiner) prepare(workers int) {
 			j.ipre[n] = int32(j.b.ProbePrefix(n))
 		}
 	}
-	j.lastPre = make([]uint32, j.indexed)
-	parallel.For(context.Background(), len(j.lastPre), 1<<14, workers, func(_, lo, hi int) {
+	j.ends = make([]groupEnd, j.indexed)
+	parallel.For(context.Background(), len(j.ends), 1<<14, workers, func(_, lo, hi int) {
 		for g := lo; g < hi; g++ {
+			j.ends[g].size = j.build.size[g]
 			if py := j.ipre[j.build.size[g]]; py > 0 {
-				j.lastPre[g] = j.build.set(g)[py-1]
+				j.ends[g].last = j.build.set(g)[py-1]
 			}
 		}
 	})
 }
+
+// groupEnd is an indexed group's last prefix token and set size.
+type groupEnd struct{ last, size uint32 }
 
 // match is a verified pair of groups. The calling goroutine expands it into
 // record pairs as it yields them, so n identical copies never hold their
@@ -438,7 +442,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	if len(p.list) < hintHits {
 		// Few candidates: they wait for the next probe (see above), their
 		// last prefix tokens and bitmaps hinted into cache meanwhile.
-		prefetch.Indexes(p.lastPre, p.list, 0)
+		prefetch.Indexes(p.ends, p.list, 0)
 		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
 		for _, gy := range p.list {
 			o := cand[gy]
@@ -447,7 +451,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 				st.Positional++
 				continue
 			}
-			p.pending = append(p.pending, pendingCand{gy: gy, count: o, alpha: alpha[p.build.size[gy]]})
+			p.pending = append(p.pending, pendingCand{gy: gy, count: o, alpha: alpha[p.ends[gy].size]})
 		}
 		p.bounded = false
 		p.list = p.list[:0]
@@ -457,7 +461,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	// bound first (their last prefix tokens hinted, unless those stay in
 	// cache), then the survivors' bitmaps hinted and all verified now.
 	if p.hintCand {
-		prefetch.Indexes(p.lastPre, p.list, 0)
+		prefetch.Indexes(p.ends, p.list, 0)
 	}
 	// Which candidates the filters keep is as good as random, so the loop
 	// selects instead of branching: each candidate is stored at the end of
@@ -472,11 +476,12 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	for _, gy := range p.list {
 		o := cand[gy]
 		cand[gy] = 0
-		ny := int32(p.build.size[gy])
+		ge := p.ends[gy]
+		ny := int32(ge.size)
 		a := alpha[ny]
 		// countBound, without branches.
 		bound := o + ny - p.ipre[ny]
-		if last < p.lastPre[gy] {
+		if last < ge.last {
 			bound = o + n32 - px32
 		}
 		live, pass := 0, 0
@@ -645,10 +650,11 @@ func skipTo(post []prefix.Posting, rec uint32) int {
 // that token (where |y| - j - 1 >= |y| - py), already ensured
 // o + |x| - i - 1 >= alpha.
 func (p *prober) countBound(x []uint32, px int, gy uint32, o, alpha int) bool {
-	if x[px-1] < p.lastPre[gy] {
+	ge := p.ends[gy]
+	if x[px-1] < ge.last {
 		return o+len(x)-px >= alpha
 	}
-	ny := int(p.build.size[gy])
+	ny := int(ge.size)
 	return o+ny-int(p.ipre[ny]) >= alpha
 }
 
@@ -667,7 +673,7 @@ func (p *prober) verify(gx, gy int, x []uint32, px, o, alpha int) int {
 	py := int(p.ipre[ny])
 	y := p.build.set(gy)
 	var xs, ys []uint32
-	if wy := p.lastPre[gy]; x[px-1] < wy {
+	if wy := p.ends[gy].last; x[px-1] < wy {
 		// y's tokens up to x[px-1] lie in its prefix: counted.
 		xs, ys = x[px:], y[after(y[:py], x[px-1]):]
 	} else {
