@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -279,12 +280,13 @@ type prober struct {
 	same      []match
 	// hintCand: the candidate states are too many to stay in cache, so
 	// a probe hints them before reading them; recs holds the groups of
-	// one list whose states it hints.
-	hintCand bool
-	recs     []uint32
-	alpha    []int32 // least overlap by candidate size (from lo on; the entries below are not read)
-	stats    *Stats
-	bounds   prefix.Bounds
+	// one list whose states it hints. hintEnds: so are the groups' ends,
+	// which a probe with many candidates hints before its count bound.
+	hintCand, hintEnds bool
+	recs               []uint32
+	alpha              []int32 // least overlap by candidate size (from lo on; the entries below are not read)
+	stats              *Stats
+	bounds             prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
 	// met group g (so no reset is needed between probes), and the probe's
 	// keys.
@@ -300,7 +302,7 @@ type prober struct {
 func newProber(j *joiner) *prober {
 	p := &prober{joiner: j, cand: make([]int32, j.indexed), bounds: j.b,
 		list: make([]uint32, 0, j.indexed+1), post: j.ix.Entries(),
-		hintCand: j.indexed*4 > cachedCandidates}
+		hintCand: j.indexed*4 > cachedCandidates, hintEnds: j.indexed*int(unsafe.Sizeof(groupEnd{})) > cachedCandidates}
 	if n := j.ix.Tokens(); n > int(j.unique) {
 		p.heads = make([]span, n-int(j.unique))
 		for w := range p.heads {
@@ -460,7 +462,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	// Enough candidates for their misses to overlap each other: the count
 	// bound first (their last prefix tokens hinted, unless those stay in
 	// cache), then the survivors' bitmaps hinted and all verified now.
-	if p.hintCand {
+	if p.hintEnds {
 		prefetch.Indexes(p.ends, p.list, 0)
 	}
 	// Which candidates the filters keep is as good as random, so the loop
@@ -468,10 +470,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	// kept and of pending, whose lengths grow only for those kept.
 	n32, px32, last := int32(n), int32(px), x[px-1]
 	kept := p.list[:len(p.list)]
-	if cap(p.pending) < len(p.list) {
-		p.pending = make([]pendingCand, len(p.list))
-	}
-	pending := p.pending[:len(p.list)]
+	pending := slices.Grow(p.pending[:0], len(p.list))[:len(p.list)]
 	nk, positional, bounded := 0, 0, 0
 	for _, gy := range p.list {
 		o := cand[gy]
