@@ -18,7 +18,10 @@ import (
 // benchData builds the benchmark collections: the literature's shape (sizes
 // uniform in [10, 50], Zipf(1) tokens, 30% near-duplicates with 10% of tokens
 // replaced) and dense long sets of uniform tokens, where fixed prefixes leave
-// many candidates. SIMJOIN_BENCH_BIG=1 adds the 1M-set collection.
+// many candidates. SIMJOIN_BENCH_BIG=1 adds the 1M-set collection, 20,000
+// dense sets, and the long sets of BENCHMARKS.md (20,000 sets of 200-400
+// Zipf tokens over 20,000, 10% near-duplicates: internal/cmd/gen's
+// "sets -n 20000 -min 200 -max 400 -universe 20000 -zipf 1 -dup 0.1 -seed 2").
 func benchData(b *testing.B) map[string]synth.SetsConfig {
 	data := map[string]synth.SetsConfig{
 		"zipf/n=100000": {N: 100_000, MinSize: 10, MaxSize: 50, Universe: 100_000, Zipf: 1, DupFraction: 0.3, Replace: 0.1, Seed: 1},
@@ -27,6 +30,7 @@ func benchData(b *testing.B) map[string]synth.SetsConfig {
 	if os.Getenv("SIMJOIN_BENCH_BIG") != "" {
 		data["zipf/n=1000000"] = synth.SetsConfig{N: 1_000_000, MinSize: 10, MaxSize: 50, Universe: 1_000_000, Zipf: 1, DupFraction: 0.3, Replace: 0.1, Seed: 1}
 		data["dense/n=20000"] = synth.SetsConfig{N: 20_000, MinSize: 290, MaxSize: 310, Universe: 20_000, Seed: 2}
+		data["long/n=20000"] = synth.SetsConfig{N: 20_000, MinSize: 200, MaxSize: 400, Universe: 20_000, Zipf: 1, DupFraction: 0.1, Replace: 0.1, Seed: 2}
 	}
 	return data
 }
@@ -58,13 +62,14 @@ func cpuTime() int64 {
 //
 //	go test ./join -run '^$' -bench SelfJoin -benchtime 3x
 func BenchmarkSelfJoin(b *testing.B) {
-	for _, name := range []string{"zipf/n=100000", "dense/n=5000", "zipf/n=1000000", "dense/n=20000"} {
+	for _, name := range []string{"zipf/n=100000", "dense/n=5000", "zipf/n=1000000", "dense/n=20000", "long/n=20000"} {
 		cfg, ok := benchData(b)[name]
 		if !ok {
 			continue
 		}
 		for _, ts := range []string{"0.9", "0.8", "0.7", "0.5"} {
-			if strings.HasPrefix(name, "dense") && ts != "0.5" && ts != "0.8" {
+			if strings.HasPrefix(name, "dense") && ts != "0.5" && ts != "0.8" ||
+				strings.HasPrefix(name, "long") && ts != "0.5" {
 				continue
 			}
 			for _, workers := range []int{1, 2} {

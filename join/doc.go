@@ -18,7 +18,9 @@
 //     least as large; in an R-S join the probe prefix of S.
 //
 // Then every probe group x meets the indexed groups through these filters,
-// in the order a probe applies them:
+// in the order a probe applies them (a posting's or a candidate's outcome
+// is selected with arithmetic, not branched on: it is as good as random, and
+// a mispredicted branch costs more than the filter):
 //
 //  1. Single-holder tokens: token ids are in document-frequency order, so the
 //     ids below the first one held by two sets can meet no partner; a probe
@@ -31,21 +33,30 @@
 //     binary search, and a per-worker, per-token cursor remembers it (probes
 //     grow, so the start only moves forward). In a self-join only groups
 //     before x are met.
-//  4. Late postings: once |x| - i tokens are left at probe position i, a
-//     group met for the first time can no longer reach its least overlap;
-//     such postings are skipped unless their group is already a candidate
-//     (a bitset answers that without touching its state).
+//  4. Late postings: a posting at probe position i and position j in y
+//     whose group is no candidate yet, and which cannot reach the least
+//     overlap from there (1 + min(|x|-i-1, |y|-j-1) < MinOverlap(|x|, |y|),
+//     the positional filter with a count of 0), starts no candidate; nor
+//     can the group's later postings in this probe, which come later in both
+//     sets.
 //  5. The positional filter (PPJoin): a candidate y is pruned as soon as the
 //     count so far plus 1 plus min(|x|-i-1, |y|-j-1) cannot reach
 //     MinOverlap(|x|, |y|), i and j the positions of the shared token.
-//  6. The count bound before merging (PPJoin's verification): the tokens
-//     left past the last counted one bound the overlap.
+//  6. The count bound before merging (PPJoin's verification): every shared
+//     token up to the last token of the prefix that ends first is counted,
+//     so the overlap is at most the count plus the tokens past that prefix:
+//     |x| - px if x's ends first, |y| - py otherwise. (PPJoin bounds the
+//     second case by |x| - i - 1 too, i the position of the last shared
+//     token; that term never decides once the positional filter has passed
+//     the candidate at that token, so a candidate's state is its count
+//     alone.)
 //  7. The bitmap filter (Sandes, Teodoro and Melo, "Bitmap Filter: Speeding
 //     up Exact Set Similarity Joins with Bitwise Operations", 2020): a
 //     bitmap of a few words per set bounds |x ∩ y| by
 //     (|x| + |y| - popcount(bx XOR by)) / 2.
-//  8. Verification: the suffixes past the last counted token are merged,
-//     stopping as soon as the least overlap is out of reach.
+//  8. Verification: the rest of the two sets past the last token of the
+//     prefix that ends first (found by binary search in the other set) is
+//     merged, stopping as soon as the least overlap is out of reach.
 //
 // Stats counts each step: LateSkipped, SizePruned and Postings by posting;
 // Candidates, Positional, BoundPruned, BitmapPruned and Verified by distinct
@@ -86,15 +97,20 @@
 //
 // # Memory access
 //
-// Nearly all of a join's time is cache misses: a posting list's head and
-// first postings, a candidate's state, its bitmap and set, each at a place
-// no earlier access predicts. Probes therefore ask for them ahead
+// On a million short sets nearly all of a join's time is cache misses: a
+// posting list's head and first postings, a candidate's state, its bitmap
+// and set, each at a place no earlier access predicts. (On 20,000 long sets,
+// whose candidate states stay in a core's cache, it was mispredicted
+// branches instead: hence the selected outcomes above.) Probes therefore
+// ask for them ahead
 // (internal/prefetch), so that their misses overlap each other and the work
 // at hand instead of coming one after another: a probe locates the lists
 // of its prefix tokens eight at a time and hints the next probe's list
 // heads; it hints the candidate states of a list's postings before reading
-// them (when the states outgrow a core's cache) and its candidates' last
-// prefix tokens and bitmaps before verifying them; the ℓ-prefix path makes
+// them (when the states outgrow a core's cache), its candidates' last
+// prefix tokens and sizes (when those outgrow it too, or when the few
+// candidates of a probe wait for the next one) and the bitmaps of those
+// within the count bound before verifying them; the ℓ-prefix path makes
 // and hints the next probe's keys, and hints its candidates' sets; building
 // the index hints the counters of the next records' prefix tokens and the
 // places of their postings.
@@ -103,11 +119,13 @@
 //
 // Index: two passes over the prefixes (count, place), 12 bytes per posting
 // (prefix.Posting: record, position, size), 8 bytes a group for its set's
-// offset and size. Probing: the postings of the probe prefixes within the
-// size range, one O(1) step each; verification: at most |x| + |y| steps per
-// candidate that survives the filters. Each worker keeps 16 bytes per
-// indexed group of candidate state, 12 bytes per token shared by two sets or
-// more of list cursors, and one bit per group. Pairs are handed to the caller's callback
+// offset and size and 8 for its last prefix token and size side by side
+// (what the count bound reads). Probing: the postings of the probe prefixes
+// within the size range, one O(1) step each; verification: at most
+// |x| + |y| steps per candidate that survives the filters. Each worker keeps
+// 4 bytes per indexed group of candidate state (its count), 4 per group for
+// the list of a probe's candidates, and 12 bytes per token shared by two
+// sets or more of list cursors. Pairs are handed to the caller's callback
 // from the calling goroutine, in chunks of probe groups in collection order
 // (internal/parallel.Ordered). A chunk buffers one entry per verified pair of
 // distinct sets, never the record pairs themselves: those are expanded from

@@ -96,7 +96,7 @@ type Stats struct {
 	Groups       int           // distinct non-empty sets probed or indexed
 	IndexEntries int           // postings in the prefix index
 	Postings     int64         // postings whose candidate was examined while probing
-	LateSkipped  int64         // postings skipped unseen: too late in the probe to start a candidate
+	LateSkipped  int64         // postings too late in the probe to start a candidate, their group being none yet
 	SizePruned   int64         // postings skipped by the size filter
 	Candidates   int64         // distinct group pairs sharing a prefix token
 	Positional   int64         // candidates pruned by the positional filter

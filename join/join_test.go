@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -231,5 +232,46 @@ func TestSkipIntroducedSameStats(t *testing.T) {
 	}
 	if !skipped {
 		t.Fatal("no fixture scanned a posting at ℓ = 2")
+	}
+}
+
+// TestLongSetsAgainstOracle runs the shape of BENCHMARKS.md's long sets,
+// scaled down for the nested-loop oracle (sizes varying fourfold, Zipf
+// tokens, near-duplicates), through the prefix filter at low thresholds,
+// where the prefixes run far past the tokens a pair needs: late postings,
+// counted tokens past a partner's own least prefix, both cases of the count
+// bound and the verification's resumption after the prefix that ends first
+// all occur. It compares with the oracle, one and two workers alike, and
+// their statistics with each other.
+func TestLongSetsAgainstOracle(t *testing.T) {
+	for _, seed := range jointest.Seeds(8, 2) {
+		sets := synth.Sets(synth.SetsConfig{N: 300, MinSize: 40, MaxSize: 160, Universe: 600, Zipf: 1,
+			DupFraction: 0.2, Replace: 0.2, Seed: seed})
+		self := jointest.SelfOverlaps(sets)
+		c := collection(t, sets)
+		for _, m := range measures[:3] {
+			for _, ts := range []string{"0.3", "0.5", "0.7"} {
+				th, err := prefix.ParseThreshold(m, ts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("seed=%d/%s/t=%s", seed, m, ts)
+				want := self.Join(m, th)
+				var ref join.Stats
+				for _, w := range []int{1, 2} {
+					got, st := selfJoinOn(t, c, m, th, w, 1)
+					jointest.Diff(t, fmt.Sprintf("%s/workers=%d", name, w), got, want)
+					st.IndexTime, st.JoinTime, st.Workers = 0, 0, 0
+					if w == 1 {
+						ref = st
+					} else if st != ref {
+						t.Errorf("%s: statistics differ between one and two workers:\n%+v\n%+v", name, ref, st)
+					}
+				}
+				if ref.LateSkipped == 0 || ref.Positional == 0 || ref.BoundPruned == 0 {
+					t.Errorf("%s: late %d, positional %d, count bound %d: want all > 0", name, ref.LateSkipped, ref.Positional, ref.BoundPruned)
+				}
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package join
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -40,10 +41,10 @@ type joiner struct {
 	// ipre[n] is the indexed side's prefix length for set size n, up to
 	// build's largest size.
 	ipre []int32
-	// lastPre is the last prefix token of each of the first indexed groups
-	// (len = indexed), kept apart from the arena so that the verification
-	// bound touches no set.
-	lastPre []uint32
+	// ends holds the last prefix token and the size of each of the first
+	// indexed groups (len = indexed), side by side and apart from the
+	// arena, so that the count bound reads one place and touches no set.
+	ends []groupEnd
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup.
@@ -94,15 +95,19 @@ func (j *joiner) prepare(workers int) {
 			j.ipre[n] = int32(j.b.ProbePrefix(n))
 		}
 	}
-	j.lastPre = make([]uint32, j.indexed)
-	parallel.For(context.Background(), len(j.lastPre), 1<<14, workers, func(_, lo, hi int) {
+	j.ends = make([]groupEnd, j.indexed)
+	parallel.For(context.Background(), len(j.ends), 1<<14, workers, func(_, lo, hi int) {
 		for g := lo; g < hi; g++ {
+			j.ends[g].size = j.build.size[g]
 			if py := j.ipre[j.build.size[g]]; py > 0 {
-				j.lastPre[g] = j.build.set(g)[py-1]
+				j.ends[g].last = j.build.set(g)[py-1]
 			}
 		}
 	})
 }
+
+// groupEnd is an indexed group's last prefix token and set size.
+type groupEnd struct{ last, size uint32 }
 
 // match is a verified pair of groups. The calling goroutine expands it into
 // record pairs as it yields them, so n identical copies never hold their
@@ -219,18 +224,19 @@ func (j *joiner) expand(ctx context.Context, m match, st *Stats, yield func(Pair
 	return true
 }
 
-// candidate is the probing state of one indexed group in one worker: the
-// probe that last touched it (epoch), how many prefix tokens it shares with
-// that probe (-1 once pruned), the probe position of the last shared token,
-// and the group's set size. Keeping the size here means a posting costs one
-// random access, not two; the epoch means nothing needs resetting between
-// probes.
-type candidate struct {
-	epoch uint32
-	count int32
-	i     uint32
-	size  uint32
-}
+// A worker's probing state of indexed group g is cand[g], the number of
+// prefix tokens g shares with the current probe: 0 when g is no candidate
+// of it, pruned once the positional filter rules g out. A probe resets the
+// states of the groups it listed, the only ones it changes, so nothing else
+// needs resetting between probes; 4 bytes a group keep the states of 100,000
+// groups within a core's L2 cache. The position of the last shared token
+// is not kept: the count bound does not need it (see countBound), and
+// verification finds where to resume by a binary search.
+//
+// pruned is the state of a candidate ruled out by the positional filter:
+// so negative that no posting raises it to a least overlap (set sizes are
+// below 2³¹ here, as the positions' arithmetic assumes).
+const pruned = math.MinInt32
 
 // span is one worker's view of a token's posting list in the index's
 // postings: post[lo:end] is the list (with joiner.fill, the postings placed
@@ -259,13 +265,16 @@ const hintHits = 4
 // warmed up.
 type prober struct {
 	*joiner
-	cand []candidate // by indexed group (len = indexed)
-	live []uint64    // bitset of the groups in list: set exactly for them during a probe, clear between probes
+	cand []int32 // state by indexed group (len = indexed; see pruned): 0 but for the groups in list during a probe
 	// heads has one span per token id from unique on (the tokens below it
 	// are never looked up): heads[w-unique] is token w's posting list.
 	heads []span
 	post  []prefix.Posting // the index's postings (ix.Entries())
-	list  []uint32         // groups that passed the filters for the current probe, each once
+	// list holds the groups that passed the filters for the current probe,
+	// each once; on the prefix path its length is kept apart and it has
+	// room for every indexed group, so that the posting loop stores each
+	// group there and keeps it or not without a branch.
+	list []uint32
 	// pending holds the candidates of probe group pendingGx, whose set is
 	// pendingX with probe prefix pendingPx, until flush verifies them; same
 	// is the scratch of a probe's copies.
@@ -273,15 +282,17 @@ type prober struct {
 	pendingX  []uint32
 	pendingPx int
 	pendingGx int
+	bounded   bool // the pending candidates passed the count bound already
 	same      []match
 	// hintCand: the candidate states are too many to stay in cache, so
 	// a probe hints them before reading them; recs holds the groups of
-	// one list whose states it hints.
-	hintCand bool
-	recs     []uint32
-	alpha    []int32 // least overlap by candidate size - lo
-	stats    *Stats
-	bounds   prefix.Bounds
+	// one list whose states it hints. hintEnds: so are the groups' ends,
+	// which a probe with many candidates hints before its count bound.
+	hintCand, hintEnds bool
+	recs               []uint32
+	alpha              []int32 // least overlap by candidate size (from lo on; the entries below are not read)
+	stats              *Stats
+	bounds             prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
 	// met group g (so no reset is needed between probes), and the probe's
 	// keys.
@@ -295,12 +306,9 @@ type prober struct {
 }
 
 func newProber(j *joiner) *prober {
-	p := &prober{joiner: j, cand: make([]candidate, j.indexed), bounds: j.b,
-		live: make([]uint64, (j.indexed+63)/64), post: j.ix.Entries(),
-		hintCand: j.indexed*int(unsafe.Sizeof(candidate{})) > cachedCandidates}
-	for g := range p.cand {
-		p.cand[g] = candidate{epoch: ^uint32(0), size: j.build.size[g]}
-	}
+	p := &prober{joiner: j, cand: make([]int32, j.indexed), bounds: j.b,
+		list: make([]uint32, 0, j.indexed+1), post: j.ix.Entries(),
+		hintCand: j.indexed*4 > cachedCandidates, hintEnds: j.indexed*int(unsafe.Sizeof(groupEnd{})) > cachedCandidates}
 	if n := j.ix.Tokens(); n > int(j.unique) {
 		p.heads = make([]span, n-int(j.unique))
 		for w := range p.heads {
@@ -358,32 +366,26 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		return append(p.flush(out), same...)
 	}
 	// Least overlap for every admissible candidate size.
-	p.alpha = p.alpha[:0]
+	p.alpha = slices.Grow(p.alpha[:0], hi+1)[:hi+1]
 	for s := lo; s <= hi; s++ {
-		p.alpha = append(p.alpha, int32(b.MinOverlap(n, s)))
+		p.alpha[s] = int32(b.MinOverlap(n, s))
 	}
 	first := uint32(p.build.firstOfSize(lo))
 	end := uint32(p.build.firstOfSize(hi + 1)) // groups at or past end are too large
 	if p.self {
 		end = min(end, uint32(gx))
 	}
-	epoch := uint32(gx)
-	cand, live := p.cand, p.live
+	cand := p.cand
 	alpha := p.alpha
-	var postings, candidates, pruned, late int64
-	// sMax is the largest candidate size for which a new candidate can still
-	// start at the current probe position: 1 + (n-i-1) >= alpha(n, sy). It
-	// only falls as i grows. Groups past newEnd (larger sets) can only matter
-	// if already listed, which the live bitset answers without touching
-	// their candidate state.
-	sMax := hi
-	newEnd := end
+	var scanned, late int64
 	i0 := 0
 	for i0 < px && x[i0] < p.unique {
 		i0++
 	}
 	heads, all := p.heads, p.post
 	p.ahead(gx)
+	listed := p.list[:cap(p.list)]
+	nl := 0
 	var hs [gather]span
 	for i := i0; i < px; i++ {
 		if (i-i0)%gather == 0 {
@@ -409,107 +411,146 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		}
 		p.stats.SizePruned += int64(k - h.lo)
 		restX := int32(n - i - 1)
-		if sMax >= lo && 1+restX < alpha[sMax-lo] {
-			for sMax >= lo && 1+restX < alpha[sMax-lo] {
-				sMax--
-			}
-			newEnd = min(end, uint32(p.build.firstOfSize(sMax+1)))
-		}
 		list := all[k:h.end]
 		if p.hintCand {
-			// The candidate states the loop below will read for the
-			// first time in this probe are hinted into cache before any
-			// is read (the listed groups' states are in cache already).
+			// The candidate states the loop below will read are hinted
+			// into cache before any is read.
 			recs := p.recs[:0]
 			for _, e := range list {
 				if e.Rec >= end {
 					break
 				}
-				if !tooLate(e, newEnd, restX, alpha, lo) {
-					recs = append(recs, e.Rec)
-				}
+				recs = append(recs, e.Rec)
 			}
 			p.recs = recs
 			if len(recs) >= hintHits {
 				prefetch.Indexes(cand, recs, 0)
 			}
 		}
-		for _, e := range list {
-			if e.Rec >= end {
-				break
-			}
-			// A posting that cannot start a candidate here matters only
-			// if its group is already listed, which the live bitset says
-			// without touching the group's candidate state.
-			if tooLate(e, newEnd, restX, alpha, lo) {
-				if live[e.Rec>>6]&(1<<(e.Rec&63)) == 0 {
-					late++
-					continue
-				}
-			}
-			postings++
-			c := &cand[e.Rec]
-			if c.epoch != epoch {
-				c.epoch, c.count = epoch, 0
-				candidates++
-			} else if c.count < 0 {
-				continue
-			}
-			sy := int32(e.Size)
-			rest := min(restX, sy-int32(e.Pos)-1)
-			if c.count+1+rest >= alpha[int(sy)-lo] {
-				if c.count == 0 {
-					p.list = append(p.list, e.Rec)
-					live[e.Rec>>6] |= 1 << (e.Rec & 63)
-				}
-				c.count++
-				c.i = uint32(i)
-			} else {
-				if c.count == 0 {
-					pruned++
-				}
-				c.count = -1
-			}
-		}
+		// Each posting updates its group's state by the positional filter:
+		// a group not listed yet (count 0) that cannot reach its least
+		// overlap from here is a late posting and stays unlisted (a later
+		// posting of it in this probe comes later in both sets, so it
+		// cannot start it either); a listed one that cannot is pruned. The
+		// outcome is selected, not branched on: which way a posting goes
+		// is as good as random.
+		var sc, lt int
+		nl, sc, lt = scanList(list, end, cand, alpha, restX, listed, nl)
+		scanned += int64(sc)
+		late += int64(lt)
 	}
-	for _, gy := range p.list {
-		live[gy>>6] &^= 1 << (gy & 63)
-	}
+	p.list = listed[:nl]
 	st := p.stats
 	st.LateSkipped += late
-	st.Postings += postings
-	st.Candidates += candidates
-	st.Positional += pruned
+	st.Postings += scanned - late
+	st.Candidates += int64(nl)
 	out = append(p.flush(out), same...)
-	// This probe's candidates wait for the next probe (see above), their
-	// bitmaps and last prefix tokens hinted into cache meanwhile.
-	prefetch.Indexes(p.lastPre, p.list, 0)
-	prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
 	p.pending = p.pending[:0]
-	for _, gy := range p.list {
-		c := cand[gy]
-		if c.count < 0 {
-			st.Positional++
-			continue
+	p.pendingX, p.pendingPx, p.pendingGx = x, px, gx
+	if len(p.list) < hintHits {
+		// Few candidates: they wait for the next probe (see above), their
+		// last prefix tokens and bitmaps hinted into cache meanwhile.
+		prefetch.Indexes(p.ends, p.list, 0)
+		prefetch.Strided(p.buildBits.bits, p.buildBits.words, p.list, 0)
+		for _, gy := range p.list {
+			o := cand[gy]
+			cand[gy] = 0
+			if o < 0 {
+				st.Positional++
+				continue
+			}
+			p.pending = append(p.pending, pendingCand{gy: gy, count: o, alpha: alpha[p.ends[gy].size]})
 		}
-		p.pending = append(p.pending, pendingCand{gy: gy, c: c, alpha: alpha[int(c.size)-lo]})
+		p.bounded = false
+		p.list = p.list[:0]
+		return out
 	}
-	p.pendingX, p.pendingPx = x, px
-	p.pendingGx = gx
+	// Enough candidates for their misses to overlap each other: the count
+	// bound first (their last prefix tokens hinted, unless those stay in
+	// cache), then the survivors' bitmaps hinted and all verified now.
+	if p.hintEnds {
+		prefetch.Indexes(p.ends, p.list, 0)
+	}
+	// Which candidates the filters keep is as good as random, so the loop
+	// selects instead of branching: each candidate is stored at the end of
+	// kept and of pending, whose lengths grow only for those kept.
+	n32, px32, last := int32(n), int32(px), x[px-1]
+	kept := p.list[:len(p.list)]
+	pending := slices.Grow(p.pending[:0], len(p.list))[:len(p.list)]
+	nk, positional, bounded := 0, 0, 0
+	for _, gy := range p.list {
+		o := cand[gy]
+		cand[gy] = 0
+		ge := p.ends[gy]
+		ny := int32(ge.size)
+		a := alpha[ny]
+		// countBound, without branches.
+		bound := o + ny - p.ipre[ny]
+		if last < ge.last {
+			bound = o + n32 - px32
+		}
+		live, pass := 0, 0
+		if o >= 0 {
+			live = 1
+		}
+		if bound >= a {
+			pass = 1
+		}
+		kept[nk] = gy
+		pending[nk] = pendingCand{gy: gy, count: o, alpha: a}
+		nk += live & pass
+		positional += 1 - live
+		bounded += live &^ pass
+	}
+	kept, p.pending = kept[:nk], pending[:nk]
+	st.Positional += int64(positional)
+	st.BoundPruned += int64(bounded)
+	prefetch.Strided(p.buildBits.bits, p.buildBits.words, kept, 0)
+	p.bounded = true
 	p.list = p.list[:0]
-	if len(p.pending) >= hintHits {
-		// Enough candidates for their misses to overlap each other:
-		// verified now, without waiting.
-		out = p.flush(out)
+	return p.flush(out)
+}
+
+// scanList applies the postings of one probe position, with restX tokens
+// after it, to the candidate states (see probeGroup) up to the first
+// posting of a group at or past end, appending the groups it lists to
+// listed[nl:]. It returns the new length of listed, the postings scanned and
+// the late ones among them.
+func scanList(list []prefix.Posting, end uint32, cand []int32, alpha []int32, restX int32, listed []uint32, nl int) (int, int, int) {
+	late, k := 0, 0
+	cand = cand[:end]
+	for ; k < len(list); k++ {
+		e := &list[k]
+		if int(e.Rec) >= len(cand) {
+			break
+		}
+		c := &cand[e.Rec]
+		cnt := *c
+		sy := int32(e.Size)
+		rest := min(restX, sy-int32(e.Pos)-1)
+		fresh, ok := 0, 0
+		if cnt == 0 {
+			fresh = 1
+		}
+		if cnt+1+rest >= alpha[e.Size] {
+			ok = 1
+		}
+		// cnt+1 if ok; else pruned, or 0 for a late posting.
+		keep := int32(-ok)
+		*c = (cnt+1)&keep | pruned&int32(fresh-1)&^keep
+		listed[nl] = e.Rec
+		nl += fresh & ok
+		late += fresh &^ ok
 	}
-	return out
+	return nl, k, late
 }
 
 // pendingCand is a candidate of the last probe waiting for verification:
-// its group, its state as probing left it, and its least overlap.
+// its group, the prefix tokens it shares with the probe, and its least
+// overlap.
 type pendingCand struct {
 	gy    uint32
-	c     candidate
+	count int32
 	alpha int32
 }
 
@@ -519,21 +560,16 @@ func (p *prober) flush(out []match) []match {
 	gx, x, px := p.pendingGx, p.pendingX, p.pendingPx
 	for _, pc := range p.pending {
 		a := int(pc.alpha)
-		if o := p.verify(gx, int(pc.gy), x, px, pc.c, a); o >= a {
-			out = p.emit(gx, int(pc.gy), o, len(x), int(pc.c.size), out)
+		if !p.bounded && !p.countBound(x, px, pc.gy, int(pc.count), a) {
+			p.stats.BoundPruned++
+			continue
+		}
+		if o := p.verify(gx, int(pc.gy), x, px, int(pc.count), a); o >= a {
+			out = p.emit(gx, int(pc.gy), o, len(x), int(p.build.size[pc.gy]), out)
 		}
 	}
 	p.pending = p.pending[:0]
 	return out
-}
-
-// tooLate reports whether posting e cannot start a candidate at a probe
-// position with restX tokens after it: its group is past newEnd (too large
-// for the tokens left), or the shared token leaves too few tokens in either
-// set to reach the least overlap alpha[size-lo] (the positional filter with
-// a count of 0).
-func tooLate(e prefix.Posting, newEnd uint32, restX int32, alpha []int32, lo int) bool {
-	return e.Rec >= newEnd || 1+min(restX, int32(e.Size)-int32(e.Pos)-1) < alpha[int(e.Size)-lo]
 }
 
 // ahead hints into cache what the next probes of the worker after probe
@@ -604,47 +640,62 @@ func skipTo(post []prefix.Posting, rec uint32) int {
 	return lo
 }
 
-// verify completes the overlap of x and indexed group gy from the state c
-// left by probing (PPJoin's verification). Every shared token up to the
-// smaller of the two prefixes' last tokens is already counted:
+// countBound reports whether indexed group gy, sharing o tokens of the
+// prefixes with x (probe prefix px), can still reach alpha by the tokens
+// past them (PPJoin's bound before verification). Every shared token up to
+// the smaller of the two prefixes' last tokens is counted already:
 //
 //   - if x's prefix ends first (x[px-1] < wy), the rest of the overlap lies in
-//     x[px:] and in y after the last shared token;
-//   - otherwise it lies in x after the last shared token and in y[py:].
+//     x[px:];
+//   - otherwise it lies in y[py:].
 //
-// Before touching y's tokens it applies the bound from those lengths and the
-// bitmap bound; the merge then stops as soon as alpha is out of reach. It
-// returns the overlap, or a value below alpha when the pair fails.
-func (p *prober) verify(gx, gy int, x []uint32, px int, c candidate, alpha int) int {
-	ny := int(c.size)
-	py := int(p.ipre[ny])
-	o := int(c.count)
-	xFirst := x[px-1] < p.lastPre[gy]
-	var bound int
-	if xFirst {
-		bound = o + len(x) - px
-	} else {
-		bound = o + min(len(x)-int(c.i)-1, ny-py)
+// PPJoin bounds the second case by min(|x| - i - 1, |y| - py) too, i the
+// probe position of the last shared token; that term never decides: when it
+// is the smaller one, the positional filter, which the candidate passed at
+// that token (where |y| - j - 1 >= |y| - py), already ensured
+// o + |x| - i - 1 >= alpha.
+func (p *prober) countBound(x []uint32, px int, gy uint32, o, alpha int) bool {
+	ge := p.ends[gy]
+	if x[px-1] < ge.last {
+		return o+len(x)-px >= alpha
 	}
-	if bound < alpha {
-		p.stats.BoundPruned++
-		return -1
-	}
+	ny := int(ge.size)
+	return o+ny-int(p.ipre[ny]) >= alpha
+}
+
+// verify completes the overlap of x and indexed group gy, which share o
+// tokens of the prefixes, for a candidate within the count bound (PPJoin's
+// verification): it applies the bitmap bound, then merges the rest of the
+// two sets (see countBound) from the first token past the other prefix's
+// last one, stopping as soon as alpha is out of reach. It returns the
+// overlap, or a value below alpha when the pair fails.
+func (p *prober) verify(gx, gy int, x []uint32, px, o, alpha int) int {
+	ny := int(p.build.size[gy])
 	if overlapBound(p.probeBits.of(gx), p.buildBits.of(gy), len(x), ny) < alpha {
 		p.stats.BitmapPruned++
 		return -1
 	}
+	py := int(p.ipre[ny])
 	y := p.build.set(gy)
 	var xs, ys []uint32
-	if xFirst {
-		// The last shared token x[c.i] lies in y's prefix.
-		j, _ := slices.BinarySearch(y[:py], x[c.i])
-		xs, ys = x[px:], y[j+1:]
+	if wy := p.ends[gy].last; x[px-1] < wy {
+		// y's tokens up to x[px-1] lie in its prefix: counted.
+		xs, ys = x[px:], y[after(y[:py], x[px-1]):]
 	} else {
-		xs, ys = x[c.i+1:], y[py:]
+		// x's tokens up to wy lie in its prefix: counted.
+		xs, ys = x[after(x[:px], wy):], y[py:]
 	}
 	p.stats.Verified++
 	return o + intersectAtLeast(xs, ys, alpha-o)
+}
+
+// after returns the index of the first token of the sorted s above w.
+func after(s []uint32, w uint32) int {
+	k, found := slices.BinarySearch(s, w)
+	if found {
+		k++
+	}
+	return k
 }
 
 // intersectAtLeast is OverlapAtLeast on token ids.
