@@ -3,15 +3,14 @@ package main
 import (
 	"cmp"
 	"context"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
+	"github.com/simjoin/simjoin/internal/pwcheck"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
@@ -22,7 +21,7 @@ func init() { register(newPasswordsCmd) }
 
 // exitTooClose is the exit status of `passwords check` when a candidate is
 // too close to a known password.
-const exitTooClose = 3
+const exitTooClose = pwcheck.ExitTooClose
 
 // pwConfig holds the flags of `passwords` and `passwords check`.
 type pwConfig struct {
@@ -254,8 +253,8 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
 	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
 
-	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure,
+	w := rows.NewMatches(pwcheck.Output(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
+	cs, err := pwcheck.Run(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, w.Writer, cfg.opt.Measure,
 		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
 		func(m passwords.Match) float64 { return m.Sim },
 		func(candidate int, m passwords.Match) { w.Write(candidate, known, m) })
@@ -265,60 +264,11 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	return finishCheck(e, cfg, rep, cs)
 }
 
-// checkPhase runs the report's "check" phase: each batch of candidates (the
-// arguments, the one password typed at a terminal, or the lines of stdin:
-// infile.Batches) goes to answer, whose results for each candidate are
-// counted (their similarities, sim, in the histogram) and written by write
-// (with the candidate's number), through w; then w is flushed, and the
-// results and the histogram (not for overlap) go into the report.
-func checkPhase[T any](ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
-	answer func(batch [][]byte) ([][]T, error), sim func(T) float64, write func(candidate int, x T)) (*passwords.CheckStats, error) {
-	tm := rep.Start("check")
-	var cs passwords.CheckStats
-	var hist rpt.Histogram
-	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
-		res, err := answer(batch)
-		if err != nil {
-			return err
-		}
-		for k, xs := range res {
-			cs.Add(batch[k], len(xs))
-			for _, x := range xs {
-				hist.Add(sim(x))
-				write(first+k, x)
-			}
-		}
-		return w.Err()
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		return nil, err
-	}
-	tm.Done()
-	rep.SetResults(cs.Matches, &hist, m)
-	return &cs, nil
-}
-
-// sinkOf is where a check writes: out, or nowhere under --silent.
-func sinkOf(out *outfile.File) io.Writer {
-	if out == nil {
-		return io.Discard
-	}
-	return out
-}
-
 // finishCheck adds the "check" section to the report (after the rows first,
-// if any), writes the report, and returns the command's exit status: 3 when
-// the policy rejects a candidate as too close.
+// if any: pwcheck.Finish), writes the report, and returns the command's exit
+// status.
 func finishCheck(e *env, cfg *pwConfig, rep *rpt.Report, cs *passwords.CheckStats, first ...[2]string) error {
-	status := exitOK
-	if cs.Rejected() {
-		status = exitTooClose
-	}
-	sec := rpt.NewCheck(cs)
-	rep.AddSection("check", "candidates", sec, sec.Rows(status, first...))
+	status := pwcheck.Finish(rep, cs, first...)
 	if err := cfg.emit(e, rep); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/pwcheck"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 )
@@ -36,8 +37,8 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 			return err
 		}
 		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
-		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure,
+		hw := rows.NewHits(pwcheck.Output(out), cfg.outFmt, icfg, "candidate")
+		cs, err := pwcheck.Run(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, hw.Writer, icfg.Measure,
 			func(batch [][]byte) ([][]index.Hit, error) {
 				res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
 				// The index's message numbers the record in the batch; it
