@@ -260,23 +260,16 @@ func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string
 	return cfg.emit(e, l.rep)
 }
 
-// planned returns the input to join as cfg asks: with --method auto it
-// plans (refusing LSH flags when the planner chose exact) and follows that
-// plan; estimates says the similarities of the method that runs are
+// planned returns the input to join as cfg asks (Input.Resolve: with
+// --method auto, the plan's method), refusing LSH flags when the method is
+// exact; estimates says the similarities of the method that runs are
 // estimates (--verify estimate).
 func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
-	in, method := l.in, cfg.method
-	if method == planner.Auto {
-		p, err := in.Plan(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		in, method = in.WithPlan(p), p.Method
+	in, method, err := l.in.Resolve(ctx)
+	if err == nil {
+		err = checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto)
 	}
-	if err := checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto); err != nil {
-		return nil, false, err
-	}
-	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
+	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, err
 }
 
 // joined records what a join did in the report (Report.AddJoin) and warns
