@@ -20,7 +20,7 @@ func newDedupCmd(e *env) *cobra.Command {
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
 		Long:  help("dedup"),
-	}, &cfg, nil, func(ctx context.Context, _ string) error {
+	}, &cfg, nil, func(ctx context.Context) error {
 		if cfg.against != "" {
 			return usagef("dedup clusters one collection: --against is not allowed")
 		}
@@ -34,7 +34,7 @@ func newDedupCmd(e *env) *cobra.Command {
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
-	return runJoined(ctx, e, cfg, cfg.docs.args[0], "join+cluster", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, _ bool) (simjoin.Stats, func() error, error) {
+	return runJoined(ctx, e, cfg, "join+cluster", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, _ bool) (simjoin.Stats, func() error, error) {
 		f, st, err := in.Dedup(ctx, nil)
 		return st, func() error {
 			sec := rpt.NewClusters(f, l.names)

@@ -58,7 +58,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 				return err
 			}
 		}
-		in, err := e.open(input, nil, nil)
+		in, err := e.open(input, nil)
 		if err != nil {
 			return err
 		}

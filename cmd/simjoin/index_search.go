@@ -116,7 +116,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err := ix.CheckSearch(opt); err != nil {
 			return searchError(err, opt)
 		}
-		in, err := e.open(queries, nil, nil)
+		in, err := e.open(queries, nil)
 		if err != nil {
 			return err
 		}

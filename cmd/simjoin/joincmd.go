@@ -12,6 +12,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
@@ -88,8 +89,8 @@ func (c *joinConfig) parse() error {
 // joinCommand completes cmd, a command that takes the join's flags (cfg,
 // registered here) and one or more INPUT arguments: it parses the join's
 // flags, then the command's own (parse, unless nil), checks the INPUT
-// arguments and calls run with the first.
-func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context, input string) error) *cobra.Command {
+// arguments (kept in cfg.docs.args) and calls run.
+func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context) error) *cobra.Command {
 	name := cmd.Name()
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -105,7 +106,7 @@ func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run fu
 		if err := cfg.docs.checkArgs(args); err != nil {
 			return err
 		}
-		return run(cmd.Context(), args[0])
+		return run(cmd.Context())
 	}
 	cfg.addFlags(cmd.Flags())
 	return cmd
@@ -117,7 +118,7 @@ func newJoinCmd(e *env) *cobra.Command {
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
 		Long:  help("join"),
-	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
+	}, &cfg, nil, func(ctx context.Context) error { return runJoin(ctx, e, &cfg) })
 }
 
 // loaded is the input of a join, read, ordered and ready.
@@ -146,42 +147,21 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
-func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
-	l, prog := &loaded{rep: rep}, progress.New(e.stderr)
+func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
+	rep := rpt.NewJoin(cfg.command, rpt.JoinInput(cfg.docs.args, cfg.against), cfg.spec, cfg.m, cfg.t, cfg.workers)
+	prog := progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
-	var r, s simjoin.Source
-	readPhase := "read"
-	if cfg.docs.Files {
-		if cfg.docs.args == nil {
-			cfg.docs.args = []string{input}
-		}
-		rep.Input = append([]string(nil), cfg.docs.args...)
-		readPhase = "read+tokenize"
-		r = simjoin.Files(cfg.docs.args...)
-		if cfg.against != "" {
-			s = simjoin.Files(cfg.against)
-		}
-	} else {
-		src := []*simjoin.Source{&r, &s}
-		for k, name := range []string{input, cfg.against} {
-			if name == "" {
-				continue
-			}
-			f, err := e.open(name, rep, prog)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			*src[k] = simjoin.Lines(f, f.Name)
-		}
+	r, s, done, err := infile.Sources(cfg.docs.args, cfg.against, cfg.docs.Files, e.stdin, func(f *infile.File) {
+		rep.NoteCompressed(f.Name, f.Format)
+		prog.SetSize(f.Name, f.Size)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.against != "" {
-		rep.Input = append(rep.Input, "--against", cfg.against)
-	}
+	defer done()
 	in, err := simjoin.Load(ctx, r, s, cfg.options(prog, warn))
 	var se *fileset.SelectionError
 	if errors.As(err, &se) {
@@ -190,35 +170,35 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	if err != nil {
 		return nil, err
 	}
-	l.in = in
+	l := &loaded{in: in, rep: rep}
 	l.names, l.snames = in.IDs()
 	var vocabulary func() int
 	if cfg.reporting() {
 		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
+	rep.AddInput(in.Stats(), vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
 	return l, nil
 }
 
 // start begins a command that joins INPUT: it creates the outputs (-o and
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (out *outfile.File, l *loaded, err error) {
-	if input == "-" && cfg.against == "-" {
+func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *loaded, err error) {
+	if cfg.docs.args[0] == "-" && cfg.against == "-" {
 		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
-	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
+	if out, err = cfg.createOutputs(e, true, append([]string{cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, err
 	}
-	if l, err = load(ctx, e, cfg, input); err != nil {
+	if l, err = load(ctx, e, cfg); err != nil {
 		return nil, nil, err
 	}
 	return out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
-func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
-	return runJoined(ctx, e, cfg, input, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
+func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
+	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
 		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
 		sink := rows.NewSink(cfg.sort, pw.WritePair)
 		st, err := in.Join(ctx, sink.Add)
@@ -235,9 +215,9 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
 // report's phase that plans (planned) and calls join, which returns what
 // the join did and the writing of its output, run as the phase "write"
 // after joined; then the report.
-func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string,
+func runJoined(ctx context.Context, e *env, cfg *joinConfig, phase string,
 	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
-	out, l, err := start(ctx, e, cfg, input)
+	out, l, err := start(ctx, e, cfg)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
-	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -169,14 +168,11 @@ func addWorkersFlag(fs *pflag.FlagSet, p *int, usage string) {
 
 // open opens the input file name (infile.Open: "-" is standard input, gzip
 // and zstd are decompressed) for the caller to close, noting a compressed
-// input in rep and giving its size to prog when they are not nil.
-func (e *env) open(name string, rep *rpt.Report, prog *progress.Bars) (*infile.File, error) {
+// input in rep when it is not nil.
+func (e *env) open(name string, rep *rpt.Report) (*infile.File, error) {
 	f, err := infile.Open(name, e.stdin)
 	if err == nil && rep != nil {
 		rep.NoteCompressed(f.Name, f.Format)
-	}
-	if err == nil && prog != nil {
-		prog.SetSize(f.Name, f.Size)
 	}
 	return f, err
 }

@@ -160,7 +160,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	tm := rep.Start("read")
-	f, err := e.open(name, rep, nil)
+	f, err := e.open(name, rep)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}

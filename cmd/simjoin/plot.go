@@ -37,7 +37,7 @@ func newPlotCmd(e *env) *cobra.Command {
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
 		Long:  help("plot"),
-	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
+	}, &cfg, nil, func(ctx context.Context) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
@@ -74,7 +74,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if format, _ := plotting.FormatOf(pf.circle); pf.circle != "" && format != "svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
 	}
-	out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
+	out, l, err := start(ctx, e, cfg)
 	if err != nil {
 		return err
 	}

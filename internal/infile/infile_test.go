@@ -3,6 +3,7 @@ package infile
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -76,3 +77,56 @@ func TestOpenErrors(t *testing.T) {
 type failReader struct{ err error }
 
 func (r *failReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestSources: a self-join's lines from one file (stdin for "-"), an R-S
+// join's from two, each told to opened; files and directories read nothing
+// before the join; an error leaves nothing open.
+func TestSources(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join := func(r, s simjoin.Source, method simjoin.Method) simjoin.Stats {
+		t.Helper()
+		st, err := simjoin.Run(ctx, r, s, simjoin.Options{Threshold: 1, Method: method}, func(simjoin.Pair) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	var names []string
+	opened := func(f *File) { names = append(names, f.Name) }
+	r, s, done, err := Sources([]string{"-"}, "", false, strings.NewReader(text+"gamma\n"), opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := join(r, s, simjoin.Exact); st.Records != 3 || st.Results != 1 || strings.Join(names, " ") != Stdin {
+		t.Errorf("self-join of stdin: %d records, %d results, opened %q", st.Records, st.Results, names)
+	}
+	done()
+	names = nil
+	r, s, done, err = Sources([]string{a}, b, false, nil, opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := join(r, s, simjoin.Exact); st.Results != 2 || strings.Join(names, " ") != a+" "+b {
+		t.Errorf("R-S join of lines: %d results, opened %q", st.Results, names)
+	}
+	done()
+	names = nil
+	r, s, done, err = Sources([]string{dir}, b, true, nil, opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := join(r, s, simjoin.Exact); st.Files == nil || st.Results != 2 || names != nil {
+		t.Errorf("R-S join of files: files %v, %d results, opened %q", st.Files, st.Results, names)
+	}
+	done()
+	if _, _, done, err := Sources([]string{a}, filepath.Join(dir, "missing"), false, nil, nil); err == nil || done != nil {
+		t.Errorf("missing --against: done %t, err %v", done != nil, err)
+	}
+}

@@ -22,18 +22,34 @@ func TestNewJoin(t *testing.T) {
 	}
 }
 
+// TestJoinInput: a self-join's inputs as given, an R-S join's with
+// --against after them; the inputs are not aliased.
+func TestJoinInput(t *testing.T) {
+	in := []string{"a.txt"}
+	if got := JoinInput(in, ""); strings.Join(got, " ") != "a.txt" {
+		t.Errorf("self-join: %q", got)
+	}
+	got := JoinInput(in, "b.txt")
+	if strings.Join(got, " ") != "a.txt --against b.txt" || in[0] != "a.txt" {
+		t.Errorf("R-S join: %q", got)
+	}
+	if got[0] = "x"; in[0] != "a.txt" {
+		t.Error("JoinInput aliases its inputs")
+	}
+}
+
 // TestAddInput: the phases of loading, the input's counts, the vocabulary
 // counted only when asked, and the files section of --files.
 func TestAddInput(t *testing.T) {
 	st := simjoin.Stats{Records: 10, Skipped: 1, Tokens: 40, Vocabulary: -1, Read: simjoin.Timing{Wall: time.Second}}
 	var r Report
-	r.AddInput(st, "read", nil, false, 0)
+	r.AddInput(st, nil, false, 0)
 	if len(r.Phases) != 1 || r.Phases[0] != (Phase{Name: "read", Seconds: 1}) || r.Records != 10 || r.Skipped != 1 || r.SetTokens != 40 || r.Vocabulary != -1 || r.Sections != nil {
 		t.Errorf("line input: %+v", r)
 	}
 	st.Order, st.Files = simjoin.Timing{Wall: time.Millisecond}, &fileset.Stats{Listed: 3, Selected: 2, Records: 2}
 	r = Report{}
-	r.AddInput(st, "read+tokenize", func() int { return 7 }, true, 2)
+	r.AddInput(st, func() int { return 7 }, true, 2)
 	if len(r.Phases) != 2 || r.Phases[0].Name != "read+tokenize" || r.Phases[1].Name != "order" || r.Vocabulary != 7 {
 		t.Errorf("files: phases %+v, vocabulary %d", r.Phases, r.Vocabulary)
 	}
