@@ -123,12 +123,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		defer in.Close()
 		hw := rows.NewHits(out, outFmt, cfg, "query")
 		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
-			for k, hits := range res {
-				for _, h := range hits {
-					hw.Write(first+k, h)
-				}
-			}
-			return hw.Err()
+			return hw.WriteBatch(first, res)
 		})
 		if err != nil {
 			return indexError(err, "-t")

@@ -202,11 +202,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 			sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
 			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
 			rep.Results = int64(len(fams))
-			w := rows.NewFamilies(out, cfg.outFmt)
-			for n, f := range fams {
-				w.Write(n+1, l, f)
-			}
-			return w.Flush()
+			return rows.WriteFamilies(out, cfg.outFmt, l, fams)
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
