@@ -3,8 +3,8 @@ package plotting
 import (
 	"errors"
 	"io"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
