@@ -200,14 +200,9 @@ func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *
 func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
 	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
 		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-		sink := rows.NewSink(cfg.sort, pw.WritePair)
+		sink := rows.NewSink(cfg.sort, pw.WritePair, pw.Flush)
 		st, err := in.Join(ctx, sink.Add)
-		return st, func() error {
-			if err := sink.Close(); err != nil {
-				return err
-			}
-			return pw.Flush()
-		}, cmp.Or(err, sink.Err())
+		return st, sink.Close, cmp.Or(err, sink.Err())
 	})
 }
 

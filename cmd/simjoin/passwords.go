@@ -199,25 +199,18 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		var fams []passwords.Family
 		fams, st, err = passwords.Families(ctx, l, opt)
 		write = func() error {
-			sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
-			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
-			rep.Results = int64(len(fams))
+			rep.AddPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments, fams, st.Exact.Results)
 			return rows.WriteFamilies(out, cfg.outFmt, l, fams)
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
+		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
 		var found rpt.Counter
 		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 		err = cmp.Or(err, sink.Err())
 		write = func() error {
-			sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
-			rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
-			if err := sink.Close(); err != nil {
-				return err
-			}
-			return w.Flush()
+			rep.AddPasswordPairs(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments, &found, cfg.opt.Measure)
+			return sink.Close()
 		}
 	}
 	bar.Finish()
@@ -245,9 +238,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.AddPasswordIndex(&st)
-	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
+	rep.AddPasswordIndex(&st, rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments)
 
 	w := rows.NewMatches(pwcheck.Output(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
 	cs, err := pwcheck.Run(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, w.Writer, cfg.opt.Measure,

@@ -140,19 +140,13 @@ func TestPairSink(t *testing.T) {
 	for _, c := range cases {
 		var w bytes.Buffer
 		pw := NewPairWriter(&w, c.f, false, c.est, c.names, c.snames)
-		s := NewSink(c.sorted, pw.WritePair)
+		s := NewSink(c.sorted, pw.WritePair, pw.Flush)
 		for _, p := range pairs {
 			if !s.Add(p) {
 				t.Fatalf("%s: Add failed: %v", c.name, s.Err())
 			}
 		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if c.sorted && w.Len() != 0 {
-			t.Errorf("%s: sorted pairs written before Flush", c.name)
-		}
-		if err := pw.Flush(); err != nil {
+		if err := s.Close(); err != nil { // writes the held pairs and flushes
 			t.Fatal(err)
 		}
 		if w.String() != c.want {
@@ -170,7 +164,7 @@ func TestPairSink(t *testing.T) {
 func TestSinkStops(t *testing.T) {
 	fail := errors.New("disk full")
 	var writes int
-	s := NewSink(false, func(join.Pair) error { writes++; return fail })
+	s := NewSink(false, func(join.Pair) error { writes++; return fail }, func() error { t.Error("flushed after a failed write"); return nil })
 	if s.Add(join.Pair{}) || s.Add(join.Pair{}) || writes != 1 || s.Err() != fail || s.Close() != fail {
 		t.Errorf("after a failed write: %d writes, Err %v", writes, s.Err())
 	}
