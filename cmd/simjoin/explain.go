@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -72,13 +70,5 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags) 
 	if err != nil {
 		return err
 	}
-	if ex.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rpt.ExplainJSON(res))
-	}
-	var b bytes.Buffer
-	rpt.WriteExplain(&b, res, cfg.against != "", ex.crossSeed)
-	_, err = out.Write(b.Bytes())
-	return err
+	return rpt.WriteExplanation(out, res, ex.json, cfg.against != "", ex.crossSeed)
 }
