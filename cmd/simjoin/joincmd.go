@@ -13,7 +13,6 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
@@ -132,12 +131,8 @@ type loaded struct {
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	var report func(simjoin.Progress)
-	if prog.On() {
-		report = prog.Report
-	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
-		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: prog.Func(),
 		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
@@ -209,7 +204,8 @@ func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
 // runJoined runs a command that joins INPUT: start (outputs, load), then the
 // report's phase that plans (planned) and calls join, which returns what
 // the join did and the writing of its output, run as the phase "write"
-// after joined; then the report.
+// after the join's statistics are reported (warning of LSH buckets capped
+// by --max-bucket); then the report.
 func runJoined(ctx context.Context, e *env, cfg *joinConfig, phase string,
 	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
 	out, l, err := start(ctx, e, cfg)
@@ -225,7 +221,9 @@ func runJoined(ctx context.Context, e *env, cfg *joinConfig, phase string,
 	if err != nil {
 		return err
 	}
-	joined(e, cfg, l.rep, st)
+	if w := l.rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t); w != "" {
+		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", w)
+	}
 	tm.Done()
 	tm = l.rep.Start("write")
 	if err := write(); err != nil {
@@ -245,29 +243,4 @@ func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input,
 		err = checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto)
 	}
 	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, err
-}
-
-// joined records what a join did in the report (Report.AddJoin) and warns
-// of LSH buckets capped by --max-bucket.
-func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
-	rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t)
-	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
-		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
-	}
-}
-
-// addMemoryFlag registers --memory-limit.
-func addMemoryFlag(fs *pflag.FlagSet, v *string) {
-	fs.StringVar(v, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
-}
-
-// parseMemoryLimit reads --memory-limit, or finds the system's bound, and
-// makes it the runtime's soft memory limit (Limit.SetSoft).
-func parseMemoryLimit(s string) (memlimit.Limit, error) {
-	l, err := memlimit.Given(s, "--memory-limit")
-	if err != nil {
-		return l, usagef("--memory-limit: %v", err)
-	}
-	l.SetSoft()
-	return l, nil
 }

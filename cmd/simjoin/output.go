@@ -52,7 +52,7 @@ func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	addWorkersFlag(fs, &r.workers, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
-	addMemoryFlag(fs, &r.memLimit)
+	fs.StringVar(&r.memLimit, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
 }
 
 // parse checks the flags before any work starts: --measure, then -t for it
@@ -71,9 +71,10 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 		return usageError{err}
 	}
 	r.workers = parallel.Workers(r.workers) // 0: one per core; at most 4 per core
-	if r.mem, err = parseMemoryLimit(r.memLimit); err != nil {
-		return err
+	if r.mem, err = memlimit.Given(r.memLimit, "--memory-limit"); err != nil {
+		return usagef("--memory-limit: %v", err)
 	}
+	r.mem.SetSoft()
 	r.outFmt, err = r.format.parse()
 	return err
 }

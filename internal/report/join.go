@@ -80,8 +80,9 @@ const givenReason = "given by --method, not planned (simjoin explain prices both
 // plan section (st.Plan, or a GivenPlan naming the method given when
 // nothing was planned), the method that ran, the exact join's counters, the
 // LSH section (with LSH's recall when it was measured against the exact
-// join, st.Check), and the results with their histogram.
-func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) {
+// join, st.Check), and the results with their histogram. It returns the
+// warning the run calls for, if any: CappedWarning when LSH capped buckets.
+func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) (warning string) {
 	if st.Plan != nil {
 		r.AddSection("plan", "plan", PlanJSON{st.Plan}, PlanRows(st.Plan))
 	} else {
@@ -95,7 +96,11 @@ func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t pre
 	if st.LSH != nil {
 		sec := NewLSH(st.LSH, st.Check)
 		r.AddSection("lsh", "MinHash-LSH", *sec, sec.Rows(m, t))
+		if st.LSH.CappedBuckets > 0 {
+			warning = CappedWarning(st.LSH)
+		}
 	}
+	return warning
 }
 
 // CappedWarning is the warning of an LSH join that capped buckets (st,
