@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -139,24 +138,14 @@ func (f *formatFlag) add(fs *pflag.FlagSet, takes ...fieldenc.Format) {
 	if f.takes = takes; len(takes) == 0 {
 		f.takes = []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL}
 	}
-	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+f.want())
-}
-
-// want names the formats taken, such as "tsv, csv or jsonl".
-func (f *formatFlag) want() string {
-	names := make([]string, len(f.takes))
-	for k, x := range f.takes {
-		names[k] = x.String()
-	}
-	n := len(names) - 1
-	return strings.Join(names[:n], ", ") + " or " + names[n]
+	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+fieldenc.FormatNames(f.takes))
 }
 
 // parse reads the format given.
 func (f *formatFlag) parse() (fieldenc.Format, error) {
 	x, ok := fieldenc.ParseFormat(f.name)
 	if !ok || !slices.Contains(f.takes, x) {
-		return 0, usagef("unknown --format %q: want %s", f.name, f.want())
+		return 0, usagef("unknown --format %q: want %s", f.name, fieldenc.FormatNames(f.takes))
 	}
 	return x, nil
 }
