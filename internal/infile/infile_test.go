@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/decompress"
 )
 
@@ -128,5 +130,22 @@ func TestSources(t *testing.T) {
 	done()
 	if _, _, done, err := Sources([]string{a}, filepath.Join(dir, "missing"), false, nil, nil); err == nil || done != nil {
 		t.Errorf("missing --against: done %t, err %v", done != nil, err)
+	}
+}
+
+// TestIDs: ids from the arguments and, for "-", from stdin's lines, in
+// order; a bad argument wraps index.ErrNotID, a bad line of stdin is a
+// *simjoin.LineError.
+func TestIDs(t *testing.T) {
+	ids, err := IDs([]string{"3", "-", "1"}, strings.NewReader("7\n 8 \n"))
+	if err != nil || !slices.Equal(ids, []index.ID{3, 7, 8, 1}) {
+		t.Errorf("ids %v, %v", ids, err)
+	}
+	var le *simjoin.LineError
+	if _, err := IDs([]string{"1", "x"}, nil); !errors.Is(err, index.ErrNotID) || errors.As(err, &le) {
+		t.Errorf("bad argument: %v", err)
+	}
+	if _, err := IDs([]string{"-"}, strings.NewReader("1\nx\n")); !errors.As(err, &le) || le.Line != 2 || le.Name != Stdin {
+		t.Errorf("bad line: %v", err)
 	}
 }
