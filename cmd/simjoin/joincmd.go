@@ -225,11 +225,9 @@ func runJoined(ctx context.Context, e *env, cfg *joinConfig, phase string,
 		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", w)
 	}
 	tm.Done()
-	tm = l.rep.Start("write")
-	if err := write(); err != nil {
+	if err := l.rep.Phase("write", write); err != nil {
 		return err
 	}
-	tm.Done()
 	return cfg.emit(e, l.rep)
 }
 

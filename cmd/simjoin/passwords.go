@@ -218,11 +218,9 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return err
 	}
 	rep.AddPasswordJoin(&st)
-	tm := rep.Start("write")
-	if err := write(); err != nil {
+	if err := rep.Phase("write", write); err != nil {
 		return err
 	}
-	tm.Done()
 	return cfg.emit(e, rep)
 }
 

@@ -93,15 +93,15 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	}
 	rep.AddSteps(cc.Steps)
 
-	tm := rep.Start("plot")
 	k, st := cfg.lsh.opt.K, l.in.Stats()
-	if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
+	if err := rep.Phase("plot", func() error {
+		if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
+			return err
+		}
+		return fig.Write(func(f string) io.Writer { return figs[f] }, cc, st.Records, l.names, cfg.t, k, pf.seeds)
+	}); err != nil {
 		return err
 	}
-	if err := fig.Write(func(f string) io.Writer { return figs[f] }, cc, st.Records, l.names, cfg.t, k, pf.seeds); err != nil {
-		return err
-	}
-	tm.Done()
 	rep.AddPlot(cc, k, pf.seeds)
 	rep.SetResults(exact.N, &exact.Hist, cfg.m)
 	return cfg.emit(e, rep)
