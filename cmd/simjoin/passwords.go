@@ -238,11 +238,7 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 	st := ix.Stats()
 	rep.AddPasswordIndex(&st, rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments)
 
-	w := rows.NewMatches(pwcheck.Output(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := pwcheck.Run(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, w.Writer, cfg.opt.Measure,
-		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
-		func(m passwords.Match) float64 { return m.Sim },
-		func(candidate int, m passwords.Match) { w.Write(candidate, known, m) })
+	cs, err := pwcheck.List(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, pwcheck.Output(out), cfg.outFmt, known, ix)
 	if err != nil {
 		return err
 	}

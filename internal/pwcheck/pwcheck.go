@@ -1,20 +1,22 @@
 // Package pwcheck runs the check of simjoin passwords check: the candidates
 // (the arguments, the one password typed at a terminal, or the lines of
 // standard input: infile.Batches) are answered a batch at a time, against a
-// list's passwords.Index or a persisted index.Index; each candidate is
-// counted by the check policy (passwords.CheckStats), its matches are
-// written as rows and their similarities counted for the statistics report,
-// and Finish turns the policy's verdict into the report's "check" section
-// and the command's exit status.
+// list's passwords.Index (List) or a persisted index.Index (Index); each
+// candidate is counted by the check policy (passwords.CheckStats), its
+// matches are written as rows and their similarities counted for the
+// statistics report, and Finish turns the policy's verdict into the
+// report's "check" section and the command's exit status.
 //
-// It answers nothing itself (the answer function does) and writes no
-// report: the command emits it. Nothing here is safe for concurrent use.
+// It answers nothing itself (the indexes do) and writes no report: the
+// command emits it. Nothing here is safe for concurrent use.
 package pwcheck
 
 import (
 	"context"
 	"io"
 
+	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/report"
@@ -77,6 +79,33 @@ func Run[T any](ctx context.Context, rep *report.Report, in Candidates, w *rows.
 	tm.Done()
 	rep.SetResults(cs.Matches, &hist, m)
 	return &cs, nil
+}
+
+// List runs the check against ix, the index of the known list known
+// (passwords.Index.CheckAll): Run, with each match written to out as a row
+// of rows.Matches in format f.
+func List(ctx context.Context, rep *report.Report, in Candidates, out io.Writer, f fieldenc.Format, known *passwords.List, ix *passwords.Index) (*passwords.CheckStats, error) {
+	m := ix.Options().Measure
+	w := rows.NewMatches(out, f, m == prefix.Overlap)
+	return Run(ctx, rep, in, w.Writer, m,
+		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
+		func(x passwords.Match) float64 { return x.Sim },
+		func(candidate int, x passwords.Match) { w.Write(candidate, known, x) })
+}
+
+// Index runs the check against the persisted index ix at threshold t
+// (index.Index.Search): Run, with each hit written to out as a row of
+// rows.Hits in format f. The index's errors number a candidate by its place
+// in the batch and never quote it.
+func Index(ctx context.Context, rep *report.Report, in Candidates, out io.Writer, f fieldenc.Format, ix *index.Index, t prefix.Threshold) (*passwords.CheckStats, error) {
+	cfg := ix.Config()
+	w := rows.NewHits(out, f, cfg, "candidate")
+	return Run(ctx, rep, in, w.Writer, cfg.Measure,
+		func(batch [][]byte) ([][]index.Hit, error) {
+			return ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
+		},
+		func(h index.Hit) float64 { return h.Sim },
+		func(candidate int, h index.Hit) { w.Write(candidate, h) })
 }
 
 // Finish adds the "check" section of cs to rep (after the rows first, if

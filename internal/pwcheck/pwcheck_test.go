@@ -9,15 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/pwcheck"
 	"github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
 
-// check runs a check of the candidates given as arguments or on stdin
+// check runs a check (List) of the candidates given as arguments or on stdin
 // against known, a passwords.Index built over it at threshold t.
 func check(t *testing.T, known string, args []string, stdin string) (string, *report.Report, *passwords.CheckStats, error) {
 	t.Helper()
@@ -32,11 +34,7 @@ func check(t *testing.T, known string, args []string, stdin string) (string, *re
 	}
 	rep := report.NewPasswords("passwords check", nil, opt)
 	var out bytes.Buffer
-	w := rows.NewMatches(&out, fieldenc.TSV, false)
-	cs, err := pwcheck.Run(context.Background(), rep, pwcheck.Candidates{Args: args, Stdin: strings.NewReader(stdin), Tty: io.Discard}, w.Writer, opt.Measure,
-		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(context.Background(), batch) },
-		func(m passwords.Match) float64 { return m.Sim },
-		func(candidate int, m passwords.Match) { w.Write(candidate, l, m) })
+	cs, err := pwcheck.List(context.Background(), rep, pwcheck.Candidates{Args: args, Stdin: strings.NewReader(stdin), Tty: io.Discard}, &out, fieldenc.TSV, l, ix)
 	return out.String(), rep, cs, err
 }
 
@@ -81,6 +79,33 @@ func histOf(sims ...float64) []int64 {
 		h.Add(s)
 	}
 	return h[:]
+}
+
+// TestIndex: a check against a persisted index writes each hit with the
+// candidate's number and the record's id, and counts as a list's does.
+func TestIndex(t *testing.T) {
+	ctx := context.Background()
+	ix, err := index.Create(t.TempDir(), index.Config{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Method: index.Exact,
+		MinThreshold: prefix.Threshold{Num: 1, Den: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Insert(ctx, [][]byte{[]byte("monkey"), []byte("dragon")}, prefix.Threshold{}); err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{}
+	var out bytes.Buffer
+	cs, err := pwcheck.Index(ctx, rep, pwcheck.Candidates{Args: []string{"zzz", "monkey1"}}, &out, fieldenc.CSV, ix, prefix.Threshold{Num: 1, Den: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "candidate,id,similarity\n2,0,0.833333\n" {
+		t.Errorf("rows %q", out.String())
+	}
+	if *cs != (passwords.CheckStats{Candidates: 2, TooClose: 1, Matches: 1}) || rep.Results != 1 {
+		t.Errorf("stats %+v, results %d", *cs, rep.Results)
+	}
 }
 
 // TestRunError: an error of the answer stops the check and is returned, and
