@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,14 +26,11 @@ const exitTooClose = pwcheck.ExitTooClose
 
 // pwConfig holds the flags of `passwords` and `passwords check`.
 type pwConfig struct {
-	q           int
-	foldCase    bool
-	foldLeet    bool
-	stripSuffix bool
-	counts      string
-	comments    bool
-	maxLine     int
-	runFlags    // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	q        int
+	counts   string
+	comments bool
+	maxLine  int
+	runFlags // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 
 	// passwords only
 	families bool
@@ -50,9 +48,11 @@ type pwConfig struct {
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
 	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
-	fs.BoolVar(&c.foldCase, "fold-case", false, "fold letters to lower case")
-	fs.BoolVar(&c.foldLeet, "fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
-	fs.BoolVar(&c.stripSuffix, "strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
+	// --fold-case, --fold-leet and --strip-suffix are named as passwords.Norm
+	// names the normalisations (parse reads them by name).
+	fs.Bool("fold-case", false, "fold letters to lower case")
+	fs.Bool("fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
+	fs.Bool("strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
 	fs.StringVar(&c.counts, "counts", "", "the list has counts: \"first\" (count<TAB>password) or \"last\" (password<TAB>count); bare --counts means first")
 	fs.Lookup("counts").NoOptDefVal = "first"
 	fs.BoolVar(&c.comments, "skip-comments", false, "skip lines starting with #!comment: (John the Ripper word lists)")
@@ -70,16 +70,13 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}); err != nil {
 		return err
 	}
-	var norm passwords.Norm
-	if c.foldCase {
-		norm |= passwords.FoldCase
+	var norms []string
+	for _, name := range []string{"fold-case", "fold-leet", "strip-suffix"} {
+		if on, _ := fs.GetBool(name); on {
+			norms = append(norms, name)
+		}
 	}
-	if c.foldLeet {
-		norm |= passwords.FoldLeet
-	}
-	if c.stripSuffix {
-		norm |= passwords.StripSuffix
-	}
+	norm, _ := passwords.ParseNorm(strings.Join(norms, "+")) // names it knows
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
 	if err := c.opt.Grams.Check(); err != nil {
 		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
