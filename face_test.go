@@ -503,3 +503,36 @@ func TestFaceFractionAndPlan(t *testing.T) {
 		t.Errorf("WithPlan: plan %p (want %p), method %v, %d pairs, %v", st.Plan, p, st.Method, n, err)
 	}
 }
+
+// TestFaceResolve: Resolve plans an Auto input once (the result joins with
+// the plan, reported in Stats.Plan, and resolves to it again), and returns
+// an input with its method given as it is, unplanned.
+func TestFaceResolve(t *testing.T) {
+	ctx := context.Background()
+	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}, {7, 8}}
+	auto, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, method, err := auto.Resolve(ctx)
+	if err != nil || in == auto || method == simjoin.Auto {
+		t.Fatalf("Auto: %p (input %p), method %v, %v", in, auto, method, err)
+	}
+	st, err := in.Join(ctx, func(simjoin.Pair) bool { return true })
+	if err != nil || st.Plan == nil || st.Method != method || st.Results != 1 {
+		t.Errorf("Auto resolved: plan %v, method %v (resolved %v), %d results, %v", st.Plan, st.Method, method, st.Results, err)
+	}
+	if again, m, err := in.Resolve(ctx); again != in || m != method || err != nil {
+		t.Errorf("resolved again: %p (want %p), %v, %v", again, in, m, err)
+	}
+	for _, m := range []simjoin.Method{simjoin.Exact, simjoin.LSH} {
+		given, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, method, err := given.Resolve(ctx)
+		if in != given || method != m || err != nil {
+			t.Errorf("%v: %p (input %p), method %v, %v", m, in, given, method, err)
+		}
+	}
+}

@@ -174,6 +174,25 @@ func (in *Input) WithPlan(p *Plan) *Input {
 	return &c
 }
 
+// Resolve returns in ready to join with the method that will run: for
+// Method Auto (and no plan given by WithPlan) it plans (Plan) and returns
+// in.WithPlan of that plan with the planner's choice; otherwise in itself
+// with the method given (or the plan's). Joining the result does not plan
+// again. Cost: Plan's, for Auto; nothing otherwise.
+func (in *Input) Resolve(ctx context.Context) (*Input, Method, error) {
+	switch {
+	case in.planned != nil:
+		return in, in.planned.Method, nil
+	case in.opts.Method != Auto:
+		return in, in.opts.Method, nil
+	}
+	p, err := in.Plan(ctx)
+	if err != nil {
+		return nil, Auto, err
+	}
+	return in.WithPlan(p), p.Method, nil
+}
+
 // run is Join, and Dedup's join: copies, if not nil, takes the groups of
 // identical records of a self-join (join.Options.Copies), and then yield gets
 // one pair per pair of groups, counted in Stats as the record pairs it stands

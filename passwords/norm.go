@@ -1,6 +1,9 @@
 package passwords
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,10 +34,13 @@ const (
 	allNorms = FoldCase | FoldLeet | StripSuffix
 )
 
-var normNames = []struct {
+// normName is the name of a normalisation.
+type normName struct {
 	n    Norm
 	name string
-}{{StripSuffix, "strip-suffix"}, {FoldLeet, "fold-leet"}, {FoldCase, "fold-case"}}
+}
+
+var normNames = []normName{{StripSuffix, "strip-suffix"}, {FoldLeet, "fold-leet"}, {FoldCase, "fold-case"}}
 
 // String names the normalisations that are on, in the order they apply and
 // separated by "+" (as "strip-suffix+fold-case"), or "none".
@@ -49,6 +55,27 @@ func (n Norm) String() string {
 		return "none"
 	}
 	return strings.Join(parts, "+")
+}
+
+// ErrNorm is the error of ParseNorm for a name it does not know.
+var ErrNorm = errors.New("passwords: unknown normalisation")
+
+// ParseNorm reads normalisations by the names String gives them, in any
+// order and separated by "+" (as "fold-case+strip-suffix"); "none" and ""
+// are none. An unknown name is an error wrapping ErrNorm.
+func ParseNorm(s string) (Norm, error) {
+	var n Norm
+	if s == "" || s == "none" {
+		return n, nil
+	}
+	for name := range strings.SplitSeq(s, "+") {
+		i := slices.IndexFunc(normNames, func(e normName) bool { return e.name == name })
+		if i < 0 {
+			return 0, fmt.Errorf("%q: %w", name, ErrNorm)
+		}
+		n |= normNames[i].n
+	}
+	return n, nil
 }
 
 // LeetTable returns a new map of each ASCII byte that FoldLeet rewrites to

@@ -2,6 +2,7 @@ package passwords
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"unicode/utf8"
 )
@@ -71,6 +72,20 @@ func TestNormString(t *testing.T) {
 	} {
 		if got := n.String(); got != want {
 			t.Errorf("Norm(%d).String() = %q, want %q", n, got, want)
+		}
+		if got, err := ParseNorm(want); got != n || err != nil {
+			t.Errorf("ParseNorm(%q) = %v, %v; want %v", want, got, err, n)
+		}
+	}
+	if n, err := ParseNorm("fold-case+strip-suffix+fold-case"); n != FoldCase|StripSuffix || err != nil {
+		t.Errorf("ParseNorm in another order, repeated: %v, %v", n, err)
+	}
+	if n, err := ParseNorm(""); n != 0 || err != nil {
+		t.Errorf("ParseNorm(\"\") = %v, %v", n, err)
+	}
+	for _, s := range []string{"fold", "fold-case+", "none+fold-case", "Fold-Case"} {
+		if _, err := ParseNorm(s); !errors.Is(err, ErrNorm) {
+			t.Errorf("ParseNorm(%q): %v, want ErrNorm", s, err)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/outfile"
-	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 )
 
@@ -20,12 +19,7 @@ func newDedupCmd(e *env) *cobra.Command {
 		Use:   "dedup [flags] INPUT",
 		Short: "Cluster near-duplicates and keep one record of each cluster",
 		Long:  help("dedup"),
-	}, &cfg, nil, func(ctx context.Context, _ string) error {
-		if cfg.against != "" {
-			return usagef("dedup clusters one collection: --against is not allowed")
-		}
-		return runDedup(ctx, e, &cfg, clusters)
-	})
+	}, &cfg, nil, func(ctx context.Context) error { return runDedup(ctx, e, &cfg, clusters) })
 	dropFlags(cmd, "dedup clusters one collection and writes ids in input order", "against", "sort")
 	cmd.Flags().BoolVar(&clusters, "clusters", false, "print id<TAB>cluster for every record instead of the kept ids")
 	return cmd
@@ -34,11 +28,10 @@ func newDedupCmd(e *env) *cobra.Command {
 // runDedup loads INPUT, joins it with the method asked for, clusters the
 // pairs and writes the kept ids or every id with its cluster.
 func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
-	return runJoined(ctx, e, cfg, cfg.docs.args[0], "join+cluster", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, _ bool) (simjoin.Stats, func() error, error) {
+	return runJoined(ctx, e, cfg, "join+cluster", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, _ bool) (simjoin.Stats, func() error, error) {
 		f, st, err := in.Dedup(ctx, nil)
 		return st, func() error {
-			sec := rpt.NewClusters(f, l.names)
-			l.rep.AddSection("clusters", "clusters", sec, sec.Rows())
+			l.rep.AddClusters(f, l.names)
 			return rows.WriteClusters(out, cfg.outFmt, f, l.names, all)
 		}, err
 	})

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -32,7 +30,7 @@ func newExplainCmd(e *env) *cobra.Command {
 		Use:   "explain [flags] INPUT",
 		Short: "Print the plan of a join without joining: the method, why, and the predicted cost of each path",
 		Long:  help("explain"),
-	}, &cfg, ex.parse, func(ctx context.Context, input string) error { return runExplain(ctx, e, &cfg, &ex, input) })
+	}, &cfg, ex.parse, func(ctx context.Context) error { return runExplain(ctx, e, &cfg, &ex) })
 	fs := cmd.Flags()
 	dropFlags(cmd, "explain prints the plan", "format", "sort", "stats", "stats-json", "check-recall")
 	fs.Lookup("output").Usage = "write the explanation to `FILE` (written whole or not at all) instead of stdout"
@@ -60,8 +58,8 @@ func (ex *explainFlags) parse() error {
 
 // runExplain loads the input, plans, optionally runs and cross-checks, and
 // prints.
-func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, input string) error {
-	out, l, err := start(ctx, e, cfg, input)
+func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags) error {
+	out, l, err := start(ctx, e, cfg)
 	if err != nil {
 		return err
 	}
@@ -72,13 +70,5 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags, 
 	if err != nil {
 		return err
 	}
-	if ex.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rpt.ExplainJSON(res))
-	}
-	var b bytes.Buffer
-	rpt.WriteExplain(&b, res, cfg.against != "", ex.crossSeed)
-	_, err = out.Write(b.Bytes())
-	return err
+	return rpt.WriteExplanation(out, res, ex.json, cfg.against != "", ex.crossSeed)
 }

@@ -58,19 +58,13 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 				return err
 			}
 		}
-		in, err := e.open(input, nil, nil)
+		in, err := e.open(input, nil)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
 		w := rows.NewOutcomes(e.stdout, f, cfg)
-		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.Name, MaxLines: batch}, t, func(first int, outs []index.Outcome) error {
-			for k, o := range outs {
-				w.Write(first+k, o)
-			}
-			// The batch is durable: its lines go out now.
-			return w.Flush()
-		})
+		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.Name, MaxLines: batch}, t, w.WriteBatch)
 		return indexError(err, "-t")
 	})
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/infile"
@@ -18,21 +20,12 @@ func newIndexDeleteCmd(e *env) *cobra.Command {
 		Long:  help("index delete"),
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var ids []index.ID
-			for _, a := range args[1:] {
-				if a == "-" {
-					read, err := index.ReadIDs(e.stdin, infile.Stdin)
-					if err != nil {
-						return err
-					}
-					ids = append(ids, read...)
-					continue
-				}
-				id, err := index.ParseID(a)
-				if err != nil {
-					return usageError{err}
-				}
-				ids = append(ids, id)
+			ids, err := infile.IDs(args[1:], e.stdin)
+			var le *simjoin.LineError // stdin's; an argument's error is the user's
+			if err != nil && !errors.As(err, &le) {
+				return usageError{err}
+			} else if err != nil {
+				return err
 			}
 			return withIndex(args[0], 0, func(ix *index.Index) error {
 				n, err := ix.Delete(ids)

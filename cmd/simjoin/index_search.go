@@ -116,19 +116,14 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err := ix.CheckSearch(opt); err != nil {
 			return searchError(err, opt)
 		}
-		in, err := e.open(queries, nil, nil)
+		in, err := e.open(queries, nil)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
 		hw := rows.NewHits(out, outFmt, cfg, "query")
 		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
-			for k, hits := range res {
-				for _, h := range hits {
-					hw.Write(first+k, h)
-				}
-			}
-			return hw.Err()
+			return hw.WriteBatch(first, res)
 		})
 		if err != nil {
 			return indexError(err, "-t")

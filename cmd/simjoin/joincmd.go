@@ -12,7 +12,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/fileset"
-	"github.com/simjoin/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
@@ -88,8 +88,8 @@ func (c *joinConfig) parse() error {
 // joinCommand completes cmd, a command that takes the join's flags (cfg,
 // registered here) and one or more INPUT arguments: it parses the join's
 // flags, then the command's own (parse, unless nil), checks the INPUT
-// arguments and calls run with the first.
-func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context, input string) error) *cobra.Command {
+// arguments (kept in cfg.docs.args) and calls run.
+func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run func(ctx context.Context) error) *cobra.Command {
 	name := cmd.Name()
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -105,7 +105,7 @@ func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run fu
 		if err := cfg.docs.checkArgs(args); err != nil {
 			return err
 		}
-		return run(cmd.Context(), args[0])
+		return run(cmd.Context())
 	}
 	cfg.addFlags(cmd.Flags())
 	return cmd
@@ -117,7 +117,7 @@ func newJoinCmd(e *env) *cobra.Command {
 		Use:   "join [flags] INPUT",
 		Short: "Report every pair of records whose similarity reaches the threshold",
 		Long:  help("join"),
-	}, &cfg, nil, func(ctx context.Context, input string) error { return runJoin(ctx, e, &cfg, input) })
+	}, &cfg, nil, func(ctx context.Context) error { return runJoin(ctx, e, &cfg) })
 }
 
 // loaded is the input of a join, read, ordered and ready.
@@ -131,12 +131,8 @@ type loaded struct {
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	var report func(simjoin.Progress)
-	if prog.On() {
-		report = prog.Report
-	}
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
-		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: report,
+		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: prog.Func(),
 		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
@@ -146,42 +142,21 @@ func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Opti
 
 // load reads INPUT (and --against) and builds the collections
 // (simjoin.Load), filling the report's input counts and phases.
-func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, error) {
-	rep := rpt.NewJoin(cfg.command, []string{input}, cfg.spec, cfg.m, cfg.t, cfg.workers)
-	l, prog := &loaded{rep: rep}, progress.New(e.stderr)
+func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
+	rep := rpt.NewJoin(cfg.command, rpt.JoinInput(cfg.docs.args, cfg.against), cfg.spec, cfg.m, cfg.t, cfg.workers)
+	prog := progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
 		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
 	}
-	var r, s simjoin.Source
-	readPhase := "read"
-	if cfg.docs.Files {
-		if cfg.docs.args == nil {
-			cfg.docs.args = []string{input}
-		}
-		rep.Input = append([]string(nil), cfg.docs.args...)
-		readPhase = "read+tokenize"
-		r = simjoin.Files(cfg.docs.args...)
-		if cfg.against != "" {
-			s = simjoin.Files(cfg.against)
-		}
-	} else {
-		src := []*simjoin.Source{&r, &s}
-		for k, name := range []string{input, cfg.against} {
-			if name == "" {
-				continue
-			}
-			f, err := e.open(name, rep, prog)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			*src[k] = simjoin.Lines(f, f.Name)
-		}
+	r, s, done, err := infile.Sources(cfg.docs.args, cfg.against, cfg.docs.Files, e.stdin, func(f *infile.File) {
+		rep.NoteCompressed(f.Name, f.Format)
+		prog.SetSize(f.Name, f.Size)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.against != "" {
-		rep.Input = append(rep.Input, "--against", cfg.against)
-	}
+	defer done()
 	in, err := simjoin.Load(ctx, r, s, cfg.options(prog, warn))
 	var se *fileset.SelectionError
 	if errors.As(err, &se) {
@@ -190,54 +165,50 @@ func load(ctx context.Context, e *env, cfg *joinConfig, input string) (*loaded, 
 	if err != nil {
 		return nil, err
 	}
-	l.in = in
+	l := &loaded{in: in, rep: rep}
 	l.names, l.snames = in.IDs()
 	var vocabulary func() int
 	if cfg.reporting() {
 		vocabulary = in.Vocabulary // an LSH input's, counted only for the report
 	}
-	rep.AddInput(in.Stats(), readPhase, vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
+	rep.AddInput(in.Stats(), vocabulary, cfg.docs.KeepGoing, cfg.docs.MinTokens)
 	return l, nil
 }
 
 // start begins a command that joins INPUT: it creates the outputs (-o and
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
-func start(ctx context.Context, e *env, cfg *joinConfig, input string) (out *outfile.File, l *loaded, err error) {
-	if input == "-" && cfg.against == "-" {
+func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *loaded, err error) {
+	if cfg.docs.args[0] == "-" && cfg.against == "-" {
 		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
 	}
-	if out, err = cfg.createOutputs(e, true, append([]string{input, cfg.against}, cfg.docs.args...)...); err != nil {
+	if out, err = cfg.createOutputs(e, true, append([]string{cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, err
 	}
-	if l, err = load(ctx, e, cfg, input); err != nil {
+	if l, err = load(ctx, e, cfg); err != nil {
 		return nil, nil, err
 	}
 	return out, l, nil
 }
 
 // runJoin runs the join command: load, join, write, report.
-func runJoin(ctx context.Context, e *env, cfg *joinConfig, input string) error {
-	return runJoined(ctx, e, cfg, input, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
+func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
+	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
 		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-		sink := rows.NewSink(cfg.sort, pw.WritePair)
+		sink := rows.NewSink(cfg.sort, pw.WritePair, pw.Flush)
 		st, err := in.Join(ctx, sink.Add)
-		return st, func() error {
-			if err := sink.Close(); err != nil {
-				return err
-			}
-			return pw.Flush()
-		}, cmp.Or(err, sink.Err())
+		return st, sink.Close, cmp.Or(err, sink.Err())
 	})
 }
 
 // runJoined runs a command that joins INPUT: start (outputs, load), then the
 // report's phase that plans (planned) and calls join, which returns what
 // the join did and the writing of its output, run as the phase "write"
-// after joined; then the report.
-func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string,
+// after the join's statistics are reported (warning of LSH buckets capped
+// by --max-bucket); then the report.
+func runJoined(ctx context.Context, e *env, cfg *joinConfig, phase string,
 	join func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error)) error {
-	out, l, err := start(ctx, e, cfg, input)
+	out, l, err := start(ctx, e, cfg)
 	if err != nil {
 		return err
 	}
@@ -250,56 +221,24 @@ func runJoined(ctx context.Context, e *env, cfg *joinConfig, input, phase string
 	if err != nil {
 		return err
 	}
-	joined(e, cfg, l.rep, st)
-	tm.Done()
-	tm = l.rep.Start("write")
-	if err := write(); err != nil {
-		return err
+	if w := l.rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t); w != "" {
+		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", w)
 	}
 	tm.Done()
+	if err := l.rep.Phase("write", write); err != nil {
+		return err
+	}
 	return cfg.emit(e, l.rep)
 }
 
-// planned returns the input to join as cfg asks: with --method auto it
-// plans (refusing LSH flags when the planner chose exact) and follows that
-// plan; estimates says the similarities of the method that runs are
+// planned returns the input to join as cfg asks (Input.Resolve: with
+// --method auto, the plan's method), refusing LSH flags when the method is
+// exact; estimates says the similarities of the method that runs are
 // estimates (--verify estimate).
 func planned(ctx context.Context, cfg *joinConfig, l *loaded) (_ *simjoin.Input, estimates bool, _ error) {
-	in, method := l.in, cfg.method
-	if method == planner.Auto {
-		p, err := in.Plan(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		in, method = in.WithPlan(p), p.Method
+	in, method, err := l.in.Resolve(ctx)
+	if err == nil {
+		err = checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto)
 	}
-	if err := checkLSHFlags(cfg.fs, method, cfg.method == planner.Auto); err != nil {
-		return nil, false, err
-	}
-	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, nil
-}
-
-// joined records what a join did in the report (Report.AddJoin) and warns
-// of LSH buckets capped by --max-bucket.
-func joined(e *env, cfg *joinConfig, rep *rpt.Report, st simjoin.Stats) {
-	rep.AddJoin(st, cfg.method.String(), cfg.m, cfg.t)
-	if st.LSH != nil && st.LSH.CappedBuckets > 0 {
-		fmt.Fprintf(e.stderr, "simjoin: warning: %s\n", rpt.CappedWarning(st.LSH))
-	}
-}
-
-// addMemoryFlag registers --memory-limit.
-func addMemoryFlag(fs *pflag.FlagSet, v *string) {
-	fs.StringVar(v, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
-}
-
-// parseMemoryLimit reads --memory-limit, or finds the system's bound, and
-// makes it the runtime's soft memory limit (Limit.SetSoft).
-func parseMemoryLimit(s string) (memlimit.Limit, error) {
-	l, err := memlimit.Given(s, "--memory-limit")
-	if err != nil {
-		return l, usagef("--memory-limit: %v", err)
-	}
-	l.SetSoft()
-	return l, nil
+	return in, method == planner.LSH && cfg.lsh.opt.Verify == approx.VerifyEstimate, err
 }

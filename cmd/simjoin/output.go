@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
-	"github.com/simjoin/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -53,7 +51,7 @@ func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	addWorkersFlag(fs, &r.workers, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
-	addMemoryFlag(fs, &r.memLimit)
+	fs.StringVar(&r.memLimit, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
 }
 
 // parse checks the flags before any work starts: --measure, then -t for it
@@ -72,9 +70,10 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 		return usageError{err}
 	}
 	r.workers = parallel.Workers(r.workers) // 0: one per core; at most 4 per core
-	if r.mem, err = parseMemoryLimit(r.memLimit); err != nil {
-		return err
+	if r.mem, err = memlimit.Given(r.memLimit, "--memory-limit"); err != nil {
+		return usagef("--memory-limit: %v", err)
 	}
+	r.mem.SetSoft()
 	r.outFmt, err = r.format.parse()
 	return err
 }
@@ -139,24 +138,14 @@ func (f *formatFlag) add(fs *pflag.FlagSet, takes ...fieldenc.Format) {
 	if f.takes = takes; len(takes) == 0 {
 		f.takes = []fieldenc.Format{fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL}
 	}
-	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+f.want())
-}
-
-// want names the formats taken, such as "tsv, csv or jsonl".
-func (f *formatFlag) want() string {
-	names := make([]string, len(f.takes))
-	for k, x := range f.takes {
-		names[k] = x.String()
-	}
-	n := len(names) - 1
-	return strings.Join(names[:n], ", ") + " or " + names[n]
+	fs.StringVar(&f.name, "format", f.takes[0].String(), "output format: "+fieldenc.FormatNames(f.takes))
 }
 
 // parse reads the format given.
 func (f *formatFlag) parse() (fieldenc.Format, error) {
 	x, ok := fieldenc.ParseFormat(f.name)
 	if !ok || !slices.Contains(f.takes, x) {
-		return 0, usagef("unknown --format %q: want %s", f.name, f.want())
+		return 0, usagef("unknown --format %q: want %s", f.name, fieldenc.FormatNames(f.takes))
 	}
 	return x, nil
 }
@@ -169,14 +158,11 @@ func addWorkersFlag(fs *pflag.FlagSet, p *int, usage string) {
 
 // open opens the input file name (infile.Open: "-" is standard input, gzip
 // and zstd are decompressed) for the caller to close, noting a compressed
-// input in rep and giving its size to prog when they are not nil.
-func (e *env) open(name string, rep *rpt.Report, prog *progress.Bars) (*infile.File, error) {
+// input in rep when it is not nil.
+func (e *env) open(name string, rep *rpt.Report) (*infile.File, error) {
 	f, err := infile.Open(name, e.stdin)
 	if err == nil && rep != nil {
 		rep.NoteCompressed(f.Name, f.Format)
-	}
-	if err == nil && prog != nil {
-		prog.SetSize(f.Name, f.Size)
 	}
 	return f, err
 }

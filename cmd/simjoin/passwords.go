@@ -3,15 +3,15 @@ package main
 import (
 	"cmp"
 	"context"
-	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
+	"github.com/simjoin/simjoin/internal/pwcheck"
 	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
@@ -22,18 +22,15 @@ func init() { register(newPasswordsCmd) }
 
 // exitTooClose is the exit status of `passwords check` when a candidate is
 // too close to a known password.
-const exitTooClose = 3
+const exitTooClose = pwcheck.ExitTooClose
 
 // pwConfig holds the flags of `passwords` and `passwords check`.
 type pwConfig struct {
-	q           int
-	foldCase    bool
-	foldLeet    bool
-	stripSuffix bool
-	counts      string
-	comments    bool
-	maxLine     int
-	runFlags    // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
+	q        int
+	counts   string
+	comments bool
+	maxLine  int
+	runFlags // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
 
 	// passwords only
 	families bool
@@ -51,9 +48,11 @@ type pwConfig struct {
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
 	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
-	fs.BoolVar(&c.foldCase, "fold-case", false, "fold letters to lower case")
-	fs.BoolVar(&c.foldLeet, "fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
-	fs.BoolVar(&c.stripSuffix, "strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
+	// --fold-case, --fold-leet and --strip-suffix are named as passwords.Norm
+	// names the normalisations (parse reads them by name).
+	fs.Bool("fold-case", false, "fold letters to lower case")
+	fs.Bool("fold-leet", false, "read leet-speak as letters (@ 4 as a, 3 as e, 0 as o, 1 ! | as i, $ 5 as s, 7 + as t, ...)")
+	fs.Bool("strip-suffix", false, "strip a trailing run of digits, symbols and spaces (unless that is the whole password)")
 	fs.StringVar(&c.counts, "counts", "", "the list has counts: \"first\" (count<TAB>password) or \"last\" (password<TAB>count); bare --counts means first")
 	fs.Lookup("counts").NoOptDefVal = "first"
 	fs.BoolVar(&c.comments, "skip-comments", false, "skip lines starting with #!comment: (John the Ripper word lists)")
@@ -71,16 +70,13 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}); err != nil {
 		return err
 	}
-	var norm passwords.Norm
-	if c.foldCase {
-		norm |= passwords.FoldCase
+	var norms []string
+	for _, name := range []string{"fold-case", "fold-leet", "strip-suffix"} {
+		if on, _ := fs.GetBool(name); on {
+			norms = append(norms, name)
+		}
 	}
-	if c.foldLeet {
-		norm |= passwords.FoldLeet
-	}
-	if c.stripSuffix {
-		norm |= passwords.StripSuffix
-	}
+	norm, _ := passwords.ParseNorm(strings.Join(norms, "+")) // names it knows
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
 	if err := c.opt.Grams.Check(); err != nil {
 		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
@@ -161,7 +157,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 		return nil, nil, passwords.ReadStats{}, err
 	}
 	tm := rep.Start("read")
-	f, err := e.open(name, rep, nil)
+	f, err := e.open(name, rep)
 	if err != nil {
 		return nil, nil, passwords.ReadStats{}, err
 	}
@@ -200,29 +196,18 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		var fams []passwords.Family
 		fams, st, err = passwords.Families(ctx, l, opt)
 		write = func() error {
-			sec := rpt.NewPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), fams, st.Exact.Results)
-			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments))
-			rep.Results = int64(len(fams))
-			w := rows.NewFamilies(out, cfg.outFmt)
-			for n, f := range fams {
-				w.Write(n+1, l, f)
-			}
-			return w.Flush()
+			rep.AddPasswordFamilies(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments, fams, st.Exact.Results)
+			return rows.WriteFamilies(out, cfg.outFmt, l, fams)
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) })
+		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
 		var found rpt.Counter
 		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 		err = cmp.Or(err, sink.Err())
 		write = func() error {
-			sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-			rep.AddSection("passwords", "passwords", sec, sec.Rows(cfg.comments, "joined"))
-			rep.SetResults(found.N, &found.Hist, cfg.opt.Measure)
-			if err := sink.Close(); err != nil {
-				return err
-			}
-			return w.Flush()
+			rep.AddPasswordPairs(rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments, &found, cfg.opt.Measure)
+			return sink.Close()
 		}
 	}
 	bar.Finish()
@@ -230,11 +215,9 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		return err
 	}
 	rep.AddPasswordJoin(&st)
-	tm := rep.Start("write")
-	if err := write(); err != nil {
+	if err := rep.Phase("write", write); err != nil {
 		return err
 	}
-	tm.Done()
 	return cfg.emit(e, rep)
 }
 
@@ -250,75 +233,20 @@ func runCheck(ctx context.Context, e *env, cfg *pwConfig, args []string) error {
 		return err
 	}
 	st := ix.Stats()
-	rep.AddPasswordIndex(&st)
-	sec := rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts)
-	rep.AddSection("known", "known passwords", sec, sec.Rows(cfg.comments, "indexed"))
+	rep.AddPasswordIndex(&st, rpt.NewPasswordList(rs, &st, cfg.opt.Norm, cfg.read.Counts), cfg.comments)
 
-	w := rows.NewMatches(sinkOf(out), cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-	cs, err := checkPhase(ctx, e, rep, args, w.Writer, cfg.opt.Measure,
-		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
-		func(m passwords.Match) float64 { return m.Sim },
-		func(candidate int, m passwords.Match) { w.Write(candidate, known, m) })
+	cs, err := pwcheck.List(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, pwcheck.Output(out), cfg.outFmt, known, ix)
 	if err != nil {
 		return err
 	}
 	return finishCheck(e, cfg, rep, cs)
 }
 
-// checkPhase runs the report's "check" phase: each batch of candidates (the
-// arguments, the one password typed at a terminal, or the lines of stdin:
-// infile.Batches) goes to answer, whose results for each candidate are
-// counted (their similarities, sim, in the histogram) and written by write
-// (with the candidate's number), through w; then w is flushed, and the
-// results and the histogram (not for overlap) go into the report.
-func checkPhase[T any](ctx context.Context, e *env, rep *rpt.Report, args []string, w *rows.Writer, m prefix.Measure,
-	answer func(batch [][]byte) ([][]T, error), sim func(T) float64, write func(candidate int, x T)) (*passwords.CheckStats, error) {
-	tm := rep.Start("check")
-	var cs passwords.CheckStats
-	var hist rpt.Histogram
-	err := infile.Batches(ctx, args, e.stdin, e.stderr, "password to check: ", func(first int, batch [][]byte) error {
-		res, err := answer(batch)
-		if err != nil {
-			return err
-		}
-		for k, xs := range res {
-			cs.Add(batch[k], len(xs))
-			for _, x := range xs {
-				hist.Add(sim(x))
-				write(first+k, x)
-			}
-		}
-		return w.Err()
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		return nil, err
-	}
-	tm.Done()
-	rep.SetResults(cs.Matches, &hist, m)
-	return &cs, nil
-}
-
-// sinkOf is where a check writes: out, or nowhere under --silent.
-func sinkOf(out *outfile.File) io.Writer {
-	if out == nil {
-		return io.Discard
-	}
-	return out
-}
-
 // finishCheck adds the "check" section to the report (after the rows first,
-// if any), writes the report, and returns the command's exit status: 3 when
-// the policy rejects a candidate as too close.
+// if any: pwcheck.Finish), writes the report, and returns the command's exit
+// status.
 func finishCheck(e *env, cfg *pwConfig, rep *rpt.Report, cs *passwords.CheckStats, first ...[2]string) error {
-	status := exitOK
-	if cs.Rejected() {
-		status = exitTooClose
-	}
-	sec := rpt.NewCheck(cs)
-	rep.AddSection("check", "candidates", sec, sec.Rows(status, first...))
+	status := pwcheck.Finish(rep, cs, first...)
 	if err := cfg.emit(e, rep); err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/plotting"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -37,7 +34,7 @@ func newPlotCmd(e *env) *cobra.Command {
 		Use:   "plot [flags] INPUT",
 		Short: "Measure LSH against the exact join and draw the S-curve and the circle of pairs",
 		Long:  help("plot"),
-	}, &cfg, nil, func(ctx context.Context, _ string) error { return runPlot(ctx, e, &cfg, &pf) })
+	}, &cfg, nil, func(ctx context.Context) error { return runPlot(ctx, e, &cfg, &pf) })
 	dropFlags(cmd, "plot measures a self-join and writes a table of counts", "against", "format", "sort", "verify", "check-recall")
 	fs := cmd.Flags()
 	fs.StringArrayVar(&pf.scurve, "scurve", nil, "draw the S-curves with the measured shares to `FILE` (.png or .svg; repeatable)")
@@ -74,56 +71,37 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if format, _ := plotting.FormatOf(pf.circle); pf.circle != "" && format != "svg" {
 		return usagef("--circle %s: want an .svg file", pf.circle)
 	}
-	out, l, err := start(ctx, e, cfg, cfg.docs.args[0])
+	out, l, err := start(ctx, e, cfg)
 	if err != nil {
 		return err
 	}
 	// The figures are outputs of the run like -o: created now (an
 	// unwritable path fails before the work) and committed with it.
+	fig := plotting.CheckFigures{SCurves: pf.scurve, Circle: pf.circle, LSH: cfg.method == planner.LSH}
 	figs := map[string]*outfile.File{}
-	for _, f := range append(slices.Clone(pf.scurve), pf.circle) {
-		if f == "" {
-			continue
-		}
+	for _, f := range fig.Files() {
 		if figs[f], err = e.create(f); err != nil {
 			return err
 		}
 	}
 	rep := l.rep
 	rep.Method = cfg.method.String()
-	// The circle: the first banding's candidates with --method lsh, the
-	// exact pairs otherwise.
-	var chords plotting.Chords
-	if pf.circle != "" && cfg.method == planner.LSH {
-		opt.Found = chords.Add
-	} else if pf.circle != "" {
-		opt.Exact = func(p join.Pair) bool { return chords.Add(p) && exact.Add(p) }
-	}
+	fig.Collect(&opt)
 	cc, err := l.in.Check(ctx, opt)
 	if err != nil {
 		return err
 	}
 	rep.AddSteps(cc.Steps)
 
-	tm := rep.Start("plot")
 	k, st := cfg.lsh.opt.K, l.in.Stats()
-	if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
+	if err := rep.Phase("plot", func() error {
+		if err := rpt.WritePlotTable(out, st.Records, st.Records-st.Skipped, cfg.t, k, cc); err != nil {
+			return err
+		}
+		return fig.Write(func(f string) io.Writer { return figs[f] }, cc, st.Records, l.names, cfg.t, k, pf.seeds)
+	}); err != nil {
 		return err
 	}
-	for _, f := range pf.scurve {
-		fig := plotting.NewSCurves(cc, k, pf.seeds, cfg.t.Float())
-		format, _ := plotting.FormatOf(f)
-		if err := writeFigure(figs[f], func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
-			return err
-		}
-	}
-	if pf.circle != "" {
-		fig := plotting.NewCheckCircle(cc, st.Records, l.names, chords, cfg.t, k, cfg.method == planner.LSH)
-		if err := writeFigure(figs[pf.circle], fig.WriteSVG); err != nil {
-			return err
-		}
-	}
-	tm.Done()
 	rep.AddPlot(cc, k, pf.seeds)
 	rep.SetResults(exact.N, &exact.Hist, cfg.m)
 	return cfg.emit(e, rep)
@@ -148,12 +126,4 @@ func (pf *plotFlags) error(err error, cfg *joinConfig) error {
 		return usagef("--shapes %s with --perm %d: %v", oe.Value, cfg.lsh.opt.K, errors.Unwrap(oe.Err))
 	}
 	return usageError{oe.Err}
-}
-
-// writeFigure draws a figure into out.
-func writeFigure(out *outfile.File, draw func(io.Writer) error) error {
-	if err := draw(out); err != nil {
-		return fmt.Errorf("%s: %w", out.Path(), err)
-	}
-	return nil
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/pwcheck"
 	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/internal/rows"
 )
 
 // pwIndexFixed are the flags of passwords check that an index fixes at
@@ -30,24 +30,14 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 		return err
 	}
 	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
-		icfg := ix.Config()
 		t, err := searchThreshold(ix, cfg.threshold)
 		if err != nil {
 			return err
 		}
-		rep := rpt.NewIndexSearch("passwords check", cfg.index, icfg, t, cfg.workers)
-		hw := rows.NewHits(sinkOf(out), cfg.outFmt, icfg, "candidate")
-		cs, err := checkPhase(ctx, e, rep, args, hw.Writer, icfg.Measure,
-			func(batch [][]byte) ([][]index.Hit, error) {
-				res, err := ix.Search(ctx, batch, index.SearchOptions{Threshold: t})
-				// The index's message numbers the record in the batch; it
-				// never holds the text.
-				return res, indexError(err, "-t")
-			},
-			func(h index.Hit) float64 { return h.Sim },
-			func(candidate int, h index.Hit) { hw.Write(candidate, h) })
+		rep := rpt.NewIndexSearch("passwords check", cfg.index, ix.Config(), t, cfg.workers)
+		cs, err := pwcheck.Index(ctx, rep, pwcheck.Candidates{Args: args, Stdin: e.stdin, Tty: e.stderr}, pwcheck.Output(out), cfg.outFmt, ix, t)
 		if err != nil {
-			return err
+			return indexError(err, "-t")
 		}
 		st := ix.Stats()
 		rep.Records = int(st.Live)

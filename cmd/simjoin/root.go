@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/internal/cpuprofile"
 	"github.com/simjoin/simjoin/internal/outfile"
 )
 
@@ -65,7 +64,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	// is back when the run ends.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	var cpuProfile string
-	var profFile *os.File
+	stopProfile := func() {}
 	root := &cobra.Command{
 		Use:           "simjoin",
 		Short:         "Find every pair of similar records",
@@ -75,15 +74,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			if err := checkFlags(cmd); err != nil {
 				return err
 			}
-			if cpuProfile == "" {
-				return nil
-			}
-			f, err := os.Create(cpuProfile)
-			if err != nil {
-				return err
-			}
-			profFile = f
-			return pprof.StartCPUProfile(f)
+			var err error
+			stopProfile, err = cpuprofile.Start(cpuProfile)
+			return err
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
@@ -99,10 +92,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	usageArgs(root)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if profFile != nil {
-		pprof.StopCPUProfile()
-		profFile.Close()
-	}
+	stopProfile()
 	var ee exitError
 	isExit := errors.As(err, &ee)
 	// Every output appears, or none does.

@@ -39,7 +39,7 @@ func TestHelperSimjoin(t *testing.T) {
 	if err := json.Unmarshal([]byte(args), &argv); err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := outfile.Catch(context.Background(), signalGrace, os.Exit)
+	ctx, stop := outfile.Catch(context.Background(), outfile.DefaultGrace, os.Exit)
 	code := runContext(ctx, argv, os.Stdin, os.Stdout, os.Stderr)
 	if sig := stop(); sig != nil {
 		code = outfile.ExitCode(sig)

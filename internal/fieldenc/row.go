@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Format is a line format of rows.
@@ -38,6 +39,19 @@ func ParseFormat(name string) (_ Format, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// FormatNames names the formats fs (at least one) as a message lists them,
+// such as "tsv, csv or jsonl".
+func FormatNames(fs []Format) string {
+	names := make([]string, len(fs))
+	for k, f := range fs {
+		names[k] = f.String()
+	}
+	if n := len(names) - 1; n > 0 {
+		return strings.Join(names[:n], ", ") + " or " + names[n]
+	}
+	return names[0]
 }
 
 // Column names a field of a row: Name in the CSV header, Key in JSONL (Name

@@ -162,4 +162,13 @@ func TestFormatNames(t *testing.T) {
 	if s := fieldenc.Format(7).String(); s != "format(7)" {
 		t.Errorf("Format(7) = %q", s)
 	}
+	for want, fs := range map[string][]fieldenc.Format{
+		"tsv, csv or jsonl": {fieldenc.TSV, fieldenc.CSV, fieldenc.JSONL},
+		"tsv or jsonl":      {fieldenc.TSV, fieldenc.JSONL},
+		"csv":               {fieldenc.CSV},
+	} {
+		if got := fieldenc.FormatNames(fs); got != want {
+			t.Errorf("FormatNames(%v) = %q, want %q", fs, got, want)
+		}
+	}
 }

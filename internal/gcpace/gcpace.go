@@ -31,6 +31,28 @@ import (
 	"sync"
 )
 
+// The simjoin command paces the collector at DefaultPercent above
+// DefaultFloor unless GOGC is set.
+const (
+	// DefaultPercent is the percentage. Almost all of the heap is
+	// pointer-free arenas, which the collector does not scan, so collecting
+	// more often costs little; the runtime's default (100) lets the heap grow
+	// to twice the live arenas. Measured on the 1M-set collection of
+	// BENCHMARKS.md (`simjoin join --method exact -t 0.5`, 30M tokens): peak
+	// RSS 700-825 MiB at 100 and 525-540 MiB at 25, with the same CPU time
+	// within the noise.
+	DefaultPercent = 25
+	// DefaultFloor is the heap below which the collector does not run: at 25
+	// alone a run whose heap stays small collects every MiB or two, each
+	// collection preempting the working goroutines. On the generated 59,000
+	// passwords of BENCHMARKS.md (`simjoin join` allocates 18 MiB in all)
+	// that is 8 collections without the floor and one with it; a floor of 32
+	// MiB saved that one for no CPU time that could be measured, and raised
+	// the peak RSS by 4 MiB (10 for `simjoin passwords`). Larger runs pace at
+	// DefaultPercent as before once their live heap passes the floor.
+	DefaultFloor = 16 << 20
+)
+
 // heapMinimum is the runtime's minimum heap goal at GOGC 100, scaled by the
 // percentage in use (the garbage collector guide's "minimum total heap size
 // of 4 MiB").

@@ -6,9 +6,11 @@
 // Open reads nothing but the first bytes (to recognise a compression); the
 // File it returns is read once, front to back, by one goroutine, and must be
 // closed. A directory is refused with a message pointing to --files, which
-// reads each file of a directory as a record. Batches reads the records a
-// command takes as arguments or on standard input, prompting for a secret
-// typed at a terminal.
+// reads each file of a directory as a record. Sources opens the inputs of a
+// join (one file of lines or two, or files and directories) as the
+// library's sources. Batches reads the records a command takes as arguments
+// or on standard input, prompting for a secret typed at a terminal; IDs
+// reads record ids given as arguments or on standard input.
 package infile
 
 import (

@@ -41,6 +41,13 @@ type Interrupted struct{ Signal os.Signal }
 
 func (i Interrupted) Error() string { return "interrupted by " + i.Signal.String() }
 
+// DefaultGrace is the grace of Catch in the simjoin command: how long a run
+// may take to wind down after SIGINT, SIGTERM or SIGHUP before its temporary
+// files are removed and the process exits regardless (a phase that does not
+// watch for cancellation, such as reading the input, must not hold a signal
+// up).
+const DefaultGrace = 500 * time.Millisecond
+
 // Catch returns a context cancelled (with cause Interrupted) when one of Signals arrives, and stop,
 // which stops catching them and returns the signal caught (nil if none).
 //

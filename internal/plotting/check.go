@@ -3,6 +3,7 @@ package plotting
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -65,4 +66,65 @@ func NewCircle(n int, names []string, chords []Chord, what string) *CircleFigure
 	slices.SortFunc(chords, func(x, y Chord) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
 	return &CircleFigure{N: n, Names: names, Chords: chords,
 		Title: fmt.Sprintf("%s records, %s", numfmt.Group(int64(n)), what)}
+}
+
+// CheckFigures are the figures simjoin plot draws of a cross-check
+// (planner.Check): the S-curves (NewSCurves) to each file of SCurves (.png
+// or .svg, by FormatOf) and the circle (NewCheckCircle) to the file Circle
+// (SVG; "" for none), whose chords are the candidates of the first banding
+// when LSH is true and the exact pairs otherwise. Collect gathers the
+// chords while the check runs, and Write draws; it is not safe for
+// concurrent use.
+type CheckFigures struct {
+	SCurves []string
+	Circle  string
+	LSH     bool
+	chords  Chords
+}
+
+// Files returns the files of the figures: SCurves, then Circle if any.
+func (f *CheckFigures) Files() []string {
+	files := slices.Clone(f.SCurves)
+	if f.Circle != "" {
+		files = append(files, f.Circle)
+	}
+	return files
+}
+
+// Collect makes the check of opt gather the circle's chords, when there is
+// a circle: LSH's candidates through opt.Found, or else the exact pairs
+// through opt.Exact, which still passes each pair to the function it held.
+func (f *CheckFigures) Collect(opt *planner.CheckOptions) {
+	switch exact := opt.Exact; {
+	case f.Circle == "":
+	case f.LSH:
+		opt.Found = f.chords.Add
+	case exact != nil:
+		opt.Exact = func(p join.Pair) bool { return f.chords.Add(p) && exact(p) }
+	default:
+		opt.Exact = f.chords.Add
+	}
+}
+
+// Write draws the figures of cc, a cross-check of n records (names: their
+// ids, or nil) at threshold t with signatures of k values and seeds seeds
+// per banding, to out(file) for each of Files. An error names the file. It
+// takes the chords collected over.
+func (f *CheckFigures) Write(out func(file string) io.Writer, cc *planner.CrossCheck, n int, names []string, t prefix.Threshold, k, seeds int) error {
+	for _, file := range f.SCurves {
+		format, err := FormatOf(file)
+		if err == nil {
+			err = NewSCurves(cc, k, seeds, t.Float()).Write(out(file), format)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	if f.Circle == "" {
+		return nil
+	}
+	if err := NewCheckCircle(cc, n, names, f.chords, t, k, f.LSH).WriteSVG(out(f.Circle)); err != nil {
+		return fmt.Errorf("%s: %w", f.Circle, err)
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package plotting
 
 import (
 	"errors"
+	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
@@ -74,5 +76,54 @@ func TestFormatOf(t *testing.T) {
 		if _, err := FormatOf(name); !errors.Is(err, ErrFormat) {
 			t.Errorf("FormatOf(%q): %v, want ErrFormat", name, err)
 		}
+	}
+}
+
+// TestCheckFigures: the files are the S-curves' then the circle's; Collect
+// routes LSH's candidates or the exact pairs (still passed on) to the
+// circle, and nothing without one; Write draws each figure to its file and
+// names a file it could not draw.
+func TestCheckFigures(t *testing.T) {
+	cc := &planner.CrossCheck{Pairs: 1, Bandings: []planner.Banding{{Shape: approx.Shape{B: 2, R: 2},
+		Bins: []planner.Bin{{From: 0.5, To: 1, Pairs: 1, Found: 1}}}}}
+	half := prefix.Threshold{Num: 1, Den: 2}
+	var passed int
+	for _, lsh := range []bool{false, true} {
+		f := &CheckFigures{SCurves: []string{"s.svg", "s.png"}, Circle: "c.svg", LSH: lsh}
+		if got := f.Files(); !slices.Equal(got, []string{"s.svg", "s.png", "c.svg"}) {
+			t.Errorf("files %q", got)
+		}
+		opt := planner.CheckOptions{Exact: func(join.Pair) bool { passed++; return true }}
+		f.Collect(&opt)
+		if (opt.Found != nil) != lsh {
+			t.Errorf("lsh %v: Found set %v", lsh, opt.Found != nil)
+		}
+		opt.Exact(join.Pair{A: 0, B: 1, Sim: 1})
+		if opt.Found != nil {
+			opt.Found(join.Pair{A: 0, B: 2, Sim: 0.5})
+		}
+		if len(f.chords) != 1 {
+			t.Errorf("lsh %v: chords %v", lsh, f.chords)
+		}
+		out := map[string]*strings.Builder{}
+		err := f.Write(func(file string) io.Writer { out[file] = new(strings.Builder); return out[file] }, cc, 3, nil, half, 4, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != 3 || !strings.HasPrefix(out["s.png"].String(), "\x89PNG") || !strings.Contains(out["c.svg"].String(), "<svg") || !strings.Contains(out["s.svg"].String(), "<svg") {
+			t.Errorf("lsh %v: drew %d files", lsh, len(out))
+		}
+	}
+	if passed != 2 {
+		t.Errorf("the exact function got %d pairs, want 2", passed)
+	}
+	none := &CheckFigures{}
+	opt := planner.CheckOptions{}
+	if none.Collect(&opt); opt.Exact != nil || opt.Found != nil || len(none.Files()) != 0 {
+		t.Error("no circle: Collect set a function, or Files is not empty")
+	}
+	bad := &CheckFigures{SCurves: []string{"s.gif"}}
+	if err := bad.Write(func(string) io.Writer { return io.Discard }, cc, 3, nil, half, 4, 1); err == nil || !strings.HasPrefix(err.Error(), "s.gif: ") {
+		t.Errorf("s.gif: %v", err)
 	}
 }

@@ -5,8 +5,9 @@
 // of chords stay small).
 //
 // The package only draws: planner.Check measures the pairs, NewSCurves and
-// NewCircle lay its bandings and the pairs found out as figures, and the
-// plot command of cmd/simjoin writes them. Figures are
+// NewCircle lay its bandings and the pairs found out as figures, and
+// CheckFigures collects the circle's pairs during the check and draws the
+// figures the plot command of cmd/simjoin asks for into its files. Figures are
 // deterministic: the same data gives the same bytes, except for the PNG
 // encoder's choices, which are fixed in Go.
 package plotting

@@ -29,6 +29,16 @@ func New(w io.Writer) *Bars {
 // On reports whether the bars are drawn.
 func (p *Bars) On() bool { return p.on }
 
+// Func returns Report as the library's progress function
+// (simjoin.Options.Progress), or nil when the bars are off, so that the
+// library does not report to no one.
+func (p *Bars) Func() func(simjoin.Progress) {
+	if !p.on {
+		return nil
+	}
+	return p.Report
+}
+
 // SetSize records the size in bytes of the input that Report will be told
 // is read under name (-1: unknown), so that its bar shows how far it is.
 func (p *Bars) SetSize(name string, size int64) { p.sizes[name] = size }

@@ -26,7 +26,7 @@ var events = []simjoin.Progress{
 func TestOffDrawsNothing(t *testing.T) {
 	var w bytes.Buffer
 	p := New(&w)
-	if p.On() {
+	if p.On() || p.Func() != nil {
 		t.Fatal("a buffer is taken for a terminal")
 	}
 	p.SetSize("in.txt", 1000)
@@ -51,8 +51,9 @@ func TestReportStages(t *testing.T) {
 	p := New(&w)
 	p.on = true // as on a terminal
 	p.SetSize("in.txt", 1000)
+	report := p.Func()
 	for i, ev := range events {
-		p.Report(ev)
+		report(ev)
 		if open := p.cur != nil; open == ev.End {
 			t.Fatalf("after event %d (%+v): a bar open is %v", i, ev, open)
 		}

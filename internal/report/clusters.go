@@ -80,6 +80,13 @@ func NewClusters(f *cluster.Forest, names []string) *Clusters {
 	return s
 }
 
+// AddClusters adds the section "clusters" of dedup on the clusters of f
+// (NewClusters; names as there).
+func (r *Report) AddClusters(f *cluster.Forest, names []string) {
+	sec := NewClusters(f, names)
+	r.AddSection("clusters", "clusters", sec, sec.Rows())
+}
+
 // Rows is the text of the section.
 func (s *Clusters) Rows() [][2]string {
 	rows := [][2]string{

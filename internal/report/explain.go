@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,6 +69,24 @@ func ExplainJSON(res *simjoin.Explanation) any {
 		Analyze    *simjoin.Analysis     `json:"analyze,omitempty"`
 		CrossCheck *planner.CheckSummary `json:"cross_check,omitempty"`
 	}{PlanJSON{res.Plan}, res.Analyze, res.CrossCheck}
+}
+
+// WriteExplanation writes res as simjoin explain prints it to w, in one
+// write whose error it returns: as indented JSON (ExplainJSON) when asJSON,
+// else as text (WriteExplain, with rs and crossSeed).
+func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, crossSeed uint64) error {
+	var b bytes.Buffer
+	if asJSON {
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ExplainJSON(res)); err != nil {
+			return err
+		}
+	} else {
+		WriteExplain(&b, res, rs, crossSeed)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // PlanRows is the plan's section of the statistics report.

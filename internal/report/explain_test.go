@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -62,3 +63,31 @@ func TestPlanJSON(t *testing.T) {
 		t.Errorf("explain JSON %s, %v", ex, err)
 	}
 }
+
+// TestWriteExplanation: explain's JSON is ExplainJSON indented, its text
+// WriteExplain's, each written whole; a write error is returned.
+func TestWriteExplanation(t *testing.T) {
+	res := &simjoin.Explanation{Plan: &planner.Plan{Method: planner.Exact, Measure: prefix.Jaccard, Threshold: prefix.Threshold{Num: 1, Den: 2},
+		Reason: planner.Reason{Code: planner.ReasonNoPairs}}}
+	var js, text, want bytes.Buffer
+	if err := WriteExplanation(&js, res, true, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(ExplainJSON(res), "", "  ")
+	if js.String() != string(b)+"\n" {
+		t.Errorf("JSON:\n%s\nwant\n%s", js.String(), b)
+	}
+	if err := WriteExplanation(&text, res, false, true, 7); err != nil {
+		t.Fatal(err)
+	}
+	if WriteExplain(&want, res, true, 7); text.String() != want.String() {
+		t.Errorf("text:\n%s\nwant\n%s", text.String(), want.String())
+	}
+	if err := WriteExplanation(failWriter{}, res, false, false, 1); err == nil {
+		t.Error("a write error was dropped")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

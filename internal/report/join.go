@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
@@ -24,16 +25,31 @@ func NewJoin(command string, input []string, tokens shingle.Spec, m prefix.Measu
 	}
 }
 
+// JoinInput is the report's input of a join of the records of inputs with
+// those of against (--against; none when ""): inputs, then "--against"
+// and against.
+func JoinInput(inputs []string, against string) []string {
+	in := slices.Clone(inputs)
+	if against != "" {
+		in = append(in, "--against", against)
+	}
+	return in
+}
+
 // AddInput records what loading a join's input did (st, from
-// simjoin.Input.Stats): the reading phase under the name read ("read", or
-// "read+tokenize" when files were tokenized as they were read), the order
+// simjoin.Input.Stats): the reading phase ("read", or "read+tokenize" when
+// files were read, st.Files, and tokenized as they were), the order
 // phase when the token order was built, the counts of records, empty sets,
 // tokens and distinct tokens, and the "files" section when files were read
 // (keepGoing and minTokens are the options they were read with).
 // vocabulary counts the distinct tokens when st has no count (an input
 // loaded for LSH, whose tokens are not ordered); nil leaves the report's
 // count at st's -1.
-func (r *Report) AddInput(st simjoin.Stats, read string, vocabulary func() int, keepGoing bool, minTokens int) {
+func (r *Report) AddInput(st simjoin.Stats, vocabulary func() int, keepGoing bool, minTokens int) {
+	read := "read"
+	if st.Files != nil {
+		read = "read+tokenize"
+	}
 	r.AddPhase(read, st.Read)
 	if st.Order != (simjoin.Timing{}) {
 		r.AddPhase("order", st.Order)
@@ -64,8 +80,9 @@ const givenReason = "given by --method, not planned (simjoin explain prices both
 // plan section (st.Plan, or a GivenPlan naming the method given when
 // nothing was planned), the method that ran, the exact join's counters, the
 // LSH section (with LSH's recall when it was measured against the exact
-// join, st.Check), and the results with their histogram.
-func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) {
+// join, st.Check), and the results with their histogram. It returns the
+// warning the run calls for, if any: CappedWarning when LSH capped buckets.
+func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) (warning string) {
 	if st.Plan != nil {
 		r.AddSection("plan", "plan", PlanJSON{st.Plan}, PlanRows(st.Plan))
 	} else {
@@ -79,7 +96,11 @@ func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t pre
 	if st.LSH != nil {
 		sec := NewLSH(st.LSH, st.Check)
 		r.AddSection("lsh", "MinHash-LSH", *sec, sec.Rows(m, t))
+		if st.LSH.CappedBuckets > 0 {
+			warning = CappedWarning(st.LSH)
+		}
 	}
+	return warning
 }
 
 // CappedWarning is the warning of an LSH join that capped buckets (st,

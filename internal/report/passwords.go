@@ -6,6 +6,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/passwords"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // NewPasswords starts the report of a passwords command (command, such as
@@ -34,10 +35,31 @@ func (r *Report) AddPasswordJoin(st *passwords.Stats) {
 
 // AddPasswordIndex records the index built over a known list (st, from
 // passwords.Index.Stats): the phases of its grams, order and index, the
-// method with its index keys, and the list's counts.
-func (r *Report) AddPasswordIndex(st *passwords.Stats) {
+// method with its index keys, the list's counts, and the section "known"
+// on the list l as indexed (comments: as PasswordList.Rows).
+func (r *Report) AddPasswordIndex(st *passwords.Stats, l PasswordList, comments bool) {
 	r.passwordPhases(st, Phase{Name: "index", Seconds: st.Exact.IndexTime.Seconds()})
 	r.Exact = nil
+	r.AddSection("known", "known passwords", l, l.Rows(comments, "indexed"))
+}
+
+// AddPasswordPairs records the pairs simjoin passwords found: the section
+// "passwords" on the list l as joined (comments: as PasswordList.Rows), and
+// the pairs counted by found (their similarities by measure m, SetResults)
+// as the results.
+func (r *Report) AddPasswordPairs(l PasswordList, comments bool, found *Counter, m prefix.Measure) {
+	r.AddSection("passwords", "passwords", l, l.Rows(comments, "joined"))
+	r.SetResults(found.N, &found.Hist, m)
+}
+
+// AddPasswordFamilies records the families simjoin passwords --families
+// found (fams, from pairs similar pairs): the section "passwords" on the
+// list l and the families (NewPasswordFamilies; comments: as
+// PasswordList.Rows), and the families as the results.
+func (r *Report) AddPasswordFamilies(l PasswordList, comments bool, fams []passwords.Family, pairs int64) {
+	sec := NewPasswordFamilies(l, fams, pairs)
+	r.AddSection("passwords", "passwords", sec, sec.Rows(comments))
+	r.Results = int64(len(fams))
 }
 
 // passwordPhases records the method, the grams and order phases then last,

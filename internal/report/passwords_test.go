@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -85,8 +87,50 @@ func TestPasswordReports(t *testing.T) {
 	}
 	r = report.NewPasswords("passwords check", nil, opt)
 	st.Exact.Ell = 1
-	r.AddPasswordIndex(&st)
+	l := report.NewPasswordList(passwords.ReadStats{Lines: 11}, &st, 0, passwords.NoCounts)
+	r.AddPasswordIndex(&st, l, false)
 	if got := names(r); !slices.Equal(got, []string{"grams", "order", "index"}) || r.Exact != nil || r.Method != "exact: prefix" {
 		t.Errorf("indexed report: phases %v, %+v", got, r)
+	}
+	if r.Sections["known"] != l || len(sectionRows(r, "known passwords")) != 8 {
+		t.Errorf("indexed report: known section %+v", r.Sections)
+	}
+}
+
+// sectionRows returns the text rows of r's section title.
+func sectionRows(r *report.Report, title string) [][2]string {
+	var b strings.Builder
+	r.WriteText(&b)
+	_, after, _ := strings.Cut(b.String(), title+":\n")
+	var rows [][2]string
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "  phases") {
+			break
+		}
+		rows = append(rows, [2]string{line})
+	}
+	return rows
+}
+
+// TestPasswordResults: simjoin passwords' pairs are its results, with their
+// histogram; its families are its results with --families, and each adds
+// the "passwords" section.
+func TestPasswordResults(t *testing.T) {
+	st := passwords.Stats{Passwords: 5, Joined: 5}
+	l := report.NewPasswordList(passwords.ReadStats{Lines: 6, Comments: 1}, &st, 0, passwords.NoCounts)
+	var found report.Counter
+	found.Add(join.Pair{A: 0, B: 1, Sim: 0.9})
+	found.Add(join.Pair{A: 0, B: 2, Sim: 0.8})
+	r := report.NewPasswords("passwords", nil, passwords.Options{})
+	r.AddPasswordPairs(l, true, &found, prefix.Jaccard)
+	if r.Results != 2 || len(r.Histogram) != 2 || r.Sections["passwords"] != l || len(sectionRows(r, "passwords")) != 9 {
+		t.Errorf("pairs: results %d, histogram %v, sections %+v", r.Results, r.Histogram, r.Sections)
+	}
+	r = report.NewPasswords("passwords", nil, passwords.Options{})
+	fams := []passwords.Family{{Members: []int{0, 1, 2}, Count: 3}}
+	r.AddPasswordFamilies(l, false, fams, 2)
+	sec, ok := r.Sections["passwords"].(report.PasswordFamilies)
+	if r.Results != 1 || !ok || sec.Pairs != 2 || sec.Largest != 3 || len(sectionRows(r, "passwords")) != 11 {
+		t.Errorf("families: results %d, section %+v", r.Results, r.Sections["passwords"])
 	}
 }

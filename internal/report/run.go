@@ -31,6 +31,17 @@ func (t *Timer) Done() {
 	t.r.Phases = append(t.r.Phases, Phase{Name: t.name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()})
 }
 
+// Phase runs f as the phase name: timed (Start) and recorded when f
+// succeeds; f's error is returned, and the phase is then not recorded.
+func (r *Report) Phase(name string, f func() error) error {
+	tm := r.Start(name)
+	if err := f(); err != nil {
+		return err
+	}
+	tm.Done()
+	return nil
+}
+
 // processCPU returns the CPU time the process has used, user and system, or
 // 0 if the system does not say.
 func processCPU() time.Duration {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +54,24 @@ func TestCounter(t *testing.T) {
 	var r Report
 	r.AddSteps([]planner.Step{{Kind: planner.StepExact, Seconds: 2, CPU: 3}, {Kind: planner.StepLSH, Shape: approx.Shape{B: 4, R: 2}, Seconds: 1}})
 	if len(r.Phases) != 2 || r.Phases[0] != (Phase{"exact", 2, 3}) || r.Phases[1].Name != "lsh 4x2" {
+		t.Errorf("phases %+v", r.Phases)
+	}
+}
+
+// TestPhase: a phase that succeeds is recorded after the phases before it;
+// one that fails returns its error and is not recorded.
+func TestPhase(t *testing.T) {
+	r := &Report{}
+	r.Start("read").Done()
+	ran := false
+	if err := r.Phase("write", func() error { ran = true; return nil }); err != nil || !ran {
+		t.Fatalf("write: ran %v, %v", ran, err)
+	}
+	fail := errors.New("disk full")
+	if err := r.Phase("again", func() error { return fail }); err != fail {
+		t.Errorf("failed phase: %v", err)
+	}
+	if len(r.Phases) != 2 || r.Phases[1].Name != "write" || r.Phases[1].Seconds < 0 {
 		t.Errorf("phases %+v", r.Phases)
 	}
 }

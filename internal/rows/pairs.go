@@ -73,14 +73,16 @@ func (pw *PairWriter) WritePair(p join.Pair) error {
 // asks for that order.
 type Sink struct {
 	write  func(join.Pair) error
+	flush  func() error // after the held pairs, at Close; nil: none
 	sorted bool
 	held   []join.Pair
 	err    error
 }
 
-// NewSink returns a sink that writes pairs with write.
-func NewSink(sorted bool, write func(join.Pair) error) *Sink {
-	return &Sink{write: write, sorted: sorted}
+// NewSink returns a sink that writes pairs with write and, at Close, calls
+// flush (when not nil) to flush the writer write writes to.
+func NewSink(sorted bool, write func(join.Pair) error, flush func() error) *Sink {
+	return &Sink{write: write, flush: flush, sorted: sorted}
 }
 
 // Add takes one pair; it returns false once writing has failed (Err).
@@ -99,8 +101,8 @@ func (s *Sink) Add(p join.Pair) bool {
 // Err returns the first write error.
 func (s *Sink) Err() error { return s.err }
 
-// Close writes the held pairs in (A, B) order and returns the first write
-// error; it does not flush the writer.
+// Close writes the held pairs in (A, B) order, then flushes (the flush
+// function given to NewSink), and returns the first write error.
 func (s *Sink) Close() error {
 	if s.err != nil {
 		return s.err
@@ -112,7 +114,10 @@ func (s *Sink) Close() error {
 		}
 	}
 	s.held = nil
-	return nil
+	if s.flush != nil {
+		s.err = s.flush()
+	}
+	return s.err
 }
 
 // WriteClusters writes the clusters of dedup in format f to w, in input

@@ -83,6 +83,16 @@ func NewFamilies(w io.Writer, f fieldenc.Format) Families {
 		fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "password_count"}, fieldenc.Column{Name: "password"})}
 }
 
+// WriteFamilies writes fams, the families of l numbered from 1 in their
+// order, in format f to w, and flushes.
+func WriteFamilies(w io.Writer, f fieldenc.Format, l *passwords.List, fams []passwords.Family) error {
+	rw := NewFamilies(w, f)
+	for n, fam := range fams {
+		rw.Write(n+1, l, fam)
+	}
+	return rw.Flush()
+}
+
 // Write writes family number n (from 1) of l.
 func (rw Families) Write(n int, l *passwords.List, f passwords.Family) error {
 	switch rw.format {
@@ -168,6 +178,17 @@ func (rw Hits) Write(q int, h index.Hit) error {
 	return rw.WriteRow(b)
 }
 
+// WriteBatch writes the hits of a batch of queries numbered from first:
+// res[k] holds query first+k's. It returns the first write error.
+func (rw Hits) WriteBatch(first int, res [][]index.Hit) error {
+	for k, hits := range res {
+		for _, h := range hits {
+			rw.Write(first+k, h)
+		}
+	}
+	return rw.Err()
+}
+
 // Outcomes writes the outcome of each input record of index add: line,
 // status (inserted or duplicate), id, and a duplicate's similarity; the CSV
 // header is written even for no record.
@@ -196,4 +217,14 @@ func (rw Outcomes) Write(line int, o index.Outcome) error {
 		b = rw.Similarity(b, o.Sim)
 	}
 	return rw.WriteRow(b)
+}
+
+// WriteBatch writes the outcomes of a batch of input lines numbered from
+// first (outs[k]: line first+k's) and flushes: the batch is durable, and
+// its lines go out now.
+func (rw Outcomes) WriteBatch(first int, outs []index.Outcome) error {
+	for k, o := range outs {
+		rw.Write(first+k, o)
+	}
+	return rw.Flush()
 }

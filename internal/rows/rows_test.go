@@ -57,6 +57,13 @@ func TestRows(t *testing.T) {
 			"2\t3\thunter2\thunter2\tpass,word\n",
 			"family,size,count,line,password_count,password\n1,2,3,2,2,hunter2\n1,2,3,1,1,\"pass,word\"\n",
 			`{"size":2,"count":3,"top":"hunter2","members":[{"line":2,"count":2,"password":"hunter2"},{"line":1,"count":1,"password":"pass,word"}]}` + "\n"}},
+		{"families, all", func(w *bytes.Buffer, f fieldenc.Format) error {
+			return WriteFamilies(w, f, l, []passwords.Family{{Members: []int{1, 0}, Count: 3}, {Members: []int{2}, Count: 1}})
+		}, [3]string{
+			"2\t3\thunter2\thunter2\tpass,word\n1\t1\tlatin\xe9\tlatin\xe9\n",
+			"family,size,count,line,password_count,password\n1,2,3,2,2,hunter2\n1,2,3,1,1,\"pass,word\"\n2,1,1,4,1,latin\xe9\n",
+			`{"size":2,"count":3,"top":"hunter2","members":[{"line":2,"count":2,"password":"hunter2"},{"line":1,"count":1,"password":"pass,word"}]}` + "\n" +
+				`{"size":1,"count":1,"top_base64":"bGF0aW7p","members":[{"line":4,"count":1,"password_base64":"bGF0aW7p"}]}` + "\n"}},
 		{"matches", func(w *bytes.Buffer, f fieldenc.Format) error {
 			rw := NewMatches(w, f, false)
 			rw.Write(3, l, passwords.Match{Index: 1, Sim: 0.75})
@@ -70,6 +77,14 @@ func TestRows(t *testing.T) {
 			rw.Write(1, index.Hit{ID: 7, Sim: 1})
 			return rw.Flush()
 		}, [3]string{"1\t7\t1\n", "query,id,similarity\n1,7,1\n", `{"query":1,"id":7,"sim":1}` + "\n"}},
+		{"hits, a batch", func(w *bytes.Buffer, f fieldenc.Format) error {
+			rw := NewHits(w, f, exact, "query")
+			if err := rw.WriteBatch(4, [][]index.Hit{{{ID: 7, Sim: 1}, {ID: 2, Sim: 0.5}}, nil, {{ID: 3, Sim: 0.75}}}); err != nil {
+				return err
+			}
+			return rw.Flush()
+		}, [3]string{"4\t7\t1\n4\t2\t0.5\n6\t3\t0.75\n", "query,id,similarity\n4,7,1\n4,2,0.5\n6,3,0.75\n",
+			`{"query":4,"id":7,"sim":1}` + "\n" + `{"query":4,"id":2,"sim":0.5}` + "\n" + `{"query":6,"id":3,"sim":0.75}` + "\n"}},
 		{"no hit", func(w *bytes.Buffer, f fieldenc.Format) error {
 			return NewHits(w, f, estimated, "candidate").Flush()
 		}, [3]string{"", "candidate,id,estimate\n", ""}},
@@ -82,6 +97,12 @@ func TestRows(t *testing.T) {
 			"1\tinserted\t0\n2\tduplicate\t0\t3\n",
 			"line,status,id,similarity\n1,inserted,0,\n2,duplicate,0,3\n",
 			`{"line":1,"status":"inserted","id":0}` + "\n" + `{"line":2,"status":"duplicate","id":0,"sim":3}` + "\n"}},
+		{"outcomes, a batch", func(w *bytes.Buffer, f fieldenc.Format) error {
+			return NewOutcomes(w, f, overlap).WriteBatch(5, []index.Outcome{{Inserted: true, ID: 9}, {ID: 9, Sim: 2}})
+		}, [3]string{
+			"5\tinserted\t9\n6\tduplicate\t9\t2\n",
+			"line,status,id,similarity\n5,inserted,9,\n6,duplicate,9,2\n",
+			`{"line":5,"status":"inserted","id":9}` + "\n" + `{"line":6,"status":"duplicate","id":9,"sim":2}` + "\n"}},
 	}
 	for _, c := range cases {
 		for k, f := range formats {
@@ -119,19 +140,13 @@ func TestPairSink(t *testing.T) {
 	for _, c := range cases {
 		var w bytes.Buffer
 		pw := NewPairWriter(&w, c.f, false, c.est, c.names, c.snames)
-		s := NewSink(c.sorted, pw.WritePair)
+		s := NewSink(c.sorted, pw.WritePair, pw.Flush)
 		for _, p := range pairs {
 			if !s.Add(p) {
 				t.Fatalf("%s: Add failed: %v", c.name, s.Err())
 			}
 		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if c.sorted && w.Len() != 0 {
-			t.Errorf("%s: sorted pairs written before Flush", c.name)
-		}
-		if err := pw.Flush(); err != nil {
+		if err := s.Close(); err != nil { // writes the held pairs and flushes
 			t.Fatal(err)
 		}
 		if w.String() != c.want {
@@ -149,7 +164,7 @@ func TestPairSink(t *testing.T) {
 func TestSinkStops(t *testing.T) {
 	fail := errors.New("disk full")
 	var writes int
-	s := NewSink(false, func(join.Pair) error { writes++; return fail })
+	s := NewSink(false, func(join.Pair) error { writes++; return fail }, func() error { t.Error("flushed after a failed write"); return nil })
 	if s.Add(join.Pair{}) || s.Add(join.Pair{}) || writes != 1 || s.Err() != fail || s.Close() != fail {
 		t.Errorf("after a failed write: %d writes, Err %v", writes, s.Err())
 	}
