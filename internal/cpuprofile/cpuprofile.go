@@ -12,8 +12,8 @@ import (
 // returned stop ends the profile and closes the file (call it once). An
 // empty path profiles nothing, and stop does nothing. Creating the file or
 // starting the profile (one already running) fails with the error of
-// os.Create or pprof.StartCPUProfile, nothing is left running or created,
-// and stop does nothing.
+// os.Create or pprof.StartCPUProfile, nothing is left running, a regular file
+// created is removed again, and stop does nothing.
 func Start(path string) (stop func(), err error) {
 	none := func() {}
 	if path == "" {
@@ -24,8 +24,11 @@ func Start(path string) (stop func(), err error) {
 		return none, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
+		// Only a regular file is removed: a path such as /dev/null stays.
+		if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+			os.Remove(path)
+		}
 		f.Close()
-		os.Remove(path)
 		return none, err
 	}
 	return func() {
