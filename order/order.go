@@ -164,10 +164,10 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 
 // Grow sizes an empty Input's vocabulary for about distinct keys, so that
 // its tables need not grow step by step (each step rehashes every key into
-// fresh memory). A hint too large costs 21 to 30 bytes a key of it (the
-// tables' lengths are spread over a factor 1.41, so that, should the hint
-// fall short, they double one after another); on an Input that already
-// holds keys it does nothing.
+// fresh memory). A hint too large costs 21 to 26 bytes a key of it (the
+// tables' lengths are spread over a factor 1.19, so that, should the hint
+// fall short, they double one after another rather than all at once); on an
+// Input that already holds keys it does nothing.
 func (in *Input) Grow(distinct int) {
 	if in.voc.len() > 0 || distinct <= 0 {
 		return
@@ -176,7 +176,7 @@ func (in *Input) Grow(distinct int) {
 	for sh := range keys {
 		keys[sh] = distinct / shards
 	}
-	in.voc.size(&keys, 0.5)
+	in.voc.size(&keys, 0.25)
 }
 
 // Len returns the number of records added.
