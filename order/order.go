@@ -164,10 +164,11 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 
 // Grow sizes an empty Input's vocabulary for about distinct keys, so that
 // its tables need not grow step by step (each step rehashes every key into
-// fresh memory). A hint too large costs 21 to 26 bytes a key of it (the
-// tables' lengths are spread over a factor 1.19, so that, should the hint
-// fall short, they double one after another rather than all at once); on an
-// Input that already holds keys it does nothing.
+// fresh memory). A hint too large costs 21 to 25 bytes a key of it (shard
+// s's table is made 2^(s/32) times the length that holds its share of the
+// hint three quarters full, 1 to 1.16 times, so that, should the hint fall
+// short, the tables double one after another rather than all at once); on
+// an Input that already holds keys it does nothing.
 func (in *Input) Grow(distinct int) {
 	if in.voc.len() > 0 || distinct <= 0 {
 		return
