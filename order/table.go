@@ -20,7 +20,7 @@ func (e entry) id() uint32 { return uint32(e) } // local id + 1
 func (e entry) df() uint32 { return uint32(e >> 32) }
 
 // shardBits splits the vocabulary into 2^shardBits tables by the top bits of
-// a key's hash (the tables index by the low bits), so that batches of
+// a key's hash (the tables place keys by the bits below them), so that batches of
 // records can be entered on several cores. The number is fixed, not derived
 // from the number of workers, so that provisional ids, and with them the
 // order, are the same on every machine.
