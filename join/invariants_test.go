@@ -81,8 +81,8 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 			n := uint64(len(slots))
 			for k, sl := range slots {
 				if sl.Val != 0 {
-					to := (uint64(k) + n/2) & (n - 1)
-					if slots[to].Val == 0 && keyHash(sl.Key)&(n-1) != to {
+					to := (uint64(k) + n/2) % n
+					if slots[to].Val == 0 && uint64(ix.table.Home(keyHash(sl.Key))) != to {
 						slots[to], slots[k] = sl, keymap.Slot[uint64]{}
 						return
 					}

@@ -315,10 +315,10 @@ type keyRun struct {
 func unpackRun(v uint64) keyRun { return keyRun{start: uint32(v >> 32), end: uint32(v)} }
 
 // keyHash places the keys of a keyIndex, packed pairs or triples of token
-// ids: the middle bits of one multiplication (by 2⁶⁴ over the golden ratio)
-// spread them, and cost less than mix.Mix64 on the lookups of absent keys
-// that dominate a probe.
-func keyHash(key uint64) uint64 { return key * 0x9e3779b97f4a7c15 >> 32 }
+// ids: the top bits of one multiplication (by 2⁶⁴ over the golden ratio),
+// which the table scales to its length, spread them, and cost less than
+// mix.Mix64 on the lookups of absent keys that dominate a probe.
+func keyHash(key uint64) uint64 { return key * 0x9e3779b97f4a7c15 }
 
 // lookup returns the run of key: its groups and their masks (empty if
 // none).

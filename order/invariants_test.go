@@ -26,7 +26,7 @@ func TestGroupsCheckPanics(t *testing.T) {
 func TestDictionaryCheckPanics(t *testing.T) {
 	build := func() *Dictionary {
 		in := new(Input)
-		for _, s := range [][]uint64{{1, 2, 3}, {2, 3}, {3, 4}} {
+		for _, s := range [][]uint64{{1, 2, 3, 5}, {2, 3, 5}, {3, 4}} {
 			in.Add(s)
 		}
 		c, err := New(in)

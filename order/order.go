@@ -120,6 +120,7 @@ func (in *Input) add(keys []uint64) {
 		in.offs = append(in.offs, 0)
 	}
 	if len(keys) > 0 {
+		in.voc.prepare()
 		ids := in.reserve(len(keys))
 		for j, k := range keys {
 			ids[j] = in.voc.add(k)
@@ -163,15 +164,20 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 
 // Grow sizes an empty Input's vocabulary for about distinct keys, so that
 // its tables need not grow step by step (each step rehashes every key into
-// fresh memory). A hint too large costs 21 bytes a key of it at most; on an
-// Input that already holds keys it does nothing.
+// fresh memory). A hint too large costs 21 to 25 bytes a key of it (shard
+// s's table is made 2^(s/32) times the length that holds its share of the
+// hint three quarters full, 1 to 1.16 times, so that, should the hint fall
+// short, the tables double one after another rather than all at once); on
+// an Input that already holds keys it does nothing.
 func (in *Input) Grow(distinct int) {
 	if in.voc.len() > 0 || distinct <= 0 {
 		return
 	}
-	for sh := range in.voc.tabs {
-		in.voc.tabs[sh].Init(distinct/shards + 1)
+	var keys [shards]int
+	for sh := range keys {
+		keys[sh] = distinct / shards
 	}
+	in.voc.size(&keys, 0.25)
 }
 
 // Len returns the number of records added.
@@ -200,7 +206,11 @@ func (in *Input) Vocabulary() int { return in.voc.len() }
 // concurrent use.
 type Dictionary struct {
 	keys []uint64 // by id; distinct
-	df   []uint32 // by id: >= 1, non-decreasing (rare first)
+	// ones is the number of ids of document frequency 1: ids 0..ones-1
+	// (rare first), whose frequencies are not stored. Most keys of a large
+	// vocabulary are held by one set (the Go tree's shingles: 3.2M of 4.0M).
+	ones int
+	df   []uint32 // by id - ones, for ids ones..len(keys)-1: >= 2, non-decreasing
 	// voc maps every key of keys to its id + 1, and no other key. It is
 	// built on the first Lookup (once), not kept from the Input's
 	// vocabulary: most joins never look a key up, and the vocabulary's
@@ -221,7 +231,12 @@ func (d *Dictionary) Key(id uint32) uint64 { return d.keys[id] }
 
 // DF returns the document frequency of token id over the collections the
 // dictionary was built from.
-func (d *Dictionary) DF(id uint32) int { return int(d.df[id]) }
+func (d *Dictionary) DF(id uint32) int {
+	if int(id) < d.ones {
+		return 1
+	}
+	return int(d.df[int(id)-d.ones])
+}
 
 // Lookup returns the id of key, and false when key is not in the dictionary.
 // Cost: O(1) expected; the first call builds the dictionary's hash table
@@ -237,14 +252,12 @@ func (d *Dictionary) index() {
 	for _, k := range d.keys {
 		counts[shardOf(keymap.Hash(k))]++
 	}
-	for sh := range d.voc.tabs {
-		d.voc.tabs[sh].Init(counts[sh])
-	}
+	d.voc.size(&counts, 0)
 	parallel.For(context.Background(), shards, 1, d.workers, func(_, lo, hi int) {
 		for id, k := range d.keys {
 			h := keymap.Hash(k)
 			if sh := int(shardOf(h)); sh >= lo && sh < hi {
-				e, _ := d.voc.tabs[sh].InsertHash(k, h)
+				e, _ := d.voc.tabs[sh].InsertHash(k, h<<shardBits)
 				*e = entry(id + 1)
 			}
 		}
@@ -406,6 +419,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	// in order of first appearance (so that the ties of the order are the
 	// same however the records were split into inputs' shards).
 	base := &inputs[0].voc
+	base.prepare()
 	for _, in := range inputs[1:] {
 		var remap [shards][]uint32
 		for sh := range in.voc.tabs {
@@ -449,31 +463,36 @@ func localOrder(t *keymap.Map[entry]) []uint32 {
 // buildDictionary orders the provisional ids rare-first (document frequency
 // ascending, ties by shard and then first appearance within it, which the
 // provisional ids record) with a counting sort, and returns the dictionary
-// and the final id of each provisional id (final[pid]). The
-// vocabulary's slots become the dictionary's, holding final ids. The slots
-// are walked in order, on workers goroutines, and the per-key arrays by local
-// id are written at random or walked in order, so that no step reads at
-// random. Cost: O(V + max df); memory 4 bytes a key beside the slots and the
-// dictionary's arrays.
+// and the final id of each provisional id (final[pid]). The vocabulary is
+// consumed: each shard's table gives its keys and frequencies by local id
+// and is dropped at once, before the dictionary's arrays are made, so that
+// the tables (21 to 43 bytes a key) and the dictionary (8 to 12) are never
+// held together. The slots are walked in order, on workers goroutines, and
+// the per-key arrays by local id are written at random or walked in order,
+// so that no step reads at random. Cost: O(V + max df); memory at most
+// about what the tables held.
 func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	n := v.len()
 	ctx := context.Background()
+	var keys [shards][]uint64  // by local id
 	var final [shards][]uint32 // document frequency by local id, then final id
 	maxDF := make([]uint32, shards)
 	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			t := &v.tabs[sh]
-			df := make([]uint32, t.Len())
+			df, ks := make([]uint32, t.Len()), make([]uint64, t.Len())
 			m := uint32(0)
 			for _, s := range t.Slots() {
 				if s.Val.id() != 0 {
-					df[s.Val.id()-1] = s.Val.df()
+					df[s.Val.id()-1], ks[s.Val.id()-1] = s.Val.df(), s.Key
 					m = max(m, s.Val.df())
 				}
 			}
-			final[sh], maxDF[sh] = df, m
+			*t = keymap.Map[entry]{}
+			final[sh], keys[sh], maxDF[sh] = df, ks, m
 		}
 	})
+	*v = vocab{}
 	start := make([]uint32, slices.Max(maxDF)+2)
 	for sh := range final {
 		for _, f := range final[sh] {
@@ -483,28 +502,30 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	for f := 1; f < len(start); f++ {
 		start[f] += start[f-1]
 	}
-	d := &Dictionary{keys: make([]uint64, n), df: make([]uint32, n), workers: workers}
+	// start[f] is now the first id of frequency f: those below start[2]
+	// have frequency 1 (every key has 1 or more).
+	ones := int(start[min(2, len(start)-1)])
+	d := &Dictionary{keys: make([]uint64, n), ones: ones, df: make([]uint32, n-ones), workers: workers}
 	for sh := range final {
 		for local, f := range final[sh] {
 			id := start[f]
 			start[f]++
 			final[sh][local] = id
-			d.df[id] = f
+			if f > 1 {
+				d.df[int(id)-ones] = f
+			}
 		}
 	}
-	// Fill the keys by id; the vocabulary's table is then dropped (Lookup
-	// builds one of its own when asked).
+	// The keys by id, each shard's dropped once placed.
 	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			f := final[sh]
-			for _, s := range v.tabs[sh].Slots() {
-				if s.Val.id() != 0 {
-					d.keys[f[s.Val.id()-1]] = s.Key
-				}
+			for local, k := range keys[sh] {
+				d.keys[f[local]] = k
 			}
+			keys[sh] = nil
 		}
 	})
-	*v = vocab{}
 	if invariants.Enabled {
 		d.check()
 	}
@@ -520,6 +541,7 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 			for local, id := range final[sh] {
 				flat[local<<shardBits|sh] = id
 			}
+			final[sh] = nil
 		}
 	})
 	return d, flat
@@ -528,15 +550,17 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 // check panics unless the invariants stated on Dictionary's fields hold
 // (called under -tags invariants). Cost: O(Len()) lookups.
 func (d *Dictionary) check() {
-	if d.Lookup(0); d.voc.len() != len(d.keys) || len(d.df) != len(d.keys) {
-		panic(fmt.Sprintf("order: dictionary of %d keys, %d frequencies, %d keys in its table", len(d.keys), len(d.df), d.voc.len()))
+	if d.Lookup(0); d.voc.len() != len(d.keys) || d.ones+len(d.df) != len(d.keys) {
+		panic(fmt.Sprintf("order: dictionary of %d keys, %d+%d frequencies, %d keys in its table", len(d.keys), d.ones, len(d.df), d.voc.len()))
 	}
 	for id, key := range d.keys {
 		if got, ok := d.Lookup(key); !ok || int(got) != id {
 			panic(fmt.Sprintf("order: dictionary id %d: its key maps to %d (found: %v)", id, got, ok))
 		}
-		if d.df[id] < 1 || id > 0 && d.df[id] < d.df[id-1] {
-			panic(fmt.Sprintf("order: dictionary id %d: document frequency %d after %d: not rare first", id, d.df[id], d.df[max(id-1, 0)]))
+	}
+	for k, f := range d.df {
+		if f < 2 || k > 0 && f < d.df[k-1] {
+			panic(fmt.Sprintf("order: dictionary id %d: document frequency %d after %d: not rare first", d.ones+k, f, d.DF(uint32(max(d.ones+k-1, 0)))))
 		}
 	}
 }

@@ -36,9 +36,11 @@ func unmix(z uint64) uint64 {
 }
 
 // TestAdversarialKeys builds collections from keys chosen to collide in any
-// power-of-two table up to 2^20 slots (their mixed values share the low 20
-// bits), plus the extreme keys 0 and MaxUint64, and checks every set and
-// document frequency against a direct count.
+// table up to 2^20 slots (their mixed values share the top 23 bits, which
+// choose the shard and, scaled to a table's length, the slot), keys whose
+// mixed values share the low 20 bits instead, plus the extreme keys 0 and
+// MaxUint64, and checks every set and document frequency against a direct
+// count.
 func TestAdversarialKeys(t *testing.T) {
 	for _, k := range []uint64{0, 1, 12345, math.MaxUint64} {
 		if mix.Mix64(unmix(k)) != k {
@@ -50,7 +52,7 @@ func TestAdversarialKeys(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var keys []uint64
 	for i := range 3000 {
-		keys = append(keys, unmix(uint64(i)<<20|0xABCDE))
+		keys = append(keys, unmix(uint64(i)<<20|0xABCDE), unmix(0x5ABCDE<<41|uint64(i)))
 	}
 	keys = append(keys, 0, math.MaxUint64, unmix(0), unmix(math.MaxUint64))
 	var rsets, ssets [][]uint64

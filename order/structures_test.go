@@ -31,6 +31,7 @@ func benchVocabulary(b *testing.B, tokens, distinct int) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var v vocab
+			v.prepare()
 			for _, k := range keys {
 				v.add(k)
 			}

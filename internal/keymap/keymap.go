@@ -1,6 +1,6 @@
 // Package keymap is the project's open addressing: Map, a hash table from
 // 64-bit keys to small fixed-size values, with linear probing over a
-// power-of-two array of slots kept at most three quarters full (Knuth, The
+// array of slots kept at most three quarters full (Knuth, The
 // Art of Computer Programming vol. 3, 6.4, algorithm L), and Set, the same
 // probing over slots that hold the key alone. The vocabulary of the order
 // (key to provisional id and document frequency), the ℓ-prefix key index of
@@ -14,13 +14,16 @@
 //
 // Against the runtime's map it saves a second hash and most of the per-entry
 // overhead: a slot is the key beside its value, so a lookup of a present key
-// costs one cache miss. A key's probe starts at the low bits of its hash: by
-// default Hash (mix.Mix64, one mixing step, which spreads even packed q-gram
-// keys); a map may be given a cheaper function that suits its keys (the
-// ℓ-prefix index's packed id pairs take one multiplication), which callers
-// on a hot path compute inline and pass to the *Hash methods. What it does
-// not do: delete, iterate in insertion order, or hold values that may be
-// zero.
+// costs one cache miss. A key's probe starts at its hash scaled to the
+// table's length, h·len/2⁶⁴ (the high half of one multiplication, Lemire's
+// "fast alternative to the modulo reduction"), so that a table may have any
+// length, not only a power of two, and a key's home depends on the hash's
+// top bits: by default Hash (mix.Mix64, one mixing step, which spreads even
+// packed q-gram keys); a map may be given a cheaper function that suits its
+// keys (the ℓ-prefix index's packed id pairs take one multiplication), which
+// callers on a hot path compute inline and pass to the *Hash methods. What
+// it does not do: delete, iterate in insertion order, or hold values that
+// may be zero.
 //
 // A slot is empty while its value is the zero value of V: the caller stores
 // only non-zero values (an id + 1, a non-empty run). That keeps a slot as
@@ -28,6 +31,8 @@
 package keymap
 
 import (
+	"math/bits"
+
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/prefetch"
 )
@@ -49,25 +54,45 @@ type Slot[V comparable] struct {
 // Find calls on a map no one mutates are safe.
 //
 // Memory: one Slot (8 bytes plus V, padded) per slot, 1.33 to 2.67 slots a
-// key after growth, 1.33 or more when sized with Init.
+// key after growth, 1.33 or more when sized with Init or InitSlots.
 type Map[V comparable] struct {
-	slots []Slot[V] // len a power of two (or 0); at most 3/4 hold a value
-	mask  uint64    // len(slots) - 1
+	slots []Slot[V] // any length (0 when unused); at most 3/4 hold a value
 	n     int       // slots holding a value
-	// hash places keys: a key is in the slots from hash(key) & mask onward,
+	// hash places keys: a key is in the slots from home(hash(key)) onward,
 	// wrapping, with no empty slot between. nil means Hash.
 	hash func(uint64) uint64
 }
 
-// Init empties m and sizes it for capacity keys without growing, keeping its
-// hash function. Cost: O(capacity) to allocate and clear.
+// home returns the first slot of the probe of a key whose hash is h:
+// h·len(slots)/2⁶⁴, in [0, len(slots)).
+func (m *Map[V]) home(h uint64) uint64 {
+	i, _ := bits.Mul64(h, uint64(len(m.slots)))
+	return i
+}
+
+// Home returns the slot a key whose hash is h is placed from (the first of
+// its probe), for a check that a key sits where a lookup finds it. It panics
+// on an empty map.
+func (m *Map[V]) Home(h uint64) int { return int(m.home(h)) }
+
+// Init empties m and sizes it for capacity keys without growing (a power of
+// two of at least 16 slots), keeping its hash function. Cost: O(capacity)
+// to allocate and clear.
 func (m *Map[V]) Init(capacity int) {
 	n := 16
 	for 3*n < 4*capacity {
 		n *= 2
 	}
-	m.slots = make([]Slot[V], n)
-	m.mask = uint64(n - 1)
+	m.InitSlots(n)
+}
+
+// InitSlots empties m and gives it exactly slots slots (at least 4),
+// keeping its hash function: a map sized to its keys without rounding up,
+// or tables whose lengths differ so that they do not all grow at once (the
+// order's vocabulary). It holds up to three quarters of slots keys before
+// it doubles. Cost: O(slots) to allocate and clear.
+func (m *Map[V]) InitSlots(slots int) {
+	m.slots = make([]Slot[V], max(slots, 4))
 	m.n = 0
 }
 
@@ -109,7 +134,7 @@ func (m *Map[V]) InsertHash(key, h uint64) (*V, bool) {
 	if 4*(m.n+1) > 3*len(m.slots) {
 		m.grow()
 	}
-	i := h & m.mask
+	i, n := m.home(h), uint64(len(m.slots))
 	for {
 		s := &m.slots[i]
 		if s.Val == zero {
@@ -120,7 +145,9 @@ func (m *Map[V]) InsertHash(key, h uint64) (*V, bool) {
 		if s.Key == key {
 			return &s.Val, true
 		}
-		i = (i + 1) & m.mask
+		if i++; i == n {
+			i = 0
+		}
 	}
 }
 
@@ -133,7 +160,7 @@ func (m *Map[V]) FindHash(key, h uint64) (V, bool) {
 	if len(m.slots) == 0 {
 		return zero, false
 	}
-	i := h & m.mask
+	i, n := m.home(h), uint64(len(m.slots))
 	for {
 		s := &m.slots[i]
 		if s.Val == zero {
@@ -142,7 +169,9 @@ func (m *Map[V]) FindHash(key, h uint64) (V, bool) {
 		if s.Key == key {
 			return s.Val, true
 		}
-		i = (i + 1) & m.mask
+		if i++; i == n {
+			i = 0
+		}
 	}
 }
 
@@ -155,7 +184,7 @@ func (m *Map[V]) Peek(h uint64) uint64 {
 	if len(m.slots) == 0 {
 		return 0
 	}
-	return m.slots[h&m.mask].Key
+	return m.slots[m.home(h)].Key
 }
 
 // Hint asks the processor to bring the first slot of the probe of a key
@@ -165,25 +194,30 @@ func (m *Map[V]) Peek(h uint64) uint64 {
 // wait for the slot. It changes nothing.
 func (m *Map[V]) Hint(h uint64) {
 	if len(m.slots) > 0 {
-		prefetch.At(m.slots, int(h&m.mask))
+		prefetch.At(m.slots, int(m.home(h)))
 	}
 }
 
-// grow doubles the table. It walks the old slots in order, not in insertion
-// order: an entry at slot i moves to slot i or i + old size (give or take its
-// probe run), so the writes go to two advancing streams instead of random
-// places, which on large tables saves most of the cache misses of rehashing.
+// grow doubles the table (to 256 slots at least). It walks the old slots in
+// order, not in insertion order: a key's home is its hash scaled to the
+// length, so an entry at slot i moves to about slot 2i (give or take its
+// probe run) and the writes advance through the new slots instead of going
+// to random places, which on large tables saves most of the cache misses of
+// rehashing.
 func (m *Map[V]) grow() {
 	var zero V
 	old, n := m.slots, m.n
-	m.Init(max(2*n, 192))
+	m.InitSlots(max(2*len(old), 256))
+	size := uint64(len(m.slots))
 	for _, s := range old {
 		if s.Val == zero {
 			continue
 		}
-		i := m.hashOf(s.Key) & m.mask
+		i := m.home(m.hashOf(s.Key))
 		for m.slots[i].Val != zero {
-			i = (i + 1) & m.mask
+			if i++; i == size {
+				i = 0
+			}
 		}
 		m.slots[i] = s
 	}

@@ -87,3 +87,44 @@ func TestEmpty(t *testing.T) {
 		t.Fatal("Peek does not read the key's first slot")
 	}
 }
+
+// TestInitSlots checks maps of lengths that are not powers of two (as the
+// order's vocabulary makes them): every answer against the runtime's map
+// while they fill and double, and every key at its Home or after it with no
+// empty slot between (wrapping past the end).
+func TestInitSlots(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 0))
+	for _, slots := range []int{4, 5, 100, 777, 1000} {
+		var m Map[uint32]
+		m.InitSlots(slots)
+		if len(m.Slots()) != slots {
+			t.Fatalf("InitSlots(%d): %d slots", slots, len(m.Slots()))
+		}
+		want := map[uint64]uint32{}
+		for range 5000 {
+			k := r.Uint64N(3000) * 0x9e3779b97f4a7c15
+			v, ok := m.Insert(k)
+			if _, wok := want[k]; ok != wok {
+				t.Fatalf("%d slots: Insert(%d) found %v, want %v", slots, k, ok, wok)
+			}
+			*v++
+			want[k] = *v
+		}
+		for k, w := range want {
+			if got, ok := m.Find(k); !ok || got != w {
+				t.Fatalf("%d slots: Find(%d) = %d, %v; want %d", slots, k, got, ok, w)
+			}
+		}
+		s := m.Slots()
+		for i, sl := range s {
+			if sl.Val == 0 {
+				continue
+			}
+			for j := m.Home(Hash(sl.Key)); j != i; j = (j + 1) % len(s) {
+				if s[j].Val == 0 {
+					t.Fatalf("%d slots: key %d at slot %d, its home %d, an empty slot %d between", len(s), sl.Key, i, m.Home(Hash(sl.Key)), j)
+				}
+			}
+		}
+	}
+}
