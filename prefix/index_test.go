@@ -13,13 +13,14 @@ import (
 // of every record is listed once under its token, in ascending record
 // order, with its position; tokens outside the vocabulary have no postings.
 // The collections are small and large enough for one worker and for
-// several (each counting and placing a range of records), and every number
-// of workers must give the same index.
+// several (each counting and placing a range of records), the last with
+// more token ids than stay in cache (placed by bucket), and every number of
+// workers must give the same index.
 func TestIndex(t *testing.T) {
 	seed := uint64(9)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 9))
-	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}} {
+	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}, {100_000, 50_000}} {
 		sets := make([][]uint32, tc.n)
 		for i := range sets {
 			s := make([]uint32, 0, 10)
