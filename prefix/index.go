@@ -40,8 +40,8 @@ type Index struct {
 // are indexed. It runs on up to workers goroutines (0 means GOMAXPROCS; the
 // index is the same for any number), which call set and prefixLen
 // concurrently. Cost: two calls of set per record and two passes over the
-// prefixes (with several workers and a large vocabulary, a third over the
-// postings: Lengths.Index); memory 12 bytes per posting plus 4 per token
+// prefixes (with a large vocabulary, a third over the postings:
+// Lengths.Index); memory 12 bytes per posting plus 4 per token
 // id, and 4 more per token id for each worker past the first.
 func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int, workers int) *Index {
 	return CountPrefixes(n, vocab, set, prefixLen, workers).Index()
@@ -215,19 +215,24 @@ func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
 
 // Index builds the index the lengths were counted for, on the workers that
 // counted them; l must not be used afterwards. Cost: one call of set per
-// record and one pass over the prefixes, and with several workers and more
-// than cachedCounters token ids a pass over the postings (placeStaged);
-// memory 12 bytes per posting, and 4 more while it runs in that case.
+// record and one pass over the prefixes, and with more than cachedCounters
+// token ids a pass over the postings (placeStaged); memory 12 bytes per
+// posting, and 4 more while it runs in that case.
 func (l *Lengths) Index() *Index {
 	start := l.offsets()
 	post := make([]Posting, start[len(start)-1])
 	var ix *Index
-	if l.cnt == nil {
+	switch {
+	case len(start)-2 > cachedCounters:
+		// Too many lists for their ends to stay in cache: by bucket.
+		l.placeStaged(start, post)
+		ix = &Index{start: start[:len(start)-1], post: post}
+	case l.cnt == nil:
 		l.place(0, l.n, post, start[1:])
 		// Placing moved start[w+1] to the end of w's list, the start of
 		// w+1's.
 		ix = &Index{start: start[:len(start)-1], post: post}
-	} else if len(start)-2 <= cachedCounters {
+	default:
 		// Worker k places its records after those of workers before it in
 		// every list, so records stay ascending within a list.
 		parallel.For(context.Background(), len(start)-2, 1<<16, len(l.cnt), func(_, lo, hi int) {
@@ -243,10 +248,6 @@ func (l *Lengths) Index() *Index {
 		})
 		l.cnt = nil
 		ix = &Index{start: start[1:], post: post}
-	} else {
-		// Too many lists for their ends to stay in cache: by bucket.
-		l.placeStaged(start, post)
-		ix = &Index{start: start[:len(start)-1], post: post}
 	}
 	if invariants.Enabled {
 		ix.check()
@@ -259,9 +260,9 @@ func (l *Lengths) Index() *Index {
 // on the 1M Zipf sets (941,000 token ids, 2.1M postings at t = 0.9).
 const stageShift = 10
 
-// placeStaged places the postings of the records counted by the workers
-// when the lists are too many for their ends to stay in cache, in two
-// passes: each worker copies the postings of its records into post
+// placeStaged places the postings of the records counted by the workers (or
+// the one) when the lists are too many for their ends to stay in cache, in
+// two passes: each worker copies the postings of its records into post
 // grouped by bucket of 1 << stageShift token ids, each bucket in the
 // stretch its lists will fill (after the postings of the workers before
 // it), with their tokens beside them in toks: a write stream per bucket.
@@ -277,32 +278,38 @@ const stageShift = 10
 func (l *Lengths) placeStaged(start []uint32, post []Posting) {
 	vocab := len(start) - 2
 	nb := (vocab + 1<<stageShift - 1) >> stageShift
-	workers := len(l.cnt)
-	// at[k][b]: where worker k's next posting of bucket b goes (bucket b's
-	// lists are post[bounds[b]:bounds[b+1]]).
-	at := make([][]uint32, workers)
-	parallel.For(context.Background(), workers, 1, workers, func(_, k, _ int) {
-		a := make([]uint32, nb)
-		for b := range a {
-			for _, c := range l.cnt[k][b<<stageShift : min((b+1)<<stageShift, vocab)] {
-				a[b] += c
-			}
-		}
-		at[k] = a
-	})
-	l.cnt = nil
-	bounds := make([]uint32, nb+1)
+	bounds := make([]uint32, nb+1) // bucket b's lists are post[bounds[b]:bounds[b+1]]
 	for b := range nb {
 		bounds[b] = start[b<<stageShift+1]
-		next := bounds[b]
-		for _, a := range at {
-			a[b], next = next, next+a[b]
-		}
 	}
 	bounds[nb] = start[len(start)-1]
+	// at[k][b]: where worker k's next posting of bucket b goes.
+	parts, at := l.parts, [][]uint32{slices.Clone(bounds[:nb])}
+	if l.cnt == nil {
+		parts = []int{0, l.n}
+	} else {
+		at = make([][]uint32, len(l.cnt))
+		parallel.For(context.Background(), len(l.cnt), 1, len(l.cnt), func(_, k, _ int) {
+			a := make([]uint32, nb)
+			for b := range a {
+				for _, c := range l.cnt[k][b<<stageShift : min((b+1)<<stageShift, vocab)] {
+					a[b] += c
+				}
+			}
+			at[k] = a
+		})
+		for b := range nb {
+			next := bounds[b]
+			for _, a := range at {
+				a[b], next = next, next+a[b]
+			}
+		}
+	}
+	l.cnt = nil
+	workers := len(at)
 	toks := make([]uint32, len(post))
 	parallel.For(context.Background(), workers, 1, workers, func(_, k, _ int) {
-		l.stage(l.parts[k], l.parts[k+1], post, toks, at[k])
+		l.stage(parts[k], parts[k+1], post, toks, at[k])
 	})
 	next := start[1:] // token w's next posting goes to post[next[w]]
 	scratch := make([][]staged, workers)
