@@ -112,15 +112,18 @@
 // candidates of a probe wait for the next one) and the bitmaps of those
 // within the count bound before verifying them; the ℓ-prefix path makes
 // and hints the next probe's keys, and hints its candidates' sets; building
-// the index hints the counters of the next records' prefix tokens and the
-// places of their postings.
+// the index hints the counters of the next records' prefix tokens, and
+// places the postings by bucket of token ids when the lists are too many
+// for their ends to stay in cache (prefix.Lengths.Index), else hints the
+// places of the next records' postings.
 //
 // # Cost and concurrency
 //
-// Index: two passes over the prefixes (count, place), 12 bytes per posting
-// (prefix.Posting: record, position, size), 8 bytes a group for its set's
-// offset and size and 8 for its last prefix token and size side by side
-// (what the count bound reads). Probing: the postings of the probe prefixes
+// Index: two passes over the prefixes (count, place; by bucket, a third
+// over the postings), 12 bytes per posting (prefix.Posting: record,
+// position, size; 4 more while they are placed by bucket), 8 bytes a group
+// for its set's offset and size and 8 for its last prefix token and size
+// side by side (what the count bound reads). Probing: the postings of the probe prefixes
 // within the size range, one O(1) step each; verification: at most
 // |x| + |y| steps per candidate that survives the filters. Each worker keeps
 // 4 bytes per indexed group of candidate state (its count), 4 per group for

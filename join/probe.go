@@ -41,6 +41,9 @@ type joiner struct {
 	// ipre[n] is the indexed side's prefix length for set size n, up to
 	// build's largest size.
 	ipre []int32
+	// ppre[n] is the probing side's probe prefix for set size n, no longer
+	// than n, up to its largest size.
+	ppre []int32
 	// ends holds the last prefix token and the size of each of the first
 	// indexed groups (len = indexed), side by side and apart from the
 	// arena, so that the count bound reads one place and touches no set.
@@ -94,6 +97,10 @@ func (j *joiner) prepare(workers int) {
 		} else {
 			j.ipre[n] = int32(j.b.ProbePrefix(n))
 		}
+	}
+	j.ppre = make([]int32, maxSize(j.probe)+1)
+	for n := range j.ppre {
+		j.ppre[n] = int32(min(j.b.ProbePrefix(n), n))
 	}
 	j.ends = make([]groupEnd, j.indexed)
 	parallel.For(context.Background(), len(j.ends), 1<<14, workers, func(_, lo, hi int) {
@@ -290,9 +297,13 @@ type prober struct {
 	// which a probe with many candidates hints before its count bound.
 	hintCand, hintEnds bool
 	recs               []uint32
-	alpha              []int32 // least overlap by candidate size (from lo on; the entries below are not read)
-	stats              *Stats
-	bounds             prefix.Bounds
+	alpha              []int32 // least overlap by candidate size for probes of size sized.n (from sized.lo on; the entries below are not read)
+	// sized holds, for probes of size n (0: none yet), the candidate sizes
+	// lo..hi and the probe prefix px; probes come in size order, so most
+	// find them made for their size already (resize).
+	sized  struct{ n, lo, hi, px int }
+	stats  *Stats
+	bounds prefix.Bounds
 	// The ℓ-prefix path's scratch: seen[g] is 1 + the last probe group that
 	// met group g (so no reset is needed between probes), and the probe's
 	// keys.
@@ -348,7 +359,6 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	if gx >= p.indexed && p.keyIx != nil {
 		return p.probeKeys(gx, p.flush(out))
 	}
-	b := p.bounds
 	x := p.probe.set(gx)
 	n := len(x)
 	var same []match // the copies within gx, after the last probe's matches
@@ -356,19 +366,12 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 		same = p.sameGroup(gx, n, p.same[:0])
 		p.same = same
 	}
-	lo, hi := b.SizeRange(n)
-	if p.self {
-		hi = n
+	if n != p.sized.n {
+		p.resize(n)
 	}
-	hi = min(hi, maxSize(p.build))
-	px := b.ProbePrefix(n)
+	lo, hi, px := p.sized.lo, p.sized.hi, p.sized.px
 	if lo > hi || px == 0 {
 		return append(p.flush(out), same...)
-	}
-	// Least overlap for every admissible candidate size.
-	p.alpha = slices.Grow(p.alpha[:0], hi+1)[:hi+1]
-	for s := lo; s <= hi; s++ {
-		p.alpha[s] = int32(b.MinOverlap(n, s))
 	}
 	first := uint32(p.build.firstOfSize(lo))
 	end := uint32(p.build.firstOfSize(hi + 1)) // groups at or past end are too large
@@ -610,10 +613,31 @@ func (p *prober) ahead(g int) {
 	}
 }
 
+// resize makes p.sized and p.alpha for probes of size n: the candidate
+// sizes (within the build side's, and no larger than n in a self-join),
+// the probe prefix and the least overlap with every candidate size. Cost:
+// O(hi - lo) divisions.
+func (p *prober) resize(n int) {
+	b := p.bounds
+	lo, hi := b.SizeRange(n)
+	if p.self {
+		hi = n
+	}
+	hi = min(hi, maxSize(p.build))
+	p.sized.n, p.sized.lo, p.sized.hi, p.sized.px = n, lo, hi, b.ProbePrefix(n)
+	if lo > hi {
+		return
+	}
+	p.alpha = slices.Grow(p.alpha[:0], hi+1)[:hi+1]
+	for s := lo; s <= hi; s++ {
+		p.alpha[s] = int32(b.MinOverlap(n, s))
+	}
+}
+
 // prefixOf returns the probe prefix of probe group g.
 func (p *prober) prefixOf(g int) []uint32 {
 	y := p.probe.set(g)
-	return y[:min(p.bounds.ProbePrefix(len(y)), len(y))]
+	return y[:p.ppre[len(y)]]
 }
 
 func maxSize(s *side) int {

@@ -47,3 +47,20 @@ func BenchmarkBitmapBound(b *testing.B) {
 }
 
 var sink int
+
+// TestBitmapWord checks the one-word bitmaps gathered in a register against
+// the bits set one token at a time.
+func TestBitmapWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 1000 {
+		set := make([]uint32, r.IntN(80))
+		var want uint64
+		for i := range set {
+			set[i] = r.Uint32()
+			want |= 1 << (set[i] % 64)
+		}
+		if got := bitmapWord(set); got != want {
+			t.Fatalf("bitmapWord(%v) = %#x, want %#x", set, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package prefix
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -39,8 +40,9 @@ type Index struct {
 // are indexed. It runs on up to workers goroutines (0 means GOMAXPROCS; the
 // index is the same for any number), which call set and prefixLen
 // concurrently. Cost: two calls of set per record and two passes over the
-// prefixes; memory 12 bytes per posting plus 4 per token id, and 4 more per
-// token id for each worker past the first.
+// prefixes (with a large vocabulary, a third over the postings:
+// Lengths.Index); memory 12 bytes per posting plus 4 per token
+// id, and 4 more per token id for each worker past the first.
 func NewIndex(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int, workers int) *Index {
 	return CountPrefixes(n, vocab, set, prefixLen, workers).Index()
 }
@@ -69,9 +71,10 @@ type Lengths struct {
 const parallelRecords = 1 << 15
 
 // CountPrefixes counts the posting lists of NewIndex(n, vocab, set,
-// prefixLen, workers), on up to workers goroutines. Cost: one call of set
-// per record, one pass over the prefixes; memory 4 bytes per token id, and
-// 4 more for each worker past the first.
+// prefixLen, workers), on up to workers goroutines, each taking a range of
+// records with about as many prefix tokens as the others' (split). Cost:
+// one call of set per record, one pass over the prefixes; memory 4 bytes
+// per token id, and 4 more for each worker past the first.
 func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size int) int, workers int) *Lengths {
 	l := &Lengths{n: n, set: set, prefixLen: prefixLen, start: make([]uint32, vocab+2)}
 	workers = min(parallel.Workers(workers), n/parallelRecords)
@@ -79,7 +82,7 @@ func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size i
 		l.count(0, n, l.start[2:])
 		return l
 	}
-	l.parts = parallel.Even(n, (n+workers-1)/workers)
+	l.parts = l.split(workers)
 	l.cnt = make([][]uint32, len(l.parts)-1)
 	parallel.For(context.Background(), len(l.cnt), 1, len(l.cnt), func(_, k, _ int) {
 		l.cnt[k] = make([]uint32, vocab)
@@ -94,6 +97,34 @@ func CountPrefixes(n, vocab int, set func(r int) []uint32, prefixLen func(size i
 		}
 	})
 	return l
+}
+
+// splitSample is the number of records split reads the prefix length of
+// per part: enough to place the parts' bounds within a few percent of even.
+const splitSample = 1024
+
+// split returns the bounds of the workers' parts of records 0..n-1: about
+// even in prefix tokens, not records, since the work of counting and above
+// all of placing goes by posting, and records numbered in size order have
+// longer prefixes the later they come (at Jaccard 0.9 sizes 10 to 50 have
+// prefixes of 2 to 6 tokens). The prefix lengths are read on an evenly
+// spaced sample of the records, so split costs O(workers·splitSample) calls
+// of set and prefixLen, and the parts are the same on every run.
+func (l *Lengths) split(workers int) []int {
+	step := max(1, l.n/(workers*splitSample))
+	var cum []int // cum[i]: prefix tokens of the sampled records before i·step
+	total := 0
+	for r := 0; r < l.n; r += step {
+		cum = append(cum, total)
+		size := len(l.set(r))
+		total += min(l.prefixLen(size), size)
+	}
+	parts := make([]int, 1, workers+1)
+	for k := 1; k < workers; k++ {
+		i, _ := slices.BinarySearch(cum, total*k/workers)
+		parts = append(parts, max(parts[k-1], min(i*step, l.n)))
+	}
+	return append(parts, l.n)
 }
 
 // count adds the prefix tokens of records lo..hi-1 to cnt.
@@ -184,17 +215,24 @@ func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
 
 // Index builds the index the lengths were counted for, on the workers that
 // counted them; l must not be used afterwards. Cost: one call of set per
-// record and one pass over the prefixes; memory 12 bytes per posting.
+// record and one pass over the prefixes, and with more than cachedCounters
+// token ids a pass over the postings (placeStaged); memory 12 bytes per
+// posting, and 4 more while it runs in that case.
 func (l *Lengths) Index() *Index {
 	start := l.offsets()
 	post := make([]Posting, start[len(start)-1])
 	var ix *Index
-	if l.cnt == nil {
+	switch {
+	case len(start)-2 > cachedCounters:
+		// Too many lists for their ends to stay in cache: by bucket.
+		l.placeStaged(start, post)
+		ix = &Index{start: start[:len(start)-1], post: post}
+	case l.cnt == nil:
 		l.place(0, l.n, post, start[1:])
 		// Placing moved start[w+1] to the end of w's list, the start of
 		// w+1's.
 		ix = &Index{start: start[:len(start)-1], post: post}
-	} else {
+	default:
 		// Worker k places its records after those of workers before it in
 		// every list, so records stay ascending within a list.
 		parallel.For(context.Background(), len(start)-2, 1<<16, len(l.cnt), func(_, lo, hi int) {
@@ -215,6 +253,102 @@ func (l *Lengths) Index() *Index {
 		ix.check()
 	}
 	return ix
+}
+
+// stageShift sets the token ids of a staging bucket (placeStaged): 1 <<
+// stageShift consecutive ids, whose lists are about 2,000 postings (24 KB)
+// on the 1M Zipf sets (941,000 token ids, 2.1M postings at t = 0.9).
+const stageShift = 10
+
+// placeStaged places the postings of the records counted by the workers (or
+// the one) when the lists are too many for their ends to stay in cache, in
+// two passes: each worker copies the postings of its records into post
+// grouped by bucket of 1 << stageShift token ids, each bucket in the
+// stretch its lists will fill (after the postings of the workers before
+// it), with their tokens beside them in toks: a write stream per bucket.
+// Then each bucket is copied aside and placed into its stretch, which stays
+// in cache while it fills. Placing every posting straight into its list,
+// as place does, writes all over post, a cache miss a posting (50 ns each
+// on the 1M Zipf sets, 100 ms of CPU for 2.1M postings). Records stay
+// ascending within a list: a bucket holds each worker's postings in record
+// order, the workers in order. start is offsets' result; afterwards
+// start[w] is where token w's list begins, as place leaves it. Memory: 4
+// bytes a posting, and 16 a posting of the largest bucket for each worker,
+// while it runs.
+func (l *Lengths) placeStaged(start []uint32, post []Posting) {
+	vocab := len(start) - 2
+	nb := (vocab + 1<<stageShift - 1) >> stageShift
+	bounds := make([]uint32, nb+1) // bucket b's lists are post[bounds[b]:bounds[b+1]]
+	for b := range nb {
+		bounds[b] = start[b<<stageShift+1]
+	}
+	bounds[nb] = start[len(start)-1]
+	// at[k][b]: where worker k's next posting of bucket b goes.
+	parts, at := l.parts, [][]uint32{slices.Clone(bounds[:nb])}
+	if l.cnt == nil {
+		parts = []int{0, l.n}
+	} else {
+		at = make([][]uint32, len(l.cnt))
+		parallel.For(context.Background(), len(l.cnt), 1, len(l.cnt), func(_, k, _ int) {
+			a := make([]uint32, nb)
+			for b := range a {
+				for _, c := range l.cnt[k][b<<stageShift : min((b+1)<<stageShift, vocab)] {
+					a[b] += c
+				}
+			}
+			at[k] = a
+		})
+		for b := range nb {
+			next := bounds[b]
+			for _, a := range at {
+				a[b], next = next, next+a[b]
+			}
+		}
+	}
+	l.cnt = nil
+	workers := len(at)
+	toks := make([]uint32, len(post))
+	parallel.For(context.Background(), workers, 1, workers, func(_, k, _ int) {
+		l.stage(parts[k], parts[k+1], post, toks, at[k])
+	})
+	next := start[1:] // token w's next posting goes to post[next[w]]
+	scratch := make([][]staged, workers)
+	parallel.For(context.Background(), nb, max(1, nb/(8*workers)), workers, func(k, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			from, to := bounds[b], bounds[b+1]
+			sc := slices.Grow(scratch[k][:0], int(to-from))
+			for i, e := range post[from:to] {
+				sc = append(sc, staged{Posting: e, w: toks[int(from)+i]})
+			}
+			scratch[k] = sc
+			for _, e := range sc {
+				post[next[e.w]] = e.Posting
+				next[e.w]++
+			}
+		}
+	})
+}
+
+// staged is a posting on its way to its list, with its token.
+type staged struct {
+	Posting
+	w uint32
+}
+
+// stage copies the postings of records lo..hi-1 into post and their tokens
+// into toks, those of the tokens of bucket b at at[b] (which it advances).
+func (l *Lengths) stage(lo, hi int, post []Posting, toks, at []uint32) {
+	var pl prefixLens
+	for r := lo; r < hi; r++ {
+		s := l.set(r)
+		size := uint32(len(s))
+		for i, w := range s[:pl.of(l, len(s))] {
+			k := at[w>>stageShift]
+			post[k] = Posting{Rec: uint32(r), Pos: uint32(i), Size: size}
+			toks[k] = w
+			at[w>>stageShift] = k + 1
+		}
+	}
 }
 
 // Layout returns the index the lengths were counted for with room laid out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/simjoin/simjoin/prefix"
@@ -13,13 +14,14 @@ import (
 // of every record is listed once under its token, in ascending record
 // order, with its position; tokens outside the vocabulary have no postings.
 // The collections are small and large enough for one worker and for
-// several (each counting and placing a range of records), and every number
-// of workers must give the same index.
+// several (each counting and placing a range of records), the last with
+// more token ids than stay in cache (placed by bucket), and every number of
+// workers must give the same index.
 func TestIndex(t *testing.T) {
 	seed := uint64(9)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 9))
-	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}} {
+	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}, {100_000, 50_000}} {
 		sets := make([][]uint32, tc.n)
 		for i := range sets {
 			s := make([]uint32, 0, 10)
@@ -91,4 +93,44 @@ func TestIndex(t *testing.T) {
 	if empty := prefix.NewIndex(0, 0, nil, nil, 2); empty.Len() != 0 || empty.Postings(0) != nil {
 		t.Errorf("empty index: Len %d, Postings(0) %v", empty.Len(), empty.Postings(0))
 	}
+}
+
+// BenchmarkNewIndex measures building the index of the 1M Zipf sets' shape
+// at Jaccard 0.9 (scripts/bench-exact.sh): 1M records in size order with
+// prefixes of 2 to 6 tokens drawn skewed over 1M token ids, 4M postings.
+// With several workers the lists' ends do not stay in cache, and the
+// postings are placed by bucket (Lengths.placeStaged).
+//
+//	go test ./prefix -run '^$' -bench NewIndex -benchtime 5x
+func BenchmarkNewIndex(b *testing.B) {
+	const n, vocab = 1_000_000, 1_000_000
+	r := rand.New(rand.NewPCG(5, 5))
+	sets := make([][]uint32, n)
+	for i := range sets {
+		s := make([]uint32, 0, 6)
+		for range 2 + 5*i/n {
+			u := r.Float64()
+			s = append(s, uint32(float64(vocab)*u*u))
+		}
+		slices.Sort(s)
+		sets[i] = slices.Compact(s)
+	}
+	set := func(rec int) []uint32 { return sets[rec] }
+	plen := func(size int) int { return size }
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			cpu := cpuTime()
+			for b.Loop() {
+				prefix.NewIndex(n, vocab, set, plen, workers)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// cpuTime returns the process's user and system CPU time in nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
