@@ -21,12 +21,22 @@ func TestIndex(t *testing.T) {
 	seed := uint64(9)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 9))
-	for _, tc := range []struct{ n, vocab int }{{200, 50}, {100_000, 3_000}, {100_000, 50_000}} {
+	// runs: each set is a run of consecutive ids (a document's own tokens),
+	// which a large vocabulary places straight into the lists, not by bucket.
+	for _, tc := range []struct {
+		n, vocab int
+		runs     bool
+	}{{200, 50, false}, {100_000, 3_000, false}, {100_000, 50_000, false}, {100_000, 50_000, true}} {
 		sets := make([][]uint32, tc.n)
 		for i := range sets {
 			s := make([]uint32, 0, 10)
-			for range 1 + r.IntN(10) {
-				s = append(s, uint32(r.IntN(tc.vocab)))
+			first := r.IntN(tc.vocab - 10)
+			for k := range 1 + r.IntN(10) {
+				if tc.runs {
+					s = append(s, uint32(first+k))
+				} else {
+					s = append(s, uint32(r.IntN(tc.vocab)))
+				}
 			}
 			slices.Sort(s)
 			sets[i] = slices.Compact(s)
@@ -42,7 +52,7 @@ func TestIndex(t *testing.T) {
 			}
 		}
 		for _, workers := range []int{1, 2, 3} {
-			name := fmt.Sprintf("n=%d/workers=%d", tc.n, workers)
+			name := fmt.Sprintf("n=%d/vocab=%d/runs=%v/workers=%d", tc.n, tc.vocab, tc.runs, workers)
 			ix := prefix.NewIndex(len(sets), tc.vocab, set, plen, workers)
 			if ix.Len() != total {
 				t.Errorf("%s: Len() = %d, want %d", name, ix.Len(), total)

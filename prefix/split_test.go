@@ -37,3 +37,33 @@ func TestSplitEvenTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestScattered checks the choice of placement: records whose prefix tokens
+// are runs of consecutive ids are not scattered, records of ids spread over
+// the vocabulary are, and so are records of one-token prefixes (no step to
+// measure).
+func TestScattered(t *testing.T) {
+	const n, vocab = 10_000, 1 << 20
+	runs := make([][]uint32, n)
+	spread := make([][]uint32, n)
+	single := make([][]uint32, n)
+	for r := range n {
+		first := uint32(r * 97 % (vocab - 20))
+		for k := range uint32(10) {
+			runs[r] = append(runs[r], first+k)
+			spread[r] = append(spread[r], k*(vocab/10)+uint32(r)%(vocab/10))
+		}
+		single[r] = []uint32{first}
+	}
+	plen := func(size int) int { return (size + 1) / 2 }
+	for _, tc := range []struct {
+		name string
+		sets [][]uint32
+		want bool
+	}{{"runs", runs, false}, {"spread", spread, true}, {"single", single, true}} {
+		l := &Lengths{n: n, set: func(r int) []uint32 { return tc.sets[r] }, prefixLen: plen}
+		if got := l.scattered(); got != tc.want {
+			t.Errorf("%s: scattered() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
