@@ -116,8 +116,7 @@ func (l *Lengths) split(workers int) []int {
 	total := 0
 	for r := 0; r < l.n; r += step {
 		cum = append(cum, total)
-		size := len(l.set(r))
-		total += min(l.prefixLen(size), size)
+		total += l.prefixOf(len(l.set(r)))
 	}
 	parts := make([]int, 1, workers+1)
 	for k := 1; k < workers; k++ {
@@ -126,6 +125,10 @@ func (l *Lengths) split(workers int) []int {
 	}
 	return append(parts, l.n)
 }
+
+// prefixOf returns the number of prefix tokens of a record of size tokens:
+// prefixLen(size), no more than size.
+func (l *Lengths) prefixOf(size int) int { return min(l.prefixLen(size), size) }
 
 // scatterSample is the number of records scattered reads.
 const scatterSample = 2048
@@ -149,7 +152,7 @@ func (l *Lengths) scattered() bool {
 	near, steps := 0, 0
 	for r := 0; r < l.n; r += step {
 		s := l.set(r)
-		p := s[:min(l.prefixLen(len(s)), len(s))]
+		p := s[:l.prefixOf(len(s))]
 		for i := 1; i < len(p); i++ {
 			steps++
 			if p[i]-p[i-1] < scatterNear {
@@ -207,10 +210,10 @@ type prefixLens struct {
 	set     bool
 }
 
-// of returns min(l.prefixLen(size), size).
+// of returns l.prefixOf(size), asking prefixLen only when size changes.
 func (p *prefixLens) of(l *Lengths, size int) int {
 	if !p.set || size != p.size {
-		p.size, p.n, p.set = size, min(l.prefixLen(size), size), true
+		p.size, p.n, p.set = size, l.prefixOf(size), true
 	}
 	return p.n
 }
@@ -249,8 +252,8 @@ func (l *Lengths) Len(w uint32) int { return int(l.start[w+2]) }
 // Index builds the index the lengths were counted for, on the workers that
 // counted them; l must not be used afterwards. Cost: one call of set per
 // record and one pass over the prefixes, and with more than cachedCounters
-// token ids and scattered prefixes a pass over the postings (placeStaged); memory 12 bytes per
-// posting, and 4 more while it runs in that case.
+// token ids and scattered prefixes a pass over the postings (placeStaged);
+// memory 12 bytes per posting, and 4 more while it runs in that case.
 func (l *Lengths) Index() *Index {
 	start := l.offsets()
 	post := make([]Posting, start[len(start)-1])
