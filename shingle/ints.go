@@ -1,0 +1,75 @@
+package shingle
+
+// Records of small decimal integers (token ids numbered beforehand, as the
+// set-similarity literature's datasets and a language model's tokenizer
+// give them) have a cheaper road into the order than hashing every field:
+// their values can index an array directly (order.Input.AddInts). The road
+// must lead to the same tokens as Set's keys, so it takes only fields that
+// are one integer's one spelling: a field "7" is the value 7, whose key is
+// HashString("7"); a field "07" or "+7" is another token of its own and
+// takes the keys' road.
+
+// IntLimit bounds the values of AppendInts: every value is below it. No two
+// values below it have the same key (IntKey), which the long tests check,
+// so a value stands for its field exactly as the field's key does.
+const IntLimit = 1 << 24
+
+// AppendInts appends the value of every whitespace-separated field of record
+// (Set's fields) to dst and reports true when each field is the canonical
+// decimal spelling of an integer below IntLimit: digits only, no leading
+// zero but in "0". Otherwise it reports false, and dst is returned as it
+// was given. IntKey of each value appended is the key Set gives its field,
+// in the same order. Cost: O(len(record)); no allocation beyond dst's growth.
+func AppendInts(dst []uint32, record string) ([]uint32, bool) {
+	from := len(dst)
+	i, n := 0, len(record)
+	for {
+		for i < n && isSpace(record[i]) {
+			i++
+		}
+		if i == n {
+			return dst, true
+		}
+		c := record[i]
+		if c-'0' > 9 || c == '0' && i+1 < n && !isSpace(record[i+1]) {
+			return dst[:from], false
+		}
+		v := uint32(c - '0')
+		i++
+		// IntLimit has 8 digits: a ninth makes the field too long.
+		for d := 1; i < n; d++ {
+			c = record[i]
+			if c-'0' > 9 {
+				if !isSpace(c) {
+					return dst[:from], false
+				}
+				break
+			}
+			if d == 8 {
+				return dst[:from], false
+			}
+			v = v*10 + uint32(c-'0')
+			i++
+		}
+		if v >= IntLimit {
+			return dst[:from], false
+		}
+		dst = append(dst, v)
+	}
+}
+
+// IntKey returns the key of the token spelled by v in decimal: HashString
+// of its canonical decimal text, the key Set gives such a field.
+func IntKey(v uint32) uint64 {
+	var buf [10]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return HashBytes(buf[i:])
+}

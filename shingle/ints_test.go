@@ -1,0 +1,138 @@
+package shingle
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// checkInts compares AppendInts with Set's keys on record: when it accepts
+// the record, IntKey of its values are appendFields' keys, in order, and
+// every field is the canonical spelling of its value; when it refuses, some
+// field is not.
+func checkInts(t *testing.T, record string) {
+	t.Helper()
+	prefix := []uint32{42}
+	vals, ok := AppendInts(prefix, record)
+	fields := strings.FieldsFunc(record, func(r rune) bool { return r < 256 && isSpace(byte(r)) })
+	canonical := true
+	for _, f := range fields {
+		v, err := strconv.ParseUint(f, 10, 32)
+		if err != nil || v >= IntLimit || strconv.FormatUint(v, 10) != f {
+			canonical = false
+		}
+	}
+	if ok != canonical {
+		t.Fatalf("AppendInts(%q) reports %v; canonical fields: %v", record, ok, canonical)
+	}
+	if !ok {
+		if !slices.Equal(vals, prefix) {
+			t.Fatalf("AppendInts(%q) refused but returned %v", record, vals)
+		}
+		return
+	}
+	keys := appendFields(nil, record)
+	if len(vals) != 1+len(keys) || vals[0] != 42 {
+		t.Fatalf("AppendInts(%q) = %v, want 42 then %d values", record, vals, len(keys))
+	}
+	for i, v := range vals[1:] {
+		if IntKey(v) != keys[i] {
+			t.Fatalf("AppendInts(%q): value %d is %d, key %x; Set's key %x", record, i, v, IntKey(v), keys[i])
+		}
+		if strconv.FormatUint(uint64(v), 10) != fields[i] {
+			t.Fatalf("AppendInts(%q): value %d is %d, field %q", record, i, v, fields[i])
+		}
+	}
+}
+
+func TestAppendInts(t *testing.T) {
+	for _, rec := range []string{
+		"", " ", "\t\n", "0", "7", "0 1 2", " 12  345\t6789 ", "16777215", "16777216", "99999999",
+		"123456789", "00", "01", "0 01", "-1", "+1", "1a", "a1", "1.5", "1\x00", "1\v2\f3\r",
+		"4294967296", "18446744073709551616", "10 10 10", "\xff", "٣",
+	} {
+		checkInts(t, rec)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			switch rng.IntN(20) {
+			case 0:
+				b.WriteString("0")
+			case 1:
+				b.WriteString("0" + strconv.Itoa(rng.IntN(100)))
+			case 2:
+				b.WriteString(strconv.Itoa(IntLimit - 2 + rng.IntN(4)))
+			case 3:
+				b.WriteString("x")
+			default:
+				b.WriteString(strconv.Itoa(rng.IntN(1 << (rng.IntN(24) + 1))))
+			}
+			b.WriteString([]string{" ", "\t", "  ", "\r\n"}[rng.IntN(4)])
+		}
+		checkInts(t, b.String())
+	}
+}
+
+func FuzzAppendInts(f *testing.F) {
+	for _, s := range []string{"", "0 1 2", "01", "16777216", " 5\t6 "} {
+		f.Add(s)
+	}
+	f.Fuzz(checkInts)
+}
+
+// TestIntKeysDistinct checks what IntLimit promises: the keys of the values
+// below it are distinct (with -long all of them, about 2 s; without it the
+// first 2^20). A value stands for its field in order.Input.AddInts only
+// because of this.
+func TestIntKeysDistinct(t *testing.T) {
+	n := uint32(1 << 20)
+	if *long {
+		n = IntLimit
+	}
+	keys := make([]uint64, n)
+	for v := range n {
+		keys[v] = IntKey(v)
+	}
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			t.Fatalf("two values below %d share the key %x", n, keys[i])
+		}
+	}
+}
+
+func BenchmarkAppendInts(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var lines []string
+	bytes := 0
+	for range 2000 {
+		var sb strings.Builder
+		for range 10 + rng.IntN(41) {
+			sb.WriteString(strconv.Itoa(rng.IntN(1_000_000)))
+			sb.WriteByte(' ')
+		}
+		lines = append(lines, sb.String())
+		bytes += sb.Len()
+	}
+	for _, impl := range []string{"ints", "keys"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(bytes))
+			vals := make([]uint32, 0, 64)
+			keys := make([]uint64, 0, 64)
+			for b.Loop() {
+				for _, l := range lines {
+					if impl == "ints" {
+						vals, _ = AppendInts(vals[:0], l)
+					} else {
+						keys = appendFields(keys[:0], l)
+					}
+				}
+			}
+		})
+	}
+}
