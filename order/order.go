@@ -43,8 +43,21 @@ type Input struct {
 	// Record r's ids are chunks[k][offs[r]-offs[first[k]] : offs[r+1]-offs[first[k]]]
 	// for its chunk k: offs counts tokens over all chunks; nil before the
 	// first record, then offs[0] = 0, non-decreasing.
-	offs    []int
-	voc     vocab // every key added, with its provisional id and document frequency
+	offs []int
+	voc  vocab // every key added, with its provisional id and document frequency
+	// dense, when not nil, is the vocabulary instead of voc (which is then
+	// empty): every record so far came as small integers (AddInts), and a
+	// token's provisional id is its value v. dense[v] holds v's document
+	// frequency in its high half and the index + 1 of the last record that
+	// held v in its low half (0: none), so a value repeated within a record
+	// is dropped with the same load that counts it. len(dense) is a power
+	// of two above every value added.
+	dense []uint64
+	// firsts lists the values of dense held by some record, in the order in
+	// which voc would have taken their keys: by first appearance, and
+	// within a record by key (shingle.IntKey). It is what makes the dense
+	// road give the order the keys' road gives.
+	firsts  []uint32
 	scratch []uint64
 }
 
@@ -116,6 +129,9 @@ func (in *Input) AddSorted(keys []uint64) {
 }
 
 func (in *Input) add(keys []uint64) {
+	if in.dense != nil {
+		in.toKeys()
+	}
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
@@ -153,6 +169,9 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 		in.offs = append(in.offs, 0)
 	}
 	base, n := in.Tokens(), offs[len(offs)-1]
+	if n > 0 && in.dense != nil {
+		in.toKeys()
+	}
 	if n > 0 {
 		in.voc.addBatch(keys[:n], in.reserve(n), in.Workers)
 	}
@@ -197,7 +216,12 @@ func (in *Input) Tokens() int {
 }
 
 // Vocabulary returns the number of distinct keys added so far.
-func (in *Input) Vocabulary() int { return in.voc.len() }
+func (in *Input) Vocabulary() int {
+	if in.dense != nil {
+		return len(in.firsts)
+	}
+	return in.voc.len()
+}
 
 // Dictionary is the global token order: dense ids 0..Len()-1 assigned by
 // document frequency ascending (rare first), ties broken by a fixed hash of
@@ -415,6 +439,18 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			return nil, ErrTooLarge
 		}
 	}
+	if len(inputs) == 1 && inputs[0].dense != nil {
+		in := inputs[0]
+		dict, final := buildDenseDictionary(in, workers)
+		c := buildCollection(dict, final, in, workers)
+		*in = Input{}
+		return []*Collection{c}, nil
+	}
+	for _, in := range inputs {
+		if in.dense != nil {
+			in.toKeys()
+		}
+	}
 	// Merge every input's vocabulary into the first one's, each shard's keys
 	// in order of first appearance (so that the ties of the order are the
 	// same however the records were split into inputs' shards).
@@ -472,28 +508,72 @@ func localOrder(t *keymap.Map[entry]) []uint32 {
 // so that no step reads at random. Cost: O(V + max df); memory at most
 // about what the tables held.
 func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
-	n := v.len()
-	ctx := context.Background()
-	var keys [shards][]uint64  // by local id
-	var final [shards][]uint32 // document frequency by local id, then final id
-	maxDF := make([]uint32, shards)
-	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
+	var keys [shards][]uint64 // by local id
+	var df [shards][]uint32   // document frequency by local id
+	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			t := &v.tabs[sh]
-			df, ks := make([]uint32, t.Len()), make([]uint64, t.Len())
-			m := uint32(0)
+			f, ks := make([]uint32, t.Len()), make([]uint64, t.Len())
 			for _, s := range t.Slots() {
 				if s.Val.id() != 0 {
-					df[s.Val.id()-1], ks[s.Val.id()-1] = s.Val.df(), s.Key
-					m = max(m, s.Val.df())
+					f[s.Val.id()-1], ks[s.Val.id()-1] = s.Val.df(), s.Key
 				}
 			}
 			*t = keymap.Map[entry]{}
-			final[sh], keys[sh], maxDF[sh] = df, ks, m
+			df[sh], keys[sh] = f, ks
 		}
 	})
 	*v = vocab{}
-	start := make([]uint32, slices.Max(maxDF)+2)
+	d, final := orderShards(&keys, &df, workers)
+	// The final ids by provisional id, in one array (one random access a
+	// token in buildCollection, which it can hint into cache).
+	most := 0
+	for sh := range final {
+		most = max(most, len(final[sh]))
+	}
+	flat := make([]uint32, most*shards)
+	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			for local, id := range final[sh] {
+				flat[local<<shardBits|sh] = id
+			}
+			final[sh] = nil
+		}
+	})
+	return d, flat
+}
+
+// buildDenseDictionary is buildDictionary for a dense Input (AddInts): the
+// same dictionary the keys would give, and the final id of each value
+// (final[v], the provisional ids of a dense Input being values).
+func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
+	size := len(in.dense)
+	keys, df, vals := denseShards(in)
+	d, final := orderShards(&keys, &df, workers)
+	flat := make([]uint32, size)
+	for sh := range final {
+		for local, id := range final[sh] {
+			flat[vals[sh][local]] = id
+		}
+		final[sh], vals[sh] = nil, nil
+	}
+	return d, flat
+}
+
+// orderShards makes the dictionary of the keys and document frequencies
+// given by shard and local id, and returns it with each key's final id by
+// shard and local id (in df's arrays, which it takes over; keys' arrays are
+// dropped once placed).
+func orderShards(keys *[shards][]uint64, df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint32) {
+	n, m := 0, uint32(0)
+	for sh := range df {
+		n += len(df[sh])
+		for _, f := range df[sh] {
+			m = max(m, f)
+		}
+	}
+	final := *df // document frequency by local id, then final id
+	start := make([]uint32, m+2)
 	for sh := range final {
 		for _, f := range final[sh] {
 			start[f+1]++
@@ -517,7 +597,7 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 		}
 	}
 	// The keys by id, each shard's dropped once placed.
-	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
+	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			f := final[sh]
 			for local, k := range keys[sh] {
@@ -529,22 +609,7 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	if invariants.Enabled {
 		d.check()
 	}
-	// The final ids by provisional id, in one array (one random access a
-	// token in buildCollection, which it can hint into cache).
-	most := 0
-	for sh := range final {
-		most = max(most, len(final[sh]))
-	}
-	flat := make([]uint32, most*shards)
-	parallel.For(ctx, shards, 1, workers, func(_, lo, hi int) {
-		for sh := lo; sh < hi; sh++ {
-			for local, id := range final[sh] {
-				flat[local<<shardBits|sh] = id
-			}
-			final[sh] = nil
-		}
-	})
-	return d, flat
+	return d, final
 }
 
 // check panics unless the invariants stated on Dictionary's fields hold
