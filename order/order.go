@@ -661,6 +661,13 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 			for j, pid := range rec {
 				rec[j] = final[pid]
 			}
+			// A set given in order of its tokens' frequency, most frequent
+			// first (ids numbered beforehand, read as values by AddInts),
+			// comes out nearly descending, the worst case of the insertion
+			// sort SortIDs uses on short sets; reversed, it is its best.
+			if len(rec) > 1 && rec[0] > rec[len(rec)-1] {
+				slices.Reverse(rec)
+			}
 			sorter.SortIDs(rec, limit)
 			hashes[r] = mix.SetHash(rec)
 		}
