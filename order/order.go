@@ -715,21 +715,24 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 	}
 	recs = nil // 16 bytes a record, not needed beside the new arena
 	c.tokens = make([]uint32, in.Tokens())
-	// The sets are gathered from all over the old arena: each is hinted
-	// into cache a few records before it is copied, so that the misses
-	// overlap.
-	const ahead = 8
-	forRecords(len(c.ids), workers, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			if a := k + ahead; a < hi {
-				r := int(c.ids[a])
-				if set := in.set(in.chunkOf(r), r); len(set) > 0 {
-					prefetch.At(set, 0)
-					prefetch.At(set, len(set)-1)
-				}
+	// Each set is copied to its place in the new arena: where the set of
+	// record r starts is scattered into at[r] first, so that the sets can
+	// then be read in the old arena's order (sequential loads) and written
+	// all over the new one (stores, which do not hold up the loop as the
+	// loads of a gather in the new order would: each waited on a miss for
+	// the record's offsets and another for its set).
+	at := make([]uint32, n)
+	for k, r := range c.ids {
+		at[r] = uint32(c.offs[k]) // below 2³², as Build checked the tokens
+	}
+	forRecords(n, workers, func(lo, hi int) {
+		k := in.chunkOf(lo)
+		for r := lo; r < hi; r++ {
+			for k+1 < len(in.first) && in.first[k+1] <= r {
+				k++
 			}
-			r := int(c.ids[k])
-			copy(c.tokens[c.offs[k]:c.offs[k+1]], in.set(in.chunkOf(r), r))
+			set := in.set(k, r)
+			copy(c.tokens[at[r]:int(at[r])+len(set)], set)
 		}
 	})
 	c.findGroups()
