@@ -119,7 +119,8 @@ type lineBatch struct {
 	text  []byte   // whole lines, each but perhaps the input's last ended by '\n'
 	lines int      // lines in text, set by tokenize
 	read  int64    // progress: each line's text and one byte for its end
-	keys  []uint64 // line k's keys are keys[offs[k]:offs[k+1]]
+	keys  []uint64 // line k's keys are keys[offs[k]:offs[k+1]]; nil when vals holds the lines
+	vals  []uint32 // or line k's values are vals[offs[k]:offs[k+1]] (shingle.AppendInts)
 	offs  []int
 	err   error // a *LineError with Line counted from the batch's first line, without its Name
 }
@@ -138,7 +139,7 @@ type lineBatch struct {
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
 	in := &order.Input{Workers: opts.Workers}
-	if err := readLines(context.Background(), r, spec, opts, batchAdder(in)); err != nil {
+	if err := readLines(context.Background(), r, spec, opts, sinkOf(in)); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -150,20 +151,34 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 // the hash-table step a key that order.Input takes.
 func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
 	var kb keyBatches
-	if err := readLines(context.Background(), r, spec, opts, kb.take); err != nil {
+	if err := readLines(context.Background(), r, spec, opts, batchSink{keys: kb.take}); err != nil {
 		return nil, err
 	}
 	return kb.sets(opts.Workers), nil
 }
 
+// batchSink is where readLines hands each block's sets, on its calling
+// goroutine, in line order (offs[0] == 0 and line k is [offs[k], offs[k+1])).
+type batchSink struct {
+	// keys takes line k's sorted distinct keys keys[offs[k]:offs[k+1]], and
+	// reports whether it keeps keys and offs (which are then not reused);
+	// one that does not must not retain them.
+	keys func(keys []uint64, offs []int) (kept bool)
+	// ints, if not nil, takes a block of Set's lines whose every field is a
+	// small integer as their values vals[offs[k]:offs[k+1]] instead
+	// (shingle.AppendInts: in field order, repeats kept); it retains
+	// neither.
+	ints func(vals []uint32, offs []int)
+}
+
 // readLines reads r in blocks of whole lines, tokenizes the blocks on
-// opts.Workers goroutines and hands each block's sets to add in line order,
-// on the calling goroutine (parallel.OrderedStream): keys[offs[k]:offs[k+1]]
-// are line k's sorted distinct keys (offs[0] == 0). add reports whether it
-// keeps keys and offs (which are then not reused); one that does not must
-// not retain them. A cancelled ctx stops the read between blocks with ctx's
-// cause.
-func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOptions, add func(keys []uint64, offs []int) (kept bool)) error {
+// opts.Workers goroutines and hands each block's sets to sink in line
+// order, on the calling goroutine (parallel.OrderedStream). Under Set, with
+// a sink that takes values, blocks are read as values until one holds a
+// field that is not a small integer's one spelling; that block and every
+// later one are read as keys. A cancelled ctx stops the read between
+// blocks with ctx's cause.
+func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOptions, sink batchSink) error {
 	name := opts.Name
 	if name == "" {
 		name = "<input>"
@@ -172,6 +187,9 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	// Buffers of text and keys go back here once used, so that the blocks
 	// in flight reuse a few buffers instead of allocating one each.
 	freeKeys := parallel.NewBuffers[uint64](4*workers + 2)
+	freeVals := parallel.NewBuffers[uint32](4*workers + 2)
+	var ints atomic.Bool // blocks are still tried as values
+	ints.Store(spec.Kind == shingle.Set && sink.ints != nil)
 	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
 	// Keys a KiB of text in the last block tokenized (to start with, about
 	// one for every four bytes, typical of token sets, or one a byte for
@@ -188,9 +206,20 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	err := parallel.OrderedStream(ctx, workers, br.next,
 		func(_ int, text []byte) *lineBatch {
 			b := &lineBatch{text: text}
-			b.keys = freeKeys.Get(min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20))
-			b.tokenize(spec)
-			perKiB.Store(int64(len(b.keys))*1024/int64(max(len(b.text), 1)) + 1)
+			room := min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20)
+			if ints.Load() {
+				b.vals = freeVals.Get(room)
+				if !b.tokenizeInts() {
+					ints.Store(false)
+					freeVals.Put(b.vals)
+					*b = lineBatch{text: text}
+				}
+			}
+			if b.vals == nil {
+				b.keys = freeKeys.Get(room)
+				b.tokenize(spec)
+			}
+			perKiB.Store(int64(len(b.keys)+len(b.vals))*1024/int64(max(len(text), 1)) + 1)
 			br.free.Put(b.text)
 			b.text = nil
 			return b
@@ -205,7 +234,10 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 				firstErr = b.err
 				return false
 			}
-			if !add(b.keys, b.offs) {
+			if b.vals != nil {
+				sink.ints(b.vals, b.offs)
+				freeVals.Put(b.vals)
+			} else if !sink.keys(b.keys, b.offs) {
 				freeKeys.Put(b.keys)
 			}
 			line += b.lines
@@ -272,27 +304,34 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 	return text, true, nil
 }
 
-// batchAdder returns how readLines hands its batches to to: a keyBatches
-// keeps them, other sinks copy them.
-func batchAdder(to setSink) func(keys []uint64, offs []int) bool {
-	if kb, ok := to.(*keyBatches); ok {
-		return kb.take
+// sinkOf returns how readLines hands its batches to to: a keyBatches
+// keeps them, other sinks copy them, and an order.Input takes blocks of
+// small integers as values (order.Input.AddInts).
+func sinkOf(to setSink) batchSink {
+	switch to := to.(type) {
+	case *keyBatches:
+		return batchSink{keys: to.take}
+	case *order.Input:
+		return batchSink{keys: func(keys []uint64, offs []int) bool {
+			to.AddBatch(keys, offs)
+			return false
+		}, ints: to.AddInts}
 	}
-	return func(keys []uint64, offs []int) bool {
+	return batchSink{keys: func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
 		return false
-	}
+	}}
 }
 
-// tokenize splits b.text into lines and fills b.keys and b.offs with each
-// line's sorted distinct keys, b.lines and b.read.
-func (b *lineBatch) tokenize(spec shingle.Spec) {
+// eachLine splits b.text into lines and calls f with each, its end of line
+// trimmed, counting b.lines and b.read, until f returns false; offs is
+// started for as many lines as the text holds. It reports whether every
+// line was taken.
+func (b *lineBatch) eachLine(f func(line string) bool) bool {
 	b.offs = append(make([]int, 0, bytes.Count(b.text, []byte{'\n'})+2), 0)
-	// b.keys comes sized for as many keys a byte as the last block had (up
-	// to 1M keys), and doubles when a line might not fit. (A batch of one
-	// long line holds its distinct keys only: see AppendSet.)
-	// The text is not changed while the keys are made, and no key refers to
-	// it: a string view, sliced per line, saves a copy of the batch.
+	// The text is not changed while the lines are read, and nothing made of
+	// them refers to it: a string view, sliced per line, saves a copy of
+	// the batch.
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
 	for start := 0; start < len(text); {
 		next := len(text)
@@ -302,6 +341,21 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 		line := eol.Trim(text[start:next])
 		b.lines++
 		b.read += int64(len(line)) + 1
+		if !f(line) {
+			return false
+		}
+		start = next
+	}
+	return true
+}
+
+// tokenize fills b.keys and b.offs with each line's sorted distinct keys,
+// b.lines and b.read.
+func (b *lineBatch) tokenize(spec shingle.Spec) {
+	b.eachLine(func(line string) bool {
+		// b.keys comes sized for as many keys a byte as the last block had
+		// (up to 1M keys), and doubles when a line might not fit. (A batch
+		// of one long line holds its distinct keys only: see AppendSet.)
 		// A line has at most a key a byte (q-grams of one-byte code
 		// points): the room for that is made by doubling the buffer, where
 		// append would grow it by a quarter at a time, copying the keys so
@@ -313,9 +367,31 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 		b.keys, err = spec.AppendSet(b.keys, line)
 		if err != nil {
 			b.err = &LineError{Line: b.lines, Err: err}
-			return
+			return false
 		}
 		b.offs = append(b.offs, len(b.keys))
-		start = next
-	}
+		return true
+	})
+}
+
+// tokenizeInts fills b.vals and b.offs with each line's values as
+// shingle.AppendInts gives them, b.lines and b.read, and reports true; or
+// false when a line is not all small integers, or is longer than
+// shingle.PieceBytes (whose keys AppendSet would hold as a set, not a
+// list).
+func (b *lineBatch) tokenizeInts() bool {
+	return b.eachLine(func(line string) bool {
+		if len(line) > shingle.PieceBytes {
+			return false
+		}
+		if n := len(line)/2 + 1; cap(b.vals)-len(b.vals) < n {
+			b.vals = slices.Grow(b.vals, max(n, len(b.vals)))
+		}
+		var ok bool
+		if b.vals, ok = shingle.AppendInts(b.vals, line); !ok {
+			return false
+		}
+		b.offs = append(b.offs, len(b.vals))
+		return true
+	})
 }

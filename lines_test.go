@@ -281,3 +281,77 @@ func TestLoadCanceledWhileReading(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLinesInts: lines of small integers, read as values, give exactly
+// the collection and token order of their keys, when every line is values,
+// when a later block holds a field that is not (a leading zero, a word, a
+// value at shingle.IntLimit), and when the values grow faster than the
+// tokens; for any number of workers.
+func TestReadLinesInts(t *testing.T) {
+	spec, err := shingle.Parse("set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60_000 // about 2.5 MB: more than two blocks
+	for _, odd := range []string{"", "007", "w", fmt.Sprint(shingle.IntLimit), "big"} {
+		var b strings.Builder
+		var lines []string
+		for i := range n {
+			var line strings.Builder
+			for j := range 5 + i%30 {
+				v := (i*7 + j*j*131) % (1000 + i/10)
+				if odd == "big" && i > n/2 {
+					v = (i * 7919) % (shingle.IntLimit - 1)
+				}
+				fmt.Fprintf(&line, "%d ", v)
+				if j%9 == 8 {
+					fmt.Fprintf(&line, "%d\t", v) // a repeat
+				}
+			}
+			if i == n*2/3 && odd != "big" {
+				line.WriteString(odd)
+			}
+			lines = append(lines, line.String())
+			b.WriteString(line.String())
+			b.WriteString("\n")
+		}
+		build := func(in *order.Input) *order.Collection {
+			c, err := order.New(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		ref := new(order.Input)
+		for _, line := range lines {
+			keys, err := spec.AppendSet(nil, line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref.Add(keys)
+		}
+		want := build(ref)
+		for _, workers := range []int{1, 2, 5} {
+			in, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := build(in)
+			name := fmt.Sprintf("odd field %q, %d workers", odd, workers)
+			if got.Len() != want.Len() || got.Tokens() != want.Tokens() || got.Dict().Len() != want.Dict().Len() {
+				t.Fatalf("%s: %d sets, %d tokens, %d distinct; want %d, %d, %d", name, got.Len(), got.Tokens(), got.Dict().Len(),
+					want.Len(), want.Tokens(), want.Dict().Len())
+			}
+			for id := range uint32(want.Dict().Len()) {
+				if got.Dict().Key(id) != want.Dict().Key(id) || got.Dict().DF(id) != want.Dict().DF(id) {
+					t.Fatalf("%s: token %d differs", name, id)
+				}
+			}
+			for i := range want.Len() {
+				if got.ID(i) != want.ID(i) || !slices.Equal(got.Set(i), want.Set(i)) {
+					t.Fatalf("%s: set %d differs", name, i)
+				}
+			}
+		}
+	}
+}

@@ -76,7 +76,7 @@ func Lines(r io.Reader, name string) Source {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
 		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
-			Progress: func(n int64) { report(n, -1, false) }}, batchAdder(to))
+			Progress: func(n int64) { report(n, -1, false) }}, sinkOf(to))
 	}, true}
 }
 
