@@ -376,15 +376,10 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 
 // tokenizeInts fills b.vals and b.offs with each line's values as
 // shingle.AppendInts gives them, b.lines and b.read, and reports true; or
-// false when a line is not all small integers, or is longer than
-// shingle.PieceBytes (whose keys AppendSet would hold as a set, not a
-// list).
+// false when a line is not all small integers.
 func (b *lineBatch) tokenizeInts() bool {
 	return b.eachLine(func(line string) bool {
-		if len(line) > shingle.PieceBytes {
-			return false
-		}
-		if n := len(line)/2 + 1; cap(b.vals)-len(b.vals) < n {
+		if n := min(len(line), shingle.PieceBytes)/2 + 1; cap(b.vals)-len(b.vals) < n {
 			b.vals = slices.Grow(b.vals, max(n, len(b.vals)))
 		}
 		var ok bool

@@ -1,5 +1,7 @@
 package shingle
 
+import "slices"
+
 // Records of small decimal integers (token ids numbered beforehand, as the
 // set-similarity literature's datasets and a language model's tokenizer
 // give them) have a cheaper road into the order than hashing every field:
@@ -19,8 +21,34 @@ const IntLimit = 1 << 24
 // decimal spelling of an integer below IntLimit: digits only, no leading
 // zero but in "0". Otherwise it reports false, and dst is returned as it
 // was given. IntKey of each value appended is the key Set gives its field,
-// in the same order. Cost: O(len(record)); no allocation beyond dst's growth.
+// in the same order; a record longer than PieceBytes gives its distinct
+// values instead, sorted, and holds no more than about twice as many at a
+// time as it has distinct ones, plus a piece's (as AppendSet holds a long
+// record's distinct keys). Cost: O(len(record)), and for a long record a
+// sort of its values now and then; no allocation beyond dst's growth.
 func AppendInts(dst []uint32, record string) ([]uint32, bool) {
+	if len(record) <= PieceBytes {
+		return appendInts(dst, record)
+	}
+	from, compacted := len(dst), 0
+	for start := 0; start < len(record); {
+		end, next := Spec{Kind: Set}.cut(record, start)
+		var ok bool
+		if dst, ok = appendInts(dst, record[start:end]); !ok {
+			return dst[:from], false
+		}
+		if n := len(dst) - from; n > max(PieceBytes/2, 2*compacted) || next == len(record) {
+			slices.Sort(dst[from:])
+			dst = dst[:from+len(slices.Compact(dst[from:]))]
+			compacted = len(dst) - from
+		}
+		start = next
+	}
+	return dst, true
+}
+
+// appendInts is AppendInts for a record of any length, every value kept.
+func appendInts(dst []uint32, record string) ([]uint32, bool) {
 	from := len(dst)
 	i, n := 0, len(record)
 	for {

@@ -33,6 +33,19 @@ func checkInts(t *testing.T, record string) {
 		}
 		return
 	}
+	if len(record) > PieceBytes {
+		// A long record gives its distinct values, sorted.
+		var want []uint32
+		for _, f := range fields {
+			v, _ := strconv.ParseUint(f, 10, 32)
+			want = append(want, uint32(v))
+		}
+		slices.Sort(want)
+		if want = slices.Compact(want); !slices.Equal(vals[1:], want) || vals[0] != 42 {
+			t.Fatalf("AppendInts of a record of %d bytes: %d values, want %d distinct", len(record), len(vals)-1, len(want))
+		}
+		return
+	}
 	keys := appendFields(nil, record)
 	if len(vals) != 1+len(keys) || vals[0] != 42 {
 		t.Fatalf("AppendInts(%q) = %v, want 42 then %d values", record, vals, len(keys))
@@ -74,6 +87,22 @@ func TestAppendInts(t *testing.T) {
 			b.WriteString([]string{" ", "\t", "  ", "\r\n"}[rng.IntN(4)])
 		}
 		checkInts(t, b.String())
+	}
+}
+
+// TestAppendIntsLong checks records longer than PieceBytes: their distinct
+// values, sorted, with a refusal found in any piece.
+func TestAppendIntsLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, distinct := range []int{1, 1000, 200_000} {
+		var b strings.Builder
+		for b.Len() < 3*PieceBytes {
+			b.WriteString(strconv.Itoa(rng.IntN(distinct)))
+			b.WriteString(" ")
+		}
+		checkInts(t, b.String())
+		checkInts(t, b.String()+" 01")
+		checkInts(t, "x "+b.String())
 	}
 }
 
