@@ -2,10 +2,13 @@ package order
 
 import (
 	"cmp"
+	"context"
 	"math/bits"
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/keymap"
+	"github.com/simjoin/simjoin/internal/keysort"
+	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -78,7 +81,7 @@ func (in *Input) AddInts(vals []uint32, offs []int) {
 			w++
 		}
 		if len(in.firsts)-first > 1 {
-			in.sortFirsts(in.firsts[first:])
+			in.unsorted = append(in.unsorted, first, len(in.firsts))
 		}
 		in.offs = append(in.offs, base+w)
 		stamp++
@@ -117,21 +120,61 @@ func (in *Input) denseFor(vals []uint32) bool {
 	return true
 }
 
-// sortFirsts sorts the values first seen in one record by key, the order
-// in which the table takes a record's keys.
-func (in *Input) sortFirsts(vs []uint32) {
-	type kv struct {
-		key uint64
-		v   uint32
+// sortFirsts sorts each run of firsts that one record saw first by key,
+// the order in which the table takes a record's keys, on workers
+// goroutines, and returns the key of every value of firsts, by index.
+func (in *Input) sortFirsts(workers int) []uint64 {
+	ctx := context.Background()
+	runs := in.unsorted
+	sorters := make([]keysort.Sorter, parallel.Workers(workers))
+	parallel.For(ctx, len(runs)/2, 16, workers, func(w, lo, hi int) {
+		var packed []uint64
+		for r := lo; r < hi; r++ {
+			packed = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], packed)
+		}
+	})
+	in.unsorted = nil
+	keys := make([]uint64, len(in.firsts))
+	parallel.For(ctx, len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
+		for i, v := range in.firsts[lo:hi] {
+			keys[lo+i] = shingle.IntKey(v)
+		}
+	})
+	return keys
+}
+
+// valBits is the width of a value below shingle.IntLimit.
+const valBits = 24
+
+// sortRun sorts vals by key (shingle.IntKey), with s and packed as scratch
+// (returned for the next run). Each value is sorted packed in one word
+// under the top 40 bits of its key, by keysort's bucket sort (the keys are
+// hashes, so the buckets are even); values whose keys share those bits,
+// which the packing orders by value, are then put in key order. Cost: O(n)
+// expected.
+func sortRun(s *keysort.Sorter, vals []uint32, packed []uint64) []uint64 {
+	packed = packed[:0]
+	for _, v := range vals {
+		packed = append(packed, shingle.IntKey(v)>>valBits<<valBits|uint64(v))
 	}
-	s := make([]kv, len(vs))
-	for i, v := range vs {
-		s[i] = kv{shingle.IntKey(v), v}
+	s.SortDistinct(packed) // distinct: so are the values
+	const low = 1<<valBits - 1
+	for i, p := range packed {
+		vals[i] = uint32(p & low)
 	}
-	slices.SortFunc(s, func(a, b kv) int { return cmp.Compare(a.key, b.key) })
-	for i := range s {
-		vs[i] = s[i].v
+	for i := 1; i < len(packed); i++ {
+		if packed[i]>>valBits != packed[i-1]>>valBits {
+			continue
+		}
+		j := i + 1
+		for j < len(packed) && packed[j]>>valBits == packed[i]>>valBits {
+			j++
+		}
+		tied := vals[i-1 : j]
+		slices.SortFunc(tied, func(a, b uint32) int { return cmp.Compare(shingle.IntKey(a), shingle.IntKey(b)) })
+		i = j - 1
 	}
+	return packed
 }
 
 // addIntsAsKeys adds the records of AddInts by their keys.
@@ -155,15 +198,15 @@ func (in *Input) addIntsAsKeys(vals []uint32, offs []int) {
 // records' ids rewritten from values to the table's provisional ids.
 func (in *Input) toKeys() {
 	d := in.dense
+	keys := in.sortFirsts(in.Workers)
 	var counts [shards]int
-	for _, v := range in.firsts {
-		counts[shardOf(keymap.Hash(shingle.IntKey(v)))]++
+	for _, k := range keys {
+		counts[shardOf(keymap.Hash(k))]++
 	}
 	// Room to grow: the table keeps taking keys after the move.
 	in.voc.size(&counts, 1)
-	for _, v := range in.firsts {
-		k := shingle.IntKey(v)
-		d[v] = uint64(in.voc.addHash(k, keymap.Hash(k), uint32(d[v]>>32)))
+	for i, v := range in.firsts {
+		d[v] = uint64(in.voc.addHash(keys[i], keymap.Hash(keys[i]), uint32(d[v]>>32)))
 	}
 	for _, c := range in.chunks {
 		for j, v := range c {
@@ -183,27 +226,49 @@ func (in *Input) unreserve(n int) {
 
 // denseShards returns what buildDictionary needs of a dense Input, by
 // shard and local id as the table would have numbered them: the keys,
-// their document frequencies, and their values. The Input's dense array is
-// dropped.
-func denseShards(in *Input) (keys [shards][]uint64, df [shards][]uint32, vals [shards][]uint32) {
-	var counts [shards]int
-	sh := make([]uint8, len(in.firsts))
-	for i, v := range in.firsts {
-		s := shardOf(keymap.Hash(shingle.IntKey(v)))
-		sh[i] = uint8(s)
-		counts[s]++
+// their document frequencies, and their values, made on workers
+// goroutines (a stable partition of firsts by shard: each block of firsts
+// counts its shards, then writes its values at the offsets the counts
+// give). The Input's dense array is dropped.
+func denseShards(in *Input, workers int) (keys [shards][]uint64, df [shards][]uint32, vals [shards][]uint32) {
+	ctx := context.Background()
+	all := in.sortFirsts(workers)
+	const block = 1 << 15
+	nb := (len(all) + block - 1) / block
+	at := make([][shards]int, nb) // block b's count of each shard, then where it writes
+	sh := make([]uint8, len(all))
+	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			for i := b * block; i < min(len(all), (b+1)*block); i++ {
+				s := uint8(shardOf(keymap.Hash(all[i])))
+				sh[i] = s
+				at[b][s]++
+			}
+		}
+	})
+	for s := range shards {
+		n := 0
+		for b := range at {
+			at[b][s], n = n, n+at[b][s]
+		}
+		keys[s], df[s], vals[s] = make([]uint64, n), make([]uint32, n), make([]uint32, n)
 	}
-	for s := range keys {
-		keys[s] = make([]uint64, 0, counts[s])
-		df[s] = make([]uint32, 0, counts[s])
-		vals[s] = make([]uint32, 0, counts[s])
-	}
-	for i, v := range in.firsts {
-		s := sh[i]
-		keys[s] = append(keys[s], shingle.IntKey(v))
-		df[s] = append(df[s], uint32(in.dense[v]>>32))
-		vals[s] = append(vals[s], v)
-	}
+	d := in.dense
+	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			next := at[b]
+			from, to := b*block, min(len(all), (b+1)*block)
+			for i := from; i < to; i++ {
+				// The counts are read at random: hinted a few ahead.
+				if a := i + 16; a < to {
+					prefetch.At(d, int(in.firsts[a]))
+				}
+				s, v := sh[i], in.firsts[i]
+				keys[s][next[s]], df[s][next[s]], vals[s][next[s]] = all[i], uint32(d[v]>>32), v
+				next[s]++
+			}
+		}
+	})
 	in.dense, in.firsts = nil, nil
 	return keys, df, vals
 }

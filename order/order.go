@@ -55,10 +55,14 @@ type Input struct {
 	dense []uint64
 	// firsts lists the values of dense held by some record, in the order in
 	// which voc would have taken their keys: by first appearance, and
-	// within a record by key (shingle.IntKey). It is what makes the dense
-	// road give the order the keys' road gives.
-	firsts  []uint32
-	scratch []uint64
+	// within a record by key (shingle.IntKey), except that the runs listed
+	// in unsorted are not yet sorted by key (sortFirsts does it). It is
+	// what makes the dense road give the order the keys' road gives.
+	firsts []uint32
+	// unsorted holds pairs lo, hi: firsts[lo:hi] are the values first seen
+	// in one record, two or more, in the record's order.
+	unsorted []int
+	scratch  []uint64
 }
 
 // Chunk capacities double from firstChunkIDs (4 KiB) up to chunkIDs (4 MiB),
@@ -548,15 +552,17 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 // (final[v], the provisional ids of a dense Input being values).
 func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 	size := len(in.dense)
-	keys, df, vals := denseShards(in)
+	keys, df, vals := denseShards(in, workers)
 	d, final := orderShards(&keys, &df, workers)
 	flat := make([]uint32, size)
-	for sh := range final {
-		for local, id := range final[sh] {
-			flat[vals[sh][local]] = id
+	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			for local, id := range final[sh] {
+				flat[vals[sh][local]] = id
+			}
+			final[sh], vals[sh] = nil, nil
 		}
-		final[sh], vals[sh] = nil, nil
-	}
+	})
 	return d, flat
 }
 
