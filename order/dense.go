@@ -124,23 +124,55 @@ func (in *Input) denseFor(vals []uint32) bool {
 // the order in which the table takes a record's keys, on workers
 // goroutines, and returns the key of every value of firsts, by index.
 func (in *Input) sortFirsts(workers int) []uint64 {
-	ctx := context.Background()
+	in.sortRuns(workers)
+	keys := make([]uint64, len(in.firsts))
+	parallel.For(context.Background(), len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
+		for i, v := range in.firsts[lo:hi] {
+			keys[lo+i] = shingle.IntKey(v)
+		}
+	})
+	return keys
+}
+
+// sortRuns sorts each run of firsts that one record saw first by key, on
+// workers goroutines.
+func (in *Input) sortRuns(workers int) {
 	runs := in.unsorted
 	sorters := make([]keysort.Sorter, parallel.Workers(workers))
-	parallel.For(ctx, len(runs)/2, 16, workers, func(w, lo, hi int) {
+	parallel.For(context.Background(), len(runs)/2, 16, workers, func(w, lo, hi int) {
 		var packed []uint64
 		for r := lo; r < hi; r++ {
 			packed = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], packed)
 		}
 	})
 	in.unsorted = nil
-	keys := make([]uint64, len(in.firsts))
-	parallel.For(ctx, len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
-		for i, v := range in.firsts[lo:hi] {
-			keys[lo+i] = shingle.IntKey(v)
+}
+
+// mergeDense adds the vocabularies of the dense inputs[1:] to inputs[0]'s
+// (dense too), as Build merges tables: each input's values in the order of
+// their first appearance in it, after those of the inputs before it, and
+// their document frequencies summed. The records keep their values, which
+// the merged vocabulary numbers. Cost: O(distinct values) and a sort of
+// each input's runs.
+func mergeDense(inputs []*Input, workers int) {
+	base := inputs[0]
+	for _, in := range inputs[1:] {
+		in.sortRuns(workers)
+		if len(in.dense) > len(base.dense) {
+			d := make([]uint64, len(in.dense))
+			copy(d, base.dense)
+			base.dense = d
 		}
-	})
-	return keys
+		for _, v := range in.firsts {
+			s := base.dense[v]
+			if s>>32 == 0 {
+				base.firsts = append(base.firsts, v)
+			}
+			// The record stamps are of no use once the records are in.
+			base.dense[v] = (s>>32 + in.dense[v]>>32) << 32
+		}
+		in.dense, in.firsts = nil, nil
+	}
 }
 
 // valBits is the width of a value below shingle.IntLimit.

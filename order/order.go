@@ -443,12 +443,22 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 			return nil, ErrTooLarge
 		}
 	}
-	if len(inputs) == 1 && inputs[0].dense != nil {
-		in := inputs[0]
-		dict, final := buildDenseDictionary(in, workers)
-		c := buildCollection(dict, final, in, workers)
-		*in = Input{}
-		return []*Collection{c}, nil
+	dense := true
+	for _, in := range inputs {
+		dense = dense && in.dense != nil
+	}
+	if dense {
+		// Every input's records are values: their vocabularies merged
+		// into the first's, and the collections built over its final id
+		// by value.
+		mergeDense(inputs, workers)
+		dict, final := buildDenseDictionary(inputs[0], workers)
+		out := make([]*Collection, len(inputs))
+		for i, in := range inputs {
+			out[i] = buildCollection(dict, final, in, workers)
+			*in = Input{}
+		}
+		return out, nil
 	}
 	for _, in := range inputs {
 		if in.dense != nil {
