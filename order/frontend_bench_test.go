@@ -26,6 +26,10 @@ type frontData struct {
 	keys   [][]uint64 // by batch
 	offs   [][]int
 	tokens int
+	// vals and valOffs, when not nil, are the same records as small
+	// integers (Input.AddInts), by batch, in the order given.
+	vals    [][]uint32
+	valOffs [][]int
 }
 
 func newFrontData(sets func(yield func([]uint64))) *frontData {
@@ -61,8 +65,9 @@ func frontWorkloads() map[string]func() *frontData {
 	zipf := func(n int) func() *frontData {
 		return func() *frontData {
 			cfg := synth.SetsConfig{N: n, MinSize: 10, MaxSize: 50, Universe: n, Zipf: 1, DupFraction: 0.3, Replace: 0.1, Seed: 1}
-			return newFrontData(func(yield func([]uint64)) {
-				for _, s := range synth.Sets(cfg) {
+			sets := synth.Sets(cfg)
+			d := newFrontData(func(yield func([]uint64)) {
+				for _, s := range sets {
 					set := make([]uint64, len(s))
 					for i, w := range s {
 						set[i] = mix.Mix64(uint64(w) + 1)
@@ -70,6 +75,18 @@ func frontWorkloads() map[string]func() *frontData {
 					yield(set)
 				}
 			})
+			for lo := 0; lo < len(sets); lo += 2048 {
+				var vals []uint32
+				offs := []int{0}
+				for _, s := range sets[lo:min(lo+2048, len(sets))] {
+					for _, w := range s {
+						vals = append(vals, uint32(w))
+					}
+					offs = append(offs, len(vals))
+				}
+				d.vals, d.valOffs = append(d.vals, vals), append(d.valOffs, offs)
+			}
+			return d
 		}
 	}
 	w := map[string]func() *frontData{
@@ -99,8 +116,16 @@ func frontWorkloads() map[string]func() *frontData {
 	return w
 }
 
-func (d *frontData) input() *Input {
+// input enters the records by their keys (AddBatch), or with ints by
+// their values (AddInts).
+func (d *frontData) input(ints bool) *Input {
 	in := new(Input)
+	if ints {
+		for i := range d.vals {
+			in.AddInts(d.vals[i], d.valOffs[i])
+		}
+		return in
+	}
 	for i := range d.keys {
 		in.AddBatch(d.keys[i], d.offs[i])
 	}
@@ -124,30 +149,40 @@ func BenchmarkFrontEnd(b *testing.B) {
 			continue
 		}
 		d := gen()
-		b.Run(fmt.Sprintf("data=%s/phase=add", name), func(b *testing.B) {
-			b.ReportAllocs()
-			cpu := cpuNanos()
-			for b.Loop() {
-				d.input()
+		for _, ints := range []bool{false, true} {
+			if ints && d.vals == nil {
+				continue
 			}
-			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
-		})
-		b.Run(fmt.Sprintf("data=%s/phase=new", name), func(b *testing.B) {
-			b.ReportAllocs()
-			var cpu int64
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				in := d.input()
-				b.StartTimer()
-				c0 := cpuNanos()
-				if _, err := New(in); err != nil {
-					b.Fatal(err)
+			// The keys' road keeps the names it had before the values'.
+			data := name
+			if ints {
+				data += "/road=ints"
+			}
+			b.Run(fmt.Sprintf("data=%s/phase=add", data), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := cpuNanos()
+				for b.Loop() {
+					d.input(ints)
 				}
-				cpu += cpuNanos() - c0
-			}
-			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
-		})
+				b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
+			})
+			b.Run(fmt.Sprintf("data=%s/phase=new", data), func(b *testing.B) {
+				b.ReportAllocs()
+				var cpu int64
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					in := d.input(ints)
+					b.StartTimer()
+					c0 := cpuNanos()
+					if _, err := New(in); err != nil {
+						b.Fatal(err)
+					}
+					cpu += cpuNanos() - c0
+				}
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
+			})
+		}
 	}
 }
