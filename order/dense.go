@@ -257,22 +257,24 @@ func (in *Input) unreserve(n int) {
 }
 
 // denseShards returns what buildDictionary needs of a dense Input, by
-// shard and local id as the table would have numbered them: the keys,
-// their document frequencies, and their values, made on workers
-// goroutines (a stable partition of firsts by shard: each block of firsts
-// counts its shards, then writes its values at the offsets the counts
-// give). The Input's dense array is dropped.
-func denseShards(in *Input, workers int) (keys [shards][]uint64, df [shards][]uint32, vals [shards][]uint32) {
+// shard and local id as the table would have numbered them: the document
+// frequencies and the values, made on workers goroutines (a stable
+// partition of firsts by shard: each block of firsts counts its shards,
+// then writes its values at the offsets the counts give). The values'
+// keys are made as they are needed and not kept (8 bytes a distinct value
+// less at the peak). The Input's dense array and firsts are dropped.
+func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]uint32) {
 	ctx := context.Background()
-	all := in.sortFirsts(workers)
+	in.sortRuns(workers)
+	firsts := in.firsts
 	const block = 1 << 15
-	nb := (len(all) + block - 1) / block
+	nb := (len(firsts) + block - 1) / block
 	at := make([][shards]int, nb) // block b's count of each shard, then where it writes
-	sh := make([]uint8, len(all))
+	sh := make([]uint8, len(firsts))
 	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			for i := b * block; i < min(len(all), (b+1)*block); i++ {
-				s := uint8(shardOf(keymap.Hash(all[i])))
+			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
+				s := uint8(shardOf(keymap.Hash(shingle.IntKey(firsts[i]))))
 				sh[i] = s
 				at[b][s]++
 			}
@@ -283,24 +285,24 @@ func denseShards(in *Input, workers int) (keys [shards][]uint64, df [shards][]ui
 		for b := range at {
 			at[b][s], n = n, n+at[b][s]
 		}
-		keys[s], df[s], vals[s] = make([]uint64, n), make([]uint32, n), make([]uint32, n)
+		df[s], vals[s] = make([]uint32, n), make([]uint32, n)
 	}
 	d := in.dense
 	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			next := at[b]
-			from, to := b*block, min(len(all), (b+1)*block)
+			from, to := b*block, min(len(firsts), (b+1)*block)
 			for i := from; i < to; i++ {
 				// The counts are read at random: hinted a few ahead.
 				if a := i + 16; a < to {
-					prefetch.At(d, int(in.firsts[a]))
+					prefetch.At(d, int(firsts[a]))
 				}
-				s, v := sh[i], in.firsts[i]
-				keys[s][next[s]], df[s][next[s]], vals[s][next[s]] = all[i], uint32(d[v]>>32), v
+				s, v := sh[i], firsts[i]
+				df[s][next[s]], vals[s][next[s]] = uint32(d[v]>>32), v
 				next[s]++
 			}
 		}
 	})
 	in.dense, in.firsts = nil, nil
-	return keys, df, vals
+	return df, vals
 }

@@ -14,6 +14,14 @@
 // no per-record slice or map. Both phases run on the Input's Workers
 // goroutines (0: GOMAXPROCS); the order does not depend on their number.
 //
+// Records of small integers (token ids numbered beforehand, shingle's
+// AppendInts) can take a cheaper road in the first phase: Input.AddInts
+// counts each value in an array indexed by it, with no table and no key,
+// and the keys (shingle.IntKey) are made once a distinct value when the
+// order is built, entered in the order the table would have seen them. The
+// collection and dictionary are exactly those the keys give, whichever road
+// each batch took.
+//
 // Rare-first order is what makes prefix filtering cheap (Bayardo, Ma and
 // Srikant 2007): the prefixes hold each set's rarest tokens, so their posting
 // lists are short. Any total order keeps the filters correct; this one makes

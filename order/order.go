@@ -14,6 +14,7 @@ import (
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -538,7 +539,20 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 		}
 	})
 	*v = vocab{}
-	d, final := orderShards(&keys, &df, workers)
+	d, final := orderShards(&df, workers)
+	// The keys by id, each shard's dropped once placed.
+	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
+		for sh := lo; sh < hi; sh++ {
+			f := final[sh]
+			for local, k := range keys[sh] {
+				d.keys[f[local]] = k
+			}
+			keys[sh] = nil
+		}
+	})
+	if invariants.Enabled {
+		d.check()
+	}
 	// The final ids by provisional id, in one array (one random access a
 	// token in buildCollection, which it can hint into cache).
 	most := 0
@@ -562,25 +576,33 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 // (final[v], the provisional ids of a dense Input being values).
 func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 	size := len(in.dense)
-	keys, df, vals := denseShards(in, workers)
-	d, final := orderShards(&keys, &df, workers)
+	df, vals := denseShards(in, workers)
+	d, final := orderShards(&df, workers)
+	// The keys by id, made again from the values, and the final ids by
+	// value, each shard's values dropped once placed.
 	flat := make([]uint32, size)
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
-				flat[vals[sh][local]] = id
+				v := vals[sh][local]
+				d.keys[id] = shingle.IntKey(v)
+				flat[v] = id
 			}
 			final[sh], vals[sh] = nil, nil
 		}
 	})
+	if invariants.Enabled {
+		d.check()
+	}
 	return d, flat
 }
 
-// orderShards makes the dictionary of the keys and document frequencies
-// given by shard and local id, and returns it with each key's final id by
-// shard and local id (in df's arrays, which it takes over; keys' arrays are
-// dropped once placed).
-func orderShards(keys *[shards][]uint64, df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint32) {
+// orderShards makes the dictionary of the document frequencies given by
+// shard and local id, and returns it with each key's final id by shard and
+// local id (in df's arrays, which it takes over). The dictionary's keys are
+// left for the caller to place (Dictionary.keys[final id]), and to check
+// the dictionary after.
+func orderShards(df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint32) {
 	n, m := 0, uint32(0)
 	for sh := range df {
 		n += len(df[sh])
@@ -611,19 +633,6 @@ func orderShards(keys *[shards][]uint64, df *[shards][]uint32, workers int) (*Di
 				d.df[int(id)-ones] = f
 			}
 		}
-	}
-	// The keys by id, each shard's dropped once placed.
-	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
-		for sh := lo; sh < hi; sh++ {
-			f := final[sh]
-			for local, k := range keys[sh] {
-				d.keys[f[local]] = k
-			}
-			keys[sh] = nil
-		}
-	})
-	if invariants.Enabled {
-		d.check()
 	}
 	return d, final
 }
