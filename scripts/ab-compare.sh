@@ -11,8 +11,11 @@
 # scripts/bench-exact.sh, t = 0.9, --method exact), long-j1 (20,000 sets of
 # 200-400 Zipf tokens, t = 0.5), pw-j1, pw-j2 (the generated 59,000
 # passwords, character bigrams, t = 0.8), gotree-j2 (the Go tree from source,
-# go:5, t = 0.5), lsh-j2 (the long sets through --method lsh). Data goes to
-# ${DATA:-/tmp/simjoin-ab}.
+# go:5, t = 0.5), lsh-j2 (the long sets through --method lsh); not run
+# unless named: gotreeints-j2 (the same Go-tree sets written as integer
+# lines by internal/cmd/ssjconv, as scripts/cpp-compare.sh joins them) and
+# zipfrs-j2 (an R-S join of the Zipf sets' first and last 500,000 lines,
+# t = 0.9). Data goes to ${DATA:-/tmp/simjoin-ab}.
 set -euo pipefail
 : "${OLD:?OLD=path of the binary before}" "${NEW:?NEW=path of the binary after}"
 cd "$(dirname "$0")/.."
@@ -24,6 +27,14 @@ runs=${RUNS:-5}
   -universe 20000 -zipf 1 -dup 0.1 -replace 0.1 -seed 2 > "$data/long.txt"
 [ -s "$data/pw.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw.txt"
 gosrc=$(go env GOROOT)/src
+case " ${WORKLOADS:-} " in
+*" gotreeints-"*) [ -s "$data/gotree.txt" ] || go run ./internal/cmd/ssjconv -format text --files --tokens go:5 \
+  --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50 "$gosrc" > "$data/gotree.txt" ;;
+esac
+case " ${WORKLOADS:-} " in
+*" zipfrs-"*) [ -s "$data/zipf-r.txt" ] || { head -n 500000 "$data/zipf.txt" > "$data/zipf-r.txt"
+  tail -n 500000 "$data/zipf.txt" > "$data/zipf-s.txt"; } ;;
+esac
 
 args() { # WORKLOAD: the join's arguments
   case $1 in
@@ -31,6 +42,8 @@ args() { # WORKLOAD: the join's arguments
   long-j*) echo "join --method exact -t 0.5 -j ${1#long-j} $data/long.txt" ;;
   lsh-j*) echo "join --method lsh -t 0.5 -j ${1#lsh-j} $data/long.txt" ;;
   pw-j*) echo "join --method exact --tokens qgram:2 -t 0.8 -j ${1#pw-j} $data/pw.txt" ;;
+  gotreeints-j*) echo "join --method exact -t 0.5 -j ${1#gotreeints-j} $data/gotree.txt" ;;
+  zipfrs-j*) echo "join --method exact -t 0.9 -j ${1#zipfrs-j} $data/zipf-r.txt --against $data/zipf-s.txt" ;;
   gotree-j*) echo "join --method exact --files --tokens go:5 --include *.go --exclude *_test.go --exclude */testdata/* --min-tokens 50 -t 0.5 -j ${1#gotree-j} $gosrc" ;;
   *) echo "$0: unknown workload $1" >&2; exit 2 ;;
   esac
