@@ -234,12 +234,20 @@ func (in *Input) Vocabulary() int {
 // gives the same order; any order gives the same join results). It is immutable once built and safe for
 // concurrent use.
 type Dictionary struct {
-	keys []uint64 // by id; distinct
+	// keys holds the key of every id (distinct), made on first use
+	// (keyList) in a dictionary built from values (lazy): then vals holds
+	// each id's value, whose key is shingle.IntKey of it, until keys are
+	// made (4 bytes an id held instead of 8, and no key made for a join
+	// that never asks for one).
+	keys     []uint64
+	vals     []uint32
+	lazy     bool
+	keysOnce sync.Once
 	// ones is the number of ids of document frequency 1: ids 0..ones-1
 	// (rare first), whose frequencies are not stored. Most keys of a large
 	// vocabulary are held by one set (the Go tree's shingles: 3.2M of 4.0M).
 	ones int
-	df   []uint32 // by id - ones, for ids ones..len(keys)-1: >= 2, non-decreasing
+	df   []uint32 // by id - ones, for ids ones..Len()-1: >= 2, non-decreasing
 	// voc maps every key of keys to its id + 1, and no other key. It is
 	// built on the first Lookup (once), not kept from the Input's
 	// vocabulary: most joins never look a key up, and the vocabulary's
@@ -253,10 +261,29 @@ type Dictionary struct {
 }
 
 // Len returns the number of distinct tokens.
-func (d *Dictionary) Len() int { return len(d.keys) }
+func (d *Dictionary) Len() int { return d.ones + len(d.df) }
 
-// Key returns the 64-bit key of token id.
-func (d *Dictionary) Key(id uint32) uint64 { return d.keys[id] }
+// Key returns the 64-bit key of token id. The first call on a dictionary
+// built from values (Input.AddInts) makes every key, on the dictionary's
+// workers (about 25 ns a key).
+func (d *Dictionary) Key(id uint32) uint64 { return d.keyList()[id] }
+
+// keyList returns the keys by id, making them first if the dictionary was
+// built from values.
+func (d *Dictionary) keyList() []uint64 {
+	if d.lazy {
+		d.keysOnce.Do(func() {
+			keys := make([]uint64, len(d.vals))
+			parallel.For(context.Background(), len(keys), 1<<14, d.workers, func(_, lo, hi int) {
+				for id, v := range d.vals[lo:hi] {
+					keys[lo+id] = shingle.IntKey(v)
+				}
+			})
+			d.keys, d.vals = keys, nil
+		})
+	}
+	return d.keys
+}
 
 // DF returns the document frequency of token id over the collections the
 // dictionary was built from.
@@ -278,12 +305,13 @@ func (d *Dictionary) Lookup(key uint64) (uint32, bool) {
 // index builds voc from keys, each shard's keys entered in id order.
 func (d *Dictionary) index() {
 	var counts [shards]int
-	for _, k := range d.keys {
+	keys := d.keyList()
+	for _, k := range keys {
 		counts[shardOf(keymap.Hash(k))]++
 	}
 	d.voc.size(&counts, 0)
 	parallel.For(context.Background(), shards, 1, d.workers, func(_, lo, hi int) {
-		for id, k := range d.keys {
+		for id, k := range keys {
 			h := keymap.Hash(k)
 			if sh := int(shardOf(h)); sh >= lo && sh < hi {
 				e, _ := d.voc.tabs[sh].InsertHash(k, h<<shardBits)
@@ -540,6 +568,7 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	})
 	*v = vocab{}
 	d, final := orderShards(&df, workers)
+	d.keys = make([]uint64, d.Len())
 	// The keys by id, each shard's dropped once placed.
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
@@ -578,14 +607,15 @@ func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 	size := len(in.dense)
 	df, vals := denseShards(in, workers)
 	d, final := orderShards(&df, workers)
-	// The keys by id, made again from the values, and the final ids by
-	// value, each shard's values dropped once placed.
+	// The values by id (their keys are made when asked for), and the
+	// final ids by value, each shard's values dropped once placed.
+	d.vals, d.lazy = make([]uint32, d.Len()), true
 	flat := make([]uint32, size)
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
 				v := vals[sh][local]
-				d.keys[id] = shingle.IntKey(v)
+				d.vals[id] = v
 				flat[v] = id
 			}
 			final[sh], vals[sh] = nil, nil
@@ -600,8 +630,8 @@ func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 // orderShards makes the dictionary of the document frequencies given by
 // shard and local id, and returns it with each key's final id by shard and
 // local id (in df's arrays, which it takes over). The dictionary's keys are
-// left for the caller to place (Dictionary.keys[final id]), and to check
-// the dictionary after.
+// left for the caller to place (Dictionary.keys or vals, by final id), and
+// to check the dictionary after.
 func orderShards(df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint32) {
 	n, m := 0, uint32(0)
 	for sh := range df {
@@ -623,7 +653,7 @@ func orderShards(df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint
 	// start[f] is now the first id of frequency f: those below start[2]
 	// have frequency 1 (every key has 1 or more).
 	ones := int(start[min(2, len(start)-1)])
-	d := &Dictionary{keys: make([]uint64, n), ones: ones, df: make([]uint32, n-ones), workers: workers}
+	d := &Dictionary{ones: ones, df: make([]uint32, n-ones), workers: workers}
 	for sh := range final {
 		for local, f := range final[sh] {
 			id := start[f]
@@ -640,10 +670,11 @@ func orderShards(df *[shards][]uint32, workers int) (*Dictionary, [shards][]uint
 // check panics unless the invariants stated on Dictionary's fields hold
 // (called under -tags invariants). Cost: O(Len()) lookups.
 func (d *Dictionary) check() {
-	if d.Lookup(0); d.voc.len() != len(d.keys) || d.ones+len(d.df) != len(d.keys) {
-		panic(fmt.Sprintf("order: dictionary of %d keys, %d+%d frequencies, %d keys in its table", len(d.keys), d.ones, len(d.df), d.voc.len()))
+	keys := d.keyList()
+	if d.Lookup(0); d.voc.len() != len(keys) || d.ones+len(d.df) != len(keys) {
+		panic(fmt.Sprintf("order: dictionary of %d keys, %d+%d frequencies, %d keys in its table", len(keys), d.ones, len(d.df), d.voc.len()))
 	}
-	for id, key := range d.keys {
+	for id, key := range keys {
 		if got, ok := d.Lookup(key); !ok || int(got) != id {
 			panic(fmt.Sprintf("order: dictionary id %d: its key maps to %d (found: %v)", id, got, ok))
 		}
