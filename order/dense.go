@@ -124,7 +124,7 @@ func (in *Input) denseFor(vals []uint32) bool {
 // the order in which the table takes a record's keys, on workers
 // goroutines, and returns the key of every value of firsts, by index.
 func (in *Input) sortFirsts(workers int) []uint64 {
-	in.sortRuns(workers)
+	in.sortRuns(nil, workers)
 	keys := make([]uint64, len(in.firsts))
 	parallel.For(context.Background(), len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
 		for i, v := range in.firsts[lo:hi] {
@@ -135,14 +135,19 @@ func (in *Input) sortFirsts(workers int) []uint64 {
 }
 
 // sortRuns sorts each run of firsts that one record saw first by key, on
-// workers goroutines.
-func (in *Input) sortRuns(workers int) {
+// workers goroutines, and writes the shard of each value of a run to the
+// same index of sh (unless nil).
+func (in *Input) sortRuns(sh []uint8, workers int) {
 	runs := in.unsorted
 	sorters := make([]keysort.Sorter, parallel.Workers(workers))
 	parallel.For(context.Background(), len(runs)/2, 16, workers, func(w, lo, hi int) {
 		var packed []uint64
 		for r := lo; r < hi; r++ {
-			packed = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], packed)
+			var s []uint8
+			if sh != nil {
+				s = sh[runs[2*r]:runs[2*r+1]]
+			}
+			packed = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], s, packed)
 		}
 	})
 	in.unsorted = nil
@@ -157,7 +162,7 @@ func (in *Input) sortRuns(workers int) {
 func mergeDense(inputs []*Input, workers int) {
 	base := inputs[0]
 	for _, in := range inputs[1:] {
-		in.sortRuns(workers)
+		in.sortRuns(nil, workers)
 		if len(in.dense) > len(base.dense) {
 			d := make([]uint64, len(in.dense))
 			copy(d, base.dense)
@@ -179,31 +184,42 @@ func mergeDense(inputs []*Input, workers int) {
 const valBits = 24
 
 // sortRun sorts vals by key (shingle.IntKey), with s and packed as scratch
-// (returned for the next run). Each value is sorted packed in one word
-// under the top 40 bits of its key, by keysort's bucket sort (the keys are
-// hashes, so the buckets are even); values whose keys share those bits,
-// which the packing orders by value, are then put in key order. Cost: O(n)
-// expected.
-func sortRun(s *keysort.Sorter, vals []uint32, packed []uint64) []uint64 {
+// (returned for the next run), and writes each sorted value's shard to sh
+// (unless nil). Each value is sorted packed in one word under the top 37
+// bits of its key, its shard and itself, by keysort's bucket sort (the keys
+// are hashes, so the buckets are even); values whose keys share those bits,
+// which the packing orders by shard and value, are then put in key order.
+// Cost: O(n) expected, one key made a value (and again for the rare ties).
+func sortRun(s *keysort.Sorter, vals []uint32, sh []uint8, packed []uint64) []uint64 {
+	const keyShift = valBits + shardBits
 	packed = packed[:0]
 	for _, v := range vals {
-		packed = append(packed, shingle.IntKey(v)>>valBits<<valBits|uint64(v))
+		k := shingle.IntKey(v)
+		packed = append(packed, k>>keyShift<<keyShift|uint64(shardOf(keymap.Hash(k)))<<valBits|uint64(v))
 	}
 	s.SortDistinct(packed) // distinct: so are the values
 	const low = 1<<valBits - 1
 	for i, p := range packed {
 		vals[i] = uint32(p & low)
+		if sh != nil {
+			sh[i] = uint8(p>>valBits) & (shards - 1)
+		}
 	}
 	for i := 1; i < len(packed); i++ {
-		if packed[i]>>valBits != packed[i-1]>>valBits {
+		if packed[i]>>keyShift != packed[i-1]>>keyShift {
 			continue
 		}
 		j := i + 1
-		for j < len(packed) && packed[j]>>valBits == packed[i]>>valBits {
+		for j < len(packed) && packed[j]>>keyShift == packed[i]>>keyShift {
 			j++
 		}
 		tied := vals[i-1 : j]
 		slices.SortFunc(tied, func(a, b uint32) int { return cmp.Compare(shingle.IntKey(a), shingle.IntKey(b)) })
+		if sh != nil {
+			for t, v := range tied {
+				sh[i-1+t] = uint8(shardOf(keymap.Hash(shingle.IntKey(v))))
+			}
+		}
 		i = j - 1
 	}
 	return packed
@@ -265,18 +281,25 @@ func (in *Input) unreserve(n int) {
 // less at the peak). The Input's dense array and firsts are dropped.
 func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]uint32) {
 	ctx := context.Background()
-	in.sortRuns(workers)
 	firsts := in.firsts
+	// The shard of each value: the sort of the runs finds those of their
+	// values, the rest (unknown) are made here.
+	const unknown = 0xff
+	sh := make([]uint8, len(firsts))
+	for i := range sh {
+		sh[i] = unknown
+	}
+	in.sortRuns(sh, workers)
 	const block = 1 << 15
 	nb := (len(firsts) + block - 1) / block
 	at := make([][shards]int, nb) // block b's count of each shard, then where it writes
-	sh := make([]uint8, len(firsts))
 	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
-				s := uint8(shardOf(keymap.Hash(shingle.IntKey(firsts[i]))))
-				sh[i] = s
-				at[b][s]++
+				if sh[i] == unknown {
+					sh[i] = uint8(shardOf(keymap.Hash(shingle.IntKey(firsts[i]))))
+				}
+				at[b][sh[i]]++
 			}
 		}
 	})

@@ -5,14 +5,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// TestSortRun checks that runs come out in key order, including values
-// whose keys share the top 40 bits that sortRun packs them under (pairs
-// found by sorting the keys of the values below 2^22), which the packing
-// alone would order by value.
+// TestSortRun checks that runs come out in key order, with each value's
+// shard, including values whose keys share the top 40 bits (so the top 37
+// that sortRun packs them under; pairs found by sorting the keys of the
+// values below 2^22), which the packing alone would order by shard and
+// value.
 func TestSortRun(t *testing.T) {
 	tied := [][2]uint32{{2284961, 1776807}, {3483192, 577901}, {4141886, 1013567}, {38343, 2385825}}
 	for _, p := range tied {
@@ -52,9 +54,15 @@ func TestSortRun(t *testing.T) {
 				}
 				return 0
 			})
-			packed = sortRun(&s, vals, packed)
+			sh := make([]uint8, len(vals))
+			packed = sortRun(&s, vals, sh, packed)
 			if !slices.Equal(vals, want) {
 				t.Fatalf("%d values: not in key order", len(vals))
+			}
+			for i, v := range vals {
+				if want := uint8(shardOf(keymap.Hash(shingle.IntKey(v)))); sh[i] != want {
+					t.Fatalf("%d values: value %d at %d has shard %d, want %d", len(vals), v, i, sh[i], want)
+				}
 			}
 		}
 	}
