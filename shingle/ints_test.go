@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -164,4 +165,21 @@ func BenchmarkAppendInts(b *testing.B) {
 			}
 		})
 	}
+}
+
+func BenchmarkIntKey(b *testing.B) {
+	var sink uint64
+	for _, top := range []uint32{1000, 4_000_000} {
+		b.Run(fmt.Sprintf("below=%d", top), func(b *testing.B) {
+			v := uint32(0)
+			for b.Loop() {
+				sink += IntKey(v)
+				v++
+				if v == top {
+					v = 0
+				}
+			}
+		})
+	}
+	_ = sink
 }
