@@ -140,14 +140,14 @@ func (in *Input) sortFirsts(workers int) []uint64 {
 func (in *Input) sortRuns(sh []uint8, workers int) {
 	runs := in.unsorted
 	sorters := make([]keysort.Sorter, parallel.Workers(workers))
+	packed := make([][]uint64, len(sorters)) // scratch of each worker
 	parallel.For(context.Background(), len(runs)/2, 16, workers, func(w, lo, hi int) {
-		var packed []uint64
 		for r := lo; r < hi; r++ {
 			var s []uint8
 			if sh != nil {
 				s = sh[runs[2*r]:runs[2*r+1]]
 			}
-			packed = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], s, packed)
+			packed[w] = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], s, packed[w])
 		}
 	})
 	in.unsorted = nil
