@@ -3,6 +3,7 @@ package order
 import (
 	"cmp"
 	"context"
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"math/bits"
 	"slices"
 
@@ -115,6 +116,7 @@ func (in *Input) denseFor(vals []uint32) bool {
 		return false
 	}
 	d := make([]uint64, size)
+	hugepage.Advise(d) // read and written at random
 	copy(d, in.dense)
 	in.dense = d
 	return true

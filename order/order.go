@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"slices"
 	"sync"
 
@@ -589,6 +590,7 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 		most = max(most, len(final[sh]))
 	}
 	flat := make([]uint32, most*shards)
+	hugepage.Advise(flat) // read at random by buildCollection
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
@@ -611,6 +613,7 @@ func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 	// final ids by value, each shard's values dropped once placed.
 	d.vals, d.lazy = make([]uint32, d.Len()), true
 	flat := make([]uint32, size)
+	hugepage.Advise(flat) // read at random by buildCollection
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {

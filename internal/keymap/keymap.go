@@ -31,6 +31,7 @@
 package keymap
 
 import (
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"math/bits"
 
 	"github.com/simjoin/simjoin/internal/mix"
@@ -93,6 +94,7 @@ func (m *Map[V]) Init(capacity int) {
 // it doubles. Cost: O(slots) to allocate and clear.
 func (m *Map[V]) InitSlots(slots int) {
 	m.slots = make([]Slot[V], max(slots, 4))
+	hugepage.Advise(m.slots)
 	m.n = 0
 }
 
