@@ -108,6 +108,9 @@ func (in *Input) denseFor(vals []uint32) bool {
 	if int(top) < len(in.dense) {
 		return true
 	}
+	if in.dense == nil {
+		in.voc = vocab{} // tables sized by Grow, empty: not needed
+	}
 	size := 1 << bits.Len32(top)
 	if size > max(denseFloor, 2*(in.Tokens()+len(vals))) {
 		if in.dense != nil {

@@ -173,3 +173,24 @@ func TestAddIntsRefusesLargeValue(t *testing.T) {
 	}()
 	new(order.Input).AddInts([]uint32{1, shingle.IntLimit}, []int{0, 2})
 }
+
+// TestAddIntsGrow checks that Grow before values (its empty tables given
+// up) and after them (ignored) leaves the collection the keys give.
+func TestAddIntsGrow(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 14))
+	recs := intRecords(r, 2000, 20, 3000)
+	want, err := order.New(byKeys(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := new(order.Input)
+	in.Grow(50_000)
+	addMixed(r, in, recs[:1000], 1)
+	in.Grow(50_000)
+	addMixed(r, in, recs[1000:], 1)
+	got, err := order.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameCollection(t, "grown", got, want)
+}

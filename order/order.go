@@ -193,9 +193,9 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 // s's table is made 2^(s/32) times the length that holds its share of the
 // hint three quarters full, 1 to 1.16 times, so that, should the hint fall
 // short, the tables double one after another rather than all at once); on
-// an Input that already holds keys it does nothing.
+// an Input that already holds keys, or values (AddInts), it does nothing.
 func (in *Input) Grow(distinct int) {
-	if in.voc.len() > 0 || distinct <= 0 {
+	if in.voc.len() > 0 || in.dense != nil || distinct <= 0 {
 		return
 	}
 	var keys [shards]int
