@@ -101,3 +101,66 @@ func IntKey(v uint32) uint64 {
 	}
 	return HashBytes(buf[i:])
 }
+
+// IntValues says which key each value of AppendInts stands for (an
+// order.Values): IntKey.
+type IntValues struct{}
+
+// Key returns IntKey(v).
+func (IntValues) Key(v uint32) uint64 { return IntKey(v) }
+
+// GramValues says which key each value of AppendGramValues stands for (an
+// order.Values): the key AppendQGrams gives the gram of N ASCII characters
+// the value packs.
+type GramValues struct{ N int }
+
+// Key returns the key of the gram packed in v: its characters, 7 bits each
+// in v, at 21 bits each in the key (AppendQGrams's packing of code points).
+func (g GramValues) Key(v uint32) uint64 {
+	var k uint64
+	for i := g.N - 1; i >= 0; i-- {
+		k = k<<21 | uint64(v>>(7*i)&0x7f)
+	}
+	return k
+}
+
+// MaxGramValues is the longest gram AppendGramValues packs: three 7-bit
+// characters, 21 bits, below 2^24.
+const MaxGramValues = 3
+
+// AppendGramValues appends the q-grams of record (n characters each, with
+// repeats, as AppendQGrams gives them) as values, each gram's n bytes
+// packed 7 bits apiece, and reports true when every byte of record is
+// ASCII and n is 1 to MaxGramValues; otherwise it reports false and
+// returns dst as given. GramValues{n}.Key of a value is the key
+// AppendQGrams gives its gram. A record longer than PieceBytes gives its
+// distinct values instead, sorted, holding about twice as many at a time
+// as it has distinct ones (as AppendInts). Cost: O(len(record)).
+func AppendGramValues(dst []uint32, record string, n int) ([]uint32, bool) {
+	if n < 1 || n > MaxGramValues {
+		return dst, false
+	}
+	from, compacted := len(dst), 0
+	mask := uint32(1)<<(7*n) - 1
+	var v uint32
+	for i := 0; i < len(record); i++ {
+		c := record[i]
+		if c >= 0x80 {
+			return dst[:from], false
+		}
+		v = (v<<7 | uint32(c)) & mask
+		if i+1 >= n {
+			dst = append(dst, v)
+		}
+		if len(record) > PieceBytes && (i+1)%PieceBytes == 0 && len(dst)-from > max(PieceBytes/2, 2*compacted) {
+			slices.Sort(dst[from:])
+			dst = dst[:from+len(slices.Compact(dst[from:]))]
+			compacted = len(dst) - from
+		}
+	}
+	if len(record) > PieceBytes {
+		slices.Sort(dst[from:])
+		dst = dst[:from+len(slices.Compact(dst[from:]))]
+	}
+	return dst, true
+}

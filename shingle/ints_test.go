@@ -183,3 +183,94 @@ func BenchmarkIntKey(b *testing.B) {
 	}
 	_ = sink
 }
+
+// checkGramValues compares AppendGramValues with AppendQGrams on record:
+// when it accepts the record, GramValues{n}.Key of its values are
+// AppendQGrams's keys, in order (for a record longer than PieceBytes, the
+// distinct keys, by value); when it refuses, the record is not ASCII or n
+// is out of range.
+func checkGramValues(t *testing.T, record string, n int) {
+	t.Helper()
+	prefix := []uint32{42}
+	vals, ok := AppendGramValues(prefix, record, n)
+	ascii := n >= 1 && n <= MaxGramValues
+	for i := 0; i < len(record); i++ {
+		ascii = ascii && record[i] < 0x80
+	}
+	if ok != ascii {
+		t.Fatalf("AppendGramValues(%q, %d) reports %v; want %v", record, n, ok, ascii)
+	}
+	if !ok {
+		if !slices.Equal(vals, prefix) {
+			t.Fatalf("AppendGramValues(%q, %d) refused but returned %v", record, n, vals)
+		}
+		return
+	}
+	keys := AppendQGrams(nil, record, n)
+	if len(record) > PieceBytes {
+		var want []uint32
+		for i := 0; i+n <= len(record); i++ {
+			v := uint32(0)
+			for _, c := range []byte(record[i : i+n]) {
+				v = v<<7 | uint32(c)
+			}
+			want = append(want, v)
+		}
+		slices.Sort(want)
+		if want = slices.Compact(want); !slices.Equal(vals[1:], want) {
+			t.Fatalf("AppendGramValues of a record of %d bytes: %d values, want %d distinct", len(record), len(vals)-1, len(want))
+		}
+		for _, v := range vals[1:] {
+			if !slices.Contains(keys, GramValues{N: n}.Key(v)) {
+				t.Fatalf("value %d's key %x is no gram's key", v, GramValues{N: n}.Key(v))
+			}
+		}
+		return
+	}
+	if len(vals) != 1+len(keys) || vals[0] != 42 {
+		t.Fatalf("AppendGramValues(%q, %d) = %d values, want 42 then %d", record, n, len(vals), len(keys))
+	}
+	for i, v := range vals[1:] {
+		if k := (GramValues{N: n}).Key(v); k != keys[i] {
+			t.Fatalf("AppendGramValues(%q, %d): value %d is %d, key %x; AppendQGrams's key %x", record, n, i, v, k, keys[i])
+		}
+	}
+}
+
+func TestAppendGramValues(t *testing.T) {
+	for _, rec := range []string{"", "a", "ab", "abc", "abcd", "hello world", "\x00\x7f\x01", "caf\u00e9", "\x80", "ab\xffc", "P@ssw0rd!"} {
+		for n := 0; n <= MaxGramValues+1; n++ {
+			checkGramValues(t, rec, n)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 9))
+	for range 1000 {
+		b := make([]byte, rng.IntN(20))
+		for i := range b {
+			b[i] = byte(rng.IntN(0x80))
+			if rng.IntN(200) == 0 {
+				b[i] = 0xc3
+			}
+		}
+		checkGramValues(t, string(b), 1+rng.IntN(MaxGramValues))
+	}
+	var long strings.Builder
+	for long.Len() < 2*PieceBytes+5 {
+		long.WriteByte(byte('a' + rng.IntN(20)))
+	}
+	for n := 1; n <= MaxGramValues; n++ {
+		checkGramValues(t, long.String(), n)
+	}
+	checkGramValues(t, long.String()+"\u00e9", 2)
+}
+
+func FuzzAppendGramValues(f *testing.F) {
+	f.Add("password", 2)
+	f.Add("caf\u00e9", 3)
+	f.Fuzz(func(t *testing.T, record string, n int) {
+		if n < -1 || n > MaxN {
+			return
+		}
+		checkGramValues(t, record, n)
+	})
+}
