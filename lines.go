@@ -120,7 +120,7 @@ type lineBatch struct {
 	lines int      // lines in text, set by tokenize
 	read  int64    // progress: each line's text and one byte for its end
 	keys  []uint64 // line k's keys are keys[offs[k]:offs[k+1]]; nil when vals holds the lines
-	vals  []uint32 // or line k's values are vals[offs[k]:offs[k+1]] (shingle.AppendInts)
+	vals  []uint32 // or line k's values are vals[offs[k]:offs[k+1]] (valuesOf)
 	offs  []int
 	err   error // a *LineError with Line counted from the batch's first line, without its Name
 }
@@ -164,20 +164,21 @@ type batchSink struct {
 	// reports whether it keeps keys and offs (which are then not reused);
 	// one that does not must not retain them.
 	keys func(keys []uint64, offs []int) (kept bool)
-	// ints, if not nil, takes a block of Set's lines whose every field is a
-	// small integer as their values vals[offs[k]:offs[k+1]] instead
-	// (shingle.AppendInts: in field order, repeats kept); it retains
-	// neither.
-	ints func(vals []uint32, offs []int)
+	// values, if not nil, takes a block of lines whose every token is a
+	// small value (valuesOf: integers under Set, grams of ASCII text under
+	// QGram) as those values, vals[offs[k]:offs[k+1]] instead, with what
+	// they stand for (vk); it retains neither slice.
+	values func(vals []uint32, offs []int, vk order.Values)
 }
 
 // readLines reads r in blocks of whole lines, tokenizes the blocks on
 // opts.Workers goroutines and hands each block's sets to sink in line
-// order, on the calling goroutine (parallel.OrderedStream). Under Set, with
-// a sink that takes values, blocks are read as values until one holds a
-// field that is not a small integer's one spelling; that block and every
-// later one are read as keys. A cancelled ctx stops the read between
-// blocks with ctx's cause.
+// order, on the calling goroutine (parallel.OrderedStream). Where the
+// tokens can be small values (valuesOf) and the sink takes them, blocks
+// are read as values until one holds a token that is not (a field that is
+// not a small integer's one spelling, a byte that is not ASCII); that block
+// and every later one are read as keys. A cancelled ctx stops the read
+// between blocks with ctx's cause.
 func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOptions, sink batchSink) error {
 	name := opts.Name
 	if name == "" {
@@ -188,8 +189,9 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	// in flight reuse a few buffers instead of allocating one each.
 	freeKeys := parallel.NewBuffers[uint64](4*workers + 2)
 	freeVals := parallel.NewBuffers[uint32](4*workers + 2)
+	appendValues, vk := valuesOf(spec)
 	var ints atomic.Bool // blocks are still tried as values
-	ints.Store(spec.Kind == shingle.Set && sink.ints != nil)
+	ints.Store(appendValues != nil && sink.values != nil)
 	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
 	// Keys a KiB of text in the last block tokenized (to start with, about
 	// one for every four bytes, typical of token sets, or one a byte for
@@ -209,7 +211,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 			room := min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20)
 			if ints.Load() {
 				b.vals = freeVals.Get(room)
-				if !b.tokenizeInts() {
+				if !b.tokenizeValues(appendValues) {
 					ints.Store(false)
 					freeVals.Put(b.vals)
 					*b = lineBatch{text: text}
@@ -235,7 +237,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 				return false
 			}
 			if b.vals != nil {
-				sink.ints(b.vals, b.offs)
+				sink.values(b.vals, b.offs, vk)
 				freeVals.Put(b.vals)
 			} else if !sink.keys(b.keys, b.offs) {
 				freeKeys.Put(b.keys)
@@ -306,7 +308,7 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 
 // sinkOf returns how readLines hands its batches to to: a keyBatches
 // keeps them, other sinks copy them, and an order.Input takes blocks of
-// small integers as values (order.Input.AddInts).
+// small values as values (order.Input.AddValues).
 func sinkOf(to setSink) batchSink {
 	switch to := to.(type) {
 	case *keyBatches:
@@ -315,7 +317,7 @@ func sinkOf(to setSink) batchSink {
 		return batchSink{keys: func(keys []uint64, offs []int) bool {
 			to.AddBatch(keys, offs)
 			return false
-		}, ints: to.AddInts}
+		}, values: to.AddValues}
 	}
 	return batchSink{keys: func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
@@ -374,16 +376,33 @@ func (b *lineBatch) tokenize(spec shingle.Spec) {
 	})
 }
 
-// tokenizeInts fills b.vals and b.offs with each line's values as
-// shingle.AppendInts gives them, b.lines and b.read, and reports true; or
-// false when a line is not all small integers.
-func (b *lineBatch) tokenizeInts() bool {
+// valuesOf returns how spec's tokens can be read as small values, and what
+// the values stand for: the integers of Set's fields (shingle.AppendInts),
+// the grams of ASCII text under QGram of up to shingle.MaxGramValues
+// characters (shingle.AppendGramValues); nil for the other tokenizers.
+func valuesOf(spec shingle.Spec) (func(dst []uint32, line string) ([]uint32, bool), order.Values) {
+	switch {
+	case spec.Kind == shingle.Set:
+		return shingle.AppendInts, shingle.IntValues{}
+	case spec.Kind == shingle.QGram && spec.N <= shingle.MaxGramValues:
+		n := spec.N
+		return func(dst []uint32, line string) ([]uint32, bool) {
+			return shingle.AppendGramValues(dst, line, n)
+		}, shingle.GramValues{N: n}
+	}
+	return nil, nil
+}
+
+// tokenizeValues fills b.vals and b.offs with each line's values as
+// appendValues gives them, b.lines and b.read, and reports true; or false
+// when a line's tokens are not all values.
+func (b *lineBatch) tokenizeValues(appendValues func(dst []uint32, line string) ([]uint32, bool)) bool {
 	return b.eachLine(func(line string) bool {
-		if n := min(len(line), shingle.PieceBytes)/2 + 1; cap(b.vals)-len(b.vals) < n {
+		if n := min(len(line), shingle.PieceBytes) + 1; cap(b.vals)-len(b.vals) < n {
 			b.vals = slices.Grow(b.vals, max(n, len(b.vals)))
 		}
 		var ok bool
-		if b.vals, ok = shingle.AppendInts(b.vals, line); !ok {
+		if b.vals, ok = appendValues(b.vals, line); !ok {
 			return false
 		}
 		b.offs = append(b.offs, len(b.vals))

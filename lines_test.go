@@ -315,43 +315,81 @@ func TestReadLinesInts(t *testing.T) {
 			b.WriteString(line.String())
 			b.WriteString("\n")
 		}
-		build := func(in *order.Input) *order.Collection {
-			c, err := order.New(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
+		readAsKeys(t, spec, lines, b.String(), fmt.Sprintf("odd field %q", odd))
+	}
+}
+
+// readAsKeys checks that ReadLines of text, for 1, 2 and 5 workers, builds
+// exactly the collection and dictionary of lines entered by their keys
+// (spec.AppendSet, Input.Add).
+func readAsKeys(t *testing.T, spec shingle.Spec, lines []string, text, name string) {
+	t.Helper()
+	build := func(in *order.Input) *order.Collection {
+		c, err := order.New(in)
+		if err != nil {
+			t.Fatal(err)
 		}
-		ref := new(order.Input)
-		for _, line := range lines {
-			keys, err := spec.AppendSet(nil, line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref.Add(keys)
+		return c
+	}
+	ref := new(order.Input)
+	for _, line := range lines {
+		keys, err := spec.AppendSet(nil, line)
+		if err != nil {
+			t.Fatal(err)
 		}
-		want := build(ref)
-		for _, workers := range []int{1, 2, 5} {
-			in, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers})
+		ref.Add(keys)
+	}
+	want := build(ref)
+	for _, workers := range []int{1, 2, 5} {
+		in, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := build(in)
+		name := fmt.Sprintf("%s, %d workers", name, workers)
+		if got.Len() != want.Len() || got.Tokens() != want.Tokens() || got.Dict().Len() != want.Dict().Len() {
+			t.Fatalf("%s: %d sets, %d tokens, %d distinct; want %d, %d, %d", name, got.Len(), got.Tokens(), got.Dict().Len(),
+				want.Len(), want.Tokens(), want.Dict().Len())
+		}
+		for id := range uint32(want.Dict().Len()) {
+			if got.Dict().Key(id) != want.Dict().Key(id) || got.Dict().DF(id) != want.Dict().DF(id) {
+				t.Fatalf("%s: token %d differs", name, id)
+			}
+		}
+		for i := range want.Len() {
+			if got.ID(i) != want.ID(i) || !slices.Equal(got.Set(i), want.Set(i)) {
+				t.Fatalf("%s: set %d differs", name, i)
+			}
+		}
+	}
+}
+
+// TestReadLinesGrams: lines of ASCII text under qgram:N, read as values for
+// N up to 3, give exactly the collection and order of their keys, when
+// every line is ASCII and when a later block holds a line that is not.
+func TestReadLinesGrams(t *testing.T) {
+	const n = 200_000 // about 2.2 MB: more than two blocks
+	for _, odd := range []string{"", "caf\u00e9"} {
+		var b strings.Builder
+		lines := make([]string, n)
+		for i := range lines {
+			line := fmt.Sprintf("%c%c%cword%d", 'a'+i%7, 'A'+i%13, '!'+i%11, i%5000)
+			if i%17 == 0 {
+				line = line[:i%4] // short lines: fewer characters than a gram
+			}
+			if i == n*3/4 && odd != "" {
+				line += odd
+			}
+			lines[i] = line
+			b.WriteString(line)
+			b.WriteString("\n")
+		}
+		for _, q := range []int{2, 3, 4} {
+			spec, err := shingle.Parse(fmt.Sprintf("qgram:%d", q))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := build(in)
-			name := fmt.Sprintf("odd field %q, %d workers", odd, workers)
-			if got.Len() != want.Len() || got.Tokens() != want.Tokens() || got.Dict().Len() != want.Dict().Len() {
-				t.Fatalf("%s: %d sets, %d tokens, %d distinct; want %d, %d, %d", name, got.Len(), got.Tokens(), got.Dict().Len(),
-					want.Len(), want.Tokens(), want.Dict().Len())
-			}
-			for id := range uint32(want.Dict().Len()) {
-				if got.Dict().Key(id) != want.Dict().Key(id) || got.Dict().DF(id) != want.Dict().DF(id) {
-					t.Fatalf("%s: token %d differs", name, id)
-				}
-			}
-			for i := range want.Len() {
-				if got.ID(i) != want.ID(i) || !slices.Equal(got.Set(i), want.Set(i)) {
-					t.Fatalf("%s: set %d differs", name, i)
-				}
-			}
+			readAsKeys(t, spec, lines, b.String(), fmt.Sprintf("qgram:%d, odd line %q", q, odd))
 		}
 	}
 }

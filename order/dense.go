@@ -11,34 +11,46 @@ import (
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
-	"github.com/simjoin/simjoin/shingle"
 )
 
-// Records of small integers (token ids numbered beforehand) skip the
-// vocabulary's hash table: a value indexes an array of counts directly
-// (Input.dense), which for a million values is 8 MiB against the table's
-// 16 bytes a slot for each distinct key, and holds no key to compare. The
-// keys come back only once a value, when the order is built: each distinct
-// value's key is shingle.IntKey of it, entered in the order the table would
-// have seen it, so that the order, and every figure of a join, is the one
-// the keys give.
+// Records whose tokens are small values (token ids numbered beforehand, the
+// q-grams of ASCII text) skip the vocabulary's hash table: a value indexes
+// an array of counts directly (Input.dense), which for a million values is
+// 8 MiB against the table's 16 bytes a slot for each distinct key, and
+// holds no key to compare. The keys come back only once a value, when the
+// order is built: each distinct value's key (Values.Key) is entered in the
+// order the table would have seen it, so that the order, and every figure
+// of a join, is the one the keys give.
+
+// ValueLimit bounds the values of AddValues: every value is below it.
+const ValueLimit = 1 << valBits
+
+// Values says which key each value of AddValues stands for: Key(v) is the
+// key the caller's tokenizer gives the token that v spells, and distinct
+// values below ValueLimit have distinct keys. An Input takes one Values at
+// a time (compared with ==, so implementations should be comparable types,
+// such as shingle.IntValues and shingle.GramValues): values of another
+// kind move it to keys. Key must be safe for concurrent use.
+type Values interface {
+	Key(v uint32) uint64
+}
 
 // denseFloor is the length up to which the dense array may grow whatever
 // the tokens read so far (32 MiB): beyond it, to at most twice the tokens
 // added, so the array costs at most 16 bytes a token.
 const denseFloor = 1 << 22
 
-// AddInts appends len(offs)-1 records at once, as AddBatch does: record r
-// has the tokens vals[offs[r]:offs[r+1]] (offs[0] must be 0), each a value
-// below shingle.IntLimit that stands for the key shingle.IntKey(v), in any
-// order, repeats ignored. The result is the same as adding each record's
-// keys with Add. While every record has come this way and the values stay
-// below twice the tokens added (or denseFloor), a token costs one step in
+// AddValues appends len(offs)-1 records at once, as AddBatch does: record
+// r has the tokens vals[offs[r]:offs[r+1]] (offs[0] must be 0), each a
+// value below ValueLimit that stands for the key vk.Key(v), in any order,
+// repeats ignored. The result is the same as adding each record's
+// keys with Add. While every record has come this way, with one vk, and the
+// values stay below twice the tokens added (or denseFloor), a token costs one step in
 // an array indexed by its value instead of a hash-table step, on the
 // calling goroutine; otherwise the values are turned into keys and
 // entered as keys (and the records so far moved to the table, once).
 // Cost: O(tokens) and, when the array grows, O(its length).
-func (in *Input) AddInts(vals []uint32, offs []int) {
+func (in *Input) AddValues(vals []uint32, offs []int, vk Values) {
 	if len(offs) < 2 {
 		return
 	}
@@ -47,8 +59,8 @@ func (in *Input) AddInts(vals []uint32, offs []int) {
 		in.AddBatch(nil, offs)
 		return
 	}
-	if !in.denseFor(vals[:n]) {
-		in.addIntsAsKeys(vals, offs)
+	if !in.denseFor(vals[:n], vk) {
+		in.addValuesAsKeys(vals, offs, vk)
 		return
 	}
 	if in.offs == nil {
@@ -90,11 +102,12 @@ func (in *Input) AddInts(vals []uint32, offs []int) {
 	in.unreserve(n - w)
 }
 
-// denseFor reports whether vals can be added to the dense array, growing
-// it if they need: the Input is empty or dense, and the largest value fits
-// in an array of at most max(denseFloor, 2·tokens) entries. A dense Input
-// that cannot take them is moved to the table.
-func (in *Input) denseFor(vals []uint32) bool {
+// denseFor reports whether vals of vk can be added to the dense array,
+// growing it if they need: the Input is empty, or dense with values of vk,
+// and the largest value fits in an array of at most max(denseFloor,
+// 2·tokens) entries. A dense Input that cannot take them is moved to the
+// table.
+func (in *Input) denseFor(vals []uint32, vk Values) bool {
 	if in.dense == nil && (in.voc.len() > 0 || in.Tokens() > 0) {
 		return false
 	}
@@ -102,9 +115,14 @@ func (in *Input) denseFor(vals []uint32) bool {
 	for _, v := range vals {
 		top = max(top, v)
 	}
-	if top >= shingle.IntLimit {
-		panic("order: AddInts value not below shingle.IntLimit")
+	if top >= ValueLimit {
+		panic("order: AddValues value not below ValueLimit")
 	}
+	if in.dense != nil && in.values != vk {
+		in.toKeys()
+		return false
+	}
+	in.values = vk
 	if int(top) < len(in.dense) {
 		return true
 	}
@@ -133,7 +151,7 @@ func (in *Input) sortFirsts(workers int) []uint64 {
 	keys := make([]uint64, len(in.firsts))
 	parallel.For(context.Background(), len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
 		for i, v := range in.firsts[lo:hi] {
-			keys[lo+i] = shingle.IntKey(v)
+			keys[lo+i] = in.values.Key(v)
 		}
 	})
 	return keys
@@ -152,7 +170,7 @@ func (in *Input) sortRuns(sh []uint8, workers int) {
 			if sh != nil {
 				s = sh[runs[2*r]:runs[2*r+1]]
 			}
-			packed[w] = sortRun(&sorters[w], in.firsts[runs[2*r]:runs[2*r+1]], s, packed[w])
+			packed[w] = sortRun(&sorters[w], in.values, in.firsts[runs[2*r]:runs[2*r+1]], s, packed[w])
 		}
 	})
 	in.unsorted = nil
@@ -185,21 +203,21 @@ func mergeDense(inputs []*Input, workers int) {
 	}
 }
 
-// valBits is the width of a value below shingle.IntLimit.
+// valBits is the width of a value below ValueLimit.
 const valBits = 24
 
-// sortRun sorts vals by key (shingle.IntKey), with s and packed as scratch
+// sortRun sorts vals by key (vk.Key), with s and packed as scratch
 // (returned for the next run), and writes each sorted value's shard to sh
 // (unless nil). Each value is sorted packed in one word under the top 37
 // bits of its key, its shard and itself, by keysort's bucket sort (the keys
 // are hashes, so the buckets are even); values whose keys share those bits,
 // which the packing orders by shard and value, are then put in key order.
 // Cost: O(n) expected, one key made a value (and again for the rare ties).
-func sortRun(s *keysort.Sorter, vals []uint32, sh []uint8, packed []uint64) []uint64 {
+func sortRun(s *keysort.Sorter, vk Values, vals []uint32, sh []uint8, packed []uint64) []uint64 {
 	const keyShift = valBits + shardBits
 	packed = packed[:0]
 	for _, v := range vals {
-		k := shingle.IntKey(v)
+		k := vk.Key(v)
 		packed = append(packed, k>>keyShift<<keyShift|uint64(shardOf(keymap.Hash(k)))<<valBits|uint64(v))
 	}
 	s.SortDistinct(packed) // distinct: so are the values
@@ -219,10 +237,10 @@ func sortRun(s *keysort.Sorter, vals []uint32, sh []uint8, packed []uint64) []ui
 			j++
 		}
 		tied := vals[i-1 : j]
-		slices.SortFunc(tied, func(a, b uint32) int { return cmp.Compare(shingle.IntKey(a), shingle.IntKey(b)) })
+		slices.SortFunc(tied, func(a, b uint32) int { return cmp.Compare(vk.Key(a), vk.Key(b)) })
 		if sh != nil {
 			for t, v := range tied {
-				sh[i-1+t] = uint8(shardOf(keymap.Hash(shingle.IntKey(v))))
+				sh[i-1+t] = uint8(shardOf(keymap.Hash(vk.Key(v))))
 			}
 		}
 		i = j - 1
@@ -230,14 +248,14 @@ func sortRun(s *keysort.Sorter, vals []uint32, sh []uint8, packed []uint64) []ui
 	return packed
 }
 
-// addIntsAsKeys adds the records of AddInts by their keys.
-func (in *Input) addIntsAsKeys(vals []uint32, offs []int) {
+// addValuesAsKeys adds the records of AddValues by their keys.
+func (in *Input) addValuesAsKeys(vals []uint32, offs []int, vk Values) {
 	keys := make([]uint64, 0, offs[len(offs)-1])
 	kofs := make([]int, 1, len(offs))
 	for r := 1; r < len(offs); r++ {
 		from := len(keys)
 		for _, v := range vals[offs[r-1]:offs[r]] {
-			keys = append(keys, shingle.IntKey(v))
+			keys = append(keys, vk.Key(v))
 		}
 		slices.Sort(keys[from:])
 		keys = keys[:from+len(slices.Compact(keys[from:]))]
@@ -266,7 +284,7 @@ func (in *Input) toKeys() {
 			c[j] = uint32(d[v])
 		}
 	}
-	in.dense, in.firsts = nil, nil
+	in.dense, in.firsts, in.values = nil, nil, nil
 }
 
 // unreserve gives back the last n ids that reserve handed out.
@@ -302,7 +320,7 @@ func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]ui
 		for b := lo; b < hi; b++ {
 			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
 				if sh[i] == unknown {
-					sh[i] = uint8(shardOf(keymap.Hash(shingle.IntKey(firsts[i]))))
+					sh[i] = uint8(shardOf(keymap.Hash(in.values.Key(firsts[i]))))
 				}
 				at[b][sh[i]]++
 			}

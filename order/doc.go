@@ -14,11 +14,12 @@
 // no per-record slice or map. Both phases run on the Input's Workers
 // goroutines (0: GOMAXPROCS); the order does not depend on their number.
 //
-// Records of small integers (token ids numbered beforehand, shingle's
-// AppendInts) can take a cheaper road in the first phase: Input.AddInts
-// counts each value in an array indexed by it, with no table and no key,
-// and the keys (shingle.IntKey) are made once a distinct value when the
-// order is built, entered in the order the table would have seen them. The
+// Records whose tokens are small values (token ids numbered beforehand,
+// shingle's AppendInts; the q-grams of ASCII text, AppendGramValues) can
+// take a cheaper road in the first phase: Input.AddValues counts each value
+// in an array indexed by it, with no table and no key, and the keys
+// (Values.Key) are made once a distinct value when the order is built,
+// entered in the order the table would have seen them. The
 // collection and dictionary are exactly those the keys give, whichever road
 // each batch took.
 //

@@ -2,6 +2,7 @@ package order
 
 import (
 	"fmt"
+	"github.com/simjoin/simjoin/shingle"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -27,7 +28,7 @@ type frontData struct {
 	offs   [][]int
 	tokens int
 	// vals and valOffs, when not nil, are the same records as small
-	// integers (Input.AddInts), by batch, in the order given.
+	// integers (Input.AddValues), by batch, in the order given.
 	vals    [][]uint32
 	valOffs [][]int
 }
@@ -117,12 +118,12 @@ func frontWorkloads() map[string]func() *frontData {
 }
 
 // input enters the records by their keys (AddBatch), or with ints by
-// their values (AddInts).
+// their values (AddValues).
 func (d *frontData) input(ints bool) *Input {
 	in := new(Input)
 	if ints {
 		for i := range d.vals {
-			in.AddInts(d.vals[i], d.valOffs[i])
+			in.AddValues(d.vals[i], d.valOffs[i], shingle.IntValues{})
 		}
 		return in
 	}

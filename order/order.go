@@ -15,7 +15,6 @@ import (
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
-	"github.com/simjoin/simjoin/shingle"
 )
 
 // ErrTooLarge is returned when a collection would exceed the 32-bit limits of
@@ -48,7 +47,7 @@ type Input struct {
 	offs []int
 	voc  vocab // every key added, with its provisional id and document frequency
 	// dense, when not nil, is the vocabulary instead of voc (which is then
-	// empty): every record so far came as small integers (AddInts), and a
+	// empty): every record so far came as small values (AddValues), and a
 	// token's provisional id is its value v. dense[v] holds v's document
 	// frequency in its high half and the index + 1 of the last record that
 	// held v in its low half (0: none), so a value repeated within a record
@@ -57,10 +56,13 @@ type Input struct {
 	dense []uint64
 	// firsts lists the values of dense held by some record, in the order in
 	// which voc would have taken their keys: by first appearance, and
-	// within a record by key (shingle.IntKey), except that the runs listed
+	// within a record by key (values.Key), except that the runs listed
 	// in unsorted are not yet sorted by key (sortFirsts does it). It is
 	// what makes the dense road give the order the keys' road gives.
 	firsts []uint32
+	// values says which key each value of dense stands for (AddValues's
+	// vk); nil when dense is.
+	values Values
 	// unsorted holds pairs lo, hi: firsts[lo:hi] are the values first seen
 	// in one record, two or more, in the record's order.
 	unsorted []int
@@ -193,7 +195,7 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 // s's table is made 2^(s/32) times the length that holds its share of the
 // hint three quarters full, 1 to 1.16 times, so that, should the hint fall
 // short, the tables double one after another rather than all at once); on
-// an Input that already holds keys, or values (AddInts), it does nothing.
+// an Input that already holds keys, or values (AddValues), it does nothing.
 func (in *Input) Grow(distinct int) {
 	if in.voc.len() > 0 || in.dense != nil || distinct <= 0 {
 		return
@@ -237,11 +239,12 @@ func (in *Input) Vocabulary() int {
 type Dictionary struct {
 	// keys holds the key of every id (distinct), made on first use
 	// (keyList) in a dictionary built from values (lazy): then vals holds
-	// each id's value, whose key is shingle.IntKey of it, until keys are
-	// made (4 bytes an id held instead of 8, and no key made for a join
-	// that never asks for one).
+	// each id's value, whose key is values.Key of it, until keys are made
+	// (4 bytes an id held instead of 8, and no key made for a join that
+	// never asks for one).
 	keys     []uint64
 	vals     []uint32
+	values   Values
 	lazy     bool
 	keysOnce sync.Once
 	// ones is the number of ids of document frequency 1: ids 0..ones-1
@@ -265,8 +268,8 @@ type Dictionary struct {
 func (d *Dictionary) Len() int { return d.ones + len(d.df) }
 
 // Key returns the 64-bit key of token id. The first call on a dictionary
-// built from values (Input.AddInts) makes every key, on the dictionary's
-// workers (about 25 ns a key).
+// built from values (Input.AddValues) makes every key, on the dictionary's
+// workers.
 func (d *Dictionary) Key(id uint32) uint64 { return d.keyList()[id] }
 
 // keyList returns the keys by id, making them first if the dictionary was
@@ -277,10 +280,10 @@ func (d *Dictionary) keyList() []uint64 {
 			keys := make([]uint64, len(d.vals))
 			parallel.For(context.Background(), len(keys), 1<<14, d.workers, func(_, lo, hi int) {
 				for id, v := range d.vals[lo:hi] {
-					keys[lo+id] = shingle.IntKey(v)
+					keys[lo+id] = d.values.Key(v)
 				}
 			})
-			d.keys, d.vals = keys, nil
+			d.keys, d.vals, d.values = keys, nil, nil
 		})
 	}
 	return d.keys
@@ -475,7 +478,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	}
 	dense := true
 	for _, in := range inputs {
-		dense = dense && in.dense != nil
+		dense = dense && in.dense != nil && in.values == inputs[0].values
 	}
 	if dense {
 		// Every input's records are values: their vocabularies merged
@@ -602,16 +605,16 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	return d, flat
 }
 
-// buildDenseDictionary is buildDictionary for a dense Input (AddInts): the
+// buildDenseDictionary is buildDictionary for a dense Input (AddValues): the
 // same dictionary the keys would give, and the final id of each value
 // (final[v], the provisional ids of a dense Input being values).
 func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
-	size := len(in.dense)
+	size, values := len(in.dense), in.values
 	df, vals := denseShards(in, workers)
 	d, final := orderShards(&df, workers)
 	// The values by id (their keys are made when asked for), and the
 	// final ids by value, each shard's values dropped once placed.
-	d.vals, d.lazy = make([]uint32, d.Len()), true
+	d.vals, d.values, d.lazy = make([]uint32, d.Len()), values, true
 	flat := make([]uint32, size)
 	hugepage.Advise(flat) // read at random by buildCollection
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
@@ -721,7 +724,7 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 				rec[j] = final[pid]
 			}
 			// A set given in order of its tokens' frequency, most frequent
-			// first (ids numbered beforehand, read as values by AddInts),
+			// first (ids numbered beforehand, read as values by AddValues),
 			// comes out nearly descending, the worst case of the insertion
 			// sort SortIDs uses on short sets; reversed, it is its best.
 			if len(rec) > 1 && rec[0] > rec[len(rec)-1] {

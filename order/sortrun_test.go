@@ -55,7 +55,7 @@ func TestSortRun(t *testing.T) {
 				return 0
 			})
 			sh := make([]uint8, len(vals))
-			packed = sortRun(&s, vals, sh, packed)
+			packed = sortRun(&s, shingle.IntValues{}, vals, sh, packed)
 			if !slices.Equal(vals, want) {
 				t.Fatalf("%d values: not in key order", len(vals))
 			}
