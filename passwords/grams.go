@@ -98,6 +98,31 @@ func (g Grams) Append(dst []uint64, pw []byte) []uint64 {
 	return appendByteGrams(dst, text, q)
 }
 
+// AppendValues appends the q-grams of pw, after normalisation, as small
+// values (shingle.AppendGramValues: each gram's characters packed 7 bits
+// apiece) and reports true, when Q is at most shingle.MaxGramValues and the
+// normalised password is ASCII; otherwise it reports false and returns dst
+// as given. Each value stands for the key Append gives its gram
+// (shingle.GramValues{N: Q}), so order.Input.AddValues takes them for the
+// keys (without a hash-table step a gram). Allocation and cost are
+// Append's.
+func (g Grams) AppendValues(dst []uint32, pw []byte) ([]uint32, bool) {
+	q := g.q()
+	if q < 1 || q > shingle.MaxGramValues {
+		return dst, false
+	}
+	var stack [128]byte
+	text := pw
+	if g.Norm != 0 {
+		text = g.Norm.Append(stack[:0], pw, utf8.Valid(pw))
+	}
+	if len(text) == 0 {
+		return dst, true
+	}
+	// AppendGramValues only reads the string during the call.
+	return shingle.AppendGramValues(dst, unsafe.String(&text[0], len(text)), q)
+}
+
 // appendByteGrams appends the keys of the q-grams of bytes of b.
 func appendByteGrams(dst []uint64, b []byte, q int) []uint64 {
 	if len(b) < q {

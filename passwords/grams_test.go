@@ -3,11 +3,13 @@ package passwords
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -214,5 +216,92 @@ func TestGramsCheck(t *testing.T) {
 	}
 	if err := (Grams{Norm: 1 << 7}).Check(); err == nil {
 		t.Errorf("an unknown normalisation passes")
+	}
+}
+
+// TestGramsValues: where AppendValues takes a password (Q up to 3, ASCII
+// once normalised), the keys of its values are Append's keys, in order;
+// where it does not, the password or Q is why.
+func TestGramsValues(t *testing.T) {
+	norms := []Norm{0, FoldCase, FoldLeet | StripSuffix, allNorms}
+	for _, s := range append(gramCorpus, "Sommer2024!", "P4$$W0RD", "abc123", "x") {
+		pw := []byte(s)
+		for q := 1; q <= 5; q++ {
+			for _, n := range norms {
+				g := Grams{Q: q, Norm: n}
+				vals, ok := g.AppendValues([]uint32{7}, pw)
+				keys := g.Append(nil, pw)
+				if !ok {
+					if len(vals) != 1 {
+						t.Fatalf("%q q=%d norm=%v: refused, but appended %v", s, q, n, vals[1:])
+					}
+					ascii := q <= shingle.MaxGramValues
+					for _, c := range n.Append(nil, pw, utf8.Valid(pw)) {
+						ascii = ascii && c < 0x80
+					}
+					if ascii {
+						t.Fatalf("%q q=%d norm=%v: an ASCII password refused", s, q, n)
+					}
+					continue
+				}
+				if len(vals)-1 != len(keys) {
+					t.Fatalf("%q q=%d norm=%v: %d values, %d keys", s, q, n, len(vals)-1, len(keys))
+				}
+				for i, v := range vals[1:] {
+					if k := (shingle.GramValues{N: q}).Key(v); k != keys[i] {
+						t.Fatalf("%q q=%d norm=%v: value %d's key %x, Append's %x", s, q, n, i, k, keys[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestInputValues: input builds exactly the collection of the keys, when
+// every password goes as values, and when a block past the first holds one
+// that does not (from there on, keys), for q 2 to 4 and any workers.
+func TestInputValues(t *testing.T) {
+	for _, odd := range []string{"", "caf\u00e9", "\xff"} {
+		var l List
+		for i := range 3 * gramBlock {
+			pw := fmt.Sprintf("%c%cpw%d!", 'a'+i%23, 'K'+i%7, i%3001)
+			if i == 2*gramBlock+5 && odd != "" {
+				pw = odd
+			}
+			if _, _, err := l.Add([]byte(pw), 1, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for q := 2; q <= 4; q++ {
+			g := Grams{Q: q}
+			ref := new(order.Input)
+			for i := range l.Len() {
+				ref.Add(g.Append(nil, l.Password(i)))
+			}
+			want, err := order.New(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []int{1, 3} {
+				got, err := order.New(input(&l, g, w))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Len() != want.Len() || got.Dict().Len() != want.Dict().Len() || got.Tokens() != want.Tokens() {
+					t.Fatalf("odd %q q=%d workers=%d: %d sets, %d distinct, %d tokens; want %d, %d, %d", odd, q, w,
+						got.Len(), got.Dict().Len(), got.Tokens(), want.Len(), want.Dict().Len(), want.Tokens())
+				}
+				for id := range uint32(want.Dict().Len()) {
+					if got.Dict().Key(id) != want.Dict().Key(id) || got.Dict().DF(id) != want.Dict().DF(id) {
+						t.Fatalf("odd %q q=%d workers=%d: token %d differs", odd, q, w, id)
+					}
+				}
+				for i := range want.Len() {
+					if got.ID(i) != want.ID(i) || !slices.Equal(got.Set(i), want.Set(i)) {
+						t.Fatalf("odd %q q=%d workers=%d: set %d differs", odd, q, w, i)
+					}
+				}
+			}
+		}
 	}
 }

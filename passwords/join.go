@@ -3,7 +3,9 @@ package passwords
 import (
 	"context"
 	"fmt"
+	"github.com/simjoin/simjoin/shingle"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
@@ -128,19 +130,43 @@ func collect(l *List, opt *Options) (*order.Collection, Stats, error) {
 // gramBlock is the number of passwords a worker turns into sets at a time.
 const gramBlock = 8192
 
-// input turns every password of l into its set of q-gram keys, in list
-// order, on workers goroutines (parallel.Ordered: blocks of gramBlock
-// passwords, each block's sets handed to the Input in order, in one batch).
-// A block's keys go into a buffer sized for a gram a byte (more only when
-// normalising lengthens a password), reused once the Input has them.
+// input turns every password of l into its set of q-grams, in list order,
+// on workers goroutines (parallel.Ordered: blocks of gramBlock passwords,
+// each block's sets handed to the Input in order, in one batch). A block
+// whose passwords are all ASCII (under Q of at most 3) goes as small values
+// (Grams.AppendValues, order.Input.AddValues: no hash-table step a gram);
+// from the first block that is not, every block goes as keys, each set
+// sorted. A block's keys or values go into buffers sized for a gram a byte
+// (more only when normalising lengthens a password), reused once the Input
+// has them.
 func input(l *List, g Grams, workers int) *order.Input {
 	in := &order.Input{Workers: workers}
+	vk := shingle.GramValues{N: g.q()}
+	var values atomic.Bool // blocks are still tried as values
+	values.Store(g.q() <= shingle.MaxGramValues)
 	free := parallel.NewBuffers[uint64](2*parallel.Workers(workers) + 2)
+	freeVals := parallel.NewBuffers[uint32](2*parallel.Workers(workers) + 2)
 	parallel.Ordered(context.Background(), parallel.Even(l.Len(), gramBlock), workers,
 		func() struct{} { return struct{}{} },
-		func(_ struct{}, c *parallel.Chunk[uint64, []int]) {
-			c.Out = free.Get(int(l.ends[c.Hi]-l.ends[c.Lo]) + c.Hi - c.Lo)
+		func(_ struct{}, c *parallel.Chunk[uint64, gramBatch]) {
+			room := int(l.ends[c.Hi]-l.ends[c.Lo]) + c.Hi - c.Lo
 			offs := make([]int, 1, c.Hi-c.Lo+1)
+			if values.Load() {
+				vals := freeVals.Get(room)
+				ok := true
+				for i := c.Lo; i < c.Hi && ok; i++ {
+					vals, ok = g.AppendValues(vals, l.Password(i))
+					offs = append(offs, len(vals))
+				}
+				if ok {
+					c.Stats = gramBatch{offs: offs, vals: vals, values: true}
+					return
+				}
+				values.Store(false)
+				freeVals.Put(vals)
+				offs = offs[:1]
+			}
+			c.Out = free.Get(room)
 			for i := c.Lo; i < c.Hi; i++ {
 				from := len(c.Out)
 				c.Out = g.Append(c.Out, l.Password(i))
@@ -150,12 +176,25 @@ func input(l *List, g Grams, workers int) *order.Input {
 				c.Out = c.Out[:from+len(set)]
 				offs = append(offs, len(c.Out))
 			}
-			c.Stats = offs
+			c.Stats = gramBatch{offs: offs}
 		},
-		func(c *parallel.Chunk[uint64, []int]) bool {
-			in.AddBatch(c.Out, c.Stats)
+		func(c *parallel.Chunk[uint64, gramBatch]) bool {
+			if c.Stats.values {
+				in.AddValues(c.Stats.vals, c.Stats.offs, vk)
+				freeVals.Put(c.Stats.vals)
+				return true
+			}
+			in.AddBatch(c.Out, c.Stats.offs)
 			free.Put(c.Out)
 			return true
 		})
 	return in
+}
+
+// gramBatch is a block of input's sets: offs, and the values when the
+// block went as values (else the keys are the chunk's Out).
+type gramBatch struct {
+	offs   []int
+	vals   []uint32
+	values bool
 }
