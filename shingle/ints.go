@@ -5,7 +5,7 @@ import "slices"
 // Records of small decimal integers (token ids numbered beforehand, as the
 // set-similarity literature's datasets and a language model's tokenizer
 // give them) have a cheaper road into the order than hashing every field:
-// their values can index an array directly (order.Input.AddInts). The road
+// their values can index an array directly (order.Input.AddValues). The road
 // must lead to the same tokens as Set's keys, so it takes only fields that
 // are one integer's one spelling: a field "7" is the value 7, whose key is
 // HashString("7"); a field "07" or "+7" is another token of its own and

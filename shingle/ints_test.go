@@ -116,7 +116,7 @@ func FuzzAppendInts(f *testing.F) {
 
 // TestIntKeysDistinct checks what IntLimit promises: the keys of the values
 // below it are distinct (with -long all of them, about 2 s; without it the
-// first 2^20). A value stands for its field in order.Input.AddInts only
+// first 2^20). A value stands for its field in order.Input.AddValues only
 // because of this.
 func TestIntKeysDistinct(t *testing.T) {
 	n := uint32(1 << 20)
