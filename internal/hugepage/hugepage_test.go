@@ -58,6 +58,9 @@ func TestAdvise(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skip("kernel without transparent huge pages")
 	}
+	if err := madviseAllowed(); err != nil {
+		t.Skip("madvise(MADV_HUGEPAGE) refused here:", err)
+	}
 	p := uintptr(unsafe.Pointer(&s[0]))
 	mid := (p+huge-1)&^(huge-1) + huge // inside the aligned interior
 	flags, ok := vmFlags(t, mid)
