@@ -3,10 +3,10 @@ package order
 import (
 	"cmp"
 	"context"
-	"github.com/simjoin/simjoin/internal/hugepage"
 	"math/bits"
 	"slices"
 
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/parallel"

@@ -2,7 +2,6 @@ package order
 
 import (
 	"fmt"
-	"github.com/simjoin/simjoin/shingle"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // cpuNanos returns the process's CPU time (user + system) so far.

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/simjoin/simjoin/internal/hugepage"
 	"slices"
 	"sync"
 
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/internal/keysort"

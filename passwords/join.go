@@ -3,7 +3,6 @@ package passwords
 import (
 	"context"
 	"fmt"
-	"github.com/simjoin/simjoin/shingle"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
 )
 
 // DefaultThreshold returns the threshold used when Options.Threshold is zero:

@@ -31,9 +31,9 @@
 package keymap
 
 import (
-	"github.com/simjoin/simjoin/internal/hugepage"
 	"math/bits"
 
+	"github.com/simjoin/simjoin/internal/hugepage"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/prefetch"
 )
