@@ -122,25 +122,33 @@ func (in *Input) denseFor(vals []uint32, vk Values) bool {
 		in.toKeys()
 		return false
 	}
-	in.values = vk
-	if int(top) < len(in.dense) {
-		return true
-	}
-	if in.dense == nil {
-		in.voc = vocab{} // tables sized by Grow, empty: not needed
-	}
-	size := 1 << bits.Len32(top)
-	if size > max(denseFloor, 2*(in.Tokens()+len(vals))) {
-		if in.dense != nil {
-			in.toKeys()
+	if int(top) >= len(in.dense) {
+		size := 1 << bits.Len32(top)
+		if size > max(denseFloor, 2*(in.Tokens()+len(vals))) {
+			if in.dense != nil {
+				in.toKeys()
+			}
+			return false
 		}
-		return false
+		if in.dense == nil {
+			in.voc = vocab{} // tables sized by Grow, empty: not needed
+		}
+		in.growDense(size)
+	}
+	in.values = vk
+	return true
+}
+
+// growDense lengthens the dense array to size entries (at least its
+// length), the counts kept.
+func (in *Input) growDense(size int) {
+	if size <= len(in.dense) {
+		return
 	}
 	d := make([]uint64, size)
 	hugepage.Advise(d) // read and written at random
 	copy(d, in.dense)
 	in.dense = d
-	return true
 }
 
 // sortFirsts sorts each run of firsts that one record saw first by key,
@@ -186,11 +194,7 @@ func mergeDense(inputs []*Input, workers int) {
 	base := inputs[0]
 	for _, in := range inputs[1:] {
 		in.sortRuns(nil, workers)
-		if len(in.dense) > len(base.dense) {
-			d := make([]uint64, len(in.dense))
-			copy(d, base.dense)
-			base.dense = d
-		}
+		base.growDense(len(in.dense))
 		for _, v := range in.firsts {
 			s := base.dense[v]
 			if s>>32 == 0 {
