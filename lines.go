@@ -310,19 +310,17 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 // keeps them, other sinks copy them, and an order.Input takes blocks of
 // small values as values (order.Input.AddValues).
 func sinkOf(to setSink) batchSink {
-	switch to := to.(type) {
-	case *keyBatches:
-		return batchSink{keys: to.take}
-	case *order.Input:
-		return batchSink{keys: func(keys []uint64, offs []int) bool {
-			to.AddBatch(keys, offs)
-			return false
-		}, values: to.AddValues}
+	if kb, ok := to.(*keyBatches); ok {
+		return batchSink{keys: kb.take}
 	}
-	return batchSink{keys: func(keys []uint64, offs []int) bool {
+	sink := batchSink{keys: func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
 		return false
 	}}
+	if in, ok := to.(*order.Input); ok {
+		sink.values = in.AddValues
+	}
+	return sink
 }
 
 // eachLine splits b.text into lines and calls f with each, its end of line
