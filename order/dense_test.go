@@ -146,6 +146,19 @@ func TestAddValues(t *testing.T) {
 // TestAddValuesKinds checks an Input given values of one kind, then of
 // another (moved to keys), then keys: the collection of the keys.
 func TestAddValuesKinds(t *testing.T) {
+	// An empty record added by keys between blocks of values.
+	empty := new(order.Input)
+	empty.AddValues([]uint32{3, 1}, []int{0, 2}, vkOf)
+	empty.Add(nil)
+	empty.AddValues([]uint32{1, 2}, []int{0, 2}, vkOf)
+	ref := byKeys([][]uint32{{3, 1}, {}, {1, 2}}, vkOf)
+	ec, err1 := order.New(empty)
+	rc, err2 := order.New(ref)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	sameCollection(t, "empty record between values", ec, rc)
+
 	r := rand.New(rand.NewPCG(3, 15))
 	var recs [][]uint32
 	var keys [][]uint64

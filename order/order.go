@@ -137,8 +137,8 @@ func (in *Input) AddSorted(keys []uint64) {
 }
 
 func (in *Input) add(keys []uint64) {
-	if in.dense != nil {
-		in.toKeys()
+	if len(keys) > 0 && in.dense != nil {
+		in.toKeys() // an empty record leaves the values' road open
 	}
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
