@@ -80,21 +80,17 @@ func (in *Input) AddValues(vals []uint32, offs []int, vk Values) {
 		if a := r + ahead; a < len(offs) {
 			prefetch.Indexes(d, vals[offs[a-1]:offs[a]], 0)
 		}
-		first := len(in.firsts)
 		for _, v := range vals[offs[r-1]:offs[r]] {
 			s := d[v]
 			if uint32(s) == stamp {
 				continue // a repeat within the record
 			}
 			if s == 0 {
-				in.firsts = append(in.firsts, v)
+				in.distinct++
 			}
 			d[v] = (s>>32+1)<<32 | uint64(stamp)
 			ids[w] = v
 			w++
-		}
-		if len(in.firsts)-first > 1 {
-			in.unsorted = append(in.unsorted, first, len(in.firsts))
 		}
 		in.offs = append(in.offs, base+w)
 		stamp++
@@ -151,10 +147,47 @@ func (in *Input) growDense(size int) {
 	in.dense = d
 }
 
+// makeFirsts lists firsts and unsorted from the records' values, which
+// the chunks hold in the order they were added, each record's in its own
+// order: a value is listed where the first record that holds it has it.
+// Called once no more records will be added (when the order is built, or
+// the values move to the table); a second call does nothing. Cost: one
+// pass over the tokens, marking a bit a value of dense's length (1/64 of
+// dense: it stays in cache, where dense would be read at random a second
+// time), and 4 bytes a distinct value.
+func (in *Input) makeFirsts() {
+	if in.firsts != nil || in.distinct == 0 {
+		return
+	}
+	seen := make([]uint64, (len(in.dense)+63)/64)
+	firsts := make([]uint32, 0, in.distinct)
+	var unsorted []int
+	r := 0 // the record at hand
+	for k, c := range in.chunks {
+		base := in.offs[in.first[k]]
+		for r < in.Len() && (k+1 == len(in.chunks) || r < in.first[k+1]) {
+			from := len(firsts)
+			lo, hi := in.offs[r]-base, in.offs[r+1]-base
+			for _, v := range c[lo:hi] {
+				if w, b := v/64, uint64(1)<<(v%64); seen[w]&b == 0 {
+					seen[w] |= b
+					firsts = append(firsts, v)
+				}
+			}
+			if len(firsts)-from > 1 {
+				unsorted = append(unsorted, from, len(firsts))
+			}
+			r++
+		}
+	}
+	in.firsts, in.unsorted = firsts, unsorted
+}
+
 // sortFirsts sorts each run of firsts that one record saw first by key,
 // the order in which the table takes a record's keys, on workers
 // goroutines, and returns the key of every value of firsts, by index.
 func (in *Input) sortFirsts(workers int) []uint64 {
+	in.makeFirsts()
 	in.sortRuns(nil, workers)
 	keys := make([]uint64, len(in.firsts))
 	parallel.For(context.Background(), len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
@@ -192,18 +225,21 @@ func (in *Input) sortRuns(sh []uint8, workers int) {
 // each input's runs.
 func mergeDense(inputs []*Input, workers int) {
 	base := inputs[0]
+	base.makeFirsts()
 	for _, in := range inputs[1:] {
+		in.makeFirsts()
 		in.sortRuns(nil, workers)
 		base.growDense(len(in.dense))
 		for _, v := range in.firsts {
 			s := base.dense[v]
 			if s>>32 == 0 {
 				base.firsts = append(base.firsts, v)
+				base.distinct++
 			}
 			// The record stamps are of no use once the records are in.
 			base.dense[v] = (s>>32 + in.dense[v]>>32) << 32
 		}
-		in.dense, in.firsts = nil, nil
+		in.dense, in.firsts, in.distinct = nil, nil, 0
 	}
 }
 
@@ -288,7 +324,7 @@ func (in *Input) toKeys() {
 			c[j] = uint32(d[v])
 		}
 	}
-	in.dense, in.firsts, in.values = nil, nil, nil
+	in.dense, in.firsts, in.values, in.distinct = nil, nil, nil, 0
 }
 
 // unreserve gives back the last n ids that reserve handed out.
@@ -308,6 +344,7 @@ func (in *Input) unreserve(n int) {
 // less at the peak). The Input's dense array and firsts are dropped.
 func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]uint32) {
 	ctx := context.Background()
+	in.makeFirsts()
 	firsts := in.firsts
 	// The shard of each value: the sort of the runs finds those of their
 	// values, the rest (unknown) are made here.
@@ -353,6 +390,6 @@ func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]ui
 			}
 		}
 	})
-	in.dense, in.firsts = nil, nil
+	in.dense, in.firsts, in.distinct = nil, nil, 0
 	return df, vals
 }

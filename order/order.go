@@ -54,9 +54,13 @@ type Input struct {
 	// is dropped with the same load that counts it. len(dense) is a power
 	// of two above every value added.
 	dense []uint64
-	// firsts lists the values of dense held by some record, in the order in
-	// which voc would have taken their keys: by first appearance, and
-	// within a record by key (values.Key), except that the runs listed
+	// distinct is the number of values of dense held by some record (its
+	// entries with a nonzero count).
+	distinct int
+	// firsts, made from the records once they are all in (makeFirsts; nil
+	// until then), lists the values of dense held by some record, in the
+	// order in which voc would have taken their keys: by first appearance,
+	// and within a record by key (values.Key), except that the runs listed
 	// in unsorted are not yet sorted by key (sortFirsts does it). It is
 	// what makes the dense road give the order the keys' road gives.
 	firsts []uint32
@@ -226,7 +230,7 @@ func (in *Input) Tokens() int {
 // Vocabulary returns the number of distinct keys added so far.
 func (in *Input) Vocabulary() int {
 	if in.dense != nil {
-		return len(in.firsts)
+		return in.distinct
 	}
 	return in.voc.len()
 }

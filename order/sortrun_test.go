@@ -67,3 +67,60 @@ func TestSortRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeFirsts checks that the values are listed by first appearance,
+// each record's new ones in its own order (the runs of two or more in
+// unsorted), over records that span several chunks, repeat values within
+// and across records, and include empty ones; and that adding keeps no
+// list (only the count of distinct values).
+func TestMakeFirsts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	in := &Input{Workers: 1}
+	var vals []uint32
+	offs := []int{0}
+	var recs [][]uint32 // every record as added
+	for range 3000 {
+		from := len(vals)
+		for range rng.IntN(40) {
+			vals = append(vals, uint32(rng.IntN(5000)))
+		}
+		recs = append(recs, slices.Clone(vals[from:]))
+		offs = append(offs, len(vals))
+		if len(offs) == 100 {
+			in.AddValues(vals, offs, shingle.IntValues{})
+			vals, offs = vals[:0], []int{0}
+		}
+	}
+	in.AddValues(vals, offs, shingle.IntValues{})
+	if in.firsts != nil || in.unsorted != nil {
+		t.Fatalf("AddValues listed %d firsts, %d runs; want none before makeFirsts", len(in.firsts), len(in.unsorted)/2)
+	}
+	if len(in.chunks) < 2 {
+		t.Fatalf("%d chunks; the test wants records over several", len(in.chunks))
+	}
+	var want []uint32
+	var runs []int
+	seen := map[uint32]bool{}
+	for _, rec := range recs {
+		from := len(want)
+		for _, v := range rec {
+			if !seen[v] {
+				seen[v] = true
+				want = append(want, v)
+			}
+		}
+		if len(want)-from > 1 {
+			runs = append(runs, from, len(want))
+		}
+	}
+	if in.Vocabulary() != len(want) {
+		t.Errorf("Vocabulary() = %d, want %d", in.Vocabulary(), len(want))
+	}
+	in.makeFirsts()
+	if !slices.Equal(in.firsts, want) || !slices.Equal(in.unsorted, runs) {
+		t.Errorf("makeFirsts: %d firsts, %d runs; want %d, %d (or their order differs)", len(in.firsts), len(in.unsorted)/2, len(want), len(runs)/2)
+	}
+	if cap(in.firsts) != len(want) {
+		t.Errorf("firsts: capacity %d for %d values; want exact", cap(in.firsts), len(want))
+	}
+}
