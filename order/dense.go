@@ -372,8 +372,10 @@ func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]ui
 		for b := range at {
 			at[b][s], n = n, n+at[b][s]
 		}
-		df[s], vals[s] = make([]uint32, n), make([]uint32, n)
+		df[s] = make([]uint32, n)
 	}
+	// The frequencies first, and the dense array dropped before the
+	// values' arrays are made: the two are never held together.
 	d := in.dense
 	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -384,12 +386,26 @@ func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]ui
 				if a := i + 16; a < to {
 					prefetch.At(d, int(firsts[a]))
 				}
-				s, v := sh[i], firsts[i]
-				df[s][next[s]], vals[s][next[s]] = uint32(d[v]>>32), v
+				s := sh[i]
+				df[s][next[s]] = uint32(d[firsts[i]] >> 32)
 				next[s]++
 			}
 		}
 	})
-	in.dense, in.firsts, in.distinct = nil, nil, 0
+	d, in.dense = nil, nil
+	for s := range shards {
+		vals[s] = make([]uint32, len(df[s]))
+	}
+	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			next := at[b] // a copy: at[b] is where the block starts in each shard
+			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
+				s := sh[i]
+				vals[s][next[s]] = firsts[i]
+				next[s]++
+			}
+		}
+	})
+	in.firsts, in.distinct = nil, 0
 	return df, vals
 }

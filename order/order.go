@@ -490,12 +490,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		// by value.
 		mergeDense(inputs, workers)
 		dict, final := buildDenseDictionary(inputs[0], workers)
-		out := make([]*Collection, len(inputs))
-		for i, in := range inputs {
-			out[i] = buildCollection(dict, final, in, workers)
-			*in = Input{}
-		}
-		return out, nil
+		return buildCollections(dict, final, inputs, workers), nil
 	}
 	for _, in := range inputs {
 		if in.dense != nil {
@@ -528,12 +523,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		return nil, ErrTooLarge
 	}
 	dict, final := buildDictionary(base, workers)
-	out := make([]*Collection, len(inputs))
-	for i, in := range inputs {
-		out[i] = buildCollection(dict, final, in, workers)
-		*in = Input{}
-	}
-	return out, nil
+	return buildCollections(dict, final, inputs, workers), nil
 }
 
 // localOrder returns the slot index of every key of t by local id.
@@ -591,13 +581,13 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 		d.check()
 	}
 	// The final ids by provisional id, in one array (one random access a
-	// token in buildCollection, which it can hint into cache).
+	// token in rewriteSets, which it can hint into cache).
 	most := 0
 	for sh := range final {
 		most = max(most, len(final[sh]))
 	}
 	flat := make([]uint32, most*shards)
-	hugepage.Advise(flat) // read at random by buildCollection
+	hugepage.Advise(flat) // read at random by rewriteSets
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
@@ -620,7 +610,7 @@ func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
 	// final ids by value, each shard's values dropped once placed.
 	d.vals, d.values, d.lazy = make([]uint32, d.Len()), values, true
 	flat := make([]uint32, size)
-	hugepage.Advise(flat) // read at random by buildCollection
+	hugepage.Advise(flat) // read at random by rewriteSets
 	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
 		for sh := lo; sh < hi; sh++ {
 			for local, id := range final[sh] {
@@ -696,15 +686,33 @@ func (d *Dictionary) check() {
 	}
 }
 
-// buildCollection maps the provisional ids of in to final ids, sorts each set
-// and orders the records by size, set hash and original index, on workers
-// goroutines.
-func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *Collection {
+// buildCollections returns the collection of each input over dict, whose
+// final ids by provisional id final gives: every input's sets rewritten
+// first (rewriteSets), so that final is dropped before the collections'
+// arenas are made, then each collection arranged (arrange). The inputs
+// are consumed.
+func buildCollections(dict *Dictionary, final []uint32, inputs []*Input, workers int) []*Collection {
+	hashes := make([][]uint64, len(inputs))
+	for i, in := range inputs {
+		hashes[i] = rewriteSets(final, in, uint32(dict.Len()), workers)
+	}
+	final = nil // 4 bytes a provisional id: not held beside the new arenas
+	out := make([]*Collection, len(inputs))
+	for i, in := range inputs {
+		h := hashes[i]
+		hashes[i] = nil // arrange drops it when it has sorted the records
+		out[i] = arrange(dict, in, h, workers)
+		*in = Input{}
+	}
+	return out
+}
+
+// rewriteSets maps the provisional ids of in to final ids (all below limit)
+// in place, sorts each set, and returns each record's set hash (for the
+// record order of arrange), each set hashed while it is in cache; on
+// workers goroutines.
+func rewriteSets(final []uint32, in *Input, limit uint32, workers int) []uint64 {
 	n := in.Len()
-	offs := in.offs
-	limit := uint32(dict.Len())
-	// Each set rewritten to final ids, sorted, and hashed (for the record
-	// order below), while it is in cache.
 	hashes := make([]uint64, n)
 	forRecords(n, workers, func(lo, hi int) {
 		var sorter keysort.Sorter // ids are dense, below limit
@@ -738,6 +746,15 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 			hashes[r] = mix.SetHash(rec)
 		}
 	})
+	return hashes
+}
+
+// arrange orders the records of in, whose sets rewriteSets has rewritten
+// and hashed (hashes), by size, set hash and original index, and copies
+// them into the collection's arena, on workers goroutines.
+func arrange(dict *Dictionary, in *Input, hashes []uint64, workers int) *Collection {
+	n := in.Len()
+	offs := in.offs
 	// Order the records by (size, hash of the set, index): identical sets,
 	// having equal hashes, end up adjacent. A counting sort by size (stable,
 	// so each size's run keeps the records' order), then each run sorted by
@@ -805,7 +822,7 @@ func buildCollection(dict *Dictionary, final []uint32, in *Input, workers int) *
 	return c
 }
 
-// rec is a record in the sort of buildCollection: its set's hash and its
+// rec is a record in the sort of arrange: its set's hash and its
 // index.
 type rec struct {
 	hash uint64
