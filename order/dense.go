@@ -80,17 +80,26 @@ func (in *Input) AddValues(vals []uint32, offs []int, vk Values) {
 		if a := r + ahead; a < len(offs) {
 			prefetch.Indexes(d, vals[offs[a-1]:offs[a]], 0)
 		}
+		blk := in.firstBlock(offs[r] - offs[r-1])
+		first := len(blk)
 		for _, v := range vals[offs[r-1]:offs[r]] {
 			s := d[v]
 			if uint32(s) == stamp {
 				continue // a repeat within the record
 			}
 			if s == 0 {
-				in.distinct++
+				blk = append(blk, v) // within its capacity
 			}
 			d[v] = (s>>32+1)<<32 | uint64(stamp)
 			ids[w] = v
 			w++
+		}
+		if k := len(blk) - first; k > 0 {
+			in.blocks[len(in.blocks)-1] = blk
+			in.distinct += k
+			if k > 1 {
+				in.unsorted = append(in.unsorted, in.distinct-k, in.distinct)
+			}
 		}
 		in.offs = append(in.offs, base+w)
 		stamp++
@@ -147,40 +156,39 @@ func (in *Input) growDense(size int) {
 	in.dense = d
 }
 
-// makeFirsts lists firsts and unsorted from the records' values, which
-// the chunks hold in the order they were added, each record's in its own
-// order: a value is listed where the first record that holds it has it.
-// Called once no more records will be added (when the order is built, or
-// the values move to the table); a second call does nothing. Cost: one
-// pass over the tokens, marking a bit a value of dense's length (1/64 of
-// dense: it stays in cache, where dense would be read at random a second
-// time), and 4 bytes a distinct value.
+// firstBlock returns the last block of first-seen values, with room for n
+// more: a new one, appended to blocks, if the last has not. Block
+// capacities double from firstChunkIDs up to chunkIDs, as the chunks'.
+func (in *Input) firstBlock(n int) []uint32 {
+	k := len(in.blocks) - 1
+	if k < 0 || cap(in.blocks[k])-len(in.blocks[k]) < n {
+		size := firstChunkIDs
+		if k >= 0 {
+			size = min(2*cap(in.blocks[k]), chunkIDs)
+		}
+		in.blocks = append(in.blocks, make([]uint32, 0, max(n, size)))
+		k++
+	}
+	return in.blocks[k]
+}
+
+// makeFirsts joins the blocks of first-seen values into firsts, a list of
+// their exact length, and drops them. Called once no more records will be
+// added (when the order is built, or the values move to the table); a
+// second call does nothing. Cost: one copy of the distinct values. (A
+// list grown by append while records are added would be copied about
+// four times over, and up to a quarter longer than it needs: 0.09 s and
+// up to 4 MiB on the Go tree's integer lines, 4M distinct values.)
 func (in *Input) makeFirsts() {
 	if in.firsts != nil || in.distinct == 0 {
 		return
 	}
-	seen := make([]uint64, (len(in.dense)+63)/64)
 	firsts := make([]uint32, 0, in.distinct)
-	var unsorted []int
-	r := 0 // the record at hand
-	for k, c := range in.chunks {
-		base := in.offs[in.first[k]]
-		for r < in.Len() && (k+1 == len(in.chunks) || r < in.first[k+1]) {
-			from := len(firsts)
-			lo, hi := in.offs[r]-base, in.offs[r+1]-base
-			for _, v := range c[lo:hi] {
-				if w, b := v/64, uint64(1)<<(v%64); seen[w]&b == 0 {
-					seen[w] |= b
-					firsts = append(firsts, v)
-				}
-			}
-			if len(firsts)-from > 1 {
-				unsorted = append(unsorted, from, len(firsts))
-			}
-			r++
-		}
+	for k, b := range in.blocks {
+		firsts = append(firsts, b...)
+		in.blocks[k] = nil
 	}
-	in.firsts, in.unsorted = firsts, unsorted
+	in.firsts, in.blocks = firsts, nil
 }
 
 // sortFirsts sorts each run of firsts that one record saw first by key,

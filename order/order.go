@@ -57,18 +57,24 @@ type Input struct {
 	// distinct is the number of values of dense held by some record (its
 	// entries with a nonzero count).
 	distinct int
-	// firsts, made from the records once they are all in (makeFirsts; nil
-	// until then), lists the values of dense held by some record, in the
-	// order in which voc would have taken their keys: by first appearance,
-	// and within a record by key (values.Key), except that the runs listed
-	// in unsorted are not yet sorted by key (sortFirsts does it). It is
-	// what makes the dense road give the order the keys' road gives.
+	// blocks hold, while records are added, the values of dense held by
+	// some record by first appearance, each record's new ones in its
+	// order, no record's in two blocks; distinct values in all. makeFirsts
+	// joins them into firsts when the records are all in.
+	blocks [][]uint32
+	// firsts, once made (makeFirsts; nil until then), lists the values of
+	// dense held by some record, in the order in which voc would have
+	// taken their keys: by first appearance, and within a record by key
+	// (values.Key), except that the runs listed in unsorted are not yet
+	// sorted by key (sortFirsts does it). It is what makes the dense road
+	// give the order the keys' road gives.
 	firsts []uint32
 	// values says which key each value of dense stands for (AddValues's
 	// vk); nil when dense is.
 	values Values
-	// unsorted holds pairs lo, hi: firsts[lo:hi] are the values first seen
-	// in one record, two or more, in the record's order.
+	// unsorted holds pairs lo, hi: firsts[lo:hi] (indexes over the blocks
+	// joined) are the values first seen in one record, two or more, in the
+	// record's order.
 	unsorted []int
 	scratch  []uint64
 }

@@ -70,9 +70,9 @@ func TestSortRun(t *testing.T) {
 
 // TestMakeFirsts checks that the values are listed by first appearance,
 // each record's new ones in its own order (the runs of two or more in
-// unsorted), over records that span several chunks, repeat values within
-// and across records, and include empty ones; and that adding keeps no
-// list (only the count of distinct values).
+// unsorted), over records that span several chunks and blocks, repeat
+// values within and across records, and include empty ones; and that the
+// list is joined, at its exact length, only when makeFirsts is called.
 func TestMakeFirsts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	in := &Input{Workers: 1}
@@ -92,11 +92,11 @@ func TestMakeFirsts(t *testing.T) {
 		}
 	}
 	in.AddValues(vals, offs, shingle.IntValues{})
-	if in.firsts != nil || in.unsorted != nil {
-		t.Fatalf("AddValues listed %d firsts, %d runs; want none before makeFirsts", len(in.firsts), len(in.unsorted)/2)
+	if in.firsts != nil {
+		t.Fatalf("AddValues joined %d firsts; want none before makeFirsts", len(in.firsts))
 	}
-	if len(in.chunks) < 2 {
-		t.Fatalf("%d chunks; the test wants records over several", len(in.chunks))
+	if len(in.chunks) < 2 || len(in.blocks) < 2 {
+		t.Fatalf("%d chunks, %d blocks; the test wants records over several", len(in.chunks), len(in.blocks))
 	}
 	var want []uint32
 	var runs []int
@@ -117,7 +117,7 @@ func TestMakeFirsts(t *testing.T) {
 		t.Errorf("Vocabulary() = %d, want %d", in.Vocabulary(), len(want))
 	}
 	in.makeFirsts()
-	if !slices.Equal(in.firsts, want) || !slices.Equal(in.unsorted, runs) {
+	if !slices.Equal(in.firsts, want) || !slices.Equal(in.unsorted, runs) || in.blocks != nil {
 		t.Errorf("makeFirsts: %d firsts, %d runs; want %d, %d (or their order differs)", len(in.firsts), len(in.unsorted)/2, len(want), len(runs)/2)
 	}
 	if cap(in.firsts) != len(want) {
