@@ -40,6 +40,36 @@ type List struct {
 	seeded   bool
 }
 
+// bytesPerPassword is about the bytes a line of a password list takes,
+// line ending included (the 59,000 generated passwords of BENCHMARKS.md:
+// 11.0; Debian's john-data list: 7.4), by which Grow turns bytes into
+// passwords.
+const bytesPerPassword = 10
+
+// growMax bounds the passwords Grow makes room for, beyond which the list
+// grows as passwords come, as it would without Grow: a list of many
+// repeated lines holds far fewer passwords than its bytes suggest, and its
+// table, written at random, would take all the memory it was given (at
+// 2^20: about 56 MiB at most, where each doubling costs the most).
+const growMax = 1 << 20
+
+// Grow sizes an empty list for the passwords of about n bytes of a list
+// (n/bytesPerPassword of them, at most growMax): its arena, per-password
+// arrays and hash table, so that Add does not grow them while the list
+// stays within that. It does nothing to a list that is not empty, or when n
+// is not positive. Cost: O(n) to allocate (and the table to clear).
+func (l *List) Grow(n int64) {
+	if n <= 0 || l.seeded {
+		return
+	}
+	k := int(min(n/bytesPerPassword+1, growMax))
+	l.text = make([]byte, 0, min(n, int64(k)*bytesPerPassword))
+	l.ends = make([]uint32, 0, k+1)
+	l.counts = make([]uint64, 0, k)
+	l.lines = make([]uint32, 0, k)
+	l.byHash.Init(k)
+}
+
 // Len returns the number of distinct passwords.
 func (l *List) Len() int { return len(l.counts) }
 
@@ -188,6 +218,10 @@ type ReadOptions struct {
 	// Name, if not empty, names the list in every error of Read, as
 	// LineError.Name: a path, or "<stdin>".
 	Name string
+	// SizeHint, if positive, is about the number of bytes Read will be
+	// given (a file's size): the list is sized up front for the passwords
+	// that many bytes hold (Grow), instead of growing as they come.
+	SizeHint int64
 }
 
 // DefaultMaxLine is ReadOptions.MaxLine's default: real passwords are far
@@ -248,6 +282,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 	}
 	var st ReadStats
 	l := new(List)
+	l.Grow(opt.SizeHint)
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	var read int64

@@ -306,3 +306,44 @@ func TestListHashCollisions(t *testing.T) {
 		t.Errorf("Len %d, counts %d %d %d, line of ccc %d; want 3, 3 2 1, 4", l.Len(), l.Count(0), l.Count(1), l.Count(2), l.Line(2))
 	}
 }
+
+// TestReadSizeHint checks that a list read with a size hint (too small,
+// about right, far too large) holds the same passwords, counts and lines
+// as one read without, that within the hint its arrays and table are not
+// reallocated, and that Grow leaves a list that is not empty alone.
+func TestReadSizeHint(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	for range 20000 {
+		fmt.Fprintf(&b, "%x\n", r.IntN(12000))
+	}
+	text := b.String()
+	want, wst, err := Read(strings.NewReader(text), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hint := range []int64{1, int64(len(text)) / 4, int64(len(text)), 1 << 30} {
+		l, st, err := Read(strings.NewReader(text), ReadOptions{SizeHint: hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != wst || fmt.Sprint(entries(l)) != fmt.Sprint(entries(want)) {
+			t.Fatalf("hint %d: %d passwords (%+v), want %d (%+v)", hint, l.Len(), st, want.Len(), wst)
+		}
+	}
+	var l List
+	l.Grow(20000 * bytesPerPassword) // room for every line (they are shorter)
+	ends, slots := cap(l.ends), len(l.byHash.Slots())
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if _, _, err := l.Add([]byte(line), 1, i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cap(l.ends) != ends || len(l.byHash.Slots()) != slots {
+		t.Errorf("within the hint: ends capacity %d -> %d, table %d -> %d slots; want unchanged", ends, cap(l.ends), slots, len(l.byHash.Slots()))
+	}
+	l.Grow(1 << 20)
+	if cap(l.ends) != ends || l.Len() != want.Len() {
+		t.Errorf("Grow of a list that is not empty changed it")
+	}
+}

@@ -165,7 +165,7 @@ func (cfg *pwConfig) start(e *env, rep *rpt.Report, prog *progress.Bars, name st
 	bar := prog.Bytes(f.Size, "reading "+f.Name)
 	defer bar.Finish()
 	opt := cfg.read
-	opt.Progress, opt.Name = bar.Set, f.Name
+	opt.Progress, opt.Name, opt.SizeHint = bar.Set, f.Name, f.Size
 	l, st, err := passwords.Read(f, opt)
 	if err != nil {
 		return nil, nil, st, err
