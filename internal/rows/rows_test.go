@@ -3,6 +3,8 @@ package rows
 import (
 	"bytes"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -187,5 +189,43 @@ func TestWriteClusters(t *testing.T) {
 	w.Reset()
 	if err := WriteClusters(&w, fieldenc.CSV, cluster.New(0), nil, false); err != nil || w.String() != "id\n" {
 		t.Errorf("no record: %q, %v; want the header", w.String(), err)
+	}
+}
+
+// TestSimilarityCache checks that Writer.Similarity writes what
+// AppendSimilarity does for every value, however often it recurs and
+// whatever else shares its entry of the cache: ratios of small integers
+// (which recur), random floats (which evict them), 0, 1, -0 and values
+// whose text is long, in every format.
+func TestSimilarityCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var sims []float64
+	for range 20000 {
+		switch r.IntN(4) {
+		case 0:
+			sims = append(sims, r.Float64())
+		case 1:
+			sims = append(sims, []float64{0, 1, math.Copysign(0, -1), 1e-7, 123456.5}[r.IntN(5)])
+		default:
+			n := 1 + r.IntN(20)
+			sims = append(sims, float64(r.IntN(n+1))/float64(n))
+		}
+	}
+	for _, integer := range []bool{false, true} {
+		for _, fm := range formats {
+			var got, want bytes.Buffer
+			gw := NewWriter(&got, fm.f, integer, fieldenc.Column{Name: "similarity", Key: "sim"})
+			ww := NewWriter(&want, fm.f, integer, fieldenc.Column{Name: "similarity", Key: "sim"})
+			for _, v := range sims {
+				gw.WriteRow(gw.Similarity(gw.Line(), v))
+				ww.WriteRow(AppendSimilarity(ww.Field(ww.Line()), v, integer))
+			}
+			if err := errors.Join(gw.Flush(), ww.Flush()); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("%s, integer %v: the cached similarities differ from AppendSimilarity's", fm.name, integer)
+			}
+		}
 	}
 }
