@@ -96,7 +96,7 @@ func frontWorkloads() map[string]func() *frontData {
 		// document, the rest from a shared pool of 200,000.
 		"shingles/n=4000": func() *frontData {
 			r := rand.New(rand.NewPCG(9, 9))
-			return newFrontData(func(yield func([]uint64)) {
+			d := newFrontData(func(yield func([]uint64)) {
 				for range 4000 {
 					set := make([]uint64, 500)
 					for i := range set {
@@ -109,6 +109,23 @@ func frontWorkloads() map[string]func() *frontData {
 					yield(set)
 				}
 			})
+			// The same records as integers, each key numbered by first
+			// appearance (as a file of token ids numbered beforehand
+			// gives them: the Go tree's integer lines).
+			ids := map[uint64]uint32{}
+			for i, keys := range d.keys {
+				vals := make([]uint32, len(keys))
+				for j, k := range keys {
+					id, ok := ids[k]
+					if !ok {
+						id = uint32(len(ids))
+						ids[k] = id
+					}
+					vals[j] = id
+				}
+				d.vals, d.valOffs = append(d.vals, vals), append(d.valOffs, d.offs[i])
+			}
+			return d
 		},
 	}
 	if os.Getenv("SIMJOIN_BENCH_BIG") != "" {
