@@ -141,26 +141,79 @@ func (s *Sorter) SortIDs(ids []uint32, limit uint32) {
 		s.ids = make([]uint32, n)
 	}
 	src, dst := ids, s.ids[:n]
-	var counts [256]uint32
 	for shift := 0; shift < bits.Len32(limit); shift += 8 {
-		clear(counts[:])
-		for _, v := range src {
-			counts[byte(v>>shift)]++
-		}
-		var sum uint32
-		for d, c := range counts {
-			counts[d] = sum
-			sum += c
-		}
-		for _, v := range src {
-			d := byte(v >> shift)
-			dst[counts[d]] = v
-			counts[d]++
+		if n < pairedMin {
+			scatter(src, dst, shift)
+		} else {
+			scatterPaired(src, dst, shift)
 		}
 		src, dst = dst, src
 	}
 	if &src[0] != &ids[0] {
 		copy(ids, src)
+	}
+}
+
+// pairedMin is the length from which SortIDs scatters by scatterPaired:
+// below it the second set of counters costs more than it saves
+// (BenchmarkSortIDs: at 300 ids 1.4 times as long, at 1,700 0.85 times).
+const pairedMin = 1024
+
+// scatter writes src to dst stably sorted by the byte of each id at shift:
+// a count of each digit, then each id placed after the ids before it with
+// its digit.
+func scatter(src, dst []uint32, shift int) {
+	var counts [256]uint32
+	for _, v := range src {
+		counts[byte(v>>shift)]++
+	}
+	var sum uint32
+	for d, c := range counts {
+		counts[d] = sum
+		sum += c
+	}
+	for _, v := range src {
+		d := byte(v >> shift)
+		dst[counts[d]] = v
+		counts[d]++
+	}
+}
+
+// scatterPaired is scatter taking src in two halves, each with counters of
+// its own, the second half's ids of a digit placed after the first's (so
+// it stays stable): two chains of counter updates interleave where one
+// would wait on itself whenever neighbouring ids share the digit, as the
+// high digits of ids below a few million mostly do, and more so the ids of
+// a document's own tokens, numbered together (BenchmarkSortIDs at 20,000
+// random ids: 0.68 times as long; BenchmarkSortIDsClustered at 1,700:
+// 0.84).
+func scatterPaired(src, dst []uint32, shift int) {
+	half := len(src) / 2
+	lo, hi := src[:half], src[half:]
+	var ca, cb [256]uint32
+	for i, v := range lo {
+		ca[byte(v>>shift)]++
+		cb[byte(hi[i]>>shift)]++
+	}
+	for _, v := range hi[half:] { // the odd one out, if any
+		cb[byte(v>>shift)]++
+	}
+	var sum uint32
+	for d := range ca {
+		a, b := ca[d], cb[d]
+		ca[d], cb[d] = sum, sum+a
+		sum += a + b
+	}
+	for i, x := range lo {
+		y := hi[i]
+		dx, dy := byte(x>>shift), byte(y>>shift)
+		dst[ca[dx]] = x
+		ca[dx]++
+		dst[cb[dy]] = y
+		cb[dy]++
+	}
+	for _, v := range hi[half:] {
+		dst[cb[byte(v>>shift)]] = v
 	}
 }
 

@@ -107,7 +107,7 @@ func TestSortIDs(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 0))
 	var s Sorter
 	for _, limit := range []uint32{1, 2, 200, 1 << 8, 1<<8 + 1, 70000, 1 << 24, 5_000_000, 1<<32 - 1} {
-		for _, n := range append([]int{0, 1, 2, 3, 10, 30, 50, radixMin - 1, radixMin, radixMin + 1, 300, 5000}, r.IntN(400)) {
+		for _, n := range append([]int{0, 1, 2, 3, 10, 30, 50, radixMin - 1, radixMin, radixMin + 1, 300, pairedMin - 1, pairedMin, pairedMin + 1, 5000, 5001}, r.IntN(4000)) {
 			ids := make([]uint32, n)
 			for i := range ids {
 				ids[i] = uint32(r.Uint64N(uint64(limit)))
@@ -179,6 +179,43 @@ func BenchmarkSortIDs(b *testing.B) {
 			for b.Loop() {
 				copy(work, recs[k])
 				slices.Sort(work)
+				k = (k + 1) % len(recs)
+			}
+		})
+	}
+}
+
+// BenchmarkSortIDsClustered sorts records whose ids lie in eight narrow
+// ranges, in random order: the ids of a document's own tokens after the
+// order's rewrite (numbered together, by shard), whose high digits
+// neighbouring ids mostly share.
+//
+//	go test ./internal/keysort -run '^$' -bench SortIDsClustered
+func BenchmarkSortIDsClustered(b *testing.B) {
+	const limit = 4_000_000
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{300, 1700, 20000} {
+		recs := make([][]uint32, max(1, min(1024, 1<<20/n)))
+		for k := range recs {
+			var base [8]uint32
+			for s := range base {
+				base[s] = uint32(r.Uint64N(limit - uint64(n)))
+			}
+			recs[k] = make([]uint32, n)
+			for i := range recs[k] {
+				recs[k][i] = base[i%8] + uint32(i/8)
+			}
+			r.Shuffle(n, func(i, j int) { recs[k][i], recs[k][j] = recs[k][j], recs[k][i] })
+		}
+		work := make([]uint32, n)
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			var s Sorter
+			b.ReportAllocs()
+			b.SetBytes(int64(4 * n))
+			k := 0
+			for b.Loop() {
+				copy(work, recs[k])
+				s.SortIDs(work, limit)
 				k = (k + 1) % len(recs)
 			}
 		})
