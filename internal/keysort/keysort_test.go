@@ -160,28 +160,27 @@ func BenchmarkSortIDs(b *testing.B) {
 				recs[k][i] = uint32(r.Uint64N(limit))
 			}
 		}
-		work := make([]uint32, n)
+		var s Sorter
 		b.Run("sort=keysort/n="+strconv.Itoa(n), func(b *testing.B) {
-			var s Sorter
-			b.ReportAllocs()
-			b.SetBytes(int64(4 * n))
-			k := 0
-			for b.Loop() {
-				copy(work, recs[k])
-				s.SortIDs(work, limit)
-				k = (k + 1) % len(recs)
-			}
+			benchSort(b, recs, func(ids []uint32) { s.SortIDs(ids, limit) })
 		})
 		b.Run("sort=slices/n="+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(4 * n))
-			k := 0
-			for b.Loop() {
-				copy(work, recs[k])
-				slices.Sort(work)
-				k = (k + 1) % len(recs)
-			}
+			benchSort(b, recs, slices.Sort[[]uint32])
 		})
+	}
+}
+
+// benchSort times sort on copies of recs (all of one length), one a loop,
+// in turn.
+func benchSort(b *testing.B, recs [][]uint32, sort func([]uint32)) {
+	work := make([]uint32, len(recs[0]))
+	b.ReportAllocs()
+	b.SetBytes(int64(4 * len(work)))
+	k := 0
+	for b.Loop() {
+		copy(work, recs[k])
+		sort(work)
+		k = (k + 1) % len(recs)
 	}
 }
 
@@ -207,17 +206,9 @@ func BenchmarkSortIDsClustered(b *testing.B) {
 			}
 			r.Shuffle(n, func(i, j int) { recs[k][i], recs[k][j] = recs[k][j], recs[k][i] })
 		}
-		work := make([]uint32, n)
+		var s Sorter
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
-			var s Sorter
-			b.ReportAllocs()
-			b.SetBytes(int64(4 * n))
-			k := 0
-			for b.Loop() {
-				copy(work, recs[k])
-				s.SortIDs(work, limit)
-				k = (k + 1) % len(recs)
-			}
+			benchSort(b, recs, func(ids []uint32) { s.SortIDs(ids, limit) })
 		})
 	}
 }
