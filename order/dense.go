@@ -157,19 +157,13 @@ func (in *Input) growDense(size int) {
 }
 
 // firstBlock returns the last block of first-seen values, with room for n
-// more: a new one, appended to blocks, if the last has not. Block
-// capacities double from firstChunkIDs up to chunkIDs, as the chunks'.
+// more: a new one, appended to blocks (appendChunk, as the chunks grow),
+// if the last has not.
 func (in *Input) firstBlock(n int) []uint32 {
-	k := len(in.blocks) - 1
-	if k < 0 || cap(in.blocks[k])-len(in.blocks[k]) < n {
-		size := firstChunkIDs
-		if k >= 0 {
-			size = min(2*cap(in.blocks[k]), chunkIDs)
-		}
-		in.blocks = append(in.blocks, make([]uint32, 0, max(n, size)))
-		k++
+	if k := len(in.blocks) - 1; k < 0 || cap(in.blocks[k])-len(in.blocks[k]) < n {
+		in.blocks = appendChunk(in.blocks, n)
 	}
-	return in.blocks[k]
+	return in.blocks[len(in.blocks)-1]
 }
 
 // makeFirsts joins the blocks of first-seen values into firsts, a list of

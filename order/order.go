@@ -92,17 +92,23 @@ const (
 func (in *Input) reserve(n int) []uint32 {
 	k := len(in.chunks) - 1
 	if k < 0 || len(in.chunks[k])+n > cap(in.chunks[k]) {
-		size := firstChunkIDs
-		if k >= 0 {
-			size = min(2*cap(in.chunks[k]), chunkIDs)
-		}
-		in.chunks = append(in.chunks, make([]uint32, 0, max(n, size)))
+		in.chunks = appendChunk(in.chunks, n)
 		in.first = append(in.first, in.Len())
 		k++
 	}
 	c := in.chunks[k]
 	in.chunks[k] = c[:len(c)+n]
 	return in.chunks[k][len(c):]
+}
+
+// appendChunk appends to chunks an empty one with room for at least n
+// ids: capacities double from firstChunkIDs up to chunkIDs.
+func appendChunk(chunks [][]uint32, n int) [][]uint32 {
+	size := firstChunkIDs
+	if k := len(chunks) - 1; k >= 0 {
+		size = min(2*cap(chunks[k]), chunkIDs)
+	}
+	return append(chunks, make([]uint32, 0, max(n, size)))
 }
 
 // chunkOf returns the chunk holding record r (-1 if no chunk precedes it: r

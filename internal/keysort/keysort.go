@@ -156,7 +156,8 @@ func (s *Sorter) SortIDs(ids []uint32, limit uint32) {
 
 // pairedMin is the length from which SortIDs scatters by scatterPaired:
 // below it the second set of counters costs more than it saves
-// (BenchmarkSortIDs: at 300 ids 1.4 times as long, at 1,700 0.85 times).
+// (BenchmarkSortIDs: at 300 random ids 1.4 times as long; at 1,700 random
+// ids 0.85 to 1.03 times in two runs, clustered ids 0.79).
 const pairedMin = 1024
 
 // scatter writes src to dst stably sorted by the byte of each id at shift:
@@ -185,8 +186,8 @@ func scatter(src, dst []uint32, shift int) {
 // would wait on itself whenever neighbouring ids share the digit, as the
 // high digits of ids below a few million mostly do, and more so the ids of
 // a document's own tokens, numbered together (BenchmarkSortIDs at 20,000
-// random ids: 0.68 times as long; BenchmarkSortIDsClustered at 1,700:
-// 0.84).
+// random ids: 0.76 times as long; BenchmarkSortIDsClustered at 1,700:
+// 0.79, at 20,000: 0.66; BENCHMARKS.md).
 func scatterPaired(src, dst []uint32, shift int) {
 	half := len(src) / 2
 	lo, hi := src[:half], src[half:]
