@@ -3,6 +3,7 @@ package order
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 
@@ -337,77 +338,141 @@ func (in *Input) unreserve(n int) {
 	}
 }
 
-// denseShards returns what buildDictionary needs of a dense Input, by
-// shard and local id as the table would have numbered them: the document
-// frequencies and the values, made on workers goroutines (a stable
-// partition of firsts by shard: each block of firsts counts its shards,
-// then writes its values at the offsets the counts give). The values'
-// keys are made as they are needed and not kept (8 bytes a distinct value
-// less at the peak). The Input's dense array and firsts are dropped.
-func denseShards(in *Input, workers int) (df [shards][]uint32, vals [shards][]uint32) {
-	ctx := context.Background()
+// buildDenseDictionary is buildDictionary for a dense Input (AddValues): the
+// same dictionary the keys would give, and the final id of each value in
+// place of its count in the Input's dense array, which it returns (final):
+// uint32(final[v]) is value v's id, and final[v] is 0 for the values no
+// record holds. The dictionary's values by id are left for denseValues to
+// make from final, once the sets are rewritten: until then neither they
+// nor a second array by value are held beside the dense one.
+//
+// The ids are given in one stable counting sort by (document frequency,
+// shard, first appearance): the order orderShards gives the table's
+// provisional ids. Memory: 1 byte a distinct value (its shard) and 4 a
+// value held by two records or more (the dictionary's frequencies) besides
+// the Input's arrays; 4 bytes a record for each worker while counting.
+// Cost: O(distinct values + records·workers), the values' keys made once
+// (denseShards), the dense array read and written at random once each.
+func buildDenseDictionary(in *Input, records, workers int) (*Dictionary, []uint64) {
+	values, dense := in.values, in.dense
 	in.makeFirsts()
 	firsts := in.firsts
-	// The shard of each value: the sort of the runs finds those of their
-	// values, the rest (unknown) are made here.
+	sh, start := denseShards(in, records, workers)
+	ones := int(start[min(2, len(start)-1)])
+	dict := &Dictionary{ones: ones, df: make([]uint32, len(firsts)-ones), values: values, lazy: true, workers: workers}
+	// The values of each shard, in turn, in the order of firsts: found
+	// eight shards at a time in a word of sh, and gathered in batches
+	// whose counts are hinted into cache before they are read.
+	var batch [256]uint32
+	k := 0
+	assign := func() {
+		prefetch.Indexes(dense, batch[:k], 0)
+		for _, v := range batch[:k] {
+			f := uint32(dense[v] >> 32)
+			id := start[f]
+			start[f]++
+			dense[v] = assigned | uint64(id)
+			if f > 1 {
+				dict.df[int(id)-ones] = f
+			}
+		}
+		k = 0
+	}
+	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	for s := range uint64(shards) {
+		pat := s * 0x0101010101010101
+		for i := 0; i < len(sh); i += 8 {
+			var w uint64
+			if i+8 <= len(sh) {
+				w = binary.LittleEndian.Uint64(sh[i:])
+			} else {
+				w = 0x0808080808080808 // past the end: 8, no shard
+				for j := len(sh) - 1; j >= i; j-- {
+					w = w<<8 | uint64(sh[j])
+				}
+			}
+			// A byte of w^pat is below 0x80 (shards are below it) and
+			// 0 exactly where the shard is s: adding 0x7f sets its top
+			// bit in every other byte, with no carry between bytes.
+			for z := ^((w ^ pat) + lows) & highs; z != 0; z &= z - 1 {
+				batch[k] = firsts[i+bits.TrailingZeros64(z)>>3]
+				if k++; k == len(batch) {
+					assign()
+				}
+			}
+		}
+		assign()
+	}
+	in.dense, in.firsts, in.distinct = nil, nil, 0
+	return dict, dense
+}
+
+// assigned marks the entries of the dense array that buildDenseDictionary
+// has replaced by an id.
+const assigned = 1 << 63
+
+// denseValues returns the value of each of the n ids of final, the dense
+// array of buildDenseDictionary (the dictionary's values by id), on workers
+// goroutines. Cost: a pass over final, a store at random a value.
+func denseValues(final []uint64, n, workers int) []uint32 {
+	vals := make([]uint32, n)
+	parallel.For(context.Background(), len(final), 1<<16, workers, func(_, lo, hi int) {
+		for v, f := range final[lo:hi] {
+			if f != 0 {
+				vals[uint32(f)] = uint32(lo + v)
+			}
+		}
+	})
+	return vals
+}
+
+// denseShards returns the shard of each value of a dense Input's firsts
+// (the table's shard of its key: found by the sort of the runs, made here
+// for the rest) and the start of each document frequency among the ids:
+// start[f] is the first id of frequency f, for f up to records, the
+// largest a frequency can be. On workers goroutines, each counting into
+// an array of its own.
+func denseShards(in *Input, records, workers int) (sh []uint8, start []uint32) {
+	firsts, d := in.firsts, in.dense
 	const unknown = 0xff
-	sh := make([]uint8, len(firsts))
+	sh = make([]uint8, len(firsts))
 	for i := range sh {
 		sh[i] = unknown
 	}
 	in.sortRuns(sh, workers)
+	counts := make([][]uint32, parallel.Workers(workers))
 	const block = 1 << 15
-	nb := (len(firsts) + block - 1) / block
-	at := make([][shards]int, nb) // block b's count of each shard, then where it writes
-	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
-		for b := lo; b < hi; b++ {
-			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
-				if sh[i] == unknown {
-					sh[i] = uint8(shardOf(keymap.Hash(in.values.Key(firsts[i]))))
-				}
-				at[b][sh[i]]++
+	parallel.For(context.Background(), len(firsts), block, workers, func(w, lo, hi int) {
+		c := counts[w]
+		if c == nil {
+			c = make([]uint32, records+2)
+			counts[w] = c
+		}
+		for i := lo; i < hi; i++ {
+			// The counts are read at random: hinted a few ahead.
+			if a := i + 16; a < hi {
+				prefetch.At(d, int(firsts[a]))
 			}
+			v := firsts[i]
+			if sh[i] == unknown {
+				sh[i] = uint8(shardOf(keymap.Hash(in.values.Key(v))))
+			}
+			c[d[v]>>32+1]++
 		}
 	})
-	for s := range shards {
-		n := 0
-		for b := range at {
-			at[b][s], n = n, n+at[b][s]
+	for _, c := range counts[1:] {
+		if c != nil {
+			for f, n := range c {
+				counts[0][f] += n
+			}
 		}
-		df[s] = make([]uint32, n)
 	}
-	// The frequencies first, and the dense array dropped before the
-	// values' arrays are made: the two are never held together.
-	d := in.dense
-	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
-		for b := lo; b < hi; b++ {
-			next := at[b]
-			from, to := b*block, min(len(firsts), (b+1)*block)
-			for i := from; i < to; i++ {
-				// The counts are read at random: hinted a few ahead.
-				if a := i + 16; a < to {
-					prefetch.At(d, int(firsts[a]))
-				}
-				s := sh[i]
-				df[s][next[s]] = uint32(d[firsts[i]] >> 32)
-				next[s]++
-			}
-		}
-	})
-	d, in.dense = nil, nil
-	for s := range shards {
-		vals[s] = make([]uint32, len(df[s]))
+	start = counts[0]
+	if start == nil {
+		start = make([]uint32, records+2)
 	}
-	parallel.For(ctx, nb, 1, workers, func(_, lo, hi int) {
-		for b := lo; b < hi; b++ {
-			next := at[b] // a copy: at[b] is where the block starts in each shard
-			for i := b * block; i < min(len(firsts), (b+1)*block); i++ {
-				s := sh[i]
-				vals[s][next[s]] = firsts[i]
-				next[s]++
-			}
-		}
-	})
-	in.firsts, in.distinct = nil, 0
-	return df, vals
+	for f := 1; f < len(start); f++ {
+		start[f] += start[f-1]
+	}
+	return sh, start
 }

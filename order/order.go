@@ -500,9 +500,19 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		// Every input's records are values: their vocabularies merged
 		// into the first's, and the collections built over its final id
 		// by value.
+		records := 0
+		for _, in := range inputs {
+			records += in.Len()
+		}
 		mergeDense(inputs, workers)
-		dict, final := buildDenseDictionary(inputs[0], workers)
-		return buildCollections(dict, final, inputs, workers), nil
+		dict, final := buildDenseDictionary(inputs[0], records, workers)
+		hashes := rewriteAll(final, inputs, uint32(dict.Len()), workers)
+		dict.vals = denseValues(final, dict.Len(), workers)
+		final = nil // 8 bytes a value: not held beside the new arenas
+		if invariants.Enabled {
+			dict.check()
+		}
+		return arrangeAll(dict, inputs, hashes, workers), nil
 	}
 	for _, in := range inputs {
 		if in.dense != nil {
@@ -535,7 +545,9 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		return nil, ErrTooLarge
 	}
 	dict, final := buildDictionary(base, workers)
-	return buildCollections(dict, final, inputs, workers), nil
+	hashes := rewriteAll(final, inputs, uint32(dict.Len()), workers)
+	final = nil // 4 bytes a provisional id: not held beside the new arenas
+	return arrangeAll(dict, inputs, hashes, workers), nil
 }
 
 // localOrder returns the slot index of every key of t by local id.
@@ -611,34 +623,6 @@ func buildDictionary(v *vocab, workers int) (*Dictionary, []uint32) {
 	return d, flat
 }
 
-// buildDenseDictionary is buildDictionary for a dense Input (AddValues): the
-// same dictionary the keys would give, and the final id of each value
-// (final[v], the provisional ids of a dense Input being values).
-func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint32) {
-	size, values := len(in.dense), in.values
-	df, vals := denseShards(in, workers)
-	d, final := orderShards(&df, workers)
-	// The values by id (their keys are made when asked for), and the
-	// final ids by value, each shard's values dropped once placed.
-	d.vals, d.values, d.lazy = make([]uint32, d.Len()), values, true
-	flat := make([]uint32, size)
-	hugepage.Advise(flat) // read at random by rewriteSets
-	parallel.For(context.Background(), shards, 1, workers, func(_, lo, hi int) {
-		for sh := lo; sh < hi; sh++ {
-			for local, id := range final[sh] {
-				v := vals[sh][local]
-				d.vals[id] = v
-				flat[v] = id
-			}
-			final[sh], vals[sh] = nil, nil
-		}
-	})
-	if invariants.Enabled {
-		d.check()
-	}
-	return d, flat
-}
-
 // orderShards makes the dictionary of the document frequencies given by
 // shard and local id, and returns it with each key's final id by shard and
 // local id (in df's arrays, which it takes over). The dictionary's keys are
@@ -698,17 +682,21 @@ func (d *Dictionary) check() {
 	}
 }
 
-// buildCollections returns the collection of each input over dict, whose
-// final ids by provisional id final gives: every input's sets rewritten
-// first (rewriteSets), so that final is dropped before the collections'
-// arenas are made, then each collection arranged (arrange). The inputs
-// are consumed.
-func buildCollections(dict *Dictionary, final []uint32, inputs []*Input, workers int) []*Collection {
+// rewriteAll rewrites every input's sets over the final ids (rewriteSets)
+// and returns their records' set hashes, by input. Build drops final before
+// arrangeAll makes the collections' arenas.
+func rewriteAll[F uint32 | uint64](final []F, inputs []*Input, limit uint32, workers int) [][]uint64 {
 	hashes := make([][]uint64, len(inputs))
 	for i, in := range inputs {
-		hashes[i] = rewriteSets(final, in, uint32(dict.Len()), workers)
+		hashes[i] = rewriteSets(final, in, limit, workers)
 	}
-	final = nil // 4 bytes a provisional id: not held beside the new arenas
+	return hashes
+}
+
+// arrangeAll returns the collection of each input over dict, its sets
+// rewritten and hashed (rewriteAll), each arranged in turn (arrange). The
+// inputs are consumed.
+func arrangeAll(dict *Dictionary, inputs []*Input, hashes [][]uint64, workers int) []*Collection {
 	out := make([]*Collection, len(inputs))
 	for i, in := range inputs {
 		h := hashes[i]
@@ -719,11 +707,11 @@ func buildCollections(dict *Dictionary, final []uint32, inputs []*Input, workers
 	return out
 }
 
-// rewriteSets maps the provisional ids of in to final ids (all below limit)
-// in place, sorts each set, and returns each record's set hash (for the
+// rewriteSets maps the provisional ids of in to final ids (uint32 of
+// final[pid], all below limit) in place, sorts each set, and returns each record's set hash (for the
 // record order of arrange), each set hashed while it is in cache; on
 // workers goroutines.
-func rewriteSets(final []uint32, in *Input, limit uint32, workers int) []uint64 {
+func rewriteSets[F uint32 | uint64](final []F, in *Input, limit uint32, workers int) []uint64 {
 	n := in.Len()
 	hashes := make([]uint64, n)
 	forRecords(n, workers, func(lo, hi int) {
@@ -745,7 +733,7 @@ func rewriteSets(final []uint32, in *Input, limit uint32, workers int) []uint64 
 			}
 			rec := in.set(k, r)
 			for j, pid := range rec {
-				rec[j] = final[pid]
+				rec[j] = uint32(final[pid])
 			}
 			// A set given in order of its tokens' frequency, most frequent
 			// first (ids numbered beforehand, read as values by AddValues),
