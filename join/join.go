@@ -242,11 +242,12 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
+	unique := firstShared(c.Dict())
 	ell := opt.Ell
 	var lengths *prefix.Lengths // the prefix index's list lengths, if the choice counted them
 	if ell == 0 {
 		var ch EllChoice
-		ch, lengths = ellChoice(s, b, opt.Workers)
+		ch, lengths = ellChoice(s, b, unique, opt.Workers)
 		ell = ch.Ell
 	}
 	// The prefix filter probes every group through the prefix index; the
@@ -257,24 +258,23 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	// each group's postings can be placed right after it is probed, while
 	// its lists are in cache, instead of in a pass of their own (fill).
 	fill := opt.Workers == 1 && ell == 1
-	if fill && lengths == nil {
-		lengths = prefix.CountPrefixes(indexed, vocab, s.set, b.IndexPrefix, 1)
+	// The tokens held by one set only (ids below unique) get no list: no
+	// probe looks them up.
+	if lengths == nil || indexed != s.groups() {
+		lengths = prefix.CountPrefixesFrom(indexed, vocab, unique, s.set, b.IndexPrefix, opt.Workers)
 	}
 	var ix *prefix.Index
-	switch {
-	case fill:
+	if fill {
 		ix = lengths.Layout()
-	case lengths != nil && indexed == s.groups():
+	} else {
 		ix = lengths.Index()
-	default:
-		ix = prefix.NewIndex(indexed, vocab, s.set, b.IndexPrefix, opt.Workers)
 	}
 	j := &joiner{b: b, probe: s, build: s, ix: ix, self: true, ell: ell, indexed: indexed, copies: opt.Copies, fill: fill}
 	st := Stats{
 		Records:      c.Records(),
 		Skipped:      c.Skipped(),
 		Groups:       s.groups(),
-		IndexEntries: ix.Len(),
+		IndexEntries: ix.Counted(),
 		Ell:          ell,
 	}
 	if ell > 1 && j.indexed < s.groups() {
@@ -319,12 +319,13 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	t0 := time.Now()
 	rs, ss := groupsOf(r), groupsOf(s)
-	ix := prefix.NewIndex(ss.groups(), s.Dict().Len(), ss.set, b.ProbePrefix, opt.Workers)
+	// As in SelfJoin, the tokens held by one set only get no list.
+	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), firstShared(s.Dict()), ss.set, b.ProbePrefix, opt.Workers).Index()
 	st := Stats{
 		Records:      r.Records() + s.Records(),
 		Skipped:      r.Skipped() + s.Skipped(),
 		Groups:       rs.groups() + ss.groups(),
-		IndexEntries: ix.Len(),
+		IndexEntries: ix.Counted(),
 		Ell:          1,
 	}
 	j := &joiner{b: b, probe: rs, build: ss, ix: ix, indexed: ss.groups()}

@@ -110,7 +110,7 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	s := groupsOf(c)
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	if opt.Ell == 0 {
-		ch, _ := ellChoice(s, b, opt.Workers)
+		ch, _ := ellChoice(s, b, firstShared(c.Dict()), opt.Workers)
 		return ch, nil
 	}
 	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
@@ -130,7 +130,7 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 // prefixes to count the posting lists' lengths, 4 bytes per token id; those
 // counts are returned (nil if not made) so that the prefix filter's index
 // can be built from them, on the workers that counted them.
-func ellChoice(s *side, b prefix.Bounds, workers int) (EllChoice, *prefix.Lengths) {
+func ellChoice(s *side, b prefix.Bounds, unique uint32, workers int) (EllChoice, *prefix.Lengths) {
 	ch := EllChoice{Ell: 1, PrefixPostings: -1}
 	groups := s.groups()
 	if groups < 2 {
@@ -146,7 +146,7 @@ func ellChoice(s *side, b prefix.Bounds, workers int) (EllChoice, *prefix.Length
 			continue
 		}
 		if lengths == nil {
-			lengths = prefix.CountPrefixes(groups, s.c.Dict().Len(), s.set, b.IndexPrefix, workers)
+			lengths = prefix.CountPrefixesFrom(groups, s.c.Dict().Len(), unique, s.set, b.IndexPrefix, workers)
 			ch.PrefixPostings = prefixPostings(s, b, lengths)
 		}
 		if ch.PrefixPostings > keyPostingRatio*keys {
@@ -212,7 +212,15 @@ func prefixPostings(s *side, b prefix.Bounds, lengths *prefix.Lengths) int64 {
 	var n, sampled int64
 	for g := 0; g < groups; g += step {
 		x := s.set(g)
-		for _, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
+		for i, w := range x[:min(b.ProbePrefix(len(x)), len(x))] {
+			if w < lengths.From() {
+				// Held by group g alone: its list holds g if w is in
+				// g's index prefix.
+				if i < b.IndexPrefix(len(x)) {
+					n++
+				}
+				continue
+			}
 			n += int64(lengths.Len(w))
 		}
 		sampled++

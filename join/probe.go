@@ -12,6 +12,7 @@ import (
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
+	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -74,7 +75,7 @@ type joiner struct {
 // workers goroutines.
 func (j *joiner) prepare(workers int) {
 	d := j.build.c.Dict()
-	j.unique = uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
+	j.unique = firstShared(d)
 	tokens, sets := 0, 0
 	for _, s := range []*side{j.probe, j.build} {
 		for g := 0; g < s.groups(); g++ {
@@ -111,6 +112,13 @@ func (j *joiner) prepare(workers int) {
 			}
 		}
 	})
+}
+
+// firstShared returns the first token id of d held by two sets or more:
+// the ids below it are each held by one set only (order numbers them
+// first), so no probe of a join over d looks them up. Cost: O(log d.Len()).
+func firstShared(d *order.Dictionary) uint32 {
+	return uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
 }
 
 // groupEnd is an indexed group's last prefix token and set size.

@@ -72,6 +72,40 @@ func TestIndex(t *testing.T) {
 			if from := lengths.Index(); !slices.Equal(from.Entries(), ix.Entries()) {
 				t.Errorf("%s: Lengths.Index: %d postings, not those of NewIndex (%d)", name, from.Len(), ix.Len())
 			}
+			if ix.Counted() != total || ix.From() != 0 {
+				t.Errorf("%s: Counted() = %d, From() = %d; want %d, 0", name, ix.Counted(), ix.From(), total)
+			}
+			// From a third of the ids on: those below get no list, the
+			// others theirs, and Counted still counts every posting.
+			from := uint32(tc.vocab / 3)
+			dropped := 0
+			for w := range from {
+				dropped += len(want[w])
+			}
+			for _, layout := range []bool{false, true} {
+				l := prefix.CountPrefixesFrom(len(sets), tc.vocab, from, set, plen, workers)
+				var fx *prefix.Index
+				if layout {
+					fx = l.Layout()
+				} else {
+					fx = l.Index()
+				}
+				if fx.Counted() != total || fx.Len() != total-dropped || fx.From() != from || fx.Tokens() != tc.vocab {
+					t.Fatalf("%s: from %d, layout %v: %d counted, %d held, from %d, %d tokens; want %d, %d, %d, %d", name, from, layout,
+						fx.Counted(), fx.Len(), fx.From(), fx.Tokens(), total, total-dropped, from, tc.vocab)
+				}
+				for w := uint32(0); w < uint32(tc.vocab); w++ {
+					switch {
+					case w < from && fx.Postings(w) != nil:
+						t.Fatalf("%s: from %d, layout %v: token %d has postings %v, want none", name, from, layout, w, fx.Postings(w))
+					case w >= from:
+						lo, hi := fx.Span(w)
+						if int(hi-lo) != len(want[w]) || !layout && !slices.Equal(fx.Postings(w), want[w]) {
+							t.Fatalf("%s: from %d, layout %v: token %d has [%d, %d) holding %v, want %v", name, from, layout, w, lo, hi, fx.Postings(w), want[w])
+						}
+					}
+				}
+			}
 			// Layout leaves room for every list; placing the postings in
 			// record order into it gives NewIndex's index.
 			lay := prefix.CountPrefixes(len(sets), tc.vocab, set, plen, workers).Layout()
