@@ -167,54 +167,71 @@ func (in *Input) firstBlock(n int) []uint32 {
 	return in.blocks[len(in.blocks)-1]
 }
 
-// makeFirsts joins the blocks of first-seen values into firsts, a list of
-// their exact length, and drops them. Called once no more records will be
-// added (when the order is built, or the values move to the table); a
-// second call does nothing. Cost: one copy of the distinct values. (A
-// list grown by append while records are added would be copied about
-// four times over, and up to a quarter longer than it needs: 0.09 s and
-// up to 4 MiB on the Go tree's integer lines, 4M distinct values.)
-func (in *Input) makeFirsts() {
-	if in.firsts != nil || in.distinct == 0 {
-		return
-	}
-	firsts := make([]uint32, 0, in.distinct)
+// blockStarts returns the index of each block's first value in the
+// blocks joined (the indexes of unsorted), and their total length last.
+func (in *Input) blockStarts() []int {
+	starts := make([]int, len(in.blocks)+1)
 	for k, b := range in.blocks {
-		firsts = append(firsts, b...)
-		in.blocks[k] = nil
+		starts[k+1] = starts[k] + len(b)
 	}
-	in.firsts, in.blocks = firsts, nil
+	return starts
 }
 
-// sortFirsts sorts each run of firsts that one record saw first by key,
-// the order in which the table takes a record's keys, on workers
-// goroutines, and returns the key of every value of firsts, by index.
-func (in *Input) sortFirsts(workers int) []uint64 {
-	in.makeFirsts()
-	in.sortRuns(nil, workers)
-	keys := make([]uint64, len(in.firsts))
-	parallel.For(context.Background(), len(in.firsts), 1<<14, workers, func(_, lo, hi int) {
-		for i, v := range in.firsts[lo:hi] {
-			keys[lo+i] = in.values.Key(v)
+// eachFirst calls f with each stretch of the first-seen values lo..hi-1
+// (indexes over the blocks joined, starts from blockStarts) that one block
+// holds, and the index of its first value. Cost: O(blocks) beyond f.
+func (in *Input) eachFirst(starts []int, lo, hi int, f func(at int, vals []uint32)) {
+	for k, b := range in.blocks {
+		from, to := max(lo, starts[k]), min(hi, starts[k+1])
+		if from < to {
+			f(from, b[from-starts[k]:to-starts[k]])
 		}
+	}
+}
+
+// firstKeys sorts each run of first-seen values that one record saw first
+// by key, the order in which the table takes a record's keys, on workers
+// goroutines, and returns the key of every first-seen value, by index over
+// the blocks joined.
+func (in *Input) firstKeys(workers int) []uint64 {
+	in.sortRuns(nil, workers)
+	starts := in.blockStarts()
+	keys := make([]uint64, starts[len(starts)-1])
+	parallel.For(context.Background(), len(keys), 1<<14, workers, func(_, lo, hi int) {
+		in.eachFirst(starts, lo, hi, func(at int, vals []uint32) {
+			for i, v := range vals {
+				keys[at+i] = in.values.Key(v)
+			}
+		})
 	})
 	return keys
 }
 
-// sortRuns sorts each run of firsts that one record saw first by key, on
-// workers goroutines, and writes the shard of each value of a run to the
-// same index of sh (unless nil).
+// sortRuns sorts each run of first-seen values that one record saw first
+// (unsorted: each within one block) by key, on workers goroutines, and
+// writes the shard of each value of a run to the same index of sh (unless
+// nil).
 func (in *Input) sortRuns(sh []uint8, workers int) {
 	runs := in.unsorted
+	starts := in.blockStarts()
 	sorters := make([]keysort.Sorter, parallel.Workers(workers))
 	packed := make([][]uint64, len(sorters)) // scratch of each worker
 	parallel.For(context.Background(), len(runs)/2, 16, workers, func(w, lo, hi int) {
+		k := 0 // the block of run r
 		for r := lo; r < hi; r++ {
+			from, to := runs[2*r], runs[2*r+1]
+			if r == lo {
+				k, _ = slices.BinarySearch(starts, from+1)
+				k--
+			}
+			for starts[k+1] <= from {
+				k++
+			}
 			var s []uint8
 			if sh != nil {
-				s = sh[runs[2*r]:runs[2*r+1]]
+				s = sh[from:to]
 			}
-			packed[w] = sortRun(&sorters[w], in.values, in.firsts[runs[2*r]:runs[2*r+1]], s, packed[w])
+			packed[w] = sortRun(&sorters[w], in.values, in.blocks[k][from-starts[k]:to-starts[k]], s, packed[w])
 		}
 	})
 	in.unsorted = nil
@@ -228,21 +245,23 @@ func (in *Input) sortRuns(sh []uint8, workers int) {
 // each input's runs.
 func mergeDense(inputs []*Input, workers int) {
 	base := inputs[0]
-	base.makeFirsts()
 	for _, in := range inputs[1:] {
-		in.makeFirsts()
 		in.sortRuns(nil, workers)
 		base.growDense(len(in.dense))
-		for _, v := range in.firsts {
-			s := base.dense[v]
-			if s>>32 == 0 {
-				base.firsts = append(base.firsts, v)
-				base.distinct++
+		for _, b := range in.blocks {
+			for _, v := range b {
+				s := base.dense[v]
+				if s>>32 == 0 {
+					// A run of one value: the base's runs stay sorted.
+					blk := base.firstBlock(1)
+					base.blocks[len(base.blocks)-1] = append(blk, v)
+					base.distinct++
+				}
+				// The record stamps are of no use once the records are in.
+				base.dense[v] = (s>>32 + in.dense[v]>>32) << 32
 			}
-			// The record stamps are of no use once the records are in.
-			base.dense[v] = (s>>32 + in.dense[v]>>32) << 32
 		}
-		in.dense, in.firsts, in.distinct = nil, nil, 0
+		in.dense, in.blocks, in.distinct = nil, nil, 0
 	}
 }
 
@@ -308,26 +327,30 @@ func (in *Input) addValuesAsKeys(vals []uint32, offs []int, vk Values) {
 }
 
 // toKeys moves a dense Input's vocabulary to the table: each value's key
-// entered with its document frequency, in the order of firsts, and the
+// entered with its document frequency, in the order of the blocks, and the
 // records' ids rewritten from values to the table's provisional ids.
 func (in *Input) toKeys() {
 	d := in.dense
-	keys := in.sortFirsts(in.Workers)
+	keys := in.firstKeys(in.Workers)
 	var counts [shards]int
 	for _, k := range keys {
 		counts[shardOf(keymap.Hash(k))]++
 	}
 	// Room to grow: the table keeps taking keys after the move.
 	in.voc.size(&counts, 1)
-	for i, v := range in.firsts {
-		d[v] = uint64(in.voc.addHash(keys[i], keymap.Hash(keys[i]), uint32(d[v]>>32)))
+	i := 0
+	for _, b := range in.blocks {
+		for _, v := range b {
+			d[v] = uint64(in.voc.addHash(keys[i], keymap.Hash(keys[i]), uint32(d[v]>>32)))
+			i++
+		}
 	}
 	for _, c := range in.chunks {
 		for j, v := range c {
 			c[j] = uint32(d[v])
 		}
 	}
-	in.dense, in.firsts, in.values, in.distinct = nil, nil, nil, 0
+	in.dense, in.blocks, in.values, in.distinct = nil, nil, nil, 0
 }
 
 // unreserve gives back the last n ids that reserve handed out.
@@ -347,20 +370,18 @@ func (in *Input) unreserve(n int) {
 // nor a second array by value are held beside the dense one.
 //
 // The ids are given in one stable counting sort by (document frequency,
-// shard, first appearance): the order orderShards gives the table's
-// provisional ids. Memory: 1 byte a distinct value (its shard) and 4 a
+// shard, first appearance: the blocks' order, each record's run sorted by
+// key): the order orderShards gives the table's provisional ids. Memory: 1 byte a distinct value (its shard) and 4 a
 // value held by two records or more (the dictionary's frequencies) besides
 // the Input's arrays; 4 bytes a record for each worker while counting.
 // Cost: O(distinct values + records·workers), the values' keys made once
 // (denseShards), the dense array read and written at random once each.
 func buildDenseDictionary(in *Input, records, workers int) (*Dictionary, []uint64) {
 	values, dense := in.values, in.dense
-	in.makeFirsts()
-	firsts := in.firsts
 	sh, start := denseShards(in, records, workers)
 	ones := int(start[min(2, len(start)-1)])
-	dict := &Dictionary{ones: ones, df: make([]uint32, len(firsts)-ones), values: values, lazy: true, workers: workers}
-	// The values of each shard, in turn, in the order of firsts: found
+	dict := &Dictionary{ones: ones, df: make([]uint32, len(sh)-ones), values: values, lazy: true, workers: workers}
+	// The values of each shard, in turn, in the order of the blocks: found
 	// eight shards at a time in a word of sh, and gathered in batches
 	// whose counts are hinted into cache before they are read.
 	var batch [256]uint32
@@ -381,29 +402,35 @@ func buildDenseDictionary(in *Input, records, workers int) (*Dictionary, []uint6
 	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
 	for s := range uint64(shards) {
 		pat := s * 0x0101010101010101
-		for i := 0; i < len(sh); i += 8 {
-			var w uint64
-			if i+8 <= len(sh) {
-				w = binary.LittleEndian.Uint64(sh[i:])
-			} else {
-				w = 0x0808080808080808 // past the end: 8, no shard
-				for j := len(sh) - 1; j >= i; j-- {
-					w = w<<8 | uint64(sh[j])
+		at := 0 // the index of block b's first value
+		for _, b := range in.blocks {
+			bs := sh[at : at+len(b)]
+			at += len(b)
+			for i := 0; i < len(bs); i += 8 {
+				var w uint64
+				if i+8 <= len(bs) {
+					w = binary.LittleEndian.Uint64(bs[i:])
+				} else {
+					w = 0x0808080808080808 // past the end: 8, no shard
+					for j := len(bs) - 1; j >= i; j-- {
+						w = w<<8 | uint64(bs[j])
+					}
 				}
-			}
-			// A byte of w^pat is below 0x80 (shards are below it) and
-			// 0 exactly where the shard is s: adding 0x7f sets its top
-			// bit in every other byte, with no carry between bytes.
-			for z := ^((w ^ pat) + lows) & highs; z != 0; z &= z - 1 {
-				batch[k] = firsts[i+bits.TrailingZeros64(z)>>3]
-				if k++; k == len(batch) {
-					assign()
+				// A byte of w^pat is below 0x80 (shards are below it)
+				// and 0 exactly where the shard is s: adding 0x7f sets
+				// its top bit in every other byte, with no carry
+				// between bytes.
+				for z := ^((w ^ pat) + lows) & highs; z != 0; z &= z - 1 {
+					batch[k] = b[i+bits.TrailingZeros64(z)>>3]
+					if k++; k == len(batch) {
+						assign()
+					}
 				}
 			}
 		}
 		assign()
 	}
-	in.dense, in.firsts, in.distinct = nil, nil, 0
+	in.dense, in.blocks, in.distinct = nil, nil, 0
 	return dict, dense
 }
 
@@ -426,39 +453,41 @@ func denseValues(final []uint64, n, workers int) []uint32 {
 	return vals
 }
 
-// denseShards returns the shard of each value of a dense Input's firsts
-// (the table's shard of its key: found by the sort of the runs, made here
+// denseShards returns the shard of each first-seen value of a dense Input,
+// by index over its blocks joined (the table's shard of its key: found by the sort of the runs, made here
 // for the rest) and the start of each document frequency among the ids:
 // start[f] is the first id of frequency f, for f up to records, the
 // largest a frequency can be. On workers goroutines, each counting into
 // an array of its own.
 func denseShards(in *Input, records, workers int) (sh []uint8, start []uint32) {
-	firsts, d := in.firsts, in.dense
+	d := in.dense
+	starts := in.blockStarts()
 	const unknown = 0xff
-	sh = make([]uint8, len(firsts))
+	sh = make([]uint8, starts[len(starts)-1])
 	for i := range sh {
 		sh[i] = unknown
 	}
 	in.sortRuns(sh, workers)
 	counts := make([][]uint32, parallel.Workers(workers))
 	const block = 1 << 15
-	parallel.For(context.Background(), len(firsts), block, workers, func(w, lo, hi int) {
+	parallel.For(context.Background(), len(sh), block, workers, func(w, lo, hi int) {
 		c := counts[w]
 		if c == nil {
 			c = make([]uint32, records+2)
 			counts[w] = c
 		}
-		for i := lo; i < hi; i++ {
-			// The counts are read at random: hinted a few ahead.
-			if a := i + 16; a < hi {
-				prefetch.At(d, int(firsts[a]))
+		in.eachFirst(starts, lo, hi, func(at int, vals []uint32) {
+			for i, v := range vals {
+				// The counts are read at random: hinted a few ahead.
+				if a := i + 16; a < len(vals) {
+					prefetch.At(d, int(vals[a]))
+				}
+				if sh[at+i] == unknown {
+					sh[at+i] = uint8(shardOf(keymap.Hash(in.values.Key(v))))
+				}
+				c[d[v]>>32+1]++
 			}
-			v := firsts[i]
-			if sh[i] == unknown {
-				sh[i] = uint8(shardOf(keymap.Hash(in.values.Key(v))))
-			}
-			c[d[v]>>32+1]++
-		}
+		})
 	})
 	for _, c := range counts[1:] {
 		if c != nil {

@@ -57,24 +57,20 @@ type Input struct {
 	// distinct is the number of values of dense held by some record (its
 	// entries with a nonzero count).
 	distinct int
-	// blocks hold, while records are added, the values of dense held by
-	// some record by first appearance, each record's new ones in its
-	// order, no record's in two blocks; distinct values in all. makeFirsts
-	// joins them into firsts when the records are all in.
+	// blocks list the values of dense held by some record, distinct in
+	// all, in the order in which voc would have taken their keys: by first
+	// appearance, and within a record by key (values.Key), except that the
+	// runs listed in unsorted are in the record's order until sortRuns
+	// sorts them. No record's run is split between two blocks. The blocks
+	// grow as the chunks do (appendChunk) and are never joined: it is what
+	// makes the dense road give the order the keys' road gives.
 	blocks [][]uint32
-	// firsts, once made (makeFirsts; nil until then), lists the values of
-	// dense held by some record, in the order in which voc would have
-	// taken their keys: by first appearance, and within a record by key
-	// (values.Key), except that the runs listed in unsorted are not yet
-	// sorted by key (sortFirsts does it). It is what makes the dense road
-	// give the order the keys' road gives.
-	firsts []uint32
 	// values says which key each value of dense stands for (AddValues's
 	// vk); nil when dense is.
 	values Values
-	// unsorted holds pairs lo, hi: firsts[lo:hi] (indexes over the blocks
-	// joined) are the values first seen in one record, two or more, in the
-	// record's order.
+	// unsorted holds pairs lo, hi: the values lo..hi-1 of the blocks
+	// joined, within one block, are the values first seen in one record,
+	// two or more, in the record's order.
 	unsorted []int
 	scratch  []uint64
 }

@@ -68,12 +68,12 @@ func TestSortRun(t *testing.T) {
 	}
 }
 
-// TestMakeFirsts checks that the values are listed by first appearance,
-// each record's new ones in its own order (the runs of two or more in
-// unsorted), over records that span several chunks and blocks, repeat
-// values within and across records, and include empty ones; and that the
-// list is joined, at its exact length, only when makeFirsts is called.
-func TestMakeFirsts(t *testing.T) {
+// TestFirstBlocks checks that the blocks list the values by first
+// appearance, each record's new ones in its own order (the runs of two or
+// more in unsorted, none split between blocks), over records that span
+// several chunks and blocks, repeat values within and across records, and
+// include empty ones; and that eachFirst gives any stretch of them.
+func TestFirstBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	in := &Input{Workers: 1}
 	var vals []uint32
@@ -92,9 +92,6 @@ func TestMakeFirsts(t *testing.T) {
 		}
 	}
 	in.AddValues(vals, offs, shingle.IntValues{})
-	if in.firsts != nil {
-		t.Fatalf("AddValues joined %d firsts; want none before makeFirsts", len(in.firsts))
-	}
 	if len(in.chunks) < 2 || len(in.blocks) < 2 {
 		t.Fatalf("%d chunks, %d blocks; the test wants records over several", len(in.chunks), len(in.blocks))
 	}
@@ -116,11 +113,28 @@ func TestMakeFirsts(t *testing.T) {
 	if in.Vocabulary() != len(want) {
 		t.Errorf("Vocabulary() = %d, want %d", in.Vocabulary(), len(want))
 	}
-	in.makeFirsts()
-	if !slices.Equal(in.firsts, want) || !slices.Equal(in.unsorted, runs) || in.blocks != nil {
-		t.Errorf("makeFirsts: %d firsts, %d runs; want %d, %d (or their order differs)", len(in.firsts), len(in.unsorted)/2, len(want), len(runs)/2)
+	starts := in.blockStarts()
+	if got := slices.Concat(in.blocks...); !slices.Equal(got, want) || !slices.Equal(in.unsorted, runs) || starts[len(starts)-1] != len(want) {
+		t.Fatalf("blocks: %d values, %d runs; want %d, %d (or their order differs)", len(got), len(in.unsorted)/2, len(want), len(runs)/2)
 	}
-	if cap(in.firsts) != len(want) {
-		t.Errorf("firsts: capacity %d for %d values; want exact", cap(in.firsts), len(want))
+	for r := 0; r < len(runs); r += 2 {
+		k, _ := slices.BinarySearch(starts, runs[r]+1)
+		if runs[r+1] > starts[k] {
+			t.Fatalf("run [%d, %d) is split between blocks at %d", runs[r], runs[r+1], starts[k])
+		}
+	}
+	for range 200 {
+		lo := rng.IntN(len(want) + 1)
+		hi := lo + rng.IntN(len(want)-lo+1)
+		var got []uint32
+		in.eachFirst(starts, lo, hi, func(at int, vals []uint32) {
+			if at != lo+len(got) {
+				t.Fatalf("eachFirst(%d, %d): a stretch at %d after %d values", lo, hi, at, len(got))
+			}
+			got = append(got, vals...)
+		})
+		if !slices.Equal(got, want[lo:hi]) {
+			t.Fatalf("eachFirst(%d, %d): %d values, not those of the stretch", lo, hi, len(got))
+		}
 	}
 }
