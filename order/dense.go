@@ -3,7 +3,6 @@ package order
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 
@@ -369,69 +368,90 @@ func (in *Input) unreserve(n int) {
 // make from final, once the sets are rewritten: until then neither they
 // nor a second array by value are held beside the dense one.
 //
-// The ids are given in one stable counting sort by (document frequency,
+// The ids are given in a stable counting sort by (document frequency,
 // shard, first appearance: the blocks' order, each record's run sorted by
-// key): the order orderShards gives the table's provisional ids. Memory: 1 byte a distinct value (its shard) and 4 a
-// value held by two records or more (the dictionary's frequencies) besides
-// the Input's arrays; 4 bytes a record for each worker while counting.
-// Cost: O(distinct values + records·workers), the values' keys made once
-// (denseShards), the dense array read and written at random once each.
-func buildDenseDictionary(in *Input, records, workers int) (*Dictionary, []uint64) {
+// key), the order orderShards gives the table's provisional ids, on
+// workers goroutines: the first-seen values are split into one stretch a
+// worker, each counted by (frequency, shard) (countDense), and then each
+// numbered from the offsets the counts of the stretches before it give.
+// The few values held by more than smallDF records are counted apart and
+// numbered in a sort of their own. Memory: 1 byte a distinct value (its
+// shard) and 4 a value held by two records or more (the dictionary's
+// frequencies) besides the Input's arrays. Cost: O(distinct values), the
+// values' keys made once, the dense array read twice at random and written
+// once.
+func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint64) {
 	values, dense := in.values, in.dense
-	sh, start := denseShards(in, records, workers)
-	ones := int(start[min(2, len(start)-1)])
-	dict := &Dictionary{ones: ones, df: make([]uint32, len(sh)-ones), values: values, lazy: true, workers: workers}
-	// The values of each shard, in turn, in the order of the blocks: found
-	// eight shards at a time in a word of sh, and gathered in batches
-	// whose counts are hinted into cache before they are read.
-	var batch [256]uint32
-	k := 0
-	assign := func() {
-		prefetch.Indexes(dense, batch[:k], 0)
-		for _, v := range batch[:k] {
-			f := uint32(dense[v] >> 32)
-			id := start[f]
-			start[f]++
-			dense[v] = assigned | uint64(id)
-			if f > 1 {
-				dict.df[int(id)-ones] = f
-			}
-		}
-		k = 0
+	cs := countDense(in, workers)
+	sh := cs.sh
+	n := len(sh)
+	// The first id of each (frequency, shard) of each stretch: frequency
+	// major, then shard, then stretch.
+	next := make([][]uint32, len(cs.small))
+	for k := range next {
+		next[k] = make([]uint32, len(cs.small[k]))
 	}
-	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	for s := range uint64(shards) {
-		pat := s * 0x0101010101010101
-		at := 0 // the index of block b's first value
-		for _, b := range in.blocks {
-			bs := sh[at : at+len(b)]
-			at += len(b)
-			for i := 0; i < len(bs); i += 8 {
-				var w uint64
-				if i+8 <= len(bs) {
-					w = binary.LittleEndian.Uint64(bs[i:])
-				} else {
-					w = 0x0808080808080808 // past the end: 8, no shard
-					for j := len(bs) - 1; j >= i; j-- {
-						w = w<<8 | uint64(bs[j])
-					}
+	id := uint32(0)
+	for fs := range smallDF * shards {
+		for k, c := range cs.small {
+			next[k][fs] = id
+			id += c[fs]
+		}
+	}
+	ones := 0
+	for k := range cs.small {
+		for s := range shards {
+			ones += int(cs.small[k][1*shards+s])
+		}
+	}
+	dict := &Dictionary{ones: ones, df: make([]uint32, n-ones), values: values, lazy: true, workers: workers}
+	// The values held by smallDF records or more, after all others.
+	big := slices.Concat(cs.big...)
+	slices.SortFunc(big, func(a, b bigDF) int {
+		return cmp.Or(cmp.Compare(a.f, b.f), cmp.Compare(sh[a.at], sh[b.at]), cmp.Compare(a.at, b.at))
+	})
+	for _, e := range big {
+		dense[e.v] = assigned | uint64(id)
+		dict.df[int(id)-ones] = e.f
+		id++
+	}
+	starts := in.blockStarts()
+	parallel.For(context.Background(), n, cs.stretch, workers, func(_, lo, hi int) {
+		nx := next[lo/cs.stretch]
+		in.eachFirst(starts, lo, hi, func(at int, vals []uint32) {
+			for i, v := range vals {
+				if a := i + 16; a < len(vals) {
+					prefetch.At(dense, int(vals[a]))
 				}
-				// A byte of w^pat is below 0x80 (shards are below it)
-				// and 0 exactly where the shard is s: adding 0x7f sets
-				// its top bit in every other byte, with no carry
-				// between bytes.
-				for z := ^((w ^ pat) + lows) & highs; z != 0; z &= z - 1 {
-					batch[k] = b[i+bits.TrailingZeros64(z)>>3]
-					if k++; k == len(batch) {
-						assign()
-					}
+				e := dense[v]
+				if e&assigned != 0 {
+					continue // held by smallDF records or more
+				}
+				f := uint32(e >> 32)
+				fs := f*shards + uint32(sh[at+i])
+				id := nx[fs]
+				nx[fs]++
+				dense[v] = assigned | uint64(id)
+				if f > 1 {
+					dict.df[int(id)-ones] = f
 				}
 			}
-		}
-		assign()
-	}
+		})
+	})
 	in.dense, in.blocks, in.distinct = nil, nil, 0
 	return dict, dense
+}
+
+// smallDF bounds the document frequencies that denseCounts counts by
+// (frequency, shard) in an array (32 KiB a stretch): a value held by
+// smallDF records or more is listed apart (bigDF), and there are at most
+// tokens/smallDF of them.
+const smallDF = 1024
+
+// bigDF is a first-seen value held by smallDF records or more: the value,
+// its index over the blocks joined, and its document frequency.
+type bigDF struct {
+	v, at, f uint32
 }
 
 // assigned marks the entries of the dense array that buildDenseDictionary
@@ -453,29 +473,39 @@ func denseValues(final []uint64, n, workers int) []uint32 {
 	return vals
 }
 
-// denseShards returns the shard of each first-seen value of a dense Input,
-// by index over its blocks joined (the table's shard of its key: found by the sort of the runs, made here
-// for the rest) and the start of each document frequency among the ids:
-// start[f] is the first id of frequency f, for f up to records, the
-// largest a frequency can be. On workers goroutines, each counting into
-// an array of its own.
-func denseShards(in *Input, records, workers int) (sh []uint8, start []uint32) {
+// denseCounts is what buildDenseDictionary numbers the values from: the
+// shard of each first-seen value by index over the blocks joined (sh),
+// and for each stretch of stretch values, the count of its values of each
+// (frequency, shard) below smallDF (small[k][f*shards+s]) and its values
+// held by smallDF records or more (big[k]).
+type denseCounts struct {
+	sh      []uint8
+	stretch int
+	small   [][]uint32
+	big     [][]bigDF
+}
+
+// countDense returns the counts of a dense Input's first-seen values, in
+// one stretch a worker (made on workers goroutines): the table's shard of
+// each value's key (found by the sort of the runs, made here for the
+// rest) and its document frequency.
+func countDense(in *Input, workers int) denseCounts {
 	d := in.dense
 	starts := in.blockStarts()
+	n := starts[len(starts)-1]
 	const unknown = 0xff
-	sh = make([]uint8, starts[len(starts)-1])
+	sh := make([]uint8, n)
 	for i := range sh {
 		sh[i] = unknown
 	}
 	in.sortRuns(sh, workers)
-	counts := make([][]uint32, parallel.Workers(workers))
-	const block = 1 << 15
-	parallel.For(context.Background(), len(sh), block, workers, func(w, lo, hi int) {
-		c := counts[w]
-		if c == nil {
-			c = make([]uint32, records+2)
-			counts[w] = c
-		}
+	nw := parallel.Workers(workers)
+	cs := denseCounts{sh: sh, stretch: max(1, (n+nw-1)/nw)}
+	k := (n + cs.stretch - 1) / cs.stretch
+	cs.small, cs.big = make([][]uint32, k), make([][]bigDF, k)
+	parallel.For(context.Background(), n, cs.stretch, workers, func(_, lo, hi int) {
+		c := make([]uint32, smallDF*shards)
+		var big []bigDF
 		in.eachFirst(starts, lo, hi, func(at int, vals []uint32) {
 			for i, v := range vals {
 				// The counts are read at random: hinted a few ahead.
@@ -485,23 +515,15 @@ func denseShards(in *Input, records, workers int) (sh []uint8, start []uint32) {
 				if sh[at+i] == unknown {
 					sh[at+i] = uint8(shardOf(keymap.Hash(in.values.Key(v))))
 				}
-				c[d[v]>>32+1]++
+				f := uint32(d[v] >> 32)
+				if f >= smallDF {
+					big = append(big, bigDF{v: v, at: uint32(at + i), f: f})
+					continue
+				}
+				c[f*shards+uint32(sh[at+i])]++
 			}
 		})
+		cs.small[lo/cs.stretch], cs.big[lo/cs.stretch] = c, big
 	})
-	for _, c := range counts[1:] {
-		if c != nil {
-			for f, n := range c {
-				counts[0][f] += n
-			}
-		}
-	}
-	start = counts[0]
-	if start == nil {
-		start = make([]uint32, records+2)
-	}
-	for f := 1; f < len(start); f++ {
-		start[f] += start[f-1]
-	}
-	return sh, start
+	return cs
 }

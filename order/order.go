@@ -496,12 +496,8 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		// Every input's records are values: their vocabularies merged
 		// into the first's, and the collections built over its final id
 		// by value.
-		records := 0
-		for _, in := range inputs {
-			records += in.Len()
-		}
 		mergeDense(inputs, workers)
-		dict, final := buildDenseDictionary(inputs[0], records, workers)
+		dict, final := buildDenseDictionary(inputs[0], workers)
 		hashes := rewriteAll(final, inputs, uint32(dict.Len()), workers)
 		dict.vals = denseValues(final, dict.Len(), workers)
 		final = nil // 8 bytes a value: not held beside the new arenas
