@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/simjoin/simjoin/internal/gcpace"
 	"github.com/simjoin/simjoin/internal/hugepage"
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/keymap"
@@ -497,10 +498,18 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		// into the first's, and the collections built over its final id
 		// by value.
 		mergeDense(inputs, workers)
+		distinct := inputs[0].distinct
 		dict, final := buildDenseDictionary(inputs[0], workers)
+		// The first-seen values and their shards are dropped (5 bytes
+		// a value), then the dense array (8 bytes an entry): their
+		// pages, returned, are the ones the arrays made next take
+		// (gcpace.Release, where the process asked for it).
+		gcpace.Release(int64(distinct) * 5)
 		hashes := rewriteAll(final, inputs, uint32(dict.Len()), workers)
 		dict.vals = denseValues(final, dict.Len(), workers)
-		final = nil // 8 bytes a value: not held beside the new arenas
+		dropped := int64(len(final)) * 8
+		final = nil // not held beside the new arenas
+		gcpace.Release(dropped)
 		if invariants.Enabled {
 			dict.check()
 		}

@@ -14,6 +14,7 @@ import (
 func main() {
 	if os.Getenv("GOGC") == "" {
 		gcpace.Floor(gcpace.DefaultPercent, gcpace.DefaultFloor)
+		gcpace.SetRelease(true)
 	}
 	ctx, stop := outfile.Catch(context.Background(), outfile.DefaultGrace, os.Exit)
 	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -127,3 +127,56 @@ func TestNoFloor(t *testing.T) {
 		t.Errorf("percentage %d after Stop, want 100", got)
 	}
 }
+
+// cycles returns the number of collections the process has completed.
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestRelease checks that Release collects only when turned on and given
+// at least ReleaseMin bytes, and that it then leaves no free page
+// unreleased.
+func TestRelease(t *testing.T) {
+	defer SetRelease(false)
+	for _, c := range []struct {
+		on      bool
+		freed   int64
+		collect bool
+	}{
+		{false, 1 << 30, false},
+		{true, ReleaseMin - 1, false},
+		{true, ReleaseMin, true},
+	} {
+		SetRelease(c.on)
+		before := cycles()
+		Release(c.freed)
+		if got := cycles() > before; got != c.collect {
+			t.Errorf("Release(%d) with SetRelease(%v): collected %v, want %v", c.freed, c.on, got, c.collect)
+		}
+	}
+	// The pages of dropped arrays between kept ones, collected but still
+	// resident, are returned: the heap's free bytes are about 0 right after.
+	var keep [][]byte
+	for i := range 64 {
+		b := make([]byte, 512<<10)
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = 1 // resident
+		}
+		if i%2 == 0 {
+			keep = append(keep, b)
+		}
+	}
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	t.Logf("%d bytes of free heap resident before Release", s[0].Value.Uint64())
+	SetRelease(true)
+	Release(ReleaseMin)
+	metrics.Read(s)
+	if free := s[0].Value.Uint64(); free >= 1<<20 {
+		t.Errorf("%d bytes of free heap left resident after Release; want less than 1 MiB", free)
+	}
+	runtime.KeepAlive(keep)
+}
