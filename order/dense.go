@@ -374,8 +374,8 @@ func (in *Input) unreserve(n int) {
 // workers goroutines: the first-seen values are split into one stretch a
 // worker, each counted by (frequency, shard) (countDense), and then each
 // numbered from the offsets the counts of the stretches before it give.
-// The few values held by more than smallDF records are counted apart and
-// numbered in a sort of their own. Memory: 1 byte a distinct value (its
+// The few values held by smallDF records or more are listed apart and
+// numbered in a sort of their own, after all others. Memory: 1 byte a distinct value (its
 // shard) and 4 a value held by two records or more (the dictionary's
 // frequencies) besides the Input's arrays. Cost: O(distinct values), the
 // values' keys made once, the dense array read twice at random and written
@@ -442,7 +442,7 @@ func buildDenseDictionary(in *Input, workers int) (*Dictionary, []uint64) {
 	return dict, dense
 }
 
-// smallDF bounds the document frequencies that denseCounts counts by
+// smallDF bounds the document frequencies that countDense counts by
 // (frequency, shard) in an array (32 KiB a stretch): a value held by
 // smallDF records or more is listed apart (bigDF), and there are at most
 // tokens/smallDF of them.
