@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/invariants"
@@ -290,6 +291,13 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	st.IndexTime = time.Since(t0)
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
+}
+
+// firstShared returns the first token id of d held by two sets or more:
+// the ids below it are each held by one set only (order numbers them
+// first), so no probe of a join over d looks them up. Cost: O(log d.Len()).
+func firstShared(d *order.Dictionary) uint32 {
+	return uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
 }
 
 // Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the

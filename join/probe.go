@@ -5,14 +5,12 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sort"
 	"time"
 	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
-	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -51,7 +49,8 @@ type joiner struct {
 	ends []groupEnd
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
-	// probes skip them without a lookup.
+	// probes skip them without a lookup; the index has no list for them
+	// (it is ix.From(), firstShared of the dictionary).
 	unique uint32
 	// indexed is the number of groups probed through ix: all of build's on
 	// the prefix path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix
@@ -74,8 +73,7 @@ type joiner struct {
 // prepare computes what every worker shares besides the index, on up to
 // workers goroutines.
 func (j *joiner) prepare(workers int) {
-	d := j.build.c.Dict()
-	j.unique = firstShared(d)
+	j.unique = j.ix.From()
 	tokens, sets := 0, 0
 	for _, s := range []*side{j.probe, j.build} {
 		for g := 0; g < s.groups(); g++ {
@@ -112,13 +110,6 @@ func (j *joiner) prepare(workers int) {
 			}
 		}
 	})
-}
-
-// firstShared returns the first token id of d held by two sets or more:
-// the ids below it are each held by one set only (order numbers them
-// first), so no probe of a join over d looks them up. Cost: O(log d.Len()).
-func firstShared(d *order.Dictionary) uint32 {
-	return uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
 }
 
 // groupEnd is an indexed group's last prefix token and set size.
