@@ -12,10 +12,7 @@ import (
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		gcpace.Floor(gcpace.DefaultPercent, gcpace.DefaultFloor)
-		gcpace.SetRelease(true)
-	}
+	gcpace.Command()
 	ctx, stop := outfile.Catch(context.Background(), outfile.DefaultGrace, os.Exit)
 	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if sig := stop(); sig != nil {

@@ -27,11 +27,12 @@
 // that asked for it (SetRelease).
 //
 // What it does not do: bound memory (debug.SetMemoryLimit does, and still
-// applies), or act when the GOGC environment variable is set (the caller
+// applies), or act when the GOGC environment variable is set (Command
 // checks it).
 package gcpace
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -174,4 +175,16 @@ func Release(freed int64) {
 	if freed >= ReleaseMin && release.Load() {
 		debug.FreeOSMemory()
 	}
+}
+
+// Command sets up the collector of the simjoin command: unless the GOGC
+// environment variable is set (then the runtime's pacing stands, and
+// Release does nothing), Floor at DefaultPercent above DefaultFloor and
+// Release turned on. It returns the pacer, nil when GOGC is set.
+func Command() *Pacer {
+	if os.Getenv("GOGC") != "" {
+		return nil
+	}
+	SetRelease(true)
+	return Floor(DefaultPercent, DefaultFloor)
 }

@@ -180,3 +180,24 @@ func TestRelease(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestCommand checks that Command paces and releases unless GOGC is set,
+// and leaves both alone when it is.
+func TestCommand(t *testing.T) {
+	defer SetRelease(false)
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "50")
+	if p := Command(); p != nil || release.Load() || gogc(t) != 100 {
+		t.Fatalf("with GOGC set: pacer %v, release %v, percentage %d; want none, off, 100", p, release.Load(), gogc(t))
+	}
+	t.Setenv("GOGC", "")
+	p := Command()
+	if p == nil || !release.Load() {
+		t.Fatalf("without GOGC: pacer %v, release %v; want a pacer, on", p, release.Load())
+	}
+	p.Stop()
+	if got := gogc(t); got != 100 {
+		t.Errorf("after Stop: percentage %d, want 100", got)
+	}
+}
