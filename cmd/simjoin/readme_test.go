@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,13 +20,14 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 )
 
-// The command outputs README.md shows are produced by TestReadme from the
-// cases in testdata/readme.txt. Each case is
+// The command outputs that the project's markdown pages show (README.md,
+// docs/*.md and any other .md file of the repository) are produced by
+// TestReadme from the cases in testdata/readme.txt. Each case is
 //
-//	run name=NAME [stream=stdout|stderr] [section=TITLE] [head=N] [show] [long]
+//	run name=NAME [file=PAGE] [stream=stdout|stderr] [section=TITLE] [head=N] [show] [long]
 //	COMMAND LINE...
 //	----
-//	THE BLOCK README.md SHOWS
+//	THE BLOCK THE PAGE SHOWS
 //	====
 //
 // Command lines are `simjoin ARGS` (run in-process, from the repository's
@@ -35,23 +38,26 @@ import (
 // `$ COMMAND` with show; with format=gotree, the summary scripts/gotree.sh
 // prints from the report OUT/exact.json. In arguments, OUT/ names the case's
 // temporary directory and GOROOT/ the Go tree; go=VERSION runs the case only
-// on that Go release, whose tree README.md describes. In README.md the block follows the line
-// `<!-- readme-test: NAME -->` as a fenced code block. Cases marked long run
-// only with -long.
+// on that Go release, whose tree the page describes. In a page the block
+// follows the line `<!-- readme-test: NAME -->` as a fenced code block;
+// the test finds the page that holds each marker (file=PAGE, a path from the
+// repository's root, says which page it must be). A marker that no case
+// names, a name marked twice, and a case whose marker no page holds fail
+// the test. Cases marked long run only with -long.
 //
 // Comparisons mask what a run measures rather than computes (wall times of
 // phases, planning and the analysed run, peak memory), and collapse runs of
 // spaces, which measured figures move; everything else, every count and every
 // predicted figure, must match. `go test ./cmd/simjoin -run TestReadme
-// -update-readme` rewrites testdata/readme.txt and README.md from the
-// commands' output.
-var updateReadme = flag.Bool("update-readme", false, "rewrite testdata/readme.txt and README.md's examples from the commands' output")
+// -update-readme` rewrites testdata/readme.txt and the pages' blocks from
+// the commands' output.
+var updateReadme = flag.Bool("update-readme", false, "rewrite testdata/readme.txt and the markdown pages' examples from the commands' output")
 
 type readmeCase struct {
 	name    string
 	opts    map[string]string
 	cmds    []string
-	want    string // the block README shows
+	want    string // the block the page shows
 	line    int    // of the run line in testdata/readme.txt
 	got     string // the block the commands produced
 	changed bool
@@ -261,8 +267,8 @@ func gotreeSummary(t *testing.T, path string) string {
 }
 
 // mergeMeasured returns got, but where a line differs from the old block's
-// only in measured figures it keeps the old line: README's times and memory
-// come from runs on a quiet machine, not from the test's.
+// only in measured figures it keeps the old line: the pages' times and
+// memory come from runs on a quiet machine, not from the test's.
 func mergeMeasured(old, got string) string {
 	o, g := strings.SplitAfter(old, "\n"), strings.SplitAfter(got, "\n")
 	mo, mg := strings.SplitAfter(maskReadme(old), "\n"), strings.SplitAfter(maskReadme(got), "\n")
@@ -277,29 +283,74 @@ func mergeMeasured(old, got string) string {
 	return strings.Join(g, "")
 }
 
-// readmeBlocks finds the blocks of README.md that follow a readme-test
-// marker: name -> [start, end) byte offsets of the block's content.
-func readmeBlocks(t *testing.T, readme string) map[string][2]int {
+// markedBlock is the block that follows a readme-test marker in a page.
+type markedBlock struct {
+	page string // path from the repository's root
+	at   [2]int // [start, end) byte offsets of the block's content
+}
+
+var readmeMarker = regexp.MustCompile("(?m)^<!-- readme-test: (\\S+) -->\n```\n")
+
+// markdownPages lists the markdown pages of the repository rooted at the
+// working directory, as paths from it: every .md file outside hidden
+// directories, testdata and the generated reference (docs/reference).
+func markdownPages(t *testing.T) []string {
 	t.Helper()
-	marker := regexp.MustCompile("(?m)^<!-- readme-test: (\\S+) -->\n```\n")
-	blocks := map[string][2]int{}
-	for _, m := range marker.FindAllStringSubmatchIndex(readme, -1) {
-		name := readme[m[2]:m[3]]
-		end := strings.Index(readme[m[1]:], "\n```\n")
-		if end < 0 {
-			t.Fatalf("README.md: the block of %s is not closed", name)
+	var pages []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		blocks[name] = [2]int{m[1], m[1] + end + 1}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || path == referencePages) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pages
+}
+
+// referencePages is the generated command-line reference, which
+// TestReference checks.
+const referencePages = "docs/reference"
+
+// readmeBlocks finds the blocks of the pages (name -> text) that follow a
+// readme-test marker, by marker name; a name marked twice fails the test.
+func readmeBlocks(t *testing.T, pages map[string]string) map[string]markedBlock {
+	t.Helper()
+	blocks := map[string]markedBlock{}
+	for _, page := range slices.Sorted(maps.Keys(pages)) {
+		text := pages[page]
+		for _, m := range readmeMarker.FindAllStringSubmatchIndex(text, -1) {
+			name := text[m[2]:m[3]]
+			end := strings.Index(text[m[1]:], "\n```\n")
+			if end < 0 {
+				t.Fatalf("%s: the block of %s is not closed", page, name)
+			}
+			if b, ok := blocks[name]; ok {
+				t.Fatalf("%s and %s both mark a block %s", b.page, page, name)
+			}
+			blocks[name] = markedBlock{page, [2]int{m[1], m[1] + end + 1}}
+		}
 	}
 	return blocks
 }
 
-// TestReadme runs every command whose output README.md shows and compares.
+// TestReadme runs every command whose output a markdown page shows and
+// compares.
 func TestReadme(t *testing.T) {
 	if runtime.NumCPU() < 2 {
-		t.Skip("README.md's figures are for 2 cores; this machine has 1")
+		t.Skip("the pages' figures are for 2 cores; this machine has 1")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // README's runs: 2 workers
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the pages' runs: 2 workers
 	dir := t.TempDir()
 	casesText, err := os.ReadFile(readmeCases)
 	if err != nil {
@@ -307,13 +358,43 @@ func TestReadme(t *testing.T) {
 	}
 	cases := parseReadmeCases(t, string(casesText))
 	t.Chdir("../..")
+	pages := map[string]string{}
+	for _, p := range markdownPages(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[p] = string(b)
+	}
+	blocks := readmeBlocks(t, pages)
+	for _, c := range cases {
+		b, ok := blocks[c.name]
+		switch {
+		case !ok:
+			t.Errorf("no page has a block marked <!-- readme-test: %s --> (%s:%d)", c.name, readmeCases, c.line)
+		case c.opts["file"] != "" && c.opts["file"] != b.page:
+			t.Errorf("%s: the block is in %s, and %s:%d says %s", c.name, b.page, readmeCases, c.line, c.opts["file"])
+		}
+	}
+	names := map[string]bool{}
+	for _, c := range cases {
+		names[c.name] = true
+	}
+	for name, b := range blocks {
+		if !names[name] {
+			t.Errorf("%s marks a block %s that %s lacks", b.page, name, readmeCases)
+		}
+	}
+	if t.Failed() {
+		return
+	}
 	for _, c := range cases {
 		if _, long := c.opts["long"]; long && !jointest.Long() && !*updateReadme {
 			t.Logf("%s: runs with -long", c.name)
 			continue
 		}
 		if v := c.opts["go"]; v != "" && v != runtime.Version() {
-			t.Logf("%s: README.md shows the tree of %s; this is %s", c.name, v, runtime.Version())
+			t.Logf("%s: %s shows the tree of %s; this is %s", c.name, blocks[c.name].page, v, runtime.Version())
 			continue
 		}
 		c.run(t, dir)
@@ -322,50 +403,39 @@ func TestReadme(t *testing.T) {
 				c.want, c.changed = mergeMeasured(c.want, c.got), true
 				continue
 			}
-			t.Errorf("%s (%s:%d): the output differs from what README.md shows (-update-readme rewrites it):\n%s",
-				c.name, readmeCases, c.line, firstDiff(maskReadme(c.want), maskReadme(c.got)))
+			t.Errorf("%s (%s:%d): the output differs from what %s shows (-update-readme rewrites it):\n%s",
+				c.name, readmeCases, c.line, blocks[c.name].page, firstDiff(maskReadme(c.want), maskReadme(c.got)))
 		}
 	}
 
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	blocks := readmeBlocks(t, text)
 	type edit struct {
 		at   [2]int
 		with string
 	}
-	var edits []edit
+	edits := map[string][]edit{} // by page
 	for _, c := range cases {
-		at, ok := blocks[c.name]
-		if !ok {
-			t.Errorf("README.md has no block marked <!-- readme-test: %s -->", c.name)
-			continue
-		}
-		delete(blocks, c.name)
-		if text[at[0]:at[1]] != c.want {
+		b := blocks[c.name]
+		if text := pages[b.page]; text[b.at[0]:b.at[1]] != c.want {
 			if *updateReadme {
-				edits = append(edits, edit{at, c.want})
+				edits[b.page] = append(edits[b.page], edit{b.at, c.want})
 				continue
 			}
-			t.Errorf("README.md's block %s is not the one %s holds:\n%s", c.name, readmeCases, firstDiff(c.want, text[at[0]:at[1]]))
+			t.Errorf("%s's block %s is not the one %s holds:\n%s", b.page, c.name, readmeCases, firstDiff(c.want, text[b.at[0]:b.at[1]]))
 		}
-	}
-	for name := range blocks {
-		t.Errorf("README.md marks a block %s that %s lacks", name, readmeCases)
 	}
 	if !*updateReadme {
 		return
 	}
-	// Rewrite from the end so that earlier offsets stay valid.
-	slices.SortFunc(edits, func(x, y edit) int { return y.at[0] - x.at[0] })
-	for _, e := range edits {
-		text = text[:e.at[0]] + e.with + text[e.at[1]:]
-	}
-	if err := os.WriteFile("README.md", []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	for page, es := range edits {
+		// Rewrite from the end so that earlier offsets stay valid.
+		slices.SortFunc(es, func(x, y edit) int { return y.at[0] - x.at[0] })
+		text := pages[page]
+		for _, e := range es {
+			text = text[:e.at[0]] + e.with + text[e.at[1]:]
+		}
+		if err := os.WriteFile(page, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var out strings.Builder
 	out.WriteString(readmeHeader(string(casesText)))
