@@ -24,7 +24,7 @@ import (
 // docs/*.md and any other .md file of the repository) are produced by
 // TestReadme from the cases in testdata/readme.txt. Each case is
 //
-//	run name=NAME [file=PAGE] [stream=stdout|stderr] [section=TITLE] [head=N] [show] [long]
+//	run name=NAME [file=PAGE] [stream=stdout|stderr] [exit=N] [section=TITLE] [grep=REGEXP] [head=N] [show] [long]
 //	COMMAND LINE...
 //	----
 //	THE BLOCK THE PAGE SHOWS
@@ -32,9 +32,11 @@ import (
 //
 // Command lines are `simjoin ARGS` (run in-process, from the repository's
 // root) or `go run ./internal/cmd/gen ARGS > FILE` (the generator, whose FILE
-// later commands name). The block is the last command's stream: the lines of
-// section TITLE only (from the line TITLE to the next unindented line), the
-// first N lines and "..." with head=N, preceded by the command lines as
+// later commands name); a command must exit 0, or N for the last with
+// exit=N. The block is the last command's stream: the lines of section
+// TITLE only (from the line TITLE to the next unindented line), of those the
+// lines that match REGEXP with grep=REGEXP, the first N lines and "..." with
+// head=N, preceded by the command lines as
 // `$ COMMAND` with show; with format=gotree, the summary scripts/gotree.sh
 // prints from the report OUT/exact.json. In arguments, OUT/ names the case's
 // temporary directory and GOROOT/ the Go tree; go=VERSION runs the case only
@@ -106,7 +108,11 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 	t.Helper()
 	files := map[string]string{}
 	var stdout, stderr string
-	for _, line := range c.cmds {
+	wantExit := 0
+	if v, ok := c.opts["exit"]; ok {
+		fmt.Sscan(v, &wantExit)
+	}
+	for k, line := range c.cmds {
 		args := strings.Fields(line)
 		switch {
 		case len(args) > 5 && strings.Join(args[:3], " ") == "go run ./internal/cmd/gen" && args[len(args)-2] == ">":
@@ -139,8 +145,12 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 				}
 			}
 			var out, errb strings.Builder
-			if code := runChecked(t, args, strings.NewReader(""), &out, &errb); code != 0 {
-				t.Fatalf("%s: exit %d: %s", line, code, errb.String())
+			want := 0
+			if k == len(c.cmds)-1 {
+				want = wantExit
+			}
+			if code := runChecked(t, args, strings.NewReader(""), &out, &errb); code != want {
+				t.Fatalf("%s: exit %d, want %d: %s", line, code, want, errb.String())
 			}
 			stdout, stderr = out.String(), errb.String()
 		default:
@@ -176,6 +186,10 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 			t.Fatalf("%s: no section %q in:\n%s", c.name, title, text)
 		}
 		lines = sec
+	}
+	if re, ok := c.opts["grep"]; ok {
+		keep := regexp.MustCompile(re)
+		lines = slices.DeleteFunc(lines, func(l string) bool { return !keep.MatchString(l) })
 	}
 	if h, ok := c.opts["head"]; ok {
 		var n int
