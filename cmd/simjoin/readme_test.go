@@ -345,14 +345,17 @@ func readmeBlocks(t *testing.T, pages map[string]string) map[string]markedBlock 
 		text := pages[page]
 		for _, m := range readmeMarker.FindAllStringSubmatchIndex(text, -1) {
 			name := text[m[2]:m[3]]
-			end := strings.Index(text[m[1]:], "\n```\n")
-			if end < 0 {
-				t.Fatalf("%s: the block of %s is not closed", page, name)
+			end := 0 // an empty block, closed at once
+			if !strings.HasPrefix(text[m[1]:], "```\n") {
+				end = strings.Index(text[m[1]:], "\n```\n") + 1
+				if end <= 0 {
+					t.Fatalf("%s: the block of %s is not closed", page, name)
+				}
 			}
 			if b, ok := blocks[name]; ok {
 				t.Fatalf("%s and %s both mark a block %s", b.page, page, name)
 			}
-			blocks[name] = markedBlock{page, [2]int{m[1], m[1] + end + 1}}
+			blocks[name] = markedBlock{page, [2]int{m[1], m[1] + end}}
 		}
 	}
 	return blocks
