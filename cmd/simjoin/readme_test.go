@@ -475,3 +475,44 @@ func readmeHeader(text string) string {
 	}
 	return b.String()
 }
+
+// docFence matches the opening line of a fenced code block and captures
+// its language.
+var docFence = regexp.MustCompile("^```(\\S*)$")
+
+// TestDocBlocks: every command output a markdown page shows is produced by
+// a test. In every page (the generated reference aside, which TestReference
+// checks) a fenced block with no language must follow a readme-test
+// marker (TestReadme runs it); a console block, commands with their
+// output, may only be in the page whose walk TestReadmeIndex runs; other
+// blocks hold commands (sh) or code (go, json).
+func TestDocBlocks(t *testing.T) {
+	t.Chdir("../..")
+	for _, page := range markdownPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i++ {
+			m := docFence.FindStringSubmatch(lines[i])
+			if m == nil {
+				continue
+			}
+			switch lang := m[1]; {
+			case lang == "":
+				if i == 0 || !readmeMarker.MatchString(lines[i-1]+"\n"+lines[i]+"\n") {
+					t.Errorf("%s:%d: a block with no language must follow a <!-- readme-test: NAME --> marker, or name its language (sh for commands)", page, i+1)
+				}
+			case lang == "console":
+				if page != indexWalkPage {
+					t.Errorf("%s:%d: a console block (commands and their output) is run only in %s; show output in a marked block", page, i+1, indexWalkPage)
+				}
+			case lang != "sh" && lang != "go" && lang != "json":
+				t.Errorf("%s:%d: a %s block: want sh, go, json, console or a marked output", page, i+1, lang)
+			}
+			for i++; i < len(lines) && lines[i] != "```"; i++ {
+			}
+		}
+	}
+}
