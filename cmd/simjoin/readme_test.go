@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/numfmt"
@@ -512,6 +513,76 @@ func TestDocBlocks(t *testing.T) {
 				t.Errorf("%s:%d: a %s block: want sh, go, json, console or a marked output", page, i+1, lang)
 			}
 			for i++; i < len(lines) && lines[i] != "```"; i++ {
+			}
+		}
+	}
+}
+
+var (
+	docLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	docHeading = regexp.MustCompile(`(?m)^#+ (.*)$`)
+)
+
+// headingAnchor returns the anchor a markdown renderer gives heading:
+// lower case, punctuation but hyphens and underscores dropped, spaces as
+// hyphens.
+func headingAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestDocLinks: every relative link of every markdown page, the generated
+// reference included, names a file of the repository, and a link to a
+// heading (#anchor) names a heading of that page.
+func TestDocLinks(t *testing.T) {
+	t.Chdir("../..")
+	pages := markdownPages(t)
+	refs, err := filepath.Glob(filepath.Join(referencePages, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(page string) map[string]bool {
+		if a, ok := anchors[page]; ok {
+			return a
+		}
+		b, _ := os.ReadFile(page)
+		a := map[string]bool{}
+		for _, m := range docHeading.FindAllStringSubmatch(string(b), -1) {
+			a[headingAnchor(m[1])] = true
+		}
+		anchors[page] = a
+		return a
+	}
+	for _, page := range append(pages, refs...) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range docLink.FindAllStringSubmatch(string(b), -1) {
+			link := m[1]
+			if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(link, "#")
+			target := page
+			if path != "" {
+				target = filepath.Join(filepath.Dir(page), path)
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: the link %s names no file", page, link)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(target, ".md") && !anchorsOf(target)[anchor] {
+				t.Errorf("%s: the link %s names no heading of %s", page, link, target)
 			}
 		}
 	}
