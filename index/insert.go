@@ -208,6 +208,9 @@ func (ix *Index) writable() error {
 	if closed {
 		return ErrClosed
 	}
+	if ix.readOnly {
+		return ErrReadOnly
+	}
 	if ix.failed != nil {
 		return fmt.Errorf("%w: %v", ErrFailed, ix.failed)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Delete tombstones ids. It is durable on return; unknown or already deleted
@@ -101,7 +100,7 @@ func (ix *Index) Stats() Stats {
 		s.Tokens = st.dict.len()
 		s.Appended = len(st.dict.addedKeys)
 	}
-	s.WALBytes, s.WALTruncated = ix.wal.size, ix.cut
+	s.WALBytes, s.WALTruncated, s.WALTorn = ix.wal.size+ix.torn, ix.man.WALCut, ix.torn
 	ents, _ := os.ReadDir(ix.dir)
 	for _, e := range ents {
 		if info, err := e.Info(); err == nil {
@@ -111,9 +110,11 @@ func (ix *Index) Stats() Stats {
 	return s
 }
 
-// Verify re-reads every file of the index from disk and checks every
-// checksum; an error is a *CorruptError naming the file. It holds off
-// writers while it runs. Cost: one read of every file.
+// Verify re-reads every file of the open index from disk and checks every
+// checksum, changing nothing; an error is a *CorruptError naming the file
+// (for the write-ahead log, wrapping a *WALDamage). It holds off writers
+// while it runs. Cost: one read of every file. The package's Verify checks
+// an index that is not open.
 func (ix *Index) Verify() error {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
@@ -149,42 +150,21 @@ func (ix *Index) Verify() error {
 			}
 		}
 	}
-	return verifyWAL(filepath.Join(ix.dir, m.WAL))
-}
-
-// verifyWAL checks every block of a log without changing it: after Open has
-// cut any torn tail, a bad block anywhere is corruption.
-func verifyWAL(path string) error {
-	data, err := os.ReadFile(path)
+	l, err := readWAL(filepath.Join(ix.dir, m.WAL), func() ID { return ix.live.next }, ix.minRecordBytes(), nil)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return corrupt(path, "missing")
-		}
 		return err
 	}
-	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
-		return corrupt(path, "not a write-ahead log")
-	}
-	for off := walHeaderSize; off < len(data); {
-		rest := data[off:]
-		if len(rest) < 8 {
-			return corrupt(path, "truncated block header at offset %d", off)
-		}
-		n := int(binary.LittleEndian.Uint32(rest))
-		if n > len(rest)-8 {
-			return corrupt(path, "truncated block at offset %d", off)
-		}
-		if crc32c(rest[8:8+n]) != binary.LittleEndian.Uint32(rest[4:]) {
-			return corrupt(path, "block at offset %d: checksum mismatch", off)
-		}
-		off += 8 + n
+	if l.damage != nil {
+		return &CorruptError{File: l.path, Err: l.damage}
 	}
 	return nil
 }
 
 // removeUnreferenced deletes the files of the index directory that the
 // manifest does not name (left by a checkpoint or compaction that crashed
-// before its commit, or replaced by one that committed).
+// before its commit, or replaced by one that committed): only regular files
+// whose names are of the forms the index writes (isIndexFile), never
+// anything else a user keeps in the directory.
 func (ix *Index) removeUnreferenced() {
 	keep := map[string]bool{manifestName: true, ix.man.WAL: true, ix.man.Dict: true}
 	for _, r := range ix.man.Segments {
@@ -195,15 +175,8 @@ func (ix *Index) removeUnreferenced() {
 		return
 	}
 	for _, e := range ents {
-		n := e.Name()
-		if keep[n] {
-			continue
-		}
-		for _, p := range []string{"seg-", "dict-", "tomb-", "wal-", manifestName + ".tmp"} {
-			if strings.HasPrefix(n, p) {
-				os.Remove(filepath.Join(ix.dir, n))
-				break
-			}
+		if n := e.Name(); !keep[n] && e.Type().IsRegular() && isIndexFile(n) {
+			os.Remove(filepath.Join(ix.dir, n))
 		}
 	}
 }

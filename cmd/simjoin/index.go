@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -30,27 +31,42 @@ func newIndexCmd(e *env) *cobra.Command {
 		Long:  help("index"),
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
-		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e))
+		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
+		newIndexRepairCmd(e))
 	return cmd
 }
 
-// withIndex opens the index in dir, calls f and closes the index,
-// returning f's error or else Close's. The library's errors of Open become
-// the command line's: not an index or corrupt, exit status 1 with the file
-// named.
-func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
-	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
-	switch {
-	case errors.Is(err, index.ErrNotIndex):
-		return fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
-	case errors.Is(err, index.ErrLocked):
-		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
-	case err != nil:
-		return err
+// withIndex opens the index in dir with opt, calls f and closes the index,
+// returning f's error or else Close's. A partial last batch that opening
+// for writing cut off the log is told on stderr. The library's errors of
+// Open become the command line's (openError).
+func withIndex(e *env, dir string, opt index.OpenOptions, f func(ix *index.Index) error) error {
+	ix, err := index.Open(dir, opt)
+	if err != nil {
+		return openError(dir, err)
+	}
+	if d := ix.Cut(); d != nil {
+		fmt.Fprintf(e.stderr, "simjoin: %s: cut %d bytes off the end of %s, a batch whose write never completed (%s)\n", dir, d.Bytes, filepath.Base(d.File), d.Held())
 	}
 	err = f(ix)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
+	}
+	return err
+}
+
+// openError words an error of opening the index in dir (exit status 1):
+// not an index, locked by another process, or a damaged write-ahead log,
+// which simjoin index repair cuts.
+func openError(dir string, err error) error {
+	var wd *index.WALDamage
+	switch {
+	case errors.Is(err, index.ErrNotIndex):
+		return fmt.Errorf("%s is not an index directory (create one with simjoin index create)", dir)
+	case errors.Is(err, index.ErrLocked):
+		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	case errors.As(err, &wd) && !wd.Torn:
+		return fmt.Errorf("%w (simjoin index repair %s cuts it)", err, dir)
 	}
 	return err
 }

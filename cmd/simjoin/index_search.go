@@ -107,7 +107,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	return withIndex(dir, f.workers, func(ix *index.Index) error {
+	return withIndex(e, dir, index.OpenOptions{Workers: f.workers, ReadOnly: true}, func(ix *index.Index) error {
 		cfg := ix.Config()
 		opt, err := f.options(cfg)
 		if err != nil {

@@ -29,7 +29,7 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
+	return withIndex(e, cfg.index, index.OpenOptions{Workers: cfg.workers, ReadOnly: true}, func(ix *index.Index) error {
 		t, err := searchThreshold(ix, cfg.threshold)
 		if err != nil {
 			return err

@@ -32,7 +32,7 @@ func newServeCmd(e *env) *cobra.Command {
 			if maxRecords < 1 || maxBody < 1 || shutdown <= 0 {
 				return usagef("--max-records, --max-body and --shutdown-timeout must be positive")
 			}
-			return withIndex(args[0], workers, func(ix *index.Index) error {
+			return withIndex(e, args[0], index.OpenOptions{Workers: workers}, func(ix *index.Index) error {
 				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return err

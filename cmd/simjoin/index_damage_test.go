@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// indexFiles returns the contents of every file of the index directory dir.
+func indexFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, n := range dirNames(t, dir) {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// statsValue returns the value of key in index stats' TSV output.
+func statsValue(t *testing.T, ix, key string) int64 {
+	t.Helper()
+	out, _ := cliOK(t, "", "index", "stats", ix)
+	m := regexp.MustCompile(`(?m)^` + key + `\t(\d+)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("stats has no %s: %q", key, out)
+	}
+	v, _ := strconv.ParseInt(m[1], 10, 64)
+	return v
+}
+
+// TestIndexVerifyReadOnly cuts an index's write-ahead log short inside a
+// batch, as a damaged disk or a stray truncate would: verify, stats and
+// search change nothing in the directory, and verify exits 1 saying what
+// would be lost; repair cuts the damaged end and says what it held; stats
+// then counts the bytes cut in every later run, and the next record gets an
+// id that no record of the cut batch had.
+func TestIndexVerifyReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	var in strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&in, "a%d b%d c%d\n", i, i, i)
+	}
+	cliOK(t, "", "index", "create", ix, "--min-threshold", "0.5")
+	cliOK(t, in.String(), "index", "add", ix, "--batch", "100", "-")
+	cliOK(t, "", "index", "delete", ix, "3", "4", "5")
+	wal := filepath.Join(ix, "wal-1.log")
+	data, err := os.ReadFile(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inside the fifth insert batch (the log holds five of them, then the
+	// delete).
+	cut := len(data) * 84 / 100
+	if err := os.Truncate(wal, int64(cut)); err != nil {
+		t.Fatal(err)
+	}
+	before := indexFiles(t, ix)
+	code, out, errs := cliRun(t, "", "index", "verify", ix)
+	if code != 1 || out != "" || !strings.Contains(errs, "wal-1.log") || !strings.Contains(errs, "100 records") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("verify of a log cut short: exit %d, stdout %q, stderr %q; want 1 and one line naming wal-1.log and the 100 records lost", code, out, errs)
+	}
+	cliOK(t, "a1 b1 c1\n", "index", "search", ix, "-t", "0.5", "-")
+	if got := statsValue(t, ix, "wal_torn"); got == 0 {
+		t.Errorf("stats of a log with a partial last batch: wal_torn 0")
+	}
+	if after := indexFiles(t, ix); !maps.EqualFunc(after, before, bytes.Equal) {
+		t.Fatalf("verify, search or stats changed the index directory")
+	}
+	out, _ = cliOK(t, "", "index", "repair", ix)
+	if !strings.Contains(out, "cut ") || !strings.Contains(out, "100 records") {
+		t.Errorf("repair: %q, want what it cut", out)
+	}
+	if got := statsValue(t, ix, "wal_truncated"); got == 0 {
+		t.Errorf("stats after repair: wal_truncated 0")
+	}
+	if out, _ := cliOK(t, "", "index", "verify", ix); out != ix+": ok\n" {
+		t.Errorf("verify after repair: %q", out)
+	}
+	// The cut batch held ids 400 to 499: none is given again.
+	out, _ = cliOK(t, "retry me\n", "index", "add", ix, "-")
+	var line int
+	var id uint64
+	if _, err := fmt.Sscanf(out, "%d\tinserted\t%d\n", &line, &id); err != nil || id < 500 {
+		t.Errorf("add after repair: %q, want an id past the cut batch's", out)
+	}
+}
+
+// TestIndexManifestOutside forges the manifest of an index, with a valid
+// checksum, to name a write-ahead log outside the directory: verify, add
+// and repair refuse the index naming the manifest, and the file outside is
+// neither cut nor appended to.
+func TestIndexManifestOutside(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	cliOK(t, "", "index", "create", ix, "--min-threshold", "0.5")
+	man := filepath.Join(ix, "MANIFEST")
+	b, err := os.ReadFile(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := bytes.Replace(b[16:len(b)-4], []byte(`"wal-1.log"`), []byte(`"../outside/victim.log"`), 1)
+	forged := append(append(b[:12:12], binary.LittleEndian.AppendUint32(nil, uint32(len(js)))...), js...)
+	forged = binary.LittleEndian.AppendUint32(forged, crc32.Checksum(forged, crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(man, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wal, _ := os.ReadFile(filepath.Join(ix, "wal-1.log"))
+	os.Mkdir(filepath.Join(dir, "outside"), 0o755)
+	victim := filepath.Join(dir, "outside", "victim.log")
+	want := append(wal, 7, 0, 0) // a log with a partial last block
+	os.WriteFile(victim, want, 0o644)
+	for _, args := range [][]string{
+		{"index", "verify", ix},
+		{"index", "add", ix, "-"},
+		{"index", "repair", ix},
+		{"index", "stats", ix},
+	} {
+		code, _, errs := cliRun(t, "x y\n", args...)
+		if code != 1 || !strings.Contains(errs, man) {
+			t.Errorf("%v: exit %d, %q; want 1 naming %s", args, code, errs, man)
+		}
+	}
+	if got, _ := os.ReadFile(victim); !bytes.Equal(got, want) {
+		t.Errorf("the file outside the index changed: %q", got)
+	}
+}
