@@ -137,3 +137,58 @@ func TestIndexManifestOutside(t *testing.T) {
 		t.Errorf("the file outside the index changed: %q", got)
 	}
 }
+
+// TestIndexOutputInside: an output inside the index directory that the
+// command opens (its manifest, a segment, its log, a new name, through a
+// symbolic link to the directory) or hard-linked to one of its files, is
+// refused with exit status 2 before anything is written, by index search
+// and passwords check --index (-o and --stats-json); the index is intact.
+func TestIndexOutputInside(t *testing.T) {
+	dir := t.TempDir()
+	ix := filepath.Join(dir, "ix")
+	q := cliWrite(t, dir, "q.txt", "password1\nletmein\n")
+	cliOK(t, "", "index", "create", ix, "--tokens", "qgram:2", "--min-threshold", "0.5")
+	cliOK(t, "password1\npassword2\nletmein\n", "index", "add", ix, "-")
+	cliOK(t, "", "index", "compact", ix) // a segment and a dictionary
+	var seg string
+	for _, n := range dirNames(t, ix) {
+		if strings.HasPrefix(n, "seg-") {
+			seg = filepath.Join(ix, n)
+		}
+	}
+	if seg == "" {
+		t.Fatal("no segment after compact")
+	}
+	os.Symlink("ix", filepath.Join(dir, "link"))
+	hard := filepath.Join(dir, "hard")
+	if err := os.Link(filepath.Join(ix, "MANIFEST"), hard); err != nil {
+		t.Fatal(err)
+	}
+	before := indexFiles(t, ix)
+	for _, out := range []string{
+		filepath.Join(ix, "MANIFEST"), seg, filepath.Join(ix, "wal-2.log"), filepath.Join(ix, "new.tsv"),
+		filepath.Join(dir, "link", "MANIFEST"), hard,
+	} {
+		for _, args := range [][]string{
+			{"index", "search", ix, "-t", "0.5", "-o", out, q},
+			{"index", "search", filepath.Join(dir, "link"), "-t", "0.5", "-o", out, q},
+			{"passwords", "check", "--index", ix, "-t", "0.5", "-o", out, "password1"},
+			{"passwords", "check", "--index", ix, "-t", "0.5", "--stats-json", out, "password1"},
+		} {
+			code, _, errs := cliRun(t, "", args...)
+			if code != 2 || strings.Count(errs, "\n") != 1 {
+				t.Errorf("%v: exit %d, %q; want 2 and one line", args, code, errs)
+			}
+		}
+	}
+	if after := indexFiles(t, ix); !maps.EqualFunc(after, before, bytes.Equal) {
+		t.Fatalf("the index directory changed")
+	}
+	cliOK(t, "", "index", "verify", ix)
+	// Beside the index is fine.
+	res := filepath.Join(dir, "res.tsv")
+	cliOK(t, "", "index", "search", ix, "-t", "0.5", "-o", res, q)
+	if b, _ := os.ReadFile(res); len(b) == 0 {
+		t.Errorf("search -o beside the index wrote nothing")
+	}
+}

@@ -103,6 +103,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return err
 	}
 	e.outs.Protect(queries)
+	e.outs.ProtectDir(dir)
 	out, err := e.create(f.output)
 	if err != nil {
 		return err

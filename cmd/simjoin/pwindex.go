@@ -25,7 +25,12 @@ func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet
 	if err := refuseGiven(fs, pwIndexFixed, "--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)"); err != nil {
 		return err
 	}
-	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
+	e.outs.ProtectDir(cfg.index)
+	var stdin []string
+	if len(args) == 0 { // the candidates are read from stdin
+		stdin = []string{"-"}
+	}
+	out, err := cfg.createOutputs(e, !cfg.silent, stdin...)
 	if err != nil {
 		return err
 	}
