@@ -132,6 +132,12 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 // A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
 // the whole batch with a *RecordError before anything is written. ctx is
 // checked while the records are tokenized and before the batch is written.
+//
+// The outcomes say whether the batch is durable: with an error, they are
+// nil when it is not (a write or sync of the log that failed is cut off
+// again; the error says so in the rare case that this fails too), and
+// given when it is but the checkpoint after it failed. A write that fails
+// fails the index (ErrFailed): it must be reopened.
 func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
 	if dedup.Den != 0 {
 		if err := ix.checkThreshold(dedup); err != nil {

@@ -15,20 +15,29 @@ import (
 // InsertLines inserts each line of r as a record (Insert, with dedup as
 // there), batch by batch as simjoin.ReadBatches cuts them (opt names the
 // input and bounds a batch), and calls f with each batch's outcomes once the
-// batch is durable: f may acknowledge them. A line that does not tokenize is
-// a *simjoin.LineError naming opt.Name and the line, returned before its
-// batch is written; the other errors of Insert (ctx done, a threshold the
-// index refuses) come back as Insert returns them, and so do f's.
+// batch is durable: f may acknowledge them. f is called for every durable
+// batch, also for one that Insert returns with an error (a checkpoint after
+// it failed), before that error is returned: a caller that acknowledges in
+// f never leaves a durable record unacknowledged, and never acknowledges one
+// that is not durable. A line that does not tokenize is a *simjoin.LineError
+// naming opt.Name and the line, returned before its batch is written; the
+// other errors of Insert (ctx done, a threshold the index refuses, a failed
+// write) come back as Insert returns them, and so do f's.
 //
 // Cost: Insert's per batch; memory one batch of lines. Safe for concurrent
 // use as Insert is: the batches of concurrent calls interleave.
 func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
 	return simjoin.ReadBatches(r, opt, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, dedup)
+		if outs != nil {
+			if ferr := f(first, outs); err == nil {
+				err = ferr
+			}
+		}
 		if err != nil {
 			return lineError(err, opt.Name, first)
 		}
-		return f(first, outs)
+		return nil
 	})
 }
 

@@ -308,7 +308,7 @@ func (d *WALDamage) add(h walBlock) {
 // append writes one block holding payload and fsyncs: on a nil return the
 // batch is durable. When the write or the sync fails, the block is cut off
 // again (and that is synced), so that the batch is not durable; only when
-// that fails too is it unknown whether the batch is (errUncertain).
+// that fails too is it unknown whether the batch is, and the error says so.
 func (w *wal) append(payload []byte) error {
 	var h [8]byte
 	binary.LittleEndian.PutUint32(h[:], uint32(len(payload)))
@@ -331,10 +331,6 @@ func (w *wal) append(payload []byte) error {
 	return nil
 }
 
-// errUncertain is wrapped by the error of an append whose block could not
-// be cut off again: the batch may or may not be durable.
-var errUncertain = errors.New("the log could not be restored: whether the batch is durable is unknown until the index is reopened")
-
 // undo cuts the log back to its durable size after a failed append.
 func (w *wal) undo(err error) error {
 	uerr := w.f.Truncate(w.size)
@@ -345,7 +341,7 @@ func (w *wal) undo(err error) error {
 		uerr = w.f.Sync()
 	}
 	if uerr != nil {
-		return fmt.Errorf("%v; %w (%v)", err, errUncertain, uerr)
+		return fmt.Errorf("%v; the log could not be cut back (%v): whether the batch is durable is unknown until the index is reopened", err, uerr)
 	}
 	return fmt.Errorf("%v (the batch is not durable)", err)
 }

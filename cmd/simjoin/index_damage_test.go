@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -190,5 +191,54 @@ func TestIndexOutputInside(t *testing.T) {
 	cliOK(t, "", "index", "search", ix, "-t", "0.5", "-o", res, q)
 	if b, _ := os.ReadFile(res); len(b) == 0 {
 		t.Errorf("search -o beside the index wrote nothing")
+	}
+}
+
+// TestIndexAddFullDisk fills a 2 MiB tmpfs (mounted for the test: it needs
+// root, and skips otherwise) with index add until the disk refuses a
+// checkpoint, then retries one record three times, as a user would after
+// an error: every run prints exactly the lines of the records it made
+// durable (exit status 1 after them when a write failed), so the index
+// holds as many copies of the record as runs printed it.
+func TestIndexAddFullDisk(t *testing.T) {
+	fs := t.TempDir()
+	if err := syscall.Mount("tmpfs", fs, "tmpfs", 0, "size=2m"); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(fs, 0) })
+	ix := filepath.Join(fs, "ix")
+	cliOK(t, "", "index", "create", ix, "--min-threshold", "0.5")
+	printed, failed := 0, false
+	for b := 0; b < 20 && !failed; b++ {
+		var in strings.Builder
+		for i := b * 2000; i < (b+1)*2000; i++ {
+			fmt.Fprintf(&in, "x%d y%d z%d w%d\n", i, i, i, i%97)
+		}
+		code, out, errs := cliRun(t, in.String(), "index", "add", ix, "-")
+		printed += strings.Count(out, "\tinserted\t")
+		if code != 0 {
+			if code != 1 || strings.Count(errs, "\n") != 1 {
+				t.Fatalf("add on a full disk: exit %d, %q", code, errs)
+			}
+			failed = true
+		}
+	}
+	if !failed {
+		t.Fatal("the disk never filled")
+	}
+	copies := 0
+	for range 3 {
+		code, out, errs := cliRun(t, "retry me\n", "index", "add", ix, "-")
+		if code != 0 && code != 1 || code == 1 && strings.Count(errs, "\n") != 1 {
+			t.Fatalf("retry: exit %d, %q", code, errs)
+		}
+		copies += strings.Count(out, "\tinserted\t")
+	}
+	out, _ := cliOK(t, "retry me\n", "index", "search", ix, "-t", "1", "-")
+	if got := strings.Count(out, "\n"); got != copies {
+		t.Errorf("the index holds %d copies of the retried record, the runs printed %d", got, copies)
+	}
+	if live := statsValue(t, ix, "live"); live != int64(printed+copies) {
+		t.Errorf("the index holds %d records, the runs printed %d", live, printed+copies)
 	}
 }

@@ -26,7 +26,11 @@
 // decoding and encoding its JSON, linear in the body.
 //
 // An insert is answered only once its batch is durable (the index's
-// write-ahead log is synced), so an acknowledged record survives a crash.
+// write-ahead log is synced), so an acknowledged record survives a crash;
+// an insert answered with an error was not made durable, with one
+// exception: records made durable before a checkpoint failed are answered
+// 200 (the failure is logged, and every later write fails with 500 until
+// the index is reopened), so that a client never retries durable records.
 // Inserts that arrive while one is being written are merged into the next
 // batch (group commit: one log sync for all of them); each record's outcome
 // is the one it would get had the requests come one after the other.
@@ -372,9 +376,15 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	outs, err := s.commit.insert(r.Context(), recs, t)
-	if err != nil {
+	switch {
+	case err != nil && outs == nil:
 		s.fail(w, r, named("dedup_threshold", err))
 		return
+	case err != nil:
+		// The records are durable, a checkpoint after them failed: they
+		// are answered (a client that retried would insert them twice),
+		// the failure is logged, and the next write gets it.
+		s.opt.ErrorLog.Printf("%s %s: %v", r.Method, r.URL.Path, err)
 	}
 	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
 	for i, o := range outs {
