@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,20 +43,36 @@ func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // SearchLines searches each line of r as a query (Search, with sopt), batch
-// by batch as simjoin.ReadBatches cuts them, and calls f with each batch's
-// queries and their hits (hits[k] answers queries[k], line first+k). Errors
-// as InsertLines has them. A search of no lines calls nothing and returns
-// nil: check the options first with CheckSearch.
+// by batch as simjoin.ReadBatches cuts them, and calls f with the queries
+// and their hits piece by piece, in order (hits[k] answers queries[k], line
+// first+k): one call a batch, or more when a batch's hits pass about 64Ki,
+// so that memory holds one piece of the answer, not a batch's (SearchEach).
+// Errors as InsertLines has them; a line that does not tokenize fails its
+// batch before f sees any of it. A search of no lines calls nothing and
+// returns nil: check the options first with CheckSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
-// workers; memory one batch of lines and its hits.
+// workers; memory one batch of lines and a piece of its hits.
 func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
 	return simjoin.ReadBatches(r, opt, func(first int, qs [][]byte) error {
-		hits, err := ix.Search(ctx, qs, sopt)
+		var hits [][]Hit
+		start, held := 0, 0
+		err := ix.SearchEach(ctx, qs, sopt, func(i int, h []Hit) error {
+			hits = append(hits, slices.Clone(h))
+			if held += len(h); held < searchChunkHits {
+				return nil
+			}
+			err := f(first+start, qs[start:i+1], hits)
+			start, held, hits = i+1, 0, nil
+			return err
+		})
 		if err != nil {
 			return lineError(err, opt.Name, first)
 		}
-		return f(first, qs, hits)
+		if start < len(qs) {
+			return f(first+start, qs[start:], hits)
+		}
+		return nil
 	})
 }
 

@@ -17,7 +17,7 @@ func init() { register(newServeCmd) }
 
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
-	var workers, maxRecords int
+	var workers, maxRecords, maxHits int
 	var maxBody int64
 	var shutdown time.Duration
 	cmd := &cobra.Command{
@@ -29,8 +29,8 @@ func newServeCmd(e *env) *cobra.Command {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
 			}
-			if maxRecords < 1 || maxBody < 1 || shutdown <= 0 {
-				return usagef("--max-records, --max-body and --shutdown-timeout must be positive")
+			if maxRecords < 1 || maxHits < 1 || maxBody < 1 || shutdown <= 0 {
+				return usagef("--max-records, --max-hits, --max-body and --shutdown-timeout must be positive")
 			}
 			return withIndex(e, args[0], index.OpenOptions{Workers: workers}, func(ix *index.Index) error {
 				ln, err := net.Listen("tcp", addr)
@@ -40,6 +40,7 @@ func newServeCmd(e *env) *cobra.Command {
 				srv := httpapi.New(ix, httpapi.Options{
 					MaxBodyBytes:    maxBody,
 					MaxRecords:      maxRecords,
+					MaxHits:         maxHits,
 					ShutdownTimeout: shutdown,
 					ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
 				})
@@ -58,6 +59,7 @@ func newServeCmd(e *env) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port)")
 	fs.IntVar(&maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records (or queries) in one request")
+	fs.IntVar(&maxHits, "max-hits", httpapi.DefaultMaxHits, "most hits in one search answer, over all its queries (past them it is cut and says \"truncated\": true)")
 	fs.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
 	addWorkersFlag(fs, &workers, "worker goroutines of the index (0: one per core)")
 	fs.DurationVar(&shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")

@@ -8,6 +8,7 @@
 //	POST   /v1/search          {"queries": ["text", ...], "threshold": 0.8}
 //	                           or {"queries": [...], "top_k": 5, "refine_k": 20}
 //	                           -> {"results": [[{"id": 3, "sim": 0.85}, ...], ...]}
+//	                              (and "truncated": true past Options.MaxHits)
 //	DELETE /v1/records/{id}    {"id": 7, "deleted": true}, or 404
 //	GET    /v1/stats           the index's statistics
 //
@@ -23,7 +24,12 @@
 // Server in an http.Server of your own), then close the index. The package
 // does not authenticate, encrypt or rate-limit: serve it on loopback or
 // behind a proxy that does. A request costs its index operation plus
-// decoding and encoding its JSON, linear in the body.
+// decoding and encoding its JSON, linear in the body. A search answer is
+// streamed as the index finds it (index.SearchEach), so the server holds a
+// few queries' hits at a time, never the whole answer, and it stops at
+// Options.MaxHits hits over all the queries: the lists are cut there (those
+// after the cut are empty) and the answer says "truncated": true. The other
+// answers are bounded by the request (one result a record).
 //
 // An insert is answered only once its batch is durable (the index's
 // write-ahead log is synced), so an acknowledged record survives a crash;
@@ -48,6 +54,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -71,6 +78,7 @@ const (
 	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
 	DefaultMaxRecords   = 10_000
 	DefaultMaxTopK      = 10_000
+	DefaultMaxHits      = 100_000
 
 	DefaultShutdownTimeout = 10 * time.Second
 )
@@ -85,6 +93,10 @@ type Options struct {
 	MaxRecords int
 	// MaxTopK caps top_k and refine_k; more get 400. 0 means DefaultMaxTopK.
 	MaxTopK int
+	// MaxHits caps the hits of one search answer, over all its queries:
+	// past it the answer stops (the rest of the lists are empty) and says
+	// "truncated": true. 0 means DefaultMaxHits.
+	MaxHits int
 	// ShutdownTimeout is how long Serve lets the requests under way finish
 	// after its context ends before it closes their connections. 0 means
 	// DefaultShutdownTimeout.
@@ -103,6 +115,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTopK <= 0 {
 		o.MaxTopK = DefaultMaxTopK
+	}
+	if o.MaxHits <= 0 {
+		o.MaxHits = DefaultMaxHits
 	}
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = DefaultShutdownTimeout
@@ -422,9 +437,12 @@ type Hit struct {
 }
 
 // SearchResponse is the answer of POST /v1/search: one list per query, in
-// request order, best first (ties by id).
+// request order, best first (ties by id). Truncated says that the answer
+// reached Options.MaxHits: the hits past it, in query order, are left out
+// (the lists after the cut are empty).
 type SearchResponse struct {
-	Results [][]Hit `json:"results"`
+	Results   [][]Hit `json:"results"`
+	Truncated bool    `json:"truncated,omitempty"`
 }
 
 // searchOptions reads a search request's options: the index's rules
@@ -515,20 +533,123 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	res, err := s.ix.Search(r.Context(), qs, opt)
-	if err != nil {
+	sw := searchWriter{w: w, budget: s.opt.MaxHits}
+	err = s.ix.SearchEach(r.Context(), qs, opt, sw.write)
+	switch {
+	case errors.Is(err, errTruncated):
+	case err != nil && sw.bw == nil:
 		s.fail(w, r, named("threshold", err))
 		return
+	case err != nil:
+		// The answer has begun (200): the client gets it cut short, which
+		// no JSON parser takes for a whole one.
+		s.opt.ErrorLog.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		return
 	}
-	resp := SearchResponse{Results: make([][]Hit, len(res))}
-	for i, hs := range res {
-		out := make([]Hit, len(hs)) // never null in JSON
-		for j, h := range hs {
-			out[j] = Hit{ID: uint64(h.ID), Sim: round6(h.Sim), Estimated: h.Estimated}
+	sw.finish(len(qs))
+}
+
+// errTruncated stops a search whose answer reached Options.MaxHits.
+var errTruncated = errors.New("the answer reached its most hits")
+
+// searchWriter streams a SearchResponse as SearchEach hands it the hits of
+// each query: the status and the opening once the queries are known to
+// tokenize, then each list as it comes, through a small buffer, so that
+// the server never holds the answer.
+type searchWriter struct {
+	w         http.ResponseWriter
+	bw        *bufio.Writer // nil until the answer has begun
+	buf       []byte
+	budget    int // hits that may still be written
+	n         int // lists written
+	truncated bool
+}
+
+// write writes the list of query i (SearchEach's fn), cut to the budget.
+func (sw *searchWriter) write(i int, hits []index.Hit) error {
+	if sw.bw == nil {
+		sw.w.Header().Set("Content-Type", "application/json")
+		sw.w.WriteHeader(http.StatusOK)
+		sw.bw = bufio.NewWriterSize(sw.w, 32<<10)
+		sw.buf = append(sw.buf[:0], `{"results":[`...)
+	} else {
+		sw.buf = append(sw.buf[:0], ',')
+	}
+	if len(hits) > sw.budget {
+		hits, sw.truncated = hits[:sw.budget], true
+	}
+	sw.budget -= len(hits)
+	sw.buf = append(sw.buf, '[')
+	for j, h := range hits {
+		if j > 0 {
+			sw.buf = append(sw.buf, ',')
 		}
-		resp.Results[i] = out
+		sw.buf = appendHit(sw.buf, h)
+		if len(sw.buf) >= 16<<10 {
+			if _, err := sw.bw.Write(sw.buf); err != nil {
+				return err
+			}
+			sw.buf = sw.buf[:0]
+		}
 	}
-	writeJSON(w, http.StatusOK, resp)
+	sw.buf = append(sw.buf, ']')
+	sw.n++
+	if _, err := sw.bw.Write(sw.buf); err != nil {
+		return err
+	}
+	if sw.truncated {
+		return errTruncated
+	}
+	return nil
+}
+
+// finish closes the answer of n queries: an empty list for each query not
+// written (after a truncation), and the truncation flag.
+func (sw *searchWriter) finish(n int) {
+	if sw.bw == nil { // no query: no list
+		writeJSON(sw.w, http.StatusOK, SearchResponse{Results: [][]Hit{}})
+		return
+	}
+	b := sw.buf[:0]
+	for ; sw.n < n; sw.n++ {
+		b = append(b, ",[]"...)
+	}
+	if sw.truncated {
+		b = append(b, `],"truncated":true}`...)
+	} else {
+		b = append(b, "]}"...)
+	}
+	b = append(b, '\n')
+	sw.bw.Write(b)
+	sw.bw.Flush() // the client may be gone; nothing more to do
+}
+
+// appendHit appends h as JSON, as encoding/json writes a Hit.
+func appendHit(b []byte, h index.Hit) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, uint64(h.ID), 10)
+	b = append(b, `,"sim":`...)
+	b = appendFloat(b, round6(h.Sim))
+	if h.Estimated {
+		b = append(b, `,"estimated":true`...)
+	}
+	return append(b, '}')
+}
+
+// appendFloat appends f as encoding/json writes a float64: the shortest
+// decimal that reads back, in exponent form below 1e-6 and from 1e21 on.
+func appendFloat(b []byte, f float64) []byte {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		n := len(b)
+		b = strconv.AppendFloat(b, f, 'e', -1, 64)
+		// 1e-07 is written 1e-7, as encoding/json does.
+		if m := len(b); m-n >= 4 && b[m-4] == 'e' && b[m-3] == '-' && b[m-2] == '0' {
+			b[m-2] = b[m-1]
+			b = b[:m-1]
+		}
+		return b
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
