@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -29,11 +30,34 @@ func newIndexCmd(e *env) *cobra.Command {
 		Use:   "index",
 		Short: "Create, fill, search and maintain a persistent similarity index",
 		Long:  help("index"),
+		// A group runs nothing itself: with no argument it shows its help,
+		// with one that names no subcommand it says so (exit status 2), as
+		// simjoin does for an unknown command.
+		Args:                       cobra.ArbitraryArgs,
+		DisableFlagsInUseLine:      true,
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
 		newIndexRepairCmd(e))
 	return cmd
+}
+
+// unknownCommand is the usage error of a command group given a name that is
+// none of its subcommands, worded as cobra words simjoin's own, with the
+// subcommands it may be a typo of.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+	}
+	return usageError{errors.New(msg)}
 }
 
 // withIndex opens the index in dir with opt, calls f and closes the index,

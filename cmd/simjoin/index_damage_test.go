@@ -242,3 +242,25 @@ func TestIndexAddFullDisk(t *testing.T) {
 		t.Errorf("the index holds %d records, the runs printed %d", live, printed+copies)
 	}
 }
+
+// TestUnknownSubcommand: a name that is none of a command group's
+// subcommands (a typo) is an error, never a help page with exit status 0;
+// for the index group it is cobra's unknown-command usage error, exit
+// status 2, with the subcommand it is a typo of.
+func TestUnknownSubcommand(t *testing.T) {
+	e := &env{}
+	for _, f := range commands {
+		c := f(e)
+		if !c.HasSubCommands() {
+			continue
+		}
+		code, out, errs := cliRun(t, "", c.Name(), "bogus")
+		if code == 0 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("simjoin %s bogus: exit %d, stdout %.80q, stderr %q; want an error", c.Name(), code, out, errs)
+		}
+	}
+	code, _, errs := cliRun(t, "", "index", "serch")
+	if code != 2 || errs != "simjoin: unknown command \"serch\" for \"simjoin index\" (did you mean search?)\n" {
+		t.Errorf("simjoin index serch: exit %d, %q", code, errs)
+	}
+}
