@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -48,10 +49,16 @@ func newServeCmd(e *env) *cobra.Command {
 				// passed: give the requests under way their time first.
 				outfile.Linger(shutdown + time.Second)
 				fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
-				if err := srv.Serve(cmd.Context(), ln); err != nil {
+				// One line says how the shutdown went.
+				var ue *httpapi.UnansweredError
+				switch err := srv.Serve(cmd.Context(), ln); {
+				case errors.As(err, &ue):
+					fmt.Fprintf(e.stderr, "shut down: %v; index closed\n", ue)
+				case err != nil:
 					return err
+				default:
+					fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
 				}
-				fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
 				return nil
 			})
 		},

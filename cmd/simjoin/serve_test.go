@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -191,4 +192,54 @@ func TestServeSIGTERM(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged inserts, all found after SIGTERM and reopen", len(got))
+}
+
+// TestServeShutdownUnanswered sends SIGTERM to `simjoin serve` while a
+// client is in the middle of sending a request body (the handler is known
+// to be reading it: it answered "100 Continue"), with a short
+// --shutdown-timeout: the request is cut, and stderr says so in one line,
+// never also that every request was answered.
+func TestServeShutdownUnanswered(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	cliOK(t, "", "index", "create", dir, "--min-threshold", "0.5")
+	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0", "--shutdown-timeout", "100ms")
+	sc := bufio.NewScanner(stderr)
+	var addr string
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			addr = a
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("simjoin serve printed no address")
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("the server's first line: %q, %v", line, err)
+	}
+	fmt.Fprintf(conn, `{"rec`)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stderr)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit status %d, want 143; stderr %q", code, rest)
+	}
+	var shut []string
+	for _, l := range strings.Split(string(rest), "\n") {
+		if strings.Contains(l, "unanswered") || strings.Contains(l, "answered") || strings.Contains(l, "shut down") {
+			shut = append(shut, l)
+		}
+	}
+	if len(shut) != 1 || !strings.Contains(shut[0], "1 request still unanswered") {
+		t.Errorf("stderr about the shutdown: %q, want one line saying 1 request was unanswered", shut)
+	}
 }

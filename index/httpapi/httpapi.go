@@ -56,6 +56,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -140,6 +141,10 @@ type Server struct {
 	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
 }
 
+// handlerStarted, when set, is called by every request's handler as it
+// starts. Can change for testing.
+var handlerStarted func()
+
 // New returns the handler of ix. Cost: O(1); safe for concurrent use.
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
@@ -179,18 +184,25 @@ func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
+	if handlerStarted != nil {
+		handlerStarted()
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
 // Serve answers requests on ln until ctx is done, then shuts down
 // gracefully: it stops accepting connections, lets every request in flight
 // finish (an insert under way completes, is synced and is answered) and
-// returns nil; it returns early with the error if the listener fails. A
-// request still unanswered Options.ShutdownTimeout after ctx ended (a client
-// sending its body slowly, say) has its connection closed; Serve still
-// waits for every handler to leave the index before it returns, so the
-// caller may close the index then.
+// returns nil; it returns early with the error if the listener fails. When
+// requests are still under way Options.ShutdownTimeout after ctx ended (a
+// client sending its body slowly, say), their connections are closed and
+// Serve returns an *UnansweredError saying how many; it still waits for
+// every handler to leave the index before it returns, so the caller may
+// close the index then. Serve logs nothing of the shutdown: its result says
+// what happened.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	var mu sync.Mutex // guards active
+	active := map[net.Conn]bool{}
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -199,6 +211,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          s.opt.ErrorLog,
+		// The connections with a request under way, for the shutdown.
+		ConnState: func(c net.Conn, st http.ConnState) {
+			mu.Lock()
+			if st == http.StateActive {
+				active[c] = true
+			} else {
+				delete(active, c)
+			}
+			mu.Unlock()
+		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -211,14 +233,32 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		s.opt.ErrorLog.Printf("shutdown: requests still unanswered after %v: connections closed", s.opt.ShutdownTimeout)
-		err = srv.Close()
+		mu.Lock()
+		n := len(active)
+		mu.Unlock()
+		err = cmp.Or(srv.Close(), error(&UnansweredError{Requests: n, After: s.opt.ShutdownTimeout}))
 	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	s.inflight.Wait()
 	return err
+}
+
+// UnansweredError is Serve's result when requests were still under way
+// Options.ShutdownTimeout after its context ended: their connections were
+// closed, and they were not answered.
+type UnansweredError struct {
+	Requests int           // requests under way when the time ran out
+	After    time.Duration // Options.ShutdownTimeout
+}
+
+func (e *UnansweredError) Error() string {
+	what := "requests"
+	if e.Requests == 1 {
+		what = "request"
+	}
+	return fmt.Sprintf("%d %s still unanswered %v after the shutdown began: connections closed", e.Requests, what, e.After)
 }
 
 // httpError is an error answered with its status.
