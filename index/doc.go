@@ -19,7 +19,8 @@
 // (SearchOptions.Check the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the
 // field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
-// Record ids are assigned 0, 1, 2, ... in insertion order and never reused.
+// Record ids (ID) are assigned 1, 2, 3, ... in insertion order and never
+// reused; the files number records from 0 (docs/index-format.md).
 //
 // # Methods
 //

@@ -159,8 +159,21 @@ func (c Config) String() string {
 	return b.String()
 }
 
-// ID identifies a record: assigned 0, 1, 2, ... in insertion order, never reused.
+// ID identifies a record: assigned 1, 2, 3, ... in insertion order, never
+// reused; 0 is no record's. Every id a caller sees (Outcome, Hit, Stats,
+// WALDamage) and gives (Delete, SearchOptions) is one.
 type ID uint64
+
+// seq is a record's place in insertion order from 0, as the index's files
+// store it: the record of seq s has the ID s+1. Everything inside the
+// package counts in seqs; IDs are made at its edges (seq.id, seqOf).
+type seq uint64
+
+// id returns the ID of the record at s.
+func (s seq) id() ID { return ID(s) + 1 }
+
+// seqOf returns the seq of the record id, and false for 0, which is none.
+func seqOf(id ID) (seq, bool) { return seq(id - 1), id != 0 }
 
 // OpenOptions are the options of Open. The zero value is the default.
 type OpenOptions struct {
@@ -248,7 +261,7 @@ type Hit struct {
 // Stats describes an index.
 type Stats struct {
 	Method      Method
-	Records     uint64 // ids assigned so far (the next ID)
+	Records     uint64 // ids assigned so far: the last ID given (or skipped)
 	Live        uint64 // records held and not deleted
 	Deleted     uint64 // tombstoned records not yet compacted away
 	Segments    int    // immutable segments
@@ -361,7 +374,7 @@ type Index struct {
 	// log being cut: the bytes (added to the manifest's WALCut) and an id
 	// past every id the cut part may have assigned (the least NextID).
 	cutBytes int64
-	skipTo   ID
+	skipTo   seq
 	cut      *WALDamage // what Open cut off the log, if anything
 	readOnly bool       // opened with OpenOptions.ReadOnly: wal.f is nil
 	torn     int64      // read-only: bytes of a partial last block left in the log
@@ -631,7 +644,7 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		ix.tombDirty = append(ix.tombDirty, false)
 	}
 	walPath := filepath.Join(dir, m.WAL)
-	l, err := readWAL(walPath, func() ID { return ix.live.next }, ix.minRecordBytes(), ix.replay)
+	l, err := readWAL(walPath, func() seq { return ix.live.next }, ix.minRecordBytes(), ix.replay)
 	if err != nil {
 		return fail(err)
 	}
@@ -696,7 +709,7 @@ func (ix *Index) checkBlock(payload []byte) error {
 	r := walReader{b: payload[1:]}
 	switch kind := payload[0]; kind {
 	case walInsert:
-		first := ID(r.u64())
+		first := seq(r.u64())
 		n := int(r.u32())
 		if r.err == nil && first != ix.live.next {
 			return fmt.Errorf("insert of id %d, the index is at %d", first, ix.live.next)
@@ -750,9 +763,9 @@ func (ix *Index) applyBlock(payload []byte) {
 		}
 	case walDelete:
 		n := int(r.u32())
-		ids := make([]ID, n)
+		ids := make([]seq, n)
 		for i := range ids {
-			ids[i] = ID(r.u64())
+			ids[i] = seq(r.u64())
 		}
 		ix.applyDelete(ids)
 	}

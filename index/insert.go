@@ -179,7 +179,7 @@ func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Thre
 				continue
 			}
 		}
-		out[i] = Outcome{Inserted: true, ID: st.next}
+		out[i] = Outcome{Inserted: true, ID: st.next.id()}
 		st.appendRecord(q)
 		count++
 		if ix.cfg.Method == LSH && !ix.cfg.RawSets {

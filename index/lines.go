@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/simjoin/simjoin"
@@ -98,26 +97,27 @@ func (ix *Index) CheckSearch(opt SearchOptions) error {
 }
 
 // ErrNotID is the error of text that is not a record id.
-var ErrNotID = errors.New("not a record id (an integer >= 0)")
+var ErrNotID = errors.New("not a record id (a decimal integer >= 1, no leading zeros)")
 
-// ParseID reads a record id: a decimal integer >= 0. The error quotes s
-// and wraps ErrNotID.
+// ParseID reads a record id: a decimal integer >= 1 written as the index
+// writes it (digits only, no sign, no leading zero), so that one id has one
+// spelling ("01" is not 1). The error quotes s and wraps ErrNotID.
 func ParseID(s string) (ID, error) {
-	id, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
+	v, ok := decimal(s)
+	if !ok || v == 0 {
 		return 0, fmt.Errorf("%q is %w", s, ErrNotID)
 	}
-	return ID(id), nil
+	return ID(v), nil
 }
 
-// ParseIDs reads a comma-separated list of record ids, spaces around each
-// allowed.
+// ParseIDs reads a comma-separated list of record ids (ParseID), spaces
+// around each allowed.
 func ParseIDs(s string) ([]ID, error) {
 	var out []ID
 	for _, f := range strings.Split(s, ",") {
 		id, err := ParseID(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%q is %w", f, ErrNotID)
+			return nil, err
 		}
 		out = append(out, id)
 	}
@@ -138,10 +138,10 @@ func ReadIDs(r io.Reader, name string) ([]ID, error) {
 		if err != nil {
 			return nil, &simjoin.LineError{Name: name, Err: err}
 		}
-		id, err := strconv.ParseUint(strings.TrimSpace(string(line)), 10, 64)
+		id, err := ParseID(strings.TrimSpace(string(line)))
 		if err != nil {
 			return nil, &simjoin.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
 		}
-		ids = append(ids, ID(id))
+		ids = append(ids, id)
 	}
 }

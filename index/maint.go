@@ -9,15 +9,21 @@ import (
 	"slices"
 )
 
-// Delete tombstones ids. It is durable on return; unknown or already deleted
-// ids are not an error and not counted.
+// Delete tombstones the records of ids. It is durable on return; unknown
+// or already deleted ids (and 0) are not an error and not counted.
 func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if err := ix.writable(); err != nil {
 		return 0, err
 	}
-	done := ix.applyDelete(ids)
+	seqs := make([]seq, 0, len(ids))
+	for _, id := range ids {
+		if s, ok := seqOf(id); ok {
+			seqs = append(seqs, s)
+		}
+	}
+	done := ix.applyDelete(seqs)
 	if len(done) == 0 {
 		return 0, nil
 	}
@@ -34,11 +40,11 @@ func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 	return len(done), nil
 }
 
-// applyDelete tombstones the live records among ids in the live state
-// (copy-on-write bitmaps) and returns the ids it deleted.
-func (ix *Index) applyDelete(ids []ID) []ID {
+// applyDelete tombstones the live records among seqs in the live state
+// (copy-on-write bitmaps) and returns the seqs it deleted.
+func (ix *Index) applyDelete(ids []seq) []seq {
 	st := ix.live
-	var done []ID
+	var done []seq
 	copied := make(map[int]bool)
 	for _, id := range ids {
 		if id >= st.next {
@@ -57,8 +63,8 @@ func (ix *Index) applyDelete(ids []ID) []ID {
 			done = append(done, id)
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id ID) int {
-			if s.rows() > 0 && ID(s.ids[s.rows()-1]) < id {
+		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
+			if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
 				return -1
 			}
 			return 1
@@ -150,7 +156,7 @@ func (ix *Index) Verify() error {
 			}
 		}
 	}
-	l, err := readWAL(filepath.Join(ix.dir, m.WAL), func() ID { return ix.live.next }, ix.minRecordBytes(), nil)
+	l, err := readWAL(filepath.Join(ix.dir, m.WAL), func() seq { return ix.live.next }, ix.minRecordBytes(), nil)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ type manifest struct {
 	Config Config `json:"config"`
 	// NextID is the id the first record after the segments gets: the WAL's
 	// first insert starts there.
-	NextID ID `json:"next_id"`
+	NextID seq `json:"next_id"`
 	// Gen numbers the files written; each checkpoint takes a new one.
 	Gen      uint64   `json:"gen"`
 	Dict     string   `json:"dict,omitempty"`

@@ -124,7 +124,7 @@ func TestLSHTopKReopen(t *testing.T) {
 		if _, err := ix.Insert(ctx, texts, prefix.Threshold{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.Delete([]ID{5}); err != nil {
+		if _, err := ix.Delete([]ID{6}); err != nil { // the sixth record
 			t.Fatal(err)
 		}
 		opt := SearchOptions{TopK: 2, RefineK: 10}
@@ -137,7 +137,7 @@ func TestLSHTopKReopen(t *testing.T) {
 			if len(h) > 2 {
 				t.Fatalf("top-2 gave %d hits", len(h))
 			}
-			if len(h) > 0 && h[0].ID == ID(i) {
+			if len(h) > 0 && h[0].ID == ID(i)+1 {
 				found++
 				if h[0].Estimated == raw {
 					t.Fatalf("raw %v: hit %+v", raw, h[0])
@@ -146,7 +146,7 @@ func TestLSHTopKReopen(t *testing.T) {
 					t.Fatalf("exact similarity %v, want %v", h[0].Sim, 27.0/33)
 				}
 			}
-			if i == 5 && len(h) > 0 && h[0].ID == 5 {
+			if i == 5 && len(h) > 0 && h[0].ID == 6 {
 				t.Fatal("deleted record found")
 			}
 		}

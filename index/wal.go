@@ -149,7 +149,7 @@ func plural(n int, one, many string) string {
 // trusting the rest.
 type walBlock struct {
 	kind  byte
-	first ID
+	first seq
 	count int
 }
 
@@ -161,7 +161,7 @@ func peekBlock(p []byte) (walBlock, bool) {
 	switch p[0] {
 	case walInsert:
 		if len(p) >= 13 {
-			return walBlock{walInsert, ID(binary.LittleEndian.Uint64(p[1:])), int(binary.LittleEndian.Uint32(p[9:]))}, true
+			return walBlock{walInsert, seq(binary.LittleEndian.Uint64(p[1:])), int(binary.LittleEndian.Uint32(p[9:]))}, true
 		}
 	case walDelete:
 		if len(p) >= 5 {
@@ -181,7 +181,7 @@ type walLog struct {
 	// skipTo is an id past every id the damaged part may have assigned:
 	// the ids of its readable inserts and of a partial last insert whose
 	// header is plausible. Ids below it are never assigned again.
-	skipTo ID
+	skipTo seq
 }
 
 // readWAL reads the log at path and calls replay for each block in order
@@ -190,7 +190,7 @@ type walLog struct {
 // the id the first insert must start at, minRecord the fewest payload bytes
 // a record takes. A log that is not one (missing, bad magic or version) is
 // a *CorruptError.
-func readWAL(path string, next func() ID, minRecord int, replay func(payload []byte) error) (*walLog, error) {
+func readWAL(path string, next func() seq, minRecord int, replay func(payload []byte) error) (*walLog, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -243,7 +243,7 @@ func readWAL(path string, next func() ID, minRecord int, replay func(payload []b
 // their lengths allow and says what they held (WALDamage), and the id past
 // every id they may have assigned (walLog.skipTo): next is the id the first
 // insert after the good blocks starts at.
-func describeDamage(path string, data []byte, off int, next ID, minRecord int) (*WALDamage, ID) {
+func describeDamage(path string, data []byte, off int, next seq, minRecord int) (*WALDamage, seq) {
 	d := &WALDamage{File: path, Offset: int64(off), Bytes: int64(len(data) - off)}
 	skipTo := next
 	for first := true; off < len(data); first = false {
@@ -263,19 +263,19 @@ func describeDamage(path string, data []byte, off int, next ID, minRecord int) (
 		h, ok := peekBlock(payload)
 		// An insert's ids are skipped when they plausibly follow the ids
 		// before: as many records as its length can hold, within 2^32.
-		plausible := ok && h.kind == walInsert && h.first >= skipTo && h.count <= (n-13)/minRecord && h.first+ID(h.count) < 1<<32
+		plausible := ok && h.kind == walInsert && h.first >= skipTo && h.count <= (n-13)/minRecord && h.first+seq(h.count) < 1<<32
 		switch {
 		case whole && ok && crc32c(payload) == binary.LittleEndian.Uint32(rest[4:]):
 			// A block that passes its checksum says what it held.
 			d.add(h)
 			if plausible {
-				skipTo = h.first + ID(h.count)
+				skipTo = h.first + seq(h.count)
 			}
 		case !whole && plausible && h.first == skipTo:
 			// A partial block's header is not checksummed: it is believed
 			// when it continues the ids before it.
 			d.add(h)
-			skipTo = h.first + ID(h.count)
+			skipTo = h.first + seq(h.count)
 			d.Unreadable += int64(len(rest))
 		default:
 			d.Unreadable += int64(min(8+n, len(rest)))
@@ -295,10 +295,10 @@ func (d *WALDamage) add(h walBlock) {
 		if h.count == 0 {
 			return
 		}
-		if d.Records == 0 || h.first < d.FirstID {
-			d.FirstID = h.first
+		if first := h.first.id(); d.Records == 0 || first < d.FirstID {
+			d.FirstID = first
 		}
-		d.LastID = max(d.LastID, h.first+ID(h.count)-1)
+		d.LastID = max(d.LastID, (h.first + seq(h.count) - 1).id())
 		d.Records += h.count
 	case walDelete:
 		d.Deletes += h.count

@@ -48,7 +48,7 @@ func TestWriteFaultNotDurable(t *testing.T) {
 			if ix, err = Open(dir, OpenOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := ix.Delete([]ID{0}); !errors.Is(err, ErrFailed) || n != 0 {
+			if n, err := ix.Delete([]ID{1}); !errors.Is(err, ErrFailed) || n != 0 {
 				t.Fatalf("Delete with a failing %s: %d, %v", op, n, err)
 			}
 			ix.Close()
@@ -92,7 +92,7 @@ func TestCheckpointFaultDurable(t *testing.T) {
 			acked := 0
 			err := ix.InsertLines(ctx, strings.NewReader(in.String()), simjoin.BatchOptions{MaxLines: 3}, prefix.Threshold{}, func(first int, outs []Outcome) error {
 				for _, o := range outs {
-					if !o.Inserted || o.ID != ID(acked) {
+					if !o.Inserted || o.ID != ID(acked)+1 {
 						t.Errorf("line %d: %+v", first, o)
 					}
 					acked++

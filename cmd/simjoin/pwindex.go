@@ -20,7 +20,8 @@ var pwIndexFixed = []string{"qgram", "measure", "fold-case", "fold-leet", "strip
 // are searched in a persisted index (built with simjoin index create and
 // add) instead of an index built from a list on every call. Matches are
 // written as candidate<TAB>id<TAB>similarity, the id being the index's
-// record id; the exit status is that of passwords check.
+// record id (from 1: the line of a list added in order); the exit status is
+// that of passwords check.
 func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) error {
 	if err := refuseGiven(fs, pwIndexFixed, "--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)"); err != nil {
 		return err

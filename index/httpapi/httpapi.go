@@ -18,7 +18,16 @@
 // answered rounded to six decimals, as the command line writes them. A
 // search may add "only" or "exclude", lists of ids it is restricted to or
 // skips. Similarities that are MinHash estimates (LSH without raw sets)
-// carry "estimated": true.
+// carry "estimated": true. Ids are the index's (index.ID: from 1 in
+// insertion order).
+//
+// The API reads its input by the rules of the command line: a record or
+// query must be text (a body with invalid UTF-8, or a string with an escaped
+// lone surrogate such as "\ud800", is refused, never read as U+FFFD); an
+// id is a decimal integer >= 1 without leading zeros (DELETE
+// /v1/records/01 is refused, as `index delete 01` is); "only" must not be
+// empty (as --only ”); top_k or refine_k given as 0 is refused, not taken
+// for "not given" (as --top-k 0).
 //
 // Lifecycle: open the index, New, Serve until its context ends (or mount the
 // Server in an http.Server of your own), then close the index. The package
@@ -40,11 +49,13 @@
 // Inserts that arrive while one is being written are merged into the next
 // batch (group commit: one log sync for all of them); each record's outcome
 // is the one it would get had the requests come one after the other.
-// Bad input gets a 4xx status and {"error": "..."}: 400 for malformed JSON,
-// unknown fields, a missing or out-of-range threshold, an id that is not a
-// number, text the tokenizer rejects; 404 for an unknown path or id; 405 for
-// a wrong method; 413 for a body over Options.MaxBodyBytes or more records
-// or queries than Options.MaxRecords. A failure of the index itself is a 500.
+// Bad input gets a 4xx status and {"error": "..."}, never a redirect or an
+// HTML page: 400 for malformed JSON, unknown fields, a missing or
+// out-of-range threshold, an id that is not one, text the tokenizer
+// rejects; 404 for an unknown path (or one that is not clean, such as
+// "//v1/stats" or "/v1/records/7/") or id; 405 for a wrong method; 413 for
+// a body over Options.MaxBodyBytes or more records or queries than
+// Options.MaxRecords. A failure of the index itself is a 500.
 // Record text never appears in an error or a log line (records may be
 // passwords).
 //
@@ -66,9 +77,12 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
@@ -186,6 +200,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Done()
 	if handlerStarted != nil {
 		handlerStarted()
+	}
+	// The mux would redirect an unclean path ("//v1/stats", "/v1/./x",
+	// "/v1/records/7/") with an HTML body: no endpoint has one.
+	if p := r.URL.Path; p == "" || path.Clean(p) != p {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+p)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -308,29 +328,84 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // decode reads the JSON body into v: at most MaxBodyBytes, one object, no
-// unknown fields.
+// unknown fields, and text that is text: invalid UTF-8 or an escaped lone
+// surrogate ("\ud800") anywhere is refused, never turned into U+FFFD.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 		}
+		return badRequest("reading the request body: %v", err)
+	}
+	if err := checkText(body); err != nil {
+		return badRequest("malformed JSON body: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
 			return badRequest("empty request body: want a JSON object")
 		}
 		return badRequest("malformed JSON body: %v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", mbe.Limit)}
-		}
 		return badRequest("malformed JSON body: data after the object")
 	}
 	return nil
+}
+
+// checkText reports invalid UTF-8 in a JSON text, or a \u escape of a
+// surrogate that is not the first half of a pair followed by its second
+// (encoding/json would decode either as U+FFFD). Cost: one pass.
+func checkText(b []byte) error {
+	if !utf8.Valid(b) {
+		return errors.New("invalid UTF-8")
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte; only \u escapes matter
+		if i >= len(b) || b[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(b[i+1:])
+		if !ok || !utf16.IsSurrogate(r) {
+			continue
+		}
+		lo, ok2 := rune(0), false
+		if r < 0xdc00 && i+10 < len(b) && b[i+5] == '\\' && b[i+6] == 'u' {
+			lo, ok2 = hex4(b[i+7:])
+		}
+		if !ok2 || lo < 0xdc00 || lo > 0xdfff {
+			return fmt.Errorf("a lone surrogate \\u%s in a string", b[i+1:i+5])
+		}
+		i += 10
+	}
+	return nil
+}
+
+// hex4 reads four hexadecimal digits.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // threshold reads a JSON threshold: a number (0.8) or a string ("4/5"),
@@ -495,7 +570,13 @@ func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) 
 	if err != nil {
 		return opt, err
 	}
-	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK), Only: ids(req.Only), Exclude: ids(req.Exclude)}
+	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK)}
+	if opt.Only, err = ids("only", req.Only); err != nil {
+		return opt, err
+	}
+	if opt.Exclude, err = ids("exclude", req.Exclude); err != nil {
+		return opt, err
+	}
 	if err := opt.Check(); err != nil {
 		return opt, s.searchError(err, req, t)
 	}
@@ -544,17 +625,24 @@ func (s *Server) searchError(err error, req *searchRequest, t prefix.Threshold) 
 	return badRequest("refine_k %d: want top_k (%d) to %d", *req.RefineK, *req.TopK, s.opt.MaxTopK)
 }
 
-// ids converts a JSON id list; nil stays nil (no restriction) and an empty
-// list stays empty (restricted to nothing).
-func ids(in []uint64) []index.ID {
+// ids reads a JSON id list of field: nil stays nil (no restriction); every
+// id must be one (at least 1), and only must not be empty, as the command
+// line's --only and --exclude are read (an empty exclude excludes nothing).
+func ids(field string, in []uint64) ([]index.ID, error) {
 	if in == nil {
-		return nil
+		return nil, nil
+	}
+	if len(in) == 0 && field == "only" {
+		return nil, badRequest("only: want at least one id (for no restriction, leave it out)")
 	}
 	out := make([]index.ID, len(in))
 	for i, id := range in {
+		if id == 0 {
+			return nil, badRequest("%s: %d is %v", field, id, index.ErrNotID)
+		}
 		out[i] = index.ID(id)
 	}
-	return out
+	return out, nil
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -693,13 +781,12 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
-	text := r.PathValue("id")
-	id, err := strconv.ParseUint(text, 10, 64)
+	id, err := index.ParseID(r.PathValue("id"))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("record id %q: want an integer >= 0", text))
+		writeError(w, http.StatusBadRequest, "record id "+err.Error())
 		return
 	}
-	n, err := s.ix.Delete([]index.ID{index.ID(id)})
+	n, err := s.ix.Delete([]index.ID{id})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -709,7 +796,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
-		ID      uint64 `json:"id"`
-		Deleted bool   `json:"deleted"`
+		ID      index.ID `json:"id"`
+		Deleted bool     `json:"deleted"`
 	}{id, true})
 }
