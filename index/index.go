@@ -260,16 +260,20 @@ type Hit struct {
 
 // Stats describes an index.
 type Stats struct {
-	Method      Method
-	Records     uint64 // ids assigned so far: the last ID given (or skipped)
-	Live        uint64 // records held and not deleted
-	Deleted     uint64 // tombstoned records not yet compacted away
-	Segments    int    // immutable segments
-	Mutable     int    // records in the mutable part (not yet in a segment)
-	Tokens      int    // Exact: distinct tokens in the token order
-	Appended    int    // Exact: tokens appended after the last re-ordering
-	BytesOnDisk int64  // total size of the index's files
-	WALBytes    int64  // size of the write-ahead log
+	Method  Method
+	Records uint64 // ids assigned so far: the last ID given (or skipped)
+	Live    uint64 // records held and not deleted
+	Deleted uint64 // tombstoned records not yet compacted away
+	// Dropped counts the ids no record holds any more: deleted records a
+	// compaction (or a checkpoint) has dropped, and ids a cut of a damaged
+	// log took back. Records = Live + Deleted + Dropped.
+	Dropped     uint64
+	Segments    int   // immutable segments
+	Mutable     int   // records in the mutable part (not yet in a segment)
+	Tokens      int   // Exact: distinct tokens in the token order
+	Appended    int   // Exact: tokens appended after the last re-ordering
+	BytesOnDisk int64 // total size of the index's files
+	WALBytes    int64 // size of the write-ahead log
 	// WALTruncated is the number of bytes cut off write-ahead logs over
 	// the index's life (kept in the manifest): partial last blocks cut by
 	// Open, damaged ends cut by Repair.
@@ -290,8 +294,8 @@ var (
 	ErrReadOnly = errors.New("index: opened read-only")
 	// ErrNotIndex is returned by Open for a directory without an index manifest.
 	ErrNotIndex = errors.New("index: not an index directory")
-	// ErrThresholdBelowMin is returned for a search or dedup threshold below
-	// an Exact index's MinThreshold.
+	// ErrThresholdBelowMin is wrapped (by a *ThresholdError) for a search or
+	// dedup threshold below an Exact index's MinThreshold.
 	ErrThresholdBelowMin = errors.New("index: threshold below the index's minimum threshold")
 	// ErrClosed is returned by every method of a closed index.
 	ErrClosed = errors.New("index: closed")
@@ -308,6 +312,19 @@ var (
 	// failed: the index must be reopened, which recovers what was durable.
 	ErrFailed = errors.New("index: a write failed; reopen the index")
 )
+
+// ThresholdError reports a search or dedup threshold below an Exact
+// index's MinThreshold, with both, so that a caller can word it by its own
+// name for the threshold. It wraps ErrThresholdBelowMin.
+type ThresholdError struct {
+	Threshold, Min prefix.Threshold
+}
+
+func (e *ThresholdError) Error() string {
+	return fmt.Sprintf("%v: %s < %s", ErrThresholdBelowMin, e.Threshold, e.Min)
+}
+
+func (e *ThresholdError) Unwrap() error { return ErrThresholdBelowMin }
 
 // ConfigError reports the field of a Config that Create refuses, so that a
 // caller (a command line) can word it by its own name for the field. It

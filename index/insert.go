@@ -115,7 +115,7 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 		return fmt.Errorf("%w: threshold %s for %v", ErrOptions, t, m)
 	}
 	if ix.cfg.Method == Exact && below(t, ix.cfg.MinThreshold) {
-		return fmt.Errorf("%w: %s < %s", ErrThresholdBelowMin, t, ix.cfg.MinThreshold)
+		return &ThresholdError{t, ix.cfg.MinThreshold}
 	}
 	return nil
 }

@@ -102,6 +102,7 @@ func (ix *Index) Stats() Stats {
 	d := uint64(st.mut.tomb.Count())
 	s.Live += uint64(st.mut.n) - d
 	s.Deleted += d
+	s.Dropped = s.Records - s.Live - s.Deleted
 	if ix.cfg.Method == Exact {
 		s.Tokens = st.dict.len()
 		s.Appended = len(st.dict.addedKeys)

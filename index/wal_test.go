@@ -194,6 +194,9 @@ func TestWALDamage(t *testing.T) {
 			}
 			st := ix.Stats()
 			ix.Close()
+			if st.Records != st.Live+st.Deleted+st.Dropped {
+				t.Errorf("stats after the cut do not add up: %+v", st)
+			}
 			if st.WALTruncated != int64(len(damaged)-at) || st.WALTorn != 0 {
 				t.Errorf("stats after the cut: %+v", st)
 			}
@@ -211,4 +214,39 @@ func TestWALDamage(t *testing.T) {
 			ix.Close()
 		})
 	}
+}
+
+// TestStatsCounts: the counts of Stats add up (Records = Live + Deleted +
+// Dropped) after inserts, deletes, a checkpoint and a compaction, and the
+// deleted records a compaction drops move from Deleted to Dropped.
+func TestStatsCounts(t *testing.T) {
+	ix, _ := mustCreate(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
+	defer ix.Close()
+	ctx := context.Background()
+	check := func(what string, live, deleted, dropped uint64) {
+		t.Helper()
+		st := ix.Stats()
+		if st.Records != 5 || st.Live != live || st.Deleted != deleted || st.Dropped != dropped || st.Records != st.Live+st.Deleted+st.Dropped {
+			t.Errorf("%s: records %d, live %d, deleted %d, dropped %d; want 5, %d, %d, %d", what, st.Records, st.Live, st.Deleted, st.Dropped, live, deleted, dropped)
+		}
+	}
+	if _, err := ix.Insert(ctx, [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), []byte("e")}, prefix.Threshold{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Delete([]ID{2, 4}); err != nil {
+		t.Fatal(err)
+	}
+	check("after deletes", 3, 2, 0)
+	if err := ix.checkpointNow(); err != nil {
+		t.Fatal(err)
+	}
+	check("after a checkpoint", 3, 0, 2)
+	if _, err := ix.Delete([]ID{5}); err != nil {
+		t.Fatal(err)
+	}
+	check("after a delete in a segment", 2, 1, 2)
+	if err := ix.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a compaction", 2, 0, 3)
 }

@@ -100,7 +100,11 @@ func openError(dir string, err error) error {
 // status 2). The index checks the threshold before it reads or writes
 // anything.
 func indexError(err error, flag string) error {
-	if errors.Is(err, index.ErrThresholdBelowMin) || errors.Is(err, index.ErrOptions) {
+	var te *index.ThresholdError
+	switch {
+	case errors.As(err, &te):
+		return usagef("%s %s is below the index's minimum threshold %s", flag, te.Threshold, te.Min)
+	case errors.Is(err, index.ErrOptions):
 		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	return err
@@ -143,7 +147,7 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 			case errors.As(err, &ce):
 				return f.createError(cfg, ce.Field, ce.Err)
 			case errors.Is(err, index.ErrExists):
-				return fmt.Errorf("%s already holds an index: %w", args[0], err)
+				return fmt.Errorf("%s already holds an index", args[0])
 			case err != nil:
 				return err
 			}

@@ -16,6 +16,20 @@ import (
 
 func init() { register(newServeCmd) }
 
+// checkAddr refuses an --addr that is not HOST:PORT with a port in 0..65535
+// (or a service name the system knows): a usage error, before the index is
+// opened. Whether HOST can be listened on is the listener's to say.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080", addr)
+	}
+	return nil
+}
+
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
 	var workers, maxRecords, maxHits int
@@ -27,8 +41,8 @@ func newServeCmd(e *env) *cobra.Command {
 		Long:  help("serve"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, _, err := net.SplitHostPort(addr); err != nil {
-				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
+			if err := checkAddr(addr); err != nil {
+				return err
 			}
 			if maxRecords < 1 || maxHits < 1 || maxBody < 1 || shutdown <= 0 {
 				return usagef("--max-records, --max-hits, --max-body and --shutdown-timeout must be positive")

@@ -79,6 +79,7 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf16"
@@ -323,7 +324,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusServiceUnavailable, "request cancelled")
 	default:
 		s.opt.ErrorLog.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		writeError(w, http.StatusInternalServerError, "index: "+err.Error())
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "index: ") {
+			msg = "index: " + msg
+		}
+		writeError(w, http.StatusInternalServerError, msg)
 	}
 }
 
@@ -429,12 +434,13 @@ func (s *Server) threshold(field string, raw json.RawMessage) (prefix.Threshold,
 	return t, nil
 }
 
-// named prefixes the field a threshold came from to the index's refusal of
-// it (below an exact index's minimum threshold); other errors stay as they
+// named words the index's refusal of a threshold (below an exact index's
+// minimum threshold) by the field it came from; other errors stay as they
 // are. The index checks before it writes anything.
 func named(field string, err error) error {
-	if errors.Is(err, index.ErrThresholdBelowMin) {
-		return fmt.Errorf("%s: %w", field, err)
+	var te *index.ThresholdError
+	if errors.As(err, &te) {
+		return badRequest("%s %s is below the index's minimum threshold %s", field, te.Threshold, te.Min)
 	}
 	return err
 }
@@ -461,7 +467,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	b, err := MarshalStats(s.ix.Stats())
+	b, err := MarshalStats(s.ix.Config(), s.ix.Stats())
 	if err != nil {
 		s.fail(w, r, err)
 		return
