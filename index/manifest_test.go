@@ -152,3 +152,73 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestLeftoversOnly: opening an index for writing deletes the files a
+// crashed checkpoint left (names of the index's own forms that the manifest
+// does not name), and nothing else a user keeps in the directory, however
+// it is named; a read-only open deletes nothing.
+func TestLeftoversOnly(t *testing.T) {
+	ix, dir := mustCreate(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
+	ix.Close()
+	user := []string{"wal-notes.txt", "seg-1.sj.bak", "dict-x.sj", "tomb-1.sj", "MANIFEST.bak", "wal-01.log", "README"}
+	left := []string{"seg-7.sj", "dict-7.sj", "tomb-7-0.sj", "wal-7.log", "MANIFEST.tmp"}
+	for _, n := range append(append([]string{}, user...), left...) {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	if ro, err := Open(dir, OpenOptions{ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	} else {
+		ro.Close()
+	}
+	for _, n := range append(append([]string{}, user...), left...) {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("a read-only open removed %s", n)
+		}
+	}
+	ix, err := Open(dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, n := range user {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("opening removed the user's %s", n)
+		}
+	}
+	for _, n := range left {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("opening left the leftover %s", n)
+		}
+	}
+}
+
+// TestCreateRefuses: Create writes nothing into a directory that holds
+// files of the user's (ErrNotEmpty), nor creates a missing parent
+// directory; a directory holding only the leftovers of a crashed Create is
+// taken.
+func TestCreateRefuses(t *testing.T) {
+	cfg := exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2})
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	if _, err := Create(dir, cfg); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("Create in a directory of the user's: %v, want ErrNotEmpty", err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("Create wrote into a directory of the user's: %v", names)
+	}
+	missing := filepath.Join(t.TempDir(), "no", "ix")
+	if _, err := Create(missing, cfg); err == nil {
+		t.Errorf("Create under a missing directory succeeded")
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Errorf("Create made the missing parent directory")
+	}
+	crashed := t.TempDir()
+	os.WriteFile(filepath.Join(crashed, "wal-1.log"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(crashed, "LOCK"), nil, 0o644)
+	ix, err := Create(crashed, cfg)
+	if err != nil {
+		t.Fatalf("Create over a crashed Create's leftovers: %v", err)
+	}
+	ix.Close()
+}
