@@ -104,6 +104,10 @@ func TestSearchBounded(t *testing.T) {
 	if rec.Body.String() != string(want)+"\n" || resp.Truncated || len(resp.Results[1]) != copies {
 		t.Errorf("answer at the bound: %.200s, want %.200s", rec.Body.String(), want)
 	}
+	if testing.Short() {
+		t.Log("-short: the memory measure (1.2M hits) is left out")
+		return
+	}
 	// Memory: a quarter of the answer, then all of it.
 	srv = httpapi.New(ix, httpapi.Options{MaxHits: 1 << 30})
 	var peaks [2]uint64
