@@ -82,6 +82,28 @@ func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 	return cmd, stderr
 }
 
+// listeningOn reads the stderr of `simjoin serve` up to its "listening on
+// ADDR" line and returns ADDR. It reads one line at a time, so nothing
+// after that line is taken from stderr.
+func listeningOn(t *testing.T, stderr io.Reader) string {
+	t.Helper()
+	var line []byte
+	var c [1]byte
+	for {
+		if _, err := stderr.Read(c[:]); err != nil {
+			t.Fatalf("simjoin serve printed no address: %q, %v", line, err)
+		}
+		if c[0] != '\n' {
+			line = append(line, c[0])
+			continue
+		}
+		if a, ok := strings.CutPrefix(string(line), "listening on "); ok {
+			return a
+		}
+		line = line[:0]
+	}
+}
+
 // TestServeSIGTERM runs `simjoin serve` as a child process, drives it with
 // concurrent clients inserting with dedup, sends it SIGTERM in the middle of
 // the load, and checks that it shuts down (exit status 143, 128 + SIGTERM,
@@ -91,17 +113,7 @@ func TestServeSIGTERM(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
 	cliOK(t, "", "index", "create", dir, "--tokens", "words", "--min-threshold", "0.5")
 	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0")
-	sc := bufio.NewScanner(stderr)
-	var addr string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr = a
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("simjoin serve printed no address")
-	}
+	addr := listeningOn(t, stderr)
 	var rest bytes.Buffer
 	copied := make(chan struct{})
 	go func() { io.Copy(&rest, stderr); close(copied) }()
@@ -203,18 +215,7 @@ func TestServeShutdownUnanswered(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
 	cliOK(t, "", "index", "create", dir, "--min-threshold", "0.5")
 	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0", "--shutdown-timeout", "100ms")
-	sc := bufio.NewScanner(stderr)
-	var addr string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr = a
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("simjoin serve printed no address")
-	}
-	conn, err := net.Dial("tcp", addr)
+	conn, err := net.Dial("tcp", listeningOn(t, stderr))
 	if err != nil {
 		t.Fatal(err)
 	}
