@@ -62,7 +62,7 @@ var flagGroup = map[string]string{
 
 	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch,
 
-	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "shutdown-timeout": groupServer,
+	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "max-hits": groupServer, "shutdown-timeout": groupServer,
 
 	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources,
 	"cpuprofile": groupResources,
