@@ -189,7 +189,7 @@ func startReadmeServer(t *testing.T, args []string) *readmeServer {
 		}
 		for _, line := range strings.Split(stderr.String(), "\n") {
 			if a, ok := strings.CutPrefix(line, "listening on "); ok {
-				s.addr = a
+				s.addr, _, _ = strings.Cut(a, " ")
 			}
 		}
 		time.Sleep(5 * time.Millisecond)

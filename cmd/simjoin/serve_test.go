@@ -83,7 +83,7 @@ func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 }
 
 // listeningOn reads the stderr of `simjoin serve` up to its "listening on
-// ADDR" line and returns ADDR. It reads one line at a time, so nothing
+// ADDR (...)" line and returns ADDR. It reads one line at a time, so nothing
 // after that line is taken from stderr.
 func listeningOn(t *testing.T, stderr io.Reader) string {
 	t.Helper()
@@ -98,6 +98,7 @@ func listeningOn(t *testing.T, stderr io.Reader) string {
 			continue
 		}
 		if a, ok := strings.CutPrefix(string(line), "listening on "); ok {
+			a, _, _ = strings.Cut(a, " ")
 			return a
 		}
 		line = line[:0]

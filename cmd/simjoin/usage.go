@@ -63,6 +63,8 @@ var flagGroup = map[string]string{
 	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch,
 
 	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "max-hits": groupServer, "shutdown-timeout": groupServer,
+	"max-queries": groupServer, "max-request-time": groupServer, "auth-token-file": groupServer, "insecure": groupServer,
+	"tls-cert": groupServer, "tls-key": groupServer,
 
 	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources,
 	"cpuprofile": groupResources,

@@ -46,10 +46,17 @@ type pending struct {
 }
 
 // insert inserts recs with dedup threshold t, merged with the requests
-// waiting at the same time, and returns once they are durable. As
+// waiting at the same time, and returns once they are durable; ctx is
+// checked before the records join the queue. As
 // index.Insert, it returns outcomes with an error when the records are
 // durable but a checkpoint after them failed.
 func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshold) ([]index.Outcome, error) {
+	// A request past its time (or whose client left) is refused here; once
+	// queued it is inserted and answered whatever its context says, since
+	// its records may be durable.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if !groupCommit {
 		return c.ix.Insert(ctx, recs, t)
 	}

@@ -30,9 +30,24 @@
 // for "not given" (as --top-k 0).
 //
 // Lifecycle: open the index, New, Serve until its context ends (or mount the
-// Server in an http.Server of your own), then close the index. The package
-// does not authenticate, encrypt or rate-limit: serve it on loopback or
-// behind a proxy that does. A request costs its index operation plus
+// Server in an http.Server of your own), then close the index. With
+// Options.AuthToken every request but GET /v1/health must carry it as a
+// bearer token (401 otherwise); Serve encrypts when given a TLS listener
+// (crypto/tls.NewListener); the package does not rate-limit. Every request
+// is bounded by Options, one limit each, answered with a JSON error:
+//
+//	what                            Options         default      past it
+//	a request body                  MaxBodyBytes    8 MiB        413
+//	records of an insert            MaxRecords      10,000       413
+//	ids of a search's only/exclude  MaxRecords      10,000       413
+//	queries of a search             MaxQueries      10,000       413
+//	top_k and refine_k              MaxTopK         10,000       400
+//	hits of a search answer         MaxHits         100,000      cut: "truncated": true
+//	time of a request               MaxRequestTime  30 s         503, or cut: "truncated": true
+//	request headers                 (Serve)         64 KiB       431
+//	reading headers, whole request  (Serve)         10 s, 1 min  connection closed
+//
+// A request costs its index operation plus
 // decoding and encoding its JSON, linear in the body. A search answer is
 // streamed as the index finds it (index.SearchEach), so the server holds a
 // few queries' hits at a time, never the whole answer, and it stops at
@@ -54,8 +69,8 @@
 // out-of-range threshold, an id that is not one, text the tokenizer
 // rejects; 404 for an unknown path (or one that is not clean, such as
 // "//v1/stats" or "/v1/records/7/") or id; 405 for a wrong method; 413 for
-// a body over Options.MaxBodyBytes or more records or queries than
-// Options.MaxRecords. A failure of the index itself is a 500.
+// a request past a limit of the table above; 401 without the token; 503
+// past the time limit. A failure of the index itself is a 500.
 // Record text never appears in an error or a log line (records may be
 // passwords).
 //
@@ -69,6 +84,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,28 +108,46 @@ import (
 
 // Defaults of Options' zero fields.
 const (
-	DefaultMaxBodyBytes = 8 << 20 // 8 MiB
-	DefaultMaxRecords   = 10_000
-	DefaultMaxTopK      = 10_000
-	DefaultMaxHits      = 100_000
+	DefaultMaxBodyBytes   = 8 << 20 // 8 MiB
+	DefaultMaxRecords     = 10_000
+	DefaultMaxQueries     = 10_000
+	DefaultMaxTopK        = 10_000
+	DefaultMaxHits        = 100_000
+	DefaultMaxRequestTime = 30 * time.Second
 
 	DefaultShutdownTimeout = 10 * time.Second
 )
 
-// Options bounds what one request may ask. The zero value uses the defaults.
+// Options bounds what one request may ask (the limits table of the package
+// doc) and says who may ask. The zero value uses the defaults and asks no
+// token.
 type Options struct {
 	// MaxBodyBytes caps a request body; a larger one gets 413. 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// MaxRecords caps the records of an insert and the queries of a search;
-	// more get 413. 0 means DefaultMaxRecords.
+	// MaxRecords caps the records of an insert (and the ids of a search's
+	// only or exclude); more get 413. 0 means DefaultMaxRecords.
 	MaxRecords int
+	// MaxQueries caps the queries of a search; more get 413. 0 means
+	// DefaultMaxQueries.
+	MaxQueries int
 	// MaxTopK caps top_k and refine_k; more get 400. 0 means DefaultMaxTopK.
 	MaxTopK int
 	// MaxHits caps the hits of one search answer, over all its queries:
 	// past it the answer stops (the rest of the lists are empty) and says
 	// "truncated": true. 0 means DefaultMaxHits.
 	MaxHits int
+	// MaxRequestTime caps the time a request may take once its headers
+	// are read: a search still running then stops (503 before its answer
+	// began, "truncated": true after), an insert not yet in a batch is
+	// refused with 503 (one in a batch is always answered: it may be
+	// durable). 0 means DefaultMaxRequestTime.
+	MaxRequestTime time.Duration
+	// AuthToken, when not empty, is the bearer token every request but GET
+	// /v1/health must carry ("Authorization: Bearer TOKEN"); without it, or
+	// with another, the answer is 401. It is compared in constant time and
+	// never logged.
+	AuthToken string
 	// ShutdownTimeout is how long Serve lets the requests under way finish
 	// after its context ends before it closes their connections. 0 means
 	// DefaultShutdownTimeout.
@@ -129,8 +164,14 @@ func (o Options) withDefaults() Options {
 	if o.MaxRecords <= 0 {
 		o.MaxRecords = DefaultMaxRecords
 	}
+	if o.MaxQueries <= 0 {
+		o.MaxQueries = DefaultMaxQueries
+	}
 	if o.MaxTopK <= 0 {
 		o.MaxTopK = DefaultMaxTopK
+	}
+	if o.MaxRequestTime <= 0 {
+		o.MaxRequestTime = DefaultMaxRequestTime
 	}
 	if o.MaxHits <= 0 {
 		o.MaxHits = DefaultMaxHits
@@ -152,6 +193,10 @@ type Server struct {
 	opt     Options
 	mux     *http.ServeMux
 	commit  committer // merges concurrent inserts into one synced batch
+	// token is the SHA-256 of Options.AuthToken (nil: no token asked): a
+	// request's token is hashed and the digests compared in constant time,
+	// so neither the token's bytes nor its length show in the timing.
+	token []byte
 
 	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
 }
@@ -164,6 +209,10 @@ var handlerStarted func()
 func New(ix *index.Index, opt Options) *Server {
 	cfg := ix.Config()
 	s := &Server{ix: ix, measure: cfg.Measure, opt: opt.withDefaults(), mux: http.NewServeMux(), commit: committer{ix: ix}}
+	if opt.AuthToken != "" {
+		sum := sha256.Sum256([]byte(opt.AuthToken))
+		s.token = sum[:]
+	}
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
 	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
@@ -208,7 +257,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+p)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	if s.token != nil && r.URL.Path != "/v1/health" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="simjoin"`)
+		writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+		return
+	}
+	ctx, cancel := context.WithTimeoutCause(r.Context(), s.opt.MaxRequestTime, errTimeLimit)
+	defer cancel()
+	s.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// errTimeLimit is the cause of a request's context that ran past
+// Options.MaxRequestTime.
+var errTimeLimit = errors.New("the request ran past its time limit")
+
+// authorized reports whether r carries the bearer token, comparing the
+// digests in constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return subtle.ConstantTimeCompare(sum[:], s.token) == 1
 }
 
 // Serve answers requests on ln until ctx is done, then shuts down
@@ -319,6 +390,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions),
 		errors.As(err, &re):
 		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(context.Cause(r.Context()), errTimeLimit) && errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the request ran past its time limit of %v", s.opt.MaxRequestTime))
 	case errors.Is(err, context.Canceled):
 		// The client went away; no one reads the answer.
 		writeError(w, http.StatusServiceUnavailable, "request cancelled")
@@ -445,13 +518,14 @@ func named(field string, err error) error {
 	return err
 }
 
-// texts converts the records or queries of a request, checking their count.
-func (s *Server) texts(field string, in []string) ([][]byte, error) {
+// texts converts the records or queries of a request, checking their
+// count against most.
+func texts(field string, in []string, most int) ([][]byte, error) {
 	if len(in) == 0 {
 		return nil, badRequest("%s: want a non-empty list of strings", field)
 	}
-	if len(in) > s.opt.MaxRecords {
-		return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, at most %d a request", field, len(in), s.opt.MaxRecords)}
+	if len(in) > most {
+		return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d given, at most %d a request", field, len(in), most)}
 	}
 	out := make([][]byte, len(in))
 	for i, t := range in {
@@ -501,7 +575,7 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	recs, err := s.texts("records", req.Records)
+	recs, err := texts("records", req.Records, s.opt.MaxRecords)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -657,7 +731,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	qs, err := s.texts("queries", req.Queries)
+	qs, err := texts("queries", req.Queries, s.opt.MaxQueries)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -671,6 +745,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	err = s.ix.SearchEach(r.Context(), qs, opt, sw.write)
 	switch {
 	case errors.Is(err, errTruncated):
+	case err != nil && sw.bw != nil && errors.Is(context.Cause(r.Context()), errTimeLimit):
+		// Out of time with the answer begun: it ends here, cut as at
+		// MaxHits.
+		sw.truncated = true
 	case err != nil && sw.bw == nil:
 		s.fail(w, r, named("threshold", err))
 		return
