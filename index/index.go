@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,22 +72,33 @@ type Config struct {
 	// prefix at MinThreshold of every set). For LSH it is optional and only
 	// serves to choose the banding when Bands is zero.
 	MinThreshold prefix.Threshold
-	// Perm is the number of MinHash minima K (LSH, default 128); Bands the
-	// number of bands b, with r = Perm/Bands rows each (0: chosen for a
-	// recall of Recall at MinThreshold, Perm then set to b·r); Bits the
-	// stored bits of a minimum: 8, 16, 32 or 64 (default 32).
+	// Perm is the number of MinHash minima K a signature holds (LSH,
+	// default approx.DefaultK); Bands the number of bands b and Rows the
+	// rows r of each, b·r <= Perm: the bands are made of the first b·r
+	// values, and an estimate uses all Perm (so it is as good as K values
+	// make it, and the signatures are those of a batch LSH join with the
+	// same K and banding). Bands zero: b and r are chosen for a recall of
+	// Recall at MinThreshold within Perm values. Rows zero: Perm/Bands.
+	// Bits the stored bits of a minimum: 8, 16, 32 or 64 (default 32).
 	Perm  int
 	Bands int
+	Rows  int
 	Bits  int
 	// Shape, when given, is the banding B bands of R rows: Create sets Bands
-	// to B and Perm to B·R (a Perm given must be B·R; Bands must not be
-	// given). Recall is the least probability of finding a pair at
-	// MinThreshold that the banding Create chooses, when neither Bands nor
-	// Shape is given, must reach: in (0, 1), 0 meaning approx.DefaultRecall.
-	// Both only say how Create sets Perm and Bands: it leaves them zero, and
-	// the manifest does not keep them.
+	// to B, Rows to R and, when Perm is zero, Perm to B·R (a Perm given
+	// must be at least B·R; Bands and Rows must not be given). Recall is the
+	// least probability of finding a pair at MinThreshold that the banding
+	// Create chooses, when neither Bands nor Shape is given, must reach: in
+	// (0, 1), 0 meaning approx.DefaultRecall. Both only say how Create sets
+	// Perm, Bands and Rows: it leaves them zero, and the manifest does not
+	// keep them.
 	Shape  approx.Shape
 	Recall float64
+	// Force makes Create take an LSH banding that finds a pair at
+	// MinThreshold with a probability below MinRecall, which it refuses
+	// otherwise (a *ConfigError for "Bands" wrapping a *RecallError). Not
+	// kept either.
+	Force bool
 	// Seed is the LSH hash seed.
 	Seed uint64
 	// RawSets keeps the records' token sets: LSH candidates are then verified
@@ -109,6 +121,7 @@ type storedConfig struct {
 	} `json:"min_threshold"`
 	Perm    int    `json:"perm,omitempty"`
 	Bands   int    `json:"bands,omitempty"`
+	Rows    int    `json:"rows,omitempty"`
 	Bits    int    `json:"bits,omitempty"`
 	Seed    uint64 `json:"seed,omitempty"`
 	RawSets bool   `json:"raw_sets,omitempty"`
@@ -116,23 +129,28 @@ type storedConfig struct {
 
 // MarshalJSON writes c as the index manifest stores it: keys "tokens",
 // "method" (1 exact, 2 LSH), "measure" (prefix.Measure's number),
-// "min_threshold" ({"Num", "Den"}), then "perm", "bands", "bits", "seed" and
-// "raw_sets" when not zero.
+// "min_threshold" ({"Num", "Den"}), then "perm", "bands", "rows", "bits",
+// "seed" and "raw_sets" when not zero.
 func (c Config) MarshalJSON() ([]byte, error) {
 	s := storedConfig{Tokens: c.Tokens, Method: c.Method, Measure: uint8(c.Measure),
-		Perm: c.Perm, Bands: c.Bands, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets}
+		Perm: c.Perm, Bands: c.Bands, Rows: c.Rows, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets}
 	s.MinThreshold.Num, s.MinThreshold.Den = c.MinThreshold.Num, c.MinThreshold.Den
 	return json.Marshal(s)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes. A configuration of format
+// version 1 has no "rows": its rows are perm/bands (it banded all its
+// values).
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var s storedConfig
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
+	if s.Rows == 0 && s.Bands > 0 {
+		s.Rows = s.Perm / s.Bands
+	}
 	*c = Config{Tokens: s.Tokens, Method: s.Method, Measure: prefix.Measure(s.Measure), Perm: s.Perm,
-		Bands: s.Bands, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets}
+		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets}
 	c.MinThreshold = prefix.Threshold{Num: s.MinThreshold.Num, Den: s.MinThreshold.Den}
 	return nil
 }
@@ -147,7 +165,7 @@ func (c Config) String() string {
 	case Exact:
 		b.WriteString("exact")
 	case LSH:
-		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Perm/max(c.Bands, 1), c.Bits, c.Perm, c.Seed)
+		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Rows, c.Bits, c.Perm, c.Seed)
 		if c.RawSets {
 			b.WriteString(", raw sets (exact similarities)")
 		} else {
@@ -207,11 +225,14 @@ type SearchOptions struct {
 	// Threshold returns every record with similarity >= Threshold (for an
 	// Exact index, at least Config.MinThreshold).
 	Threshold prefix.Threshold
-	// TopK, when > 0 (and Threshold zero: give one), returns the TopK most
-	// similar records. LSH: the RefineK (at least TopK) candidates with the best
-	// signature estimates are verified exactly when raw sets are kept, and
-	// the best TopK returned. Exact: the TopK best of the records at or above
-	// MinThreshold, all exact; RefineK is not used.
+	// TopK, when > 0, returns the TopK most similar records among those at
+	// or above the index's Config.MinThreshold: fewer, or none, when fewer
+	// reach it (an empty answer says nothing of the records below it).
+	// Threshold must then be zero. Exact: the TopK best of those records,
+	// all exact; RefineK is not used. LSH: the RefineK (at least TopK)
+	// candidates with the best signature estimates are verified exactly
+	// when raw sets are kept (else their estimates stand), those below
+	// MinThreshold dropped, and the best TopK returned.
 	TopK, RefineK int
 	// Only restricts the search to these ids; Exclude leaves these out. nil
 	// means no restriction; an empty non-nil Only allows nothing.
@@ -458,15 +479,15 @@ func (cfg *Config) check() error {
 		}
 		if sh := cfg.Shape; sh != (approx.Shape{}) {
 			switch {
-			case cfg.Bands != 0:
-				return configError("Bands", "bands %d and shape %s: give one", cfg.Bands, sh)
-			case cfg.Perm != 0 && cfg.Perm != sh.B*sh.R:
+			case cfg.Bands != 0 || cfg.Rows != 0:
+				return configError("Bands", "bands %d, rows %d and shape %s: give one", cfg.Bands, cfg.Rows, sh)
+			case cfg.Perm != 0 && cfg.Perm < sh.B*sh.R:
 				return configError("Shape", "shape %s uses %d values, perm is %d", sh, sh.B*sh.R, cfg.Perm)
 			}
 			if err := sh.Check(approx.MaxK); err != nil {
 				return configError("Shape", "%w", err)
 			}
-			cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
+			cfg.Perm, cfg.Bands, cfg.Rows = cmp.Or(cfg.Perm, sh.B*sh.R), sh.B, sh.R
 		}
 		cfg.Perm, cfg.Bits = cmp.Or(cfg.Perm, approx.DefaultK), cmp.Or(cfg.Bits, approx.DefaultBits)
 		if err := approx.CheckBits(cfg.Bits); err != nil {
@@ -476,6 +497,9 @@ func (cfg *Config) check() error {
 			return configError("Perm", "%w", err)
 		}
 		if cfg.Bands == 0 {
+			if cfg.Rows != 0 {
+				return configError("Rows", "rows %d without bands", cfg.Rows)
+			}
 			if cfg.MinThreshold.Den == 0 {
 				return configError("Bands", "LSH needs bands or a minimum threshold to choose them")
 			}
@@ -483,16 +507,70 @@ func (cfg *Config) check() error {
 			if err != nil {
 				return configError("Recall", "%w", err)
 			}
-			cfg.Bands, cfg.Perm = o.Shape.B, o.Shape.B*o.Shape.R
+			cfg.Bands, cfg.Rows = o.Shape.B, o.Shape.R
 		}
 		if cfg.Bands < 1 || cfg.Bands > cfg.Perm {
 			return configError("Bands", "bands %d for perm %d", cfg.Bands, cfg.Perm)
 		}
+		if cfg.Rows == 0 {
+			cfg.Rows = cfg.Perm / cfg.Bands
+		}
+		if cfg.Rows < 1 || cfg.Bands*cfg.Rows > cfg.Perm {
+			return configError("Rows", "%d bands of %d rows for perm %d", cfg.Bands, cfg.Rows, cfg.Perm)
+		}
+		if p := cfg.PredictedRecall(cfg.MinThreshold.Float()); cfg.MinThreshold.Den != 0 && p < MinRecall && !cfg.Force {
+			return configError("Bands", "%w", &RecallError{Shape: approx.Shape{B: cfg.Bands, R: cfg.Rows}, Threshold: cfg.MinThreshold, P: p})
+		}
 	default:
 		return configError("Method", "unknown method %d", cfg.Method)
 	}
-	cfg.Shape, cfg.Recall = approx.Shape{}, 0
+	cfg.Shape, cfg.Recall, cfg.Force = approx.Shape{}, 0, false
 	return nil
+}
+
+// MinRecall is the least probability of finding a pair at MinThreshold
+// that Create takes of an LSH banding without Config.Force.
+const MinRecall = 0.5
+
+// RecallError reports an LSH banding that finds a pair at the minimum
+// threshold with probability P below MinRecall: most of the pairs a search
+// or dedup at that threshold asks for would be missed.
+type RecallError struct {
+	Shape     approx.Shape
+	Threshold prefix.Threshold
+	P         float64
+}
+
+func (e *RecallError) Error() string {
+	return fmt.Sprintf("banding %s finds a pair at the minimum threshold %s with probability %s, below %v",
+		e.Shape, e.Threshold, FormatRecall(e.P), MinRecall)
+}
+
+// FormatRecall writes a probability with three significant digits, so
+// that a small one stays readable (0.000244, not 0.000), and more when
+// three would round one below 1 up to 1 (0.99997, not 1; 0.999999 at most).
+func FormatRecall(p float64) string {
+	for digits := 3; digits <= 6; digits++ {
+		if s := strconv.FormatFloat(p, 'g', digits, 64); s != "1" || p >= 1 {
+			return s
+		}
+	}
+	return "0.999999"
+}
+
+// PredictedRecall returns the probability that a search of an index of
+// configuration c finds a held record at similarity s: for LSH the S-curve
+// of its banding, 1 - (1 - s^r)^b (the record must share a whole band with
+// the query; candidates are then verified, or estimated); for Exact 1 when
+// s reaches MinThreshold, else 0. Cost: O(1).
+func (c Config) PredictedRecall(s float64) float64 {
+	if c.Method == LSH {
+		return approx.SCurve(s, c.Bands, c.Rows)
+	}
+	if s >= c.MinThreshold.Float() {
+		return 1
+	}
+	return 0
 }
 
 // Create makes a new index in dir and returns it open for writing. dir is

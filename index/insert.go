@@ -87,7 +87,7 @@ func (st *state) appendRecord(q *query) {
 			m.keys = append(m.keys, q.keys...)
 			m.offs = append(m.offs, uint32(len(m.keys)))
 		}
-		bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
+		bb := cfg.Rows * cfg.Bits / 8
 		if len(q.keys) > 0 || !cfg.RawSets && !emptyRow(q.row) {
 			for j := 0; j < cfg.Bands; j++ {
 				m.add(pkey{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j)}, mpost{row: row})

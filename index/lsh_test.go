@@ -101,3 +101,29 @@ func TestLSHRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestLSHTopKMinThreshold: an LSH top-k search, like an exact one, answers
+// only records at or above the index's minimum threshold. With 64 bands of
+// one row a record at similarity 1/9 shares a band with the query (with
+// probability 1 - (8/9)^64, and surely for this seed); it is left out, with
+// raw sets by its exact similarity, without by its estimate.
+func TestLSHTopKMinThreshold(t *testing.T) {
+	ctx := context.Background()
+	for _, raw := range []bool{true, false} {
+		cfg := Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard,
+			MinThreshold: prefix.Threshold{Num: 1, Den: 2}, Perm: 64, Bands: 64, Rows: 1, RawSets: raw}
+		ix, _ := mustCreate(t, cfg)
+		if _, err := ix.Insert(ctx, [][]byte{[]byte("a b c d e")}, prefix.Threshold{}); err != nil {
+			t.Fatal(err)
+		}
+		far, near := []byte("a f g h i"), []byte("a b c d f")
+		res, err := ix.Search(ctx, [][]byte{far, near}, SearchOptions{TopK: 5, RefineK: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res[0]) != 0 || len(res[1]) != 1 || res[1][0].ID != 1 {
+			t.Errorf("raw sets %v: top-5 of a record at 1/9 and one at 2/3 with minimum 1/2: %v", raw, res)
+		}
+		ix.Close()
+	}
+}

@@ -122,6 +122,7 @@ func parseManifest(js []byte) (*manifest, error) {
 		return nil, err
 	}
 	c := m.Config
+	c.Force = true // a banding taken once stays taken
 	if err := c.check(); err != nil || c != m.Config {
 		return nil, fmt.Errorf("not a configuration Create stores: %+v", m.Config)
 	}

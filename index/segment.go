@@ -177,8 +177,7 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 			parts = append(parts, recs.sig(r))
 		}
 		bw.block("sigs", parts...)
-		r := cfg.Perm / cfg.Bands
-		bb := r * cfg.Bits / 8
+		bb := cfg.Rows * cfg.Bits / 8
 		boff := make([]uint32, cfg.Bands+1)
 		bent := make([]bandEntry, 0, n*cfg.Bands)
 		for j := 0; j < cfg.Bands; j++ {

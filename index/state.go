@@ -361,7 +361,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 	cfg := st.cfg
 	rb := cfg.Perm * cfg.Bits / 8
-	bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
+	bb := cfg.Rows * cfg.Bits / 8
 	var keys [approx.MaxK]uint64
 	for j := 0; j < cfg.Bands; j++ {
 		keys[j] = approx.BandKey(q.row[j*bb:(j+1)*bb], j)
@@ -458,13 +458,23 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			if len(sc.cands) > refine {
 				sc.cands = sc.cands[:refine]
 			}
+			// Only records at or above MinThreshold count, as for Exact.
+			hasMin := thr.Den != 0
+			var minB prefix.Bounds
+			if hasMin {
+				minB = prefix.NewBounds(prefix.Jaccard, thr)
+			}
+			tf := thr.Float()
 			for _, c := range sc.cands {
 				if cfg.RawSets {
 					x := st.keysOf(c)
 					o := join.OverlapAtLeast(q.keys, x, 0)
+					if hasMin && !minB.Passes(o, len(q.keys), len(x)) {
+						continue
+					}
 					sim := prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 1}).Similarity(o, len(q.keys), len(x))
 					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
-				} else {
+				} else if !hasMin || c.est >= tf {
 					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: c.est, Estimated: true})
 				}
 			}

@@ -49,7 +49,7 @@ var flagGroup = map[string]string{
 
 	"lsh": groupLSH, "perm": groupLSH, "bits": groupLSH, "recall": groupLSH, "verify": groupLSH,
 	"seed": groupLSH, "minhash": groupLSH, "max-bucket": groupLSH, "min-size": groupLSH,
-	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH,
+	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH, "force": groupLSH,
 
 	"output": groupOutput, "format": groupOutput, "sort": groupOutput, "stats": groupOutput,
 	"stats-json": groupOutput, "families": groupOutput, "clusters": groupOutput,

@@ -8,7 +8,9 @@
 //	POST   /v1/search          {"queries": ["text", ...], "threshold": 0.8}
 //	                           or {"queries": [...], "top_k": 5, "refine_k": 20}
 //	                           -> {"results": [[{"id": 3, "sim": 0.85}, ...], ...]}
-//	                              (and "truncated": true past Options.MaxHits)
+//	                              (and "truncated": true past Options.MaxHits;
+//	                              top_k: "min_threshold": 0.5, the index's, below
+//	                              which top-k considers no record)
 //	DELETE /v1/records/{id}    {"id": 7, "deleted": true}, or 404
 //	GET    /v1/stats           the index's statistics
 //
@@ -633,11 +635,15 @@ type Hit struct {
 
 // SearchResponse is the answer of POST /v1/search: one list per query, in
 // request order, best first (ties by id). Truncated says that the answer
-// reached Options.MaxHits: the hits past it, in query order, are left out
-// (the lists after the cut are empty).
+// reached Options.MaxHits (or its time): the hits past it, in query order,
+// are left out (the lists after the cut are empty). MinThreshold, in the
+// answer of a top_k search, is the index's minimum threshold: top-k
+// considers only the records at or above it, so a short or empty list says
+// nothing of the records below.
 type SearchResponse struct {
-	Results   [][]Hit `json:"results"`
-	Truncated bool    `json:"truncated,omitempty"`
+	Results      [][]Hit  `json:"results"`
+	Truncated    bool     `json:"truncated,omitempty"`
+	MinThreshold *float64 `json:"min_threshold,omitempty"`
 }
 
 // searchOptions reads a search request's options: the index's rules
@@ -742,6 +748,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sw := searchWriter{w: w, budget: s.opt.MaxHits}
+	if opt.TopK > 0 {
+		sw.min = s.ix.Config().MinThreshold
+	}
 	err = s.ix.SearchEach(r.Context(), qs, opt, sw.write)
 	switch {
 	case errors.Is(err, errTruncated):
@@ -775,6 +784,7 @@ type searchWriter struct {
 	budget    int // hits that may still be written
 	n         int // lists written
 	truncated bool
+	min       prefix.Threshold // written as "min_threshold" when not zero (top-k)
 }
 
 // write writes the list of query i (SearchEach's fn), cut to the budget.
@@ -819,19 +829,26 @@ func (sw *searchWriter) write(i int, hits []index.Hit) error {
 // written (after a truncation), and the truncation flag.
 func (sw *searchWriter) finish(n int) {
 	if sw.bw == nil { // no query: no list
-		writeJSON(sw.w, http.StatusOK, SearchResponse{Results: [][]Hit{}})
+		resp := SearchResponse{Results: [][]Hit{}}
+		if sw.min.Den != 0 {
+			f := round6(sw.min.Float())
+			resp.MinThreshold = &f
+		}
+		writeJSON(sw.w, http.StatusOK, resp)
 		return
 	}
 	b := sw.buf[:0]
 	for ; sw.n < n; sw.n++ {
 		b = append(b, ",[]"...)
 	}
+	b = append(b, ']')
 	if sw.truncated {
-		b = append(b, `],"truncated":true}`...)
-	} else {
-		b = append(b, "]}"...)
+		b = append(b, `,"truncated":true`...)
 	}
-	b = append(b, '\n')
+	if sw.min.Den != 0 {
+		b = appendFloat(append(b, `,"min_threshold":`...), round6(sw.min.Float()))
+	}
+	b = append(b, "}\n"...)
 	sw.bw.Write(b)
 	sw.bw.Flush() // the client may be gone; nothing more to do
 }

@@ -673,3 +673,25 @@ func TestLSHEstimates(t *testing.T) {
 		t.Errorf("LSH search at 0.3: %d %s", code, body)
 	}
 }
+
+// TestTopKMinThreshold: a top_k answer says the index's minimum threshold
+// ("min_threshold"), below which top-k considers no record, also when it is
+// empty; a threshold search's answer does not; GET /v1/stats gives the
+// predicted recall at the minimum and each tenth above it.
+func TestTopKMinThreshold(t *testing.T) {
+	s := startServerOpts(t, httpapi.Options{})
+	s.post("/v1/records", map[string]any{"records": []string{"a b c d"}}, new(httpapi.InsertResponse))
+	for _, c := range []struct{ body, want string }{
+		{`{"queries": ["a b c d", "x y"], "top_k": 3}`, `{"results":[[{"id":1,"sim":1}],[]],"min_threshold":0.5}`},
+		{`{"queries": [], "top_k": 3}`, `{"error":"queries: want a non-empty list of strings"}`},
+		{`{"queries": ["a b c d"], "threshold": 0.5}`, `{"results":[[{"id":1,"sim":1}]]}`},
+	} {
+		if _, b := s.do("POST", "/v1/search", c.body); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("%s: %s, want %s", c.body, b, c.want)
+		}
+	}
+	_, b := s.do("GET", "/v1/stats", "")
+	if !strings.Contains(string(b), `"predicted_recall":{"0.5":1,"0.6":1,"0.7":1,"0.8":1,"0.9":1}`) {
+		t.Errorf("stats: %s", b)
+	}
+}
