@@ -53,7 +53,7 @@ func (ix *Index) maybeCheckpoint() error {
 		held += s.rows()
 	}
 	m := st.mut
-	if st.mut.n < min(max(held, flushMin), flushMax) && 4*len(m.sets)+8*len(m.keys)+len(m.sigs) < flushBytes {
+	if st.mut.n < min(max(held, flushMin), flushMax) && m.bytes() < flushBytes {
 		return nil
 	}
 	live := ix.liveCount()
@@ -166,7 +166,89 @@ func (st *state) recordsOf(live []liveRec) records {
 		}
 		return st.segs[lr.part].keySet(lr.row)
 	}
+	recs.ukey = func(r int) []byte { return st.keyBytes(live[r].part, live[r].row) }
+	recs.text = func(r int) []byte { return st.textOf(live[r].part, live[r].row) }
+	recs.payload = func(r int) []byte { return st.payloadOf(live[r].part, live[r].row) }
 	return recs
+}
+
+// keyBytes, textOf and payloadOf return the stored key, text and payload of
+// row row of part part (-1: the mutable part).
+func (st *state) keyBytes(part, row int) []byte {
+	if part < 0 {
+		return st.mut.keyOf(row)
+	}
+	return st.segs[part].keyOf(row)
+}
+
+func (st *state) textOf(part, row int) []byte {
+	if part < 0 {
+		return st.mut.text(row)
+	}
+	return st.segs[part].textOf(row)
+}
+
+func (st *state) payloadOf(part, row int) []byte {
+	if part < 0 {
+		return st.mut.payload(row)
+	}
+	return st.segs[part].payloadOf(row)
+}
+
+// locate returns the part (-1: the mutable part) and row of record id, and
+// whether it is held (live or tombstoned) by the state.
+func (st *state) locate(id seq) (part, row int, ok bool) {
+	if id >= st.next {
+		return 0, 0, false
+	}
+	if id >= st.mut.base {
+		return -1, int(id - st.mut.base), true
+	}
+	i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
+		if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
+			return -1
+		}
+		return 1
+	})
+	if i == len(st.segs) {
+		return 0, 0, false
+	}
+	r, ok := st.segs[i].rowOf(id)
+	return i, r, ok
+}
+
+// dead reports whether row row of part part is tombstoned.
+func (st *state) dead(part, row int) bool {
+	if part < 0 {
+		return st.mut.tomb.Contains(uint32(row))
+	}
+	return st.tombs[part].Contains(uint32(row))
+}
+
+// lookupKey returns the live record that holds the stored key b. It looks
+// from the newest part to the oldest and stops at the first record with
+// the key: any older one is dead (a key is given to a new record only
+// once the record holding it is deleted).
+func (st *state) lookupKey(b []byte) (seq, bool) {
+	if row, ok := st.mut.lookupKey(b); ok {
+		return st.mut.base + seq(row), !st.mut.tomb.Contains(row)
+	}
+	for i := len(st.segs) - 1; i >= 0; i-- {
+		if r, ok := st.segs[i].lookupKey(b); ok {
+			return seq(st.segs[i].ids[r]), !st.tombs[i].Contains(uint32(r))
+		}
+	}
+	return 0, false
+}
+
+// keyOfSeq returns the key of the record id (held by the state), of an
+// index with keys.
+func (st *state) keyOfSeq(id seq) Key {
+	part, row, ok := st.locate(id)
+	if !ok {
+		return ""
+	}
+	return keyFromBytes(st.cfg.Keys, st.keyBytes(part, row))
 }
 
 // commit starts a new WAL, writes manifest m and switches the live state to

@@ -31,7 +31,10 @@ import (
 // the file is opened, so a flipped bit is reported, never answered from.
 
 const (
-	formatVersion = 1
+	// formatVersion is the version of the files this build writes; it
+	// reads every version from oldestVersion.
+	formatVersion = 2
+	oldestVersion = 1
 	headerSize    = 32
 	dirEntrySize  = 32
 	tailSize      = 16
@@ -42,6 +45,15 @@ var (
 	endMagic   = [8]byte{'S', 'J', 'I', 'X', 'E', 'N', 'D', 0}
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 )
+
+// knownVersion reports whether this build reads files of format version v.
+func knownVersion(v uint32) bool { return oldestVersion <= v && v <= formatVersion }
+
+// versionError says why a file of format version v is refused: a newer
+// build wrote it.
+func versionError(v uint32) error {
+	return fmt.Errorf("format version %d, this build reads %d to %d (a newer simjoin wrote it: open it with that one)", v, oldestVersion, formatVersion)
+}
 
 // File kinds.
 const (
@@ -251,8 +263,8 @@ func readDir(f *os.File, path string, kind uint32) ([]dirEntry, int64, error) {
 	if [8]byte(h[:8]) != blockMagic {
 		return nil, 0, corrupt(path, "not an index block file")
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
-		return nil, 0, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
+	if v := binary.LittleEndian.Uint32(h[8:]); !knownVersion(v) {
+		return nil, 0, corrupt(path, "%v", versionError(v))
 	}
 	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
 		return nil, 0, corrupt(path, "header checksum mismatch")

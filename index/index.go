@@ -105,6 +105,16 @@ type Config struct {
 	// exactly and similarities are exact. Without, an LSH index keeps
 	// signatures only and similarities are estimates. Exact always keeps them.
 	RawSets bool
+	// Keys says how records are named: by the ID the index assigns (NoKeys,
+	// the zero value) or by a key each record carries (IntKeys,
+	// StringKeys; see Key).
+	Keys KeyKind
+	// StoreText keeps each record's text, and the JSON payload object it
+	// may carry, beside its set: a search returns them when asked
+	// (SearchOptions.Fields), Get by id or key. They live in the segments
+	// (memory-mapped, under the same checksums) and go when a compaction
+	// drops their record.
+	StoreText bool
 }
 
 // storedConfig is Config as the manifest holds it (docs/index-format.md):
@@ -119,21 +129,25 @@ type storedConfig struct {
 	MinThreshold struct {
 		Num, Den uint64
 	} `json:"min_threshold"`
-	Perm    int    `json:"perm,omitempty"`
-	Bands   int    `json:"bands,omitempty"`
-	Rows    int    `json:"rows,omitempty"`
-	Bits    int    `json:"bits,omitempty"`
-	Seed    uint64 `json:"seed,omitempty"`
-	RawSets bool   `json:"raw_sets,omitempty"`
+	Perm      int     `json:"perm,omitempty"`
+	Bands     int     `json:"bands,omitempty"`
+	Rows      int     `json:"rows,omitempty"`
+	Bits      int     `json:"bits,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+	RawSets   bool    `json:"raw_sets,omitempty"`
+	Keys      KeyKind `json:"keys,omitempty"`
+	StoreText bool    `json:"store_text,omitempty"`
 }
 
 // MarshalJSON writes c as the index manifest stores it: keys "tokens",
 // "method" (1 exact, 2 LSH), "measure" (prefix.Measure's number),
 // "min_threshold" ({"Num", "Den"}), then "perm", "bands", "rows", "bits",
-// "seed" and "raw_sets" when not zero.
+// "seed", "raw_sets", "keys" (KeyKind's number) and "store_text" when not
+// zero.
 func (c Config) MarshalJSON() ([]byte, error) {
 	s := storedConfig{Tokens: c.Tokens, Method: c.Method, Measure: uint8(c.Measure),
-		Perm: c.Perm, Bands: c.Bands, Rows: c.Rows, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets}
+		Perm: c.Perm, Bands: c.Bands, Rows: c.Rows, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets,
+		Keys: c.Keys, StoreText: c.StoreText}
 	s.MinThreshold.Num, s.MinThreshold.Den = c.MinThreshold.Num, c.MinThreshold.Den
 	return json.Marshal(s)
 }
@@ -150,7 +164,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		s.Rows = s.Perm / s.Bands
 	}
 	*c = Config{Tokens: s.Tokens, Method: s.Method, Measure: prefix.Measure(s.Measure), Perm: s.Perm,
-		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets}
+		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets, Keys: s.Keys, StoreText: s.StoreText}
 	c.MinThreshold = prefix.Threshold{Num: s.MinThreshold.Num, Den: s.MinThreshold.Den}
 	return nil
 }
@@ -173,6 +187,12 @@ func (c Config) String() string {
 		}
 	default:
 		fmt.Fprintf(&b, "method %d", c.Method)
+	}
+	if c.Keys != NoKeys {
+		fmt.Fprintf(&b, ", %s keys", c.Keys)
+	}
+	if c.StoreText {
+		b.WriteString(", text stored")
 	}
 	return b.String()
 }
@@ -207,13 +227,24 @@ type OpenOptions struct {
 	ReadOnly bool
 }
 
-// Outcome is the answer for one record of an Insert.
+// Outcome is the answer for one record of an Insert: inserted (and then
+// maybe Replaced), a duplicate (neither flag: not inserted), or skipped
+// because its key is held (Exists).
 type Outcome struct {
 	// Inserted is true when the record was added.
 	Inserted bool
+	// Replaced is true when it was added in place of the live record that
+	// held its key (ConflictReplace), which was deleted.
+	Replaced bool
+	// Exists is true when it was skipped because a live record holds its
+	// key (ConflictSkip): ID and Key are that record's.
+	Exists bool
 	// ID is the new record's id, or for a duplicate the held record it
-	// matched best (highest similarity, then lowest id).
-	ID ID
+	// matched best (highest similarity, then lowest id), or the record
+	// that holds the key (Exists). Key is that record's key (an index with
+	// keys).
+	ID  ID
+	Key Key
 	// Sim is the similarity to that record, for a duplicate.
 	Sim float64
 	// Estimated is true when Sim is a MinHash estimate (LSH without raw sets).
@@ -237,6 +268,13 @@ type SearchOptions struct {
 	// Only restricts the search to these ids; Exclude leaves these out. nil
 	// means no restriction; an empty non-nil Only allows nothing.
 	Only, Exclude []ID
+	// OnlyKeys and ExcludeKeys do the same by key (an index with keys):
+	// the live records holding them, in the snapshot the search reads
+	// (keys no live record holds name nothing). Given with Only or
+	// Exclude, both count.
+	OnlyKeys, ExcludeKeys []Key
+	// Fields are the stored fields returned with each hit.
+	Fields Fields
 }
 
 // Check reports whether o is a search at all: a Threshold or a TopK, not
@@ -272,12 +310,25 @@ type OptionError struct {
 func (e *OptionError) Error() string   { return ErrOptions.Error() + ": " + e.Err.Error() }
 func (e *OptionError) Unwrap() []error { return []error{ErrOptions, e.Err} }
 
-// Hit is one record found by Search.
+// Hit is one record found by Search: its id, its key (an index with
+// keys), its similarity to the query and, when SearchOptions.Fields asks
+// for them, its stored text and payload (a JSON object, "" when none).
 type Hit struct {
-	ID        ID
-	Sim       float64
-	Estimated bool
+	ID            ID
+	Key           Key
+	Sim           float64
+	Estimated     bool
+	Text, Payload string
 }
+
+// Fields are the stored fields a search returns with its hits (an index
+// with Config.StoreText).
+type Fields uint8
+
+const (
+	FieldText    Fields = 1 << iota // the record's text
+	FieldPayload                    // its JSON payload object
+)
 
 // Stats describes an index.
 type Stats struct {
@@ -460,6 +511,9 @@ func below(a, b prefix.Threshold) bool {
 func (cfg *Config) check() error {
 	if _, err := cfg.Tokens.Append(nil, ""); err != nil {
 		return configError("Tokens", "%w", err)
+	}
+	if cfg.Keys > StringKeys {
+		return configError("Keys", "unknown key kind %d", cfg.Keys)
 	}
 	if cfg.Measure > prefix.Overlap {
 		return configError("Measure", "unknown measure %d", cfg.Measure)
@@ -769,6 +823,14 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 			ix.wal.close()
 			return fail(fmt.Errorf("index: cutting the damaged end of %s: %w", walPath, err))
 		}
+	} else if m.version < formatVersion {
+		// An index of an older format: a checkpoint writes its manifest
+		// and log in this one before anything is appended (older builds
+		// then refuse it, naming the version).
+		if err := ix.checkpoint(); err != nil {
+			ix.wal.close()
+			return fail(fmt.Errorf("index: upgrading %s to format version %d: %w", dir, formatVersion, err))
+		}
 	}
 	ix.removeUnreferenced()
 	ix.publish()
@@ -795,15 +857,15 @@ func (ix *Index) replay(payload []byte) error {
 }
 
 // checkBlock reports why a block cannot be applied to the live state: a
-// payload of the wrong length, an unknown kind, or an insert that does not
-// start at the next id or would pass 2^32-1 records.
+// payload of the wrong length, an unknown kind, an insert that does not
+// start at the next id or would pass 2^32-1 records, a key that is not one.
 func (ix *Index) checkBlock(payload []byte) error {
 	if len(payload) == 0 {
 		return errShort
 	}
 	r := walReader{b: payload[1:]}
 	switch kind := payload[0]; kind {
-	case walInsert:
+	case walInsert, walBatchKind:
 		first := seq(r.u64())
 		n := int(r.u32())
 		if r.err == nil && first != ix.live.next {
@@ -812,12 +874,14 @@ func (ix *Index) checkBlock(payload []byte) error {
 		if uint64(first)+uint64(n) > 1<<32-1 {
 			return fmt.Errorf("insert of %d records past id %d", n, first)
 		}
+		var q query
 		for i := 0; i < n && r.err == nil; i++ {
-			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-				r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
-			} else {
-				r.bytes(8 * int(r.u32()))
+			if err := ix.readWALRecord(kind, &r, &q, false); err != nil {
+				return err
 			}
+		}
+		if kind == walBatchKind {
+			r.bytes(8 * int(r.u32()))
 		}
 	case walDelete:
 		r.bytes(8 * int(r.u32()))
@@ -830,39 +894,74 @@ func (ix *Index) checkBlock(payload []byte) error {
 	return r.err
 }
 
+// readWALRecord reads one inserted record of a block of kind (walInsert or
+// walBatchKind) into q: its key, text and payload (kind 3, as the index
+// keeps them) and its token keys or signature; with prepare, it also signs
+// it (LSH with raw sets) and maps its set (Exact), ready for appendRecord.
+// It returns why the record cannot be one (also r.err).
+func (ix *Index) readWALRecord(kind byte, r *walReader, q *query, prepare bool) error {
+	cfg := &ix.cfg
+	q.ukey, q.text, q.payload = nil, nil, nil
+	if kind == walBatchKind {
+		if cfg.Keys != NoKeys {
+			q.ukey = r.bytes(int(r.u16()))
+			if r.err == nil && !checkKeyBytes(cfg.Keys, q.ukey) {
+				return errors.New("a record's key is not one")
+			}
+		}
+		if cfg.StoreText {
+			q.text = r.bytes(int(r.u32()))
+			q.payload = r.bytes(int(r.u32()))
+		}
+	} else if cfg.Keys != NoKeys || cfg.StoreText {
+		return errors.New("an insert of format version 1 in an index with keys or stored text")
+	}
+	if cfg.Method == LSH && !cfg.RawSets {
+		q.row = r.bytes(cfg.Perm * cfg.Bits / 8)
+		return r.err
+	}
+	k := int(r.u32())
+	b := r.bytes(8 * k)
+	if r.err != nil || !prepare {
+		return r.err
+	}
+	q.keys = q.keys[:0]
+	for j := 0; j < k; j++ {
+		q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
+	}
+	ix.prepareOne(q)
+	if cfg.Method == Exact {
+		q.set = ix.live.dict.mapSet(q.set[:0], q.keys)
+	}
+	return nil
+}
+
 // applyBlock applies a block that checkBlock passed.
 func (ix *Index) applyBlock(payload []byte) {
 	st := ix.live
 	r := walReader{b: payload[1:]}
-	switch payload[0] {
-	case walInsert:
-		r.u64()
-		n := int(r.u32())
-		var q query
-		for i := 0; i < n; i++ {
-			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-				q.row = r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
-			} else {
-				k := int(r.u32())
-				b := r.bytes(8 * k)
-				q.keys = q.keys[:0]
-				for j := 0; j < k; j++ {
-					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
-				}
-				ix.prepareOne(&q)
-				if st.cfg.Method == Exact {
-					q.set = st.dict.mapSet(q.set[:0], q.keys)
-				}
-			}
-			st.appendRecord(&q)
-		}
-	case walDelete:
+	deletes := func() {
 		n := int(r.u32())
 		ids := make([]seq, n)
 		for i := range ids {
 			ids[i] = seq(r.u64())
 		}
 		ix.applyDelete(ids)
+	}
+	switch kind := payload[0]; kind {
+	case walInsert, walBatchKind:
+		r.u64()
+		n := int(r.u32())
+		var q query
+		for i := 0; i < n; i++ {
+			ix.readWALRecord(kind, &r, &q, true)
+			st.appendRecord(&q)
+		}
+		if kind == walBatchKind {
+			deletes()
+		}
+	case walDelete:
+		deletes()
 	}
 }
 
@@ -979,6 +1078,9 @@ func (ix *Index) unlock() {
 // Cut returns what Open (or Repair) cut off the end of the write-ahead log
 // when it opened the index, or nil: a caller may tell its user.
 func (ix *Index) Cut() *WALDamage { return ix.cut }
+
+// Exact reports whether c is of an Exact index.
+func (c *Config) Exact() bool { return c.Method == Exact }
 
 // Config returns the index's configuration (with the LSH defaults filled in).
 func (ix *Index) Config() Config { return ix.cfg }

@@ -12,18 +12,26 @@ import (
 // Delete tombstones the records of ids. It is durable on return; unknown
 // or already deleted ids (and 0) are not an error and not counted.
 func (ix *Index) Delete(ids []ID) (deleted int, err error) {
+	return ix.delete(func(*state) []seq {
+		seqs := make([]seq, 0, len(ids))
+		for _, id := range ids {
+			if s, ok := seqOf(id); ok {
+				seqs = append(seqs, s)
+			}
+		}
+		return seqs
+	})
+}
+
+// delete deletes the records that which names in the live state, under
+// the writer's lock.
+func (ix *Index) delete(which func(*state) []seq) (int, error) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if err := ix.writable(); err != nil {
 		return 0, err
 	}
-	seqs := make([]seq, 0, len(ids))
-	for _, id := range ids {
-		if s, ok := seqOf(id); ok {
-			seqs = append(seqs, s)
-		}
-	}
-	done := ix.applyDelete(seqs)
+	done := ix.applyDelete(which(ix.live))
 	if len(done) == 0 {
 		return 0, nil
 	}
@@ -47,42 +55,24 @@ func (ix *Index) applyDelete(ids []seq) []seq {
 	var done []seq
 	copied := make(map[int]bool)
 	for _, id := range ids {
-		if id >= st.next {
+		i, row, ok := st.locate(id)
+		if !ok || st.dead(i, row) {
 			continue
 		}
-		if id >= st.mut.base {
-			row := uint32(id - st.mut.base)
-			if st.mut.tomb.Contains(row) {
-				continue
-			}
+		if i < 0 {
 			if !copied[-1] {
 				st.mut.tomb = slices.Clone(st.mut.tomb)
 				copied[-1] = true
 			}
-			st.mut.tomb.Set(row)
-			done = append(done, id)
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
-			if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
-				return -1
+			st.mut.tomb.Set(uint32(row))
+		} else {
+			if !copied[i] {
+				st.tombs[i] = slices.Clone(st.tombs[i])
+				copied[i] = true
+				ix.tombDirty[i] = true
 			}
-			return 1
-		})
-		if i == len(st.segs) {
-			continue
+			st.tombs[i].Set(uint32(row))
 		}
-		s := st.segs[i]
-		row, ok := s.rowOf(id)
-		if !ok || st.tombs[i].Contains(uint32(row)) {
-			continue
-		}
-		if !copied[i] {
-			st.tombs[i] = slices.Clone(st.tombs[i])
-			copied[i] = true
-			ix.tombDirty[i] = true
-		}
-		st.tombs[i].Set(uint32(row))
 		done = append(done, id)
 	}
 	return done

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -57,11 +59,16 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 			return nil, err
 		}
 	}
+	if err := ix.checkSearchFields(&opt); err != nil {
+		return nil, err
+	}
 	snap, err := ix.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer ix.releaseSnap(snap)
+	snap.resolveKeys(&opt)
+	fill := ix.cfg.Keys != NoKeys || opt.Fields != 0
 	workers := ix.workers
 	chunk := len(queries)
 	if fn != nil {
@@ -105,6 +112,9 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 					out[k] = append([]Hit{}, snap.search(sc, q, &opt, f)...)
 				} else {
 					out[k] = append(out[k][:0], snap.search(sc, q, &opt, f)...)
+				}
+				if fill {
+					snap.fill(out[k], opt.Fields)
 				}
 			}
 			ix.pool.Put(sc)
@@ -192,4 +202,70 @@ func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
 		q.row = sc.row
 	}
 	return q, nil
+}
+
+// checkSearchFields checks what a search asks of keys and stored fields:
+// OnlyKeys and ExcludeKeys only on an index with keys, keys of its kind;
+// Fields only on an index that stores text. Its errors are *OptionError.
+func (ix *Index) checkSearchFields(opt *SearchOptions) error {
+	if opt.Fields != 0 && !ix.cfg.StoreText {
+		return &OptionError{"Fields", errors.New("the index stores no text (create it with stored text)")}
+	}
+	if opt.Fields&^(FieldText|FieldPayload) != 0 {
+		return &OptionError{"Fields", fmt.Errorf("unknown fields %#x", opt.Fields)}
+	}
+	for _, l := range []struct {
+		name string
+		keys []Key
+	}{{"OnlyKeys", opt.OnlyKeys}, {"ExcludeKeys", opt.ExcludeKeys}} {
+		for _, k := range l.keys {
+			if _, err := ParseKey(ix.cfg.Keys, string(k)); err != nil {
+				return &OptionError{l.name, err}
+			}
+		}
+	}
+	return nil
+}
+
+// resolveKeys adds to opt's Only and Exclude the ids of the live records of
+// st holding its OnlyKeys and ExcludeKeys (copies: the caller's lists are
+// not changed).
+func (st *state) resolveKeys(opt *SearchOptions) {
+	resolve := func(ids []ID, keys []Key) []ID {
+		if keys == nil {
+			return ids
+		}
+		out := append(make([]ID, 0, len(ids)+len(keys)), ids...)
+		var b []byte
+		for _, k := range keys {
+			b = appendKeyBytes(b[:0], st.cfg.Keys, k)
+			if id, live := st.lookupKey(b); live {
+				out = append(out, id.id())
+			}
+		}
+		return out
+	}
+	opt.Only = resolve(opt.Only, opt.OnlyKeys)
+	opt.Exclude = resolve(opt.Exclude, opt.ExcludeKeys)
+}
+
+// fill sets the key (an index with keys) and the stored fields asked of
+// each hit, from the records of st.
+func (st *state) fill(hits []Hit, fields Fields) {
+	for i := range hits {
+		h := &hits[i]
+		part, row, ok := st.locate(seq(h.ID - 1))
+		if !ok {
+			continue
+		}
+		if st.cfg.Keys != NoKeys {
+			h.Key = keyFromBytes(st.cfg.Keys, st.keyBytes(part, row))
+		}
+		if fields&FieldText != 0 {
+			h.Text = string(st.textOf(part, row))
+		}
+		if fields&FieldPayload != 0 {
+			h.Payload = string(st.payloadOf(part, row))
+		}
+	}
 }

@@ -47,6 +47,17 @@ type segment struct {
 	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each (checked under -tags invariants)
 	koffs    []uint32    // LSH with raw sets: rows()+1 offsets into keys
 	keys     []uint64    // LSH with raw sets: row r's sorted keys
+
+	// With keys: row r's stored key is ukey[ukoff[r]:ukoff[r+1]], keys
+	// distinct (every row was live when written, and live records hold
+	// distinct keys); ukhash finds a key's row (keys.go).
+	ukoff  []uint32
+	ukey   []byte
+	ukhash []keySlot
+	// With stored text: row r's text is text[txoff[r]:txoff[r+1]], its
+	// payload payload[pyoff[r]:pyoff[r+1]] (empty: none).
+	txoff, pyoff  []uint64
+	text, payload []byte
 }
 
 // bandEntry is one row of a band table: the band key of a record and its row.
@@ -87,6 +98,13 @@ func (s *segment) set(r int) []uint32 { return s.sets[s.offs[r]:s.offs[r+1]] }
 func (s *segment) keySet(r int) []uint64 { return s.keys[s.koffs[r]:s.koffs[r+1]] }
 
 func (s *segment) sig(r int) []byte { return s.sigs[r*s.rowBytes : (r+1)*s.rowBytes] }
+
+func (s *segment) keyOf(r int) []byte     { return s.ukey[s.ukoff[r]:s.ukoff[r+1]] }
+func (s *segment) textOf(r int) []byte    { return s.text[s.txoff[r]:s.txoff[r+1]] }
+func (s *segment) payloadOf(r int) []byte { return s.payload[s.pyoff[r]:s.pyoff[r+1]] }
+
+// lookupKey returns the row that holds the stored key b.
+func (s *segment) lookupKey(b []byte) (int, bool) { return lookupKeyTable(s.ukhash, b, s.keyOf) }
 
 // postings returns the postings of token w; nil when none.
 func (s *segment) postings(w uint32) []prefix.Posting {
@@ -130,6 +148,8 @@ type records struct {
 	set  func(r int) []uint32 // Exact
 	keys func(r int) []uint64 // LSH with raw sets
 	sig  func(r int) []byte   // LSH
+	// The stored key (with keys), text and payload (with stored text).
+	ukey, text, payload func(r int) []byte
 }
 
 // writeSegment writes recs as a segment file at path.
@@ -207,7 +227,45 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 			bw.block("keys", kparts...)
 		}
 	}
+	if cfg.Keys != NoKeys {
+		ukoff, parts := csr32(n, recs.ukey)
+		bw.block("ukoff", bytesOf(ukoff))
+		bw.block("ukey", parts...)
+		bw.block("ukhash", bytesOf(buildKeyTable(n, recs.ukey)))
+	}
+	if cfg.StoreText {
+		txoff, tparts := csr64(n, recs.text)
+		bw.block("txoff", bytesOf(txoff))
+		bw.block("text", tparts...)
+		pyoff, pparts := csr64(n, recs.payload)
+		bw.block("pyoff", bytesOf(pyoff))
+		bw.block("payload", pparts...)
+	}
 	return bw.close()
+}
+
+// csr32 returns the n+1 offsets of the byte strings f(0..n-1) and the
+// strings, for a CSR pair of blocks.
+func csr32(n int, f func(r int) []byte) ([]uint32, [][]byte) {
+	off := make([]uint32, n+1)
+	parts := make([][]byte, n)
+	for r := range n {
+		parts[r] = f(r)
+		off[r+1] = off[r] + uint32(len(parts[r]))
+	}
+	return off, parts
+}
+
+// csr64 is csr32 with 64-bit offsets, for stored text (a segment may hold
+// more than 4 GiB of it).
+func csr64(n int, f func(r int) []byte) ([]uint64, [][]byte) {
+	off := make([]uint64, n+1)
+	parts := make([][]byte, n)
+	for r := range n {
+		parts[r] = f(r)
+		off[r+1] = off[r] + uint64(len(parts[r]))
+	}
+	return off, parts
 }
 
 // openSegment maps the segment file at dir/name and checks its structure.
@@ -334,5 +392,84 @@ func (s *segment) load(cfg *Config) error {
 			}
 		}
 	}
+	if cfg.Keys != NoKeys {
+		if s.ukoff, err = u32("ukoff", n+1); err != nil {
+			return err
+		}
+		if s.ukey, err = bf.need("ukey", 1); err != nil {
+			return err
+		}
+		if !ascending(s.ukoff, uint64(len(s.ukey))) {
+			return corrupt(bf.path, "keys and their offsets disagree")
+		}
+		for r := range n {
+			if !checkKeyBytes(cfg.Keys, s.keyOf(r)) {
+				return corrupt(bf.path, "row %d: not a key of kind %s", r, cfg.Keys)
+			}
+		}
+		b, err := bf.need("ukhash", 8)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			s.ukhash = unsafeSlice[keySlot](b)
+		}
+		if k := len(s.ukhash); k&(k-1) != 0 || k*3 < n*4 {
+			return corrupt(bf.path, "key table of %d slots for %d rows", k, n)
+		}
+		used := 0
+		for _, sl := range s.ukhash {
+			if sl.row1 > uint32(n) {
+				return corrupt(bf.path, "key table names row %d of %d", sl.row1-1, n)
+			}
+			if sl.row1 != 0 {
+				used++
+			}
+		}
+		if used != n {
+			return corrupt(bf.path, "key table holds %d rows of %d", used, n)
+		}
+	}
+	if cfg.StoreText {
+		u64 := func(tag string) ([]uint64, error) {
+			b, err := bf.need(tag, 8)
+			if err != nil {
+				return nil, err
+			}
+			if v := asU64(b); len(v) == n+1 {
+				return v, nil
+			}
+			return nil, corrupt(bf.path, "block %q: %d entries, want %d", tag, len(b)/8, n+1)
+		}
+		if s.txoff, err = u64("txoff"); err != nil {
+			return err
+		}
+		if s.pyoff, err = u64("pyoff"); err != nil {
+			return err
+		}
+		if s.text, err = bf.need("text", 1); err != nil {
+			return err
+		}
+		if s.payload, err = bf.need("payload", 1); err != nil {
+			return err
+		}
+		if !ascending(s.txoff, uint64(len(s.text))) || !ascending(s.pyoff, uint64(len(s.payload))) {
+			return corrupt(bf.path, "stored text and its offsets disagree")
+		}
+	}
 	return nil
+}
+
+// ascending reports whether off starts at 0, never decreases and ends at
+// end: a CSR offsets array over end values.
+func ascending[T uint32 | uint64](off []T, end uint64) bool {
+	if len(off) == 0 || off[0] != 0 || uint64(off[len(off)-1]) != end {
+		return false
+	}
+	for i := 1; i < len(off); i++ {
+		if off[i] < off[i-1] {
+			return false
+		}
+	}
+	return true
 }

@@ -105,6 +105,9 @@ type query struct {
 	keys []uint64 // sorted, distinct
 	set  []uint32 // Exact: ids in the state's order (unknown tokens after all known)
 	row  []byte   // LSH: packed signature
+	// A record inserted also carries its stored key (with keys) and its
+	// text and payload (with stored text).
+	ukey, text, payload []byte
 }
 
 // filter is a search's Only/Exclude restriction as bitmaps over ids.

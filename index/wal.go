@@ -14,9 +14,14 @@ import (
 //	header  16 bytes: magic "SJIXWAL\x00", version u32, 4 zero bytes
 //	block   length u32, CRC-32C of the payload u32, payload
 //
-// A payload is one batch: kind 1 (insert: first id u64, count u32, then per
-// record its sorted token keys as a count u32 and u64s, or for LSH without
-// raw sets its packed signature) or kind 2 (delete: count u32, ids u64).
+// A payload is one batch: kind 3 (a batch: first id u64, count u32, then
+// per record its stored key as a length u16 and bytes (an index with keys),
+// its text and payload as a length u32 and bytes each (stored text), and
+// its sorted token keys as a count u32 and u64s or for LSH without raw sets
+// its packed signature; then the ids deleted, a count u32 and u64s, applied
+// after the inserts) or kind 2 (delete: count u32, ids u64). Logs of
+// format version 1 hold kind 1 (insert: kind 3 without keys, text and
+// deletes) and kind 2.
 // Appending a block and fsyncing the file is what makes a batch durable; an
 // append that fails is cut off again, so that a batch the caller was told
 // failed never comes back.
@@ -30,8 +35,9 @@ import (
 
 const (
 	walHeaderSize = 16
-	walInsert     = 1
+	walInsert     = 1 // format version 1
 	walDelete     = 2
+	walBatchKind  = 3
 )
 
 var walMagic = [8]byte{'S', 'J', 'I', 'X', 'W', 'A', 'L', 0}
@@ -159,7 +165,7 @@ func peekBlock(p []byte) (walBlock, bool) {
 		return walBlock{}, false
 	}
 	switch p[0] {
-	case walInsert:
+	case walInsert, walBatchKind:
 		if len(p) >= 13 {
 			return walBlock{walInsert, seq(binary.LittleEndian.Uint64(p[1:])), int(binary.LittleEndian.Uint32(p[9:]))}, true
 		}
@@ -201,8 +207,8 @@ func readWAL(path string, next func() seq, minRecord int, replay func(payload []
 	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
 		return nil, corrupt(path, "not a write-ahead log")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != formatVersion {
-		return nil, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
+	if v := binary.LittleEndian.Uint32(data[8:]); !knownVersion(v) {
+		return nil, corrupt(path, "%v", versionError(v))
 	}
 	l := &walLog{path: path, data: data}
 	off := walHeaderSize
@@ -360,6 +366,17 @@ type walReader struct {
 }
 
 var errShort = errors.New("payload too short")
+
+func (r *walReader) u16() uint16 {
+	if len(r.b) < 2 {
+		r.err = errShort
+		r.b = nil
+		return 0
+	}
+	v := binary.LittleEndian.Uint16(r.b)
+	r.b = r.b[2:]
+	return v
+}
 
 func (r *walReader) u32() uint32 {
 	if len(r.b) < 4 {

@@ -43,7 +43,7 @@ func newIndexCmd(e *env) *cobra.Command {
 			return unknownCommand(cmd, args[0])
 		},
 	}
-	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
+	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e), newIndexGetCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
 		newIndexRepairCmd(e))
 	return cmd
@@ -127,6 +127,7 @@ type indexCreateFlags struct {
 	recall                                float64
 	seed                                  string
 	rawSets, force                        bool
+	keys, store                           string
 }
 
 func newIndexCreateCmd(e *env) *cobra.Command {
@@ -171,6 +172,8 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 	fs.Float64Var(&f.recall, "recall", approx.DefaultRecall, "lsh: the banding's least chance of finding a pair at --min-threshold, when --lsh and --bands are not given")
 	fs.StringVar(&f.seed, "seed", "0", "lsh: seed of the MinHash functions, an integer in [0, 2^64)")
 	fs.BoolVar(&f.rawSets, "raw-sets", false, "lsh: keep the token sets and verify candidates exactly (similarities exact, index larger)")
+	fs.StringVar(&f.keys, "keys", "none", "how records are named: none (ids the index assigns), int or string (a key with each record, as index add reads it)")
+	fs.StringVar(&f.store, "store", "none", "text: keep each record's text and JSON payload, returned by index get and search --fields")
 	fs.BoolVar(&f.force, "force", false, "lsh: create the index even when its banding finds a pair at --min-threshold with probability below 0.5")
 	return cmd
 }
@@ -206,6 +209,16 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	}
 	if cfg.Method, err = index.ParseMethod(f.method); err != nil {
 		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
+	}
+	if cfg.Keys, err = index.ParseKeyKind(f.keys); err != nil {
+		return cfg, usagef("unknown --keys %q: want none, int or string", f.keys)
+	}
+	switch f.store {
+	case "text":
+		cfg.StoreText = true
+	case "none":
+	default:
+		return cfg, usagef("unknown --store %q: want none or text", f.store)
 	}
 	if cfg.Method == index.Exact {
 		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets", "force"}, "--%s applies to --method lsh")

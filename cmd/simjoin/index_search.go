@@ -18,6 +18,7 @@ type indexSearchFlags struct {
 	threshold     string
 	topK, refineK int
 	only, exclude string
+	fields        string
 	format        formatFlag
 	output        string
 	workers       int
@@ -40,21 +41,13 @@ func newIndexSearchCmd(e *env) *cobra.Command {
 	fs.StringVarP(&f.threshold, "threshold", "t", "", "report every record at or above this similarity")
 	fs.IntVar(&f.topK, "top-k", 0, "report the `K` most similar records instead")
 	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
-	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated)")
-	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated)")
+	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated ids, or keys on an index with keys)")
+	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated ids, or keys)")
+	fs.StringVar(&f.fields, "fields", "", "print these stored `FIELDS` with each hit: text, payload or text,payload (an index created with --store text)")
 	f.format.add(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "write the results to `FILE` (written whole or not at all) instead of stdout")
 	addWorkersFlag(fs, &f.workers, "worker goroutines (0: one per core); results do not depend on it")
 	return cmd
-}
-
-// parseIDs reads --only's or --exclude's comma-separated ids.
-func parseIDs(flag, s string) ([]index.ID, error) {
-	ids, err := index.ParseIDs(s)
-	if err != nil {
-		return nil, usagef("--%s: %v", flag, err)
-	}
-	return ids, nil
 }
 
 // options reads the search flags for an index of configuration cfg, by the
@@ -82,13 +75,31 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 		}
 	}
 	if f.fs.Changed("only") {
-		if opt.Only, err = parseIDs("only", f.only); err != nil {
+		r, err := parseRefList(cfg.Keys, "only", f.only)
+		if err != nil {
 			return opt, err
 		}
+		opt.Only, opt.OnlyKeys = r.ids, r.keys
+		if opt.Only == nil && cfg.Keys == index.NoKeys {
+			opt.Only = []index.ID{}
+		}
+		if opt.OnlyKeys == nil && cfg.Keys != index.NoKeys {
+			opt.OnlyKeys = []index.Key{}
+		}
 	}
-	if strings.TrimSpace(f.exclude) != "" {
-		if opt.Exclude, err = parseIDs("exclude", f.exclude); err != nil {
+	if f.exclude != "" && (cfg.Keys != index.NoKeys || strings.TrimSpace(f.exclude) != "") {
+		r, err := parseRefList(cfg.Keys, "exclude", f.exclude)
+		if err != nil {
 			return opt, err
+		}
+		opt.Exclude, opt.ExcludeKeys = r.ids, r.keys
+	}
+	if f.fields != "" {
+		if opt.Fields, err = parseFields(f.fields); err != nil {
+			return opt, err
+		}
+		if !cfg.StoreText {
+			return opt, usagef("--fields: the index stores no text (create it with --store text)")
 		}
 	}
 	return opt, nil
@@ -138,7 +149,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 			return err
 		}
 		defer in.Close()
-		hw := rows.NewHits(out, outFmt, cfg, "query")
+		hw := rows.NewHits(out, outFmt, cfg, "query", opt.Fields)
 		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			return hw.WriteBatch(first, res)
 		})

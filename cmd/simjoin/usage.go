@@ -12,7 +12,8 @@ import (
 
 // Flag groups: the headings under which help lists a command's flags, in
 // the order a user reaches for them (what to read, how a record becomes a
-// set, what counts as similar, the LSH path, what to write, what the
+// set, what counts as similar, the LSH path, how an index names and keeps
+// its records, what to write, what the
 // command alone does, what the run may use). The generated reference
 // (docs/reference, docs/man) lists them the same way.
 const (
@@ -20,6 +21,7 @@ const (
 	groupTokens     = "Token"
 	groupSimilarity = "Similarity"
 	groupLSH        = "LSH"
+	groupRecord     = "Record"
 	groupOutput     = "Output"
 	groupExplain    = "Explain"
 	groupPlot       = "Plot"
@@ -30,7 +32,7 @@ const (
 )
 
 // groupOrder is the order of the headings in help.
-var groupOrder = []string{groupInput, groupTokens, groupSimilarity, groupLSH, groupOutput,
+var groupOrder = []string{groupInput, groupTokens, groupSimilarity, groupLSH, groupRecord, groupOutput,
 	groupExplain, groupPlot, groupSearch, groupServer, groupResources, groupOther}
 
 // flagGroup is the group of each flag by name; groupOf reads
@@ -51,7 +53,9 @@ var flagGroup = map[string]string{
 	"seed": groupLSH, "minhash": groupLSH, "max-bucket": groupLSH, "min-size": groupLSH,
 	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH, "force": groupLSH,
 
-	"output": groupOutput, "format": groupOutput, "sort": groupOutput, "stats": groupOutput,
+	"keys": groupRecord, "store": groupRecord, "input-format": groupRecord, "on-conflict": groupRecord,
+
+	"fields": groupOutput, "output": groupOutput, "format": groupOutput, "sort": groupOutput, "stats": groupOutput,
 	"stats-json": groupOutput, "families": groupOutput, "clusters": groupOutput,
 	"silent": groupOutput, "json": groupOutput,
 

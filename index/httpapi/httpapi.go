@@ -3,25 +3,40 @@
 //
 //	GET    /v1/health          {"status": "ok"}
 //	POST   /v1/records         {"records": ["text", ...], "dedup_threshold": 0.8}
+//	                           or {"records": [{"id": KEY, "text": "...", "payload": {...}}, ...],
+//	                               "on_conflict": "error" | "replace" | "skip"}
 //	                           -> {"results": [{"status": "inserted", "id": 7},
 //	                                           {"status": "duplicate", "id": 3, "sim": 0.85}, ...]}
+//	                              (also "replaced" and "exists")
 //	POST   /v1/search          {"queries": ["text", ...], "threshold": 0.8}
 //	                           or {"queries": [...], "top_k": 5, "refine_k": 20}
+//	                           (and "fields": ["text", "payload"])
 //	                           -> {"results": [[{"id": 3, "sim": 0.85}, ...], ...]}
 //	                              (and "truncated": true past Options.MaxHits;
 //	                              top_k: "min_threshold": 0.5, the index's, below
 //	                              which top-k considers no record)
+//	GET    /v1/records/{id}    {"id": 7, "text": "...", "payload": {...}}, or 404
 //	DELETE /v1/records/{id}    {"id": 7, "deleted": true}, or 404
 //	GET    /v1/stats           the index's statistics
+//
+// A record is named by its id (index.ID: from 1 in insertion order, a JSON
+// number) on an index without keys, and by its key on an index with keys
+// (index.Key: a JSON number or a string, by the index's kind; in a path,
+// percent-encoded), in every request and answer. An insert's records are
+// strings (their text) or objects {"id", "text", "payload"} read as `index
+// add --input-format jsonl` reads a line (index.DecodeRecord); the payload,
+// a JSON object, is kept with the text on an index that stores text. A key
+// held by a live record is refused with 409 unless "on_conflict" says to
+// replace the record (deleted and inserted in one batch) or skip it.
 //
 // Records and queries are tokenized by the index's own tokenizer, as on the
 // command line. A threshold is a JSON number (0.8) or a string holding a
 // decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
 // answered rounded to six decimals, as the command line writes them. A
-// search may add "only" or "exclude", lists of ids it is restricted to or
-// skips. Similarities that are MinHash estimates (LSH without raw sets)
-// carry "estimated": true. Ids are the index's (index.ID: from 1 in
-// insertion order).
+// search may add "only" or "exclude", lists of ids (or keys) it is
+// restricted to or skips, and "fields", the stored fields each hit carries
+// (an index that stores text). Similarities that are MinHash estimates (LSH
+// without raw sets) carry "estimated": true.
 //
 // The API reads its input by the rules of the command line: a record or
 // query must be text (a body with invalid UTF-8, or a string with an escaped
@@ -93,18 +108,19 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"net"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/simjoin/simjoin/index"
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -217,7 +233,7 @@ func New(ix *index.Index, opt Options) *Server {
 	}
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
-	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodDelete: s.delete})
+	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodGet: s.get, http.MethodDelete: s.delete})
 	s.route("/v1/search", map[string]http.HandlerFunc{http.MethodPost: s.search})
 	s.route("/v1/stats", map[string]http.HandlerFunc{http.MethodGet: s.stats})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -228,13 +244,7 @@ func New(ix *index.Index, opt Options) *Server {
 
 // route registers the methods of one path, answering others with a JSON 405.
 func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
-	allow := ""
-	for m := range methods {
-		if allow != "" {
-			allow += ", "
-		}
-		allow += m
-	}
+	allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
 	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := methods[r.Method]
 		if !ok {
@@ -381,16 +391,29 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	}{msg})
 }
 
-// fail answers err: its own status for an httpError, 400 for the errors
-// the index reports about its input, 500 (logged) otherwise.
+// fail answers err: its own status for an httpError, 409 for a key held,
+// 400 for the other errors the index reports about its input, 503 past the
+// time limit, 500 (logged) otherwise.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	var re *index.RecordError
+	var ke *index.KeyError
 	switch {
 	case errors.As(err, &he):
 		writeError(w, he.status, he.msg)
-	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions),
-		errors.As(err, &re):
+	case errors.As(err, &ke):
+		what := "is held by a live record"
+		if ke.ID == 0 {
+			what = "is given twice"
+		}
+		writeError(w, http.StatusConflict, fmt.Sprintf("records[%d]: key %q %s (on_conflict \"replace\" or \"skip\" takes it)", ke.Index, ke.Key, what))
+	case errors.As(err, &re):
+		field := "records"
+		if re.Query {
+			field = "queries"
+		}
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s[%d]: %v", field, re.Index, re.Err))
+	case errors.Is(err, index.ErrThresholdBelowMin), errors.Is(err, index.ErrOptions):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(context.Cause(r.Context()), errTimeLimit) && errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the request ran past its time limit of %v", s.opt.MaxRequestTime))
@@ -419,7 +442,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return badRequest("reading the request body: %v", err)
 	}
-	if err := checkText(body); err != nil {
+	if err := index.CheckJSONText(body); err != nil {
 		return badRequest("malformed JSON body: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -434,58 +457,6 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 		return badRequest("malformed JSON body: data after the object")
 	}
 	return nil
-}
-
-// checkText reports invalid UTF-8 in a JSON text, or a \u escape of a
-// surrogate that is not the first half of a pair followed by its second
-// (encoding/json would decode either as U+FFFD). Cost: one pass.
-func checkText(b []byte) error {
-	if !utf8.Valid(b) {
-		return errors.New("invalid UTF-8")
-	}
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
-		}
-		i++ // the escaped byte; only \u escapes matter
-		if i >= len(b) || b[i] != 'u' {
-			continue
-		}
-		r, ok := hex4(b[i+1:])
-		if !ok || !utf16.IsSurrogate(r) {
-			continue
-		}
-		lo, ok2 := rune(0), false
-		if r < 0xdc00 && i+10 < len(b) && b[i+5] == '\\' && b[i+6] == 'u' {
-			lo, ok2 = hex4(b[i+7:])
-		}
-		if !ok2 || lo < 0xdc00 || lo > 0xdfff {
-			return fmt.Errorf("a lone surrogate \\u%s in a string", b[i+1:i+5])
-		}
-		i += 10
-	}
-	return nil
-}
-
-// hex4 reads four hexadecimal digits.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // threshold reads a JSON threshold: a number (0.8) or a string ("4/5"),
@@ -553,16 +524,24 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 
 // insertRequest is the body of POST /v1/records.
 type insertRequest struct {
-	Records        []string        `json:"records"`
-	DedupThreshold json.RawMessage `json:"dedup_threshold"`
+	Records        []json.RawMessage `json:"records"`
+	DedupThreshold json.RawMessage   `json:"dedup_threshold"`
+	OnConflict     *string           `json:"on_conflict"`
 }
 
 // RecordResult is the answer for one record of an insert.
 type RecordResult struct {
-	Status    string  `json:"status"` // "inserted" or "duplicate"
-	ID        uint64  `json:"id"`     // the new id, or the held record it duplicates
-	Sim       float64 `json:"sim,omitempty"`
-	Estimated bool    `json:"estimated,omitempty"`
+	// Status is "inserted", "replaced" (inserted in place of the live
+	// record that held its key, now deleted), "duplicate" (not inserted:
+	// a near-duplicate of the held record ID) or "exists" (not inserted:
+	// the live record ID holds its key, on_conflict "skip").
+	Status string `json:"status"`
+	// ID names the record: the new one, the one it duplicates or the one
+	// holding its key. It is the record's id (a JSON number) on an index
+	// without keys, else its key (a number or a string).
+	ID        json.RawMessage `json:"id"`
+	Sim       float64         `json:"sim,omitempty"`
+	Estimated bool            `json:"estimated,omitempty"`
 }
 
 // InsertResponse is the answer of POST /v1/records, one result a record in
@@ -571,23 +550,75 @@ type InsertResponse struct {
 	Results []RecordResult `json:"results"`
 }
 
+// records reads the records of an insert: each a string (its text, on an
+// index without keys) or an object {"id", "text", "payload"} read as
+// index.DecodeRecord reads a line of index add --input-format jsonl.
+func (s *Server) records(in []json.RawMessage) ([]index.Record, error) {
+	if len(in) == 0 {
+		return nil, badRequest("records: want a non-empty list of strings or objects")
+	}
+	if len(in) > s.opt.MaxRecords {
+		return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("records: %d given, at most %d a request", len(in), s.opt.MaxRecords)}
+	}
+	keys := s.ix.Config().Keys
+	recs := make([]index.Record, len(in))
+	for i, raw := range in {
+		raw = bytes.TrimSpace(raw)
+		switch {
+		case len(raw) > 0 && raw[0] == '"' && keys == index.NoKeys:
+			var t string
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return nil, badRequest("records[%d]: %v", i, err)
+			}
+			recs[i].Text = []byte(t)
+		case len(raw) > 0 && raw[0] == '"':
+			return nil, badRequest("records[%d]: the index takes a %s key with each record: want {\"id\": KEY, \"text\": ...}", i, keys)
+		case len(raw) > 0 && raw[0] == '{':
+			rec, err := index.DecodeRecord(keys, raw)
+			if err != nil {
+				return nil, badRequest("records[%d]: %v", i, err)
+			}
+			recs[i] = rec
+		default:
+			return nil, badRequest("records[%d]: want a string or an object", i)
+		}
+	}
+	return recs, nil
+}
+
+// conflict reads on_conflict: "error" (the default), "replace" or "skip".
+func conflict(p *string) (index.Conflict, error) {
+	if p == nil {
+		return index.ConflictError, nil
+	}
+	c, err := index.ParseConflict(*p)
+	if err != nil {
+		return 0, badRequest("on_conflict %q: want error, replace or skip", *p)
+	}
+	return c, nil
+}
+
 func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 	var req insertRequest
 	if err := s.decode(w, r, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	recs, err := texts("records", req.Records, s.opt.MaxRecords)
+	recs, err := s.records(req.Records)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	t, err := s.threshold("dedup_threshold", req.DedupThreshold)
-	if err != nil {
+	opt := index.InsertOptions{}
+	if opt.Dedup, err = s.threshold("dedup_threshold", req.DedupThreshold); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	outs, err := s.commit.insert(r.Context(), recs, t)
+	if opt.OnConflict, err = conflict(req.OnConflict); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	outs, err := s.commit.insert(r.Context(), recs, opt)
 	switch {
 	case err != nil && outs == nil:
 		s.fail(w, r, named("dedup_threshold", err))
@@ -598,17 +629,35 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 		// the failure is logged, and the next write gets it.
 		s.opt.ErrorLog.Printf("%s %s: %v", r.Method, r.URL.Path, err)
 	}
+	keys := s.ix.Config().Keys
 	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
 	for i, o := range outs {
 		res := &resp.Results[i]
-		res.ID = uint64(o.ID)
-		if o.Inserted {
+		res.ID = appendRef(nil, keys, o.ID, o.Key)
+		switch {
+		case o.Replaced:
+			res.Status = "replaced"
+		case o.Inserted:
 			res.Status = "inserted"
-			continue
+		case o.Exists:
+			res.Status = "exists"
+		default:
+			res.Status, res.Sim, res.Estimated = "duplicate", round6(o.Sim), o.Estimated
 		}
-		res.Status, res.Sim, res.Estimated = "duplicate", round6(o.Sim), o.Estimated
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// appendRef appends how the API names a record: its id on an index
+// without keys, else its key (an integer bare, a string as a JSON string).
+func appendRef(b []byte, keys index.KeyKind, id index.ID, key index.Key) []byte {
+	switch keys {
+	case index.NoKeys:
+		return strconv.AppendUint(b, uint64(id), 10)
+	case index.IntKeys:
+		return append(b, key...)
+	}
+	return fieldenc.AppendJSONString(b, []byte(key))
 }
 
 // round6 rounds a similarity to six decimals, as the command line writes
@@ -618,19 +667,23 @@ func round6(sim float64) float64 { return math.Round(sim*1e6) / 1e6 }
 
 // searchRequest is the body of POST /v1/search.
 type searchRequest struct {
-	Queries   []string        `json:"queries"`
-	Threshold json.RawMessage `json:"threshold"`
-	TopK      *int            `json:"top_k"`
-	RefineK   *int            `json:"refine_k"`
-	Only      []uint64        `json:"only"`
-	Exclude   []uint64        `json:"exclude"`
+	Queries   []string          `json:"queries"`
+	Threshold json.RawMessage   `json:"threshold"`
+	TopK      *int              `json:"top_k"`
+	RefineK   *int              `json:"refine_k"`
+	Only      []json.RawMessage `json:"only"`
+	Exclude   []json.RawMessage `json:"exclude"`
+	Fields    []string          `json:"fields"`
 }
 
-// Hit is one record found for a query.
+// Hit is one record found for a query: ID as RecordResult has it, and the
+// stored fields the search asked for (Payload a JSON object, or null).
 type Hit struct {
-	ID        uint64  `json:"id"`
-	Sim       float64 `json:"sim"`
-	Estimated bool    `json:"estimated,omitempty"`
+	ID        json.RawMessage `json:"id"`
+	Sim       float64         `json:"sim"`
+	Estimated bool            `json:"estimated,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
 }
 
 // SearchResponse is the answer of POST /v1/search: one list per query, in
@@ -657,10 +710,14 @@ func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) 
 		return opt, err
 	}
 	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK)}
-	if opt.Only, err = ids("only", req.Only); err != nil {
+	keys := s.ix.Config().Keys
+	if opt.Only, opt.OnlyKeys, err = refs("only", keys, req.Only); err != nil {
 		return opt, err
 	}
-	if opt.Exclude, err = ids("exclude", req.Exclude); err != nil {
+	if opt.Exclude, opt.ExcludeKeys, err = refs("exclude", keys, req.Exclude); err != nil {
+		return opt, err
+	}
+	if opt.Fields, err = s.fields(req.Fields); err != nil {
 		return opt, err
 	}
 	if err := opt.Check(); err != nil {
@@ -711,24 +768,89 @@ func (s *Server) searchError(err error, req *searchRequest, t prefix.Threshold) 
 	return badRequest("refine_k %d: want top_k (%d) to %d", *req.RefineK, *req.TopK, s.opt.MaxTopK)
 }
 
-// ids reads a JSON id list of field: nil stays nil (no restriction); every
-// id must be one (at least 1), and only must not be empty, as the command
+// refs reads a JSON list of field naming records: ids on an index
+// without keys (each a decimal integer >= 1), keys of its kind on one with.
+// nil stays nil (no restriction); only must not be empty, as the command
 // line's --only and --exclude are read (an empty exclude excludes nothing).
-func ids(field string, in []uint64) ([]index.ID, error) {
+func refs(field string, keys index.KeyKind, in []json.RawMessage) ([]index.ID, []index.Key, error) {
 	if in == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if len(in) == 0 && field == "only" {
-		return nil, badRequest("only: want at least one id (for no restriction, leave it out)")
+		return nil, nil, badRequest("only: want at least one id (for no restriction, leave it out)")
 	}
-	out := make([]index.ID, len(in))
-	for i, id := range in {
-		if id == 0 {
-			return nil, badRequest("%s: %d is %v", field, id, index.ErrNotID)
+	var ids []index.ID
+	var ks []index.Key
+	if keys == index.NoKeys {
+		ids = make([]index.ID, 0, len(in))
+	} else {
+		ks = make([]index.Key, 0, len(in))
+	}
+	for _, raw := range in {
+		id, key, err := ref(keys, bytes.TrimSpace(raw))
+		if err != nil {
+			return nil, nil, badRequest("%s: %v", field, err)
 		}
-		out[i] = index.ID(id)
+		if keys == index.NoKeys {
+			ids = append(ids, id)
+		} else {
+			ks = append(ks, key)
+		}
 	}
-	return out, nil
+	return ids, ks, nil
+}
+
+// ref reads one record's name as JSON: an id (a number), an integer key (a
+// number) or a string key (a string), by the index's keys.
+func ref(keys index.KeyKind, raw []byte) (index.ID, index.Key, error) {
+	if keys == index.StringKeys {
+		var s string
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return 0, "", fmt.Errorf("%s is %w: want a JSON string", raw, index.ErrKey)
+		}
+		k, err := index.ParseKey(keys, s)
+		if err != nil {
+			return 0, "", fmt.Errorf("%s is %w", raw, err)
+		}
+		return 0, k, nil
+	}
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		if keys == index.NoKeys {
+			return 0, "", fmt.Errorf("%s is %w", raw, index.ErrNotID)
+		}
+		return 0, "", fmt.Errorf("%s is %w: want a JSON number", raw, index.ErrKey)
+	}
+	if keys == index.NoKeys {
+		id, err := index.ParseID(string(raw))
+		if err != nil {
+			return 0, "", fmt.Errorf("%s is %w", raw, index.ErrNotID)
+		}
+		return id, "", nil
+	}
+	k, err := index.ParseKey(keys, string(raw))
+	if err != nil {
+		return 0, "", fmt.Errorf("%s is %w", raw, err)
+	}
+	return 0, k, nil
+}
+
+// fields reads a search's "fields": "text" and "payload".
+func (s *Server) fields(in []string) (index.Fields, error) {
+	var f index.Fields
+	for _, name := range in {
+		switch name {
+		case "text":
+			f |= index.FieldText
+		case "payload":
+			f |= index.FieldPayload
+		default:
+			return 0, badRequest("fields: %q: want \"text\" or \"payload\"", name)
+		}
+	}
+	if f != 0 && !s.ix.Config().StoreText {
+		return 0, badRequest("fields: the index stores no text (create it with --store text)")
+	}
+	return f, nil
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -747,7 +869,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sw := searchWriter{w: w, budget: s.opt.MaxHits}
+	sw := searchWriter{w: w, budget: s.opt.MaxHits, keys: s.ix.Config().Keys, fields: opt.Fields}
 	if opt.TopK > 0 {
 		sw.min = s.ix.Config().MinThreshold
 	}
@@ -785,6 +907,8 @@ type searchWriter struct {
 	n         int // lists written
 	truncated bool
 	min       prefix.Threshold // written as "min_threshold" when not zero (top-k)
+	keys      index.KeyKind    // how hits are named
+	fields    index.Fields     // the stored fields written with each hit
 }
 
 // write writes the list of query i (SearchEach's fn), cut to the budget.
@@ -806,7 +930,7 @@ func (sw *searchWriter) write(i int, hits []index.Hit) error {
 		if j > 0 {
 			sw.buf = append(sw.buf, ',')
 		}
-		sw.buf = appendHit(sw.buf, h)
+		sw.buf = appendHit(sw.buf, h, sw.keys, sw.fields)
 		if len(sw.buf) >= 16<<10 {
 			if _, err := sw.bw.Write(sw.buf); err != nil {
 				return err
@@ -853,16 +977,31 @@ func (sw *searchWriter) finish(n int) {
 	sw.bw.Flush() // the client may be gone; nothing more to do
 }
 
-// appendHit appends h as JSON, as encoding/json writes a Hit.
-func appendHit(b []byte, h index.Hit) []byte {
+// appendHit appends h as JSON, as encoding/json writes a Hit: named by its
+// id or key (appendRef), with the stored fields asked for.
+func appendHit(b []byte, h index.Hit, keys index.KeyKind, fields index.Fields) []byte {
 	b = append(b, `{"id":`...)
-	b = strconv.AppendUint(b, uint64(h.ID), 10)
+	b = appendRef(b, keys, h.ID, h.Key)
 	b = append(b, `,"sim":`...)
 	b = appendFloat(b, round6(h.Sim))
 	if h.Estimated {
 		b = append(b, `,"estimated":true`...)
 	}
+	if fields&index.FieldText != 0 {
+		b = fieldenc.AppendJSONString(append(b, `,"text":`...), []byte(h.Text))
+	}
+	if fields&index.FieldPayload != 0 {
+		b = appendPayload(append(b, `,"payload":`...), h.Payload)
+	}
 	return append(b, '}')
+}
+
+// appendPayload appends a stored payload, a JSON object, or null for none.
+func appendPayload[T string | []byte](b []byte, p T) []byte {
+	if len(p) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, p...)
 }
 
 // appendFloat appends f as encoding/json writes a float64: the shortest
@@ -881,23 +1020,86 @@ func appendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 
-func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
-	id, err := index.ParseID(r.PathValue("id"))
+// pathRef reads the record named by the path of GET or DELETE
+// /v1/records/{id}: an id, or a key of the index's kind (percent-encoded
+// as a path segment).
+func (s *Server) pathRef(r *http.Request) (index.ID, index.Key, error) {
+	text := r.PathValue("id")
+	keys := s.ix.Config().Keys
+	if keys == index.NoKeys {
+		id, err := index.ParseID(text)
+		if err != nil {
+			return 0, "", badRequest("record id %v", err)
+		}
+		return id, "", nil
+	}
+	k, err := index.ParseKey(keys, text)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "record id "+err.Error())
+		return 0, "", badRequest("record key %q is %v", text, err)
+	}
+	return 0, k, nil
+}
+
+// refText is how an error names a record: its id, or its key quoted.
+func refText(id index.ID, key index.Key) string {
+	if key != "" {
+		return strconv.Quote(string(key))
+	}
+	return strconv.FormatUint(uint64(id), 10)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	id, key, err := s.pathRef(r)
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
-	n, err := s.ix.Delete([]index.ID{id})
+	var n int
+	if key != "" {
+		n, err = s.ix.DeleteKeys([]index.Key{key})
+	} else {
+		n, err = s.ix.Delete([]index.ID{id})
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	if n == 0 {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no live record %d", id))
+		writeError(w, http.StatusNotFound, "no live record "+refText(id, key))
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		ID      index.ID `json:"id"`
-		Deleted bool     `json:"deleted"`
-	}{id, true})
+	b := append(appendRef([]byte(`{"id":`), s.ix.Config().Keys, id, key), `,"deleted":true}`...)
+	writeJSON(w, http.StatusOK, json.RawMessage(b))
+}
+
+// get answers GET /v1/records/{id}: the live record's id (or key) and,
+// on an index that stores text, its text and payload.
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	id, key, err := s.pathRef(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var rec index.Stored
+	var ok bool
+	if key != "" {
+		rec, ok, err = s.ix.GetKey(key)
+	} else {
+		rec, ok, err = s.ix.Get(id)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !ok {
+		writeError(w, http.StatusNotFound, "no live record "+refText(id, key))
+		return
+	}
+	cfg := s.ix.Config()
+	b := appendRef([]byte(`{"id":`), cfg.Keys, rec.ID, rec.Key)
+	if cfg.StoreText {
+		b = fieldenc.AppendJSONString(append(b, `,"text":`...), rec.Text)
+		b = appendPayload(append(b, `,"payload":`...), rec.Payload)
+	}
+	writeJSON(w, http.StatusOK, json.RawMessage(append(b, '}')))
 }

@@ -126,7 +126,7 @@ func runLoad(t testing.TB, url string, cfg loadConfig) loadResult {
 					for k, rr := range ir.Results {
 						res.records++
 						if rr.Status == "inserted" {
-							res.acked = append(res.acked, ackedRecord{batch[k], rr.ID})
+							res.acked = append(res.acked, ackedRecord{batch[k], idOf(rr.ID)})
 						} else {
 							res.dups++
 						}
