@@ -26,7 +26,7 @@ func writeTomb(path string, rows int, tomb bitmap.Bitmap) error {
 
 // readTomb reads a tomb file into memory (one bit a row).
 func readTomb(path string, rows int) (bitmap.Bitmap, error) {
-	bf, err := openBlockFile(path, kindTomb, false)
+	bf, err := openBlockFile(path, kindTomb, mapWarm)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func (ix *Index) commit(m *manifest, keep int) error {
 		next.tombs = append(next.tombs, st.tombs[i])
 	}
 	for _, ref := range m.Segments[keep:] {
-		s, err := openSegment(ix.dir, ref.File, &ix.cfg, false)
+		s, err := openSegment(ix.dir, ref.File, &ix.cfg, ix.load(mapWarm))
 		if err != nil {
 			w.close()
 			next.release()
@@ -290,7 +290,7 @@ func (ix *Index) commit(m *manifest, keep int) error {
 		next.tombs = append(next.tombs, nil)
 	}
 	if m.Dict != "" {
-		if next.dict, err = openDict(filepath.Join(ix.dir, m.Dict), false); err != nil {
+		if next.dict, err = openDict(filepath.Join(ix.dir, m.Dict), ix.load(mapWarm)); err != nil {
 			w.close()
 			next.release()
 			return err

@@ -86,13 +86,13 @@ func FuzzBlockFile(f *testing.F) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "seg-1.sj")
 		os.WriteFile(path, data, 0o644)
-		s, err := openSegment(dir, "seg-1.sj", &cfg, true)
+		s, err := openSegment(dir, "seg-1.sj", &cfg, mapCold)
 		if err == nil {
 			s.unref()
 		} else if ce := (*CorruptError)(nil); !errors.As(err, &ce) || ce.File != path {
 			t.Fatalf("segment: %v", err)
 		}
-		d, err := openDict(path, true)
+		d, err := openDict(path, mapCold)
 		if err == nil {
 			d.file.unref()
 		} else if ce := (*CorruptError)(nil); !errors.As(err, &ce) || ce.File != path {
@@ -188,7 +188,7 @@ func FuzzSegmentKeyed(f *testing.F) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "seg-1.sj")
 		os.WriteFile(path, data, 0o644)
-		s, err := openSegment(dir, "seg-1.sj", &cfg, true)
+		s, err := openSegment(dir, "seg-1.sj", &cfg, mapCold)
 		if err != nil {
 			if ce := (*CorruptError)(nil); !errors.As(err, &ce) || ce.File != path {
 				t.Fatalf("segment: %v", err)

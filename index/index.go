@@ -94,6 +94,13 @@ type Config struct {
 	// keep them.
 	Shape  approx.Shape
 	Recall float64
+	// BloomFPP is the false-positive probability of the LSH band filters:
+	// one Bloom filter per segment and band over its band keys, so that a
+	// search skips the segments that cannot hold its keys (bloom.go;
+	// Milvus's mh_lsh_bloom_false_positive_prob). From MinBloomFPP to
+	// MaxBloomFPP; 0 means DefaultBloomFPP, NoBloom none. A lower one
+	// spends more bytes (about 10 bits a record and band at 0.01).
+	BloomFPP float64
 	// Force makes Create take an LSH banding that finds a pair at
 	// MinThreshold with a probability below MinRecall, which it refuses
 	// otherwise (a *ConfigError for "Bands" wrapping a *RecallError). Not
@@ -134,6 +141,7 @@ type storedConfig struct {
 	Rows      int     `json:"rows,omitempty"`
 	Bits      int     `json:"bits,omitempty"`
 	Seed      uint64  `json:"seed,omitempty"`
+	BloomFPP  float64 `json:"bloom_fpp,omitempty"`
 	RawSets   bool    `json:"raw_sets,omitempty"`
 	Keys      KeyKind `json:"keys,omitempty"`
 	StoreText bool    `json:"store_text,omitempty"`
@@ -142,19 +150,19 @@ type storedConfig struct {
 // MarshalJSON writes c as the index manifest stores it: keys "tokens",
 // "method" (1 exact, 2 LSH), "measure" (prefix.Measure's number),
 // "min_threshold" ({"Num", "Den"}), then "perm", "bands", "rows", "bits",
-// "seed", "raw_sets", "keys" (KeyKind's number) and "store_text" when not
-// zero.
+// "seed", "bloom_fpp", "raw_sets", "keys" (KeyKind's number) and
+// "store_text" when not zero.
 func (c Config) MarshalJSON() ([]byte, error) {
 	s := storedConfig{Tokens: c.Tokens, Method: c.Method, Measure: uint8(c.Measure),
 		Perm: c.Perm, Bands: c.Bands, Rows: c.Rows, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets,
-		Keys: c.Keys, StoreText: c.StoreText}
+		BloomFPP: c.BloomFPP, Keys: c.Keys, StoreText: c.StoreText}
 	s.MinThreshold.Num, s.MinThreshold.Den = c.MinThreshold.Num, c.MinThreshold.Den
 	return json.Marshal(s)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. A configuration of format
 // version 1 has no "rows": its rows are perm/bands (it banded all its
-// values).
+// values); nor "bloom_fpp": it has no band filters (NoBloom).
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var s storedConfig
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -163,8 +171,11 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if s.Rows == 0 && s.Bands > 0 {
 		s.Rows = s.Perm / s.Bands
 	}
+	if s.Method == LSH && s.BloomFPP == 0 {
+		s.BloomFPP = NoBloom // version 1: no band filters
+	}
 	*c = Config{Tokens: s.Tokens, Method: s.Method, Measure: prefix.Measure(s.Measure), Perm: s.Perm,
-		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets, Keys: s.Keys, StoreText: s.StoreText}
+		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets, BloomFPP: s.BloomFPP, Keys: s.Keys, StoreText: s.StoreText}
 	c.MinThreshold = prefix.Threshold{Num: s.MinThreshold.Num, Den: s.MinThreshold.Den}
 	return nil
 }
@@ -180,6 +191,9 @@ func (c Config) String() string {
 		b.WriteString("exact")
 	case LSH:
 		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Rows, c.Bits, c.Perm, c.Seed)
+		if c.BloomFPP > 0 && c.BloomFPP < NoBloom {
+			fmt.Fprintf(&b, ", band filters at %v", c.BloomFPP)
+		}
 		if c.RawSets {
 			b.WriteString(", raw sets (exact similarities)")
 		} else {
@@ -218,6 +232,11 @@ type OpenOptions struct {
 	// Workers bounds the goroutines of a batch search or insert; 0 =
 	// GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
+	// InMemory reads the segments and the dictionary into the process's
+	// memory instead of mapping them (Milvus's mh_lsh_code_in_mem): no page
+	// faults on a search, and memory for the whole index, which a mapped
+	// index leaves to the page cache (BENCHMARKS.md measures both).
+	InMemory bool
 	// ReadOnly opens the index for Search, Stats and Verify only: nothing
 	// in the directory is written, not even a partial last block of the
 	// log (left for the next open for writing to cut, and counted in
@@ -268,6 +287,12 @@ type SearchOptions struct {
 	// Only restricts the search to these ids; Exclude leaves these out. nil
 	// means no restriction; an empty non-nil Only allows nothing.
 	Only, Exclude []ID
+	// Estimate answers from the signatures' estimates alone, not verifying
+	// the candidates against their sets (an LSH index with raw sets; one
+	// without always estimates): faster, the hits marked Estimated, and a
+	// pair near the threshold found or missed by its estimate. Milvus's
+	// mh_search_with_jaccard false.
+	Estimate bool
 	// OnlyKeys and ExcludeKeys do the same by key (an index with keys):
 	// the live records holding them, in the snapshot the search reads
 	// (keys no live record holds name nothing). Given with Only or
@@ -278,8 +303,8 @@ type SearchOptions struct {
 }
 
 // Check reports whether o is a search at all: a Threshold or a TopK, not
-// both; RefineK only with TopK and at least TopK; TopK not below 1 when
-// given. The first rule broken, in that order, gives an *OptionError naming
+// both; RefineK only with TopK, from TopK to MaxRefine × TopK; TopK not
+// below 1 when given. The first rule broken, in that order, gives an *OptionError naming
 // the option. (Whether the threshold suits an index is Index.CheckSearch's
 // to say; Only and Exclude may both be given.) Cost: O(1).
 func (o SearchOptions) Check() error {
@@ -294,9 +319,16 @@ func (o SearchOptions) Check() error {
 		return &OptionError{"TopK", fmt.Errorf("top-k %d below 1", o.TopK)}
 	case o.RefineK != 0 && o.RefineK < o.TopK:
 		return &OptionError{"RefineK", fmt.Errorf("refine-k %d below top-k %d", o.RefineK, o.TopK)}
+	case o.RefineK > MaxRefine*o.TopK:
+		return &OptionError{"RefineK", fmt.Errorf("refine-k %d above %d × top-k %d", o.RefineK, MaxRefine, o.TopK)}
 	}
 	return nil
 }
+
+// MaxRefine bounds RefineK at MaxRefine × TopK, as Milvus bounds its
+// refine_k: verifying more candidates than that is what a threshold
+// search is for.
+const MaxRefine = 10
 
 // OptionError reports the option of SearchOptions that breaks a rule of
 // SearchOptions.Check, named as the field is ("Threshold", "TopK" or
@@ -466,6 +498,7 @@ type Index struct {
 	skipTo   seq
 	cut      *WALDamage // what Open cut off the log, if anything
 	readOnly bool       // opened with OpenOptions.ReadOnly: wal.f is nil
+	inMemory bool       // OpenOptions.InMemory
 	torn     int64      // read-only: bytes of a partial last block left in the log
 	lock     *os.File   // LOCK, flocked while open (nil: no lock could be taken, read-only)
 
@@ -524,12 +557,19 @@ func (cfg *Config) check() error {
 			return configError("MinThreshold", "minimum threshold %s for %v", cfg.MinThreshold, cfg.Measure)
 		}
 		cfg.Perm, cfg.Bands, cfg.Bits, cfg.Seed, cfg.RawSets = 0, 0, 0, 0, true
+		if cfg.BloomFPP != 0 {
+			return configError("BloomFPP", "band filters are of LSH")
+		}
 	case LSH:
 		if cfg.Measure != prefix.Jaccard {
 			return configError("Measure", "LSH supports Jaccard only")
 		}
 		if cfg.MinThreshold.Den != 0 && !validThreshold(cfg.Measure, cfg.MinThreshold) {
 			return configError("MinThreshold", "minimum threshold %s", cfg.MinThreshold)
+		}
+		cfg.BloomFPP = cmp.Or(cfg.BloomFPP, DefaultBloomFPP)
+		if cfg.BloomFPP != NoBloom && !(cfg.BloomFPP >= MinBloomFPP && cfg.BloomFPP <= MaxBloomFPP) {
+			return configError("BloomFPP", "band filter false-positive probability %v: want %v to %v, or %v for none", cfg.BloomFPP, MinBloomFPP, MaxBloomFPP, NoBloom)
 		}
 		if sh := cfg.Shape; sh != (approx.Shape{}) {
 			switch {
@@ -743,7 +783,7 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		return nil, nil, err
 	}
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly()}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly(), inMemory: opt.InMemory}
 	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
@@ -764,13 +804,13 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		return nil, nil, err
 	}
 	if m.Dict != "" {
-		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
+		if st.dict, err = openDict(filepath.Join(dir, m.Dict), ix.load(mapCold)); err != nil {
 			return fail(err)
 		}
 	}
 	var last uint64
 	for i, ref := range m.Segments {
-		s, err := openSegment(dir, ref.File, &ix.cfg, true)
+		s, err := openSegment(dir, ref.File, &ix.cfg, ix.load(mapCold))
 		if err != nil {
 			return fail(err)
 		}
@@ -835,6 +875,15 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 	ix.removeUnreferenced()
 	ix.publish()
 	return ix, dmg, nil
+}
+
+// load is how the index holds a segment or dictionary it opens: read into
+// memory (OpenOptions.InMemory) or mapped as mapped says.
+func (ix *Index) load(mapped load) load {
+	if ix.inMemory {
+		return inMemory
+	}
+	return mapped
 }
 
 // minRecordBytes is the fewest bytes a record takes in an insert block of

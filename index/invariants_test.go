@@ -85,7 +85,7 @@ func TestBandTablesCheckPanics(t *testing.T) {
 		}
 	}
 	write("seg-1.sj", bent, boff)
-	seg, err := openSegment(dir, "seg-1.sj", &cfg, true)
+	seg, err := openSegment(dir, "seg-1.sj", &cfg, mapCold)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +93,5 @@ func TestBandTablesCheckPanics(t *testing.T) {
 	bent, boff = good()
 	bent[3], bent[4] = bent[4], bent[3]
 	write("seg-2.sj", bent, boff)
-	invtest.Panics(t, "segment opened", "index: ", func() { openSegment(dir, "seg-2.sj", &cfg, true) })
+	invtest.Panics(t, "segment opened", "index: ", func() { openSegment(dir, "seg-2.sj", &cfg, mapCold) })
 }

@@ -175,8 +175,8 @@ func TestConfigJSON(t *testing.T) {
 		{exactConfig(prefix.Cosine, prefix.Threshold{Num: 4, Den: 5}),
 			`{"tokens":{"Kind":0,"N":0,"Norm":0,"DropSemicolons":false},"method":1,"measure":1,"min_threshold":{"Num":4,"Den":5}}`},
 		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2},
-			Perm: 128, Bands: 30, Rows: 4, Bits: 16, Seed: 7, RawSets: true},
-			`{"tokens":{"Kind":1,"N":0,"Norm":0,"DropSemicolons":false},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":128,"bands":30,"rows":4,"bits":16,"seed":7,"raw_sets":true}`},
+			Perm: 128, Bands: 30, Rows: 4, Bits: 16, Seed: 7, BloomFPP: 0.01, RawSets: true},
+			`{"tokens":{"Kind":1,"N":0,"Norm":0,"DropSemicolons":false},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":128,"bands":30,"rows":4,"bits":16,"seed":7,"bloom_fpp":0.01,"raw_sets":true}`},
 	} {
 		b, err := json.Marshal(c.cfg)
 		if err != nil || string(b) != c.want {
@@ -191,11 +191,12 @@ func TestConfigJSON(t *testing.T) {
 }
 
 // TestConfigJSONVersion1: a configuration of format version 1 has no
-// "rows" (it banded all its values): its rows are perm/bands.
+// "rows" (it banded all its values): its rows are perm/bands; nor band
+// filters.
 func TestConfigJSONVersion1(t *testing.T) {
 	var c Config
 	js := `{"tokens":{"Kind":0,"N":0,"Norm":0},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":69,"bands":23,"bits":32}`
-	if err := json.Unmarshal([]byte(js), &c); err != nil || c.Perm != 69 || c.Bands != 23 || c.Rows != 3 {
+	if err := json.Unmarshal([]byte(js), &c); err != nil || c.Perm != 69 || c.Bands != 23 || c.Rows != 3 || c.BloomFPP != NoBloom {
 		t.Errorf("%s reads as %+v, %v", js, c, err)
 	}
 }

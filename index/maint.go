@@ -126,7 +126,7 @@ func (ix *Index) Verify() error {
 		return err
 	}
 	check := func(name string, kind uint32) error {
-		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, false)
+		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, mapWarm)
 		if err != nil {
 			return err
 		}

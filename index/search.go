@@ -89,14 +89,33 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 		if len(out) < hi-lo {
 			out = append(out, make([][]Hit, hi-lo-len(out))...)
 		}
+		// An LSH batch shares its band lookups: its queries are signed
+		// first, and their buckets found table by table.
+		var qs []query
+		var pre [][]bucketRange
+		if ix.cfg.Method == LSH && hi-lo >= batchLookups && len(snap.segs) > 0 {
+			if qs, err = ix.prepare(ctx, queries[lo:hi]); err != nil {
+				var re *RecordError
+				if errors.As(err, &re) {
+					re.Query, re.Index = true, re.Index+lo
+				}
+				return nil, err
+			}
+			if pre, err = snap.lookupBands(ctx, qs, workers); err != nil {
+				return nil, err
+			}
+		}
 		err := parallel.For(ctx, hi-lo, max(1, (hi-lo)/(4*workers)), workers, func(_, a, b int) {
 			sc, _ := ix.pool.Get().(*scratch)
 			if sc == nil {
 				sc = new(scratch)
 			}
 			for k := a; k < b && ctx.Err() == nil; k++ {
-				q, err := ix.tokenize(sc, queries[lo+k])
-				if err != nil {
+				var q *query
+				var err error
+				if pre != nil {
+					q, sc.pre = &qs[k], pre[k]
+				} else if q, err = ix.tokenize(sc, queries[lo+k]); err != nil {
 					errMu.Lock()
 					if lo+k < firstBad {
 						firstBad, badErr = lo+k, err
@@ -117,6 +136,7 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 					snap.fill(out[k], opt.Fields)
 				}
 			}
+			sc.pre = nil
 			ix.pool.Put(sc)
 		})
 		if err != nil {
@@ -204,10 +224,14 @@ func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
 	return q, nil
 }
 
-// checkSearchFields checks what a search asks of keys and stored fields:
-// OnlyKeys and ExcludeKeys only on an index with keys, keys of its kind;
-// Fields only on an index that stores text. Its errors are *OptionError.
+// checkSearchFields checks what a search asks of the index: Estimate only
+// of LSH; OnlyKeys and ExcludeKeys only on an index with keys, keys of its
+// kind; Fields only on an index that stores text. Its errors are
+// *OptionError.
 func (ix *Index) checkSearchFields(opt *SearchOptions) error {
+	if opt.Estimate && ix.cfg.Method != LSH {
+		return &OptionError{"Estimate", errors.New("an exact index has no estimates")}
+	}
 	if opt.Fields != 0 && !ix.cfg.StoreText {
 		return &OptionError{"Fields", errors.New("the index stores no text (create it with stored text)")}
 	}

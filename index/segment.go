@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
@@ -47,6 +48,10 @@ type segment struct {
 	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each (checked under -tags invariants)
 	koffs    []uint32    // LSH with raw sets: rows()+1 offsets into keys
 	keys     []uint64    // LSH with raw sets: row r's sorted keys
+	// LSH with band filters (bloom.go): band j's filter is
+	// bloom[j*bloomLen:(j+1)*bloomLen], over every key of its band table.
+	bloom    []uint32
+	bloomLen int
 
 	// With keys: row r's stored key is ukey[ukoff[r]:ukoff[r+1]], keys
 	// distinct (every row was live when written, and live records hold
@@ -114,8 +119,21 @@ func (s *segment) postings(w uint32) []prefix.Posting {
 	return s.post[s.poff[w]:s.poff[w+1]]
 }
 
+// mayHold reports whether band j's table may hold key: false when the
+// band's filter says it does not (true without filters).
+func (s *segment) mayHold(j int, key uint64) bool {
+	return s.bloom == nil || bloomHas(s.bloom[j*s.bloomLen:(j+1)*s.bloomLen], key)
+}
+
+// countBuckets, when set, counts the band table lookups (bucket). Can
+// change for testing.
+var countBuckets *atomic.Int64
+
 // bucket returns the rows of band j whose key is key.
 func (s *segment) bucket(j int, key uint64) []bandEntry {
+	if countBuckets != nil {
+		countBuckets.Add(1)
+	}
 	tab := s.bent[s.boff[j]:s.boff[j+1]]
 	lo, _ := slices.BinarySearchFunc(tab, key, func(e bandEntry, k uint64) int {
 		if e.key < k {
@@ -215,6 +233,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs records) error {
 		_ = rb
 		bw.block("boff", bytesOf(boff))
 		bw.block("bent", bytesOf(bent))
+		if cfg.BloomFPP < NoBloom {
+			bw.block("bloom", bytesOf(buildBlooms(cfg.Bands, n, cfg.BloomFPP, func(j, r int) uint64 { return bent[int(boff[j])+r].key })))
+		}
 		if cfg.RawSets {
 			koffs := make([]uint32, n+1)
 			kparts := make([][]byte, 0, n)
@@ -269,9 +290,9 @@ func csr64(n int, f func(r int) []byte) ([]uint64, [][]byte) {
 }
 
 // openSegment maps the segment file at dir/name and checks its structure.
-func openSegment(dir, name string, cfg *Config, cold bool) (*segment, error) {
+func openSegment(dir, name string, cfg *Config, how load) (*segment, error) {
 	path := dir + "/" + name
-	bf, err := openBlockFile(path, kindSegment, cold)
+	bf, err := openBlockFile(path, kindSegment, how)
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +398,16 @@ func (s *segment) load(cfg *Config) error {
 		}
 		if invariants.Enabled {
 			checkBandTables(bf.path, s.bent, s.boff, n)
+		}
+		if cfg.BloomFPP < NoBloom {
+			b, err := bf.need("bloom", cfg.Bands*bloomBlockBytes)
+			if err != nil {
+				return err
+			}
+			s.bloom = asU32(b)
+			if s.bloomLen = len(s.bloom) / cfg.Bands; s.bloomLen == 0 {
+				return corrupt(bf.path, "band filters of no block")
+			}
 		}
 		if cfg.RawSets {
 			if s.koffs, err = u32("koffs", n+1); err != nil {

@@ -156,6 +156,10 @@ type scratch struct {
 	row   []byte
 	sig   []uint64
 	cands []cand
+	// pre, when not nil, holds the query's buckets in every band of every
+	// segment, found by a batch's shared lookups (lookupBands):
+	// pre[s*bands+j] is band j's of segment s.
+	pre []bucketRange
 }
 
 type seenSlot struct{ row, gen uint32 }
@@ -377,7 +381,14 @@ func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 		tomb := st.tombs[i]
 		sc.begin(s.rows())
 		for j := 0; j < cfg.Bands; j++ {
-			for _, e := range s.bucket(j, keys[j]) {
+			var bucket []bandEntry
+			if sc.pre != nil {
+				r := sc.pre[i*cfg.Bands+j]
+				bucket = s.bent[r.lo:r.hi]
+			} else if s.mayHold(j, keys[j]) {
+				bucket = s.bucket(j, keys[j])
+			}
+			for _, e := range bucket {
 				if sc.seen(e.row) || tomb.Contains(e.row) {
 					continue
 				}
@@ -448,6 +459,7 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 		if len(q.keys) == 0 {
 			return nil
 		}
+		exact := cfg.RawSets && !opt.Estimate
 		sc.cands = sc.cands[:0]
 		st.candidatesLSH(sc, q, f)
 		if opt.TopK > 0 && opt.Threshold.Den == 0 {
@@ -469,7 +481,7 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			}
 			tf := thr.Float()
 			for _, c := range sc.cands {
-				if cfg.RawSets {
+				if exact {
 					x := st.keysOf(c)
 					o := join.OverlapAtLeast(q.keys, x, 0)
 					if hasMin && !minB.Passes(o, len(q.keys), len(x)) {
@@ -486,7 +498,7 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			b := prefix.NewBounds(prefix.Jaccard, thr)
 			tf := thr.Float()
 			for _, c := range sc.cands {
-				if cfg.RawSets {
+				if exact {
 					if sim, ok := st.exactLSH(q.keys, c, b); ok {
 						sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
 					}

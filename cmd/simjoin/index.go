@@ -127,6 +127,7 @@ type indexCreateFlags struct {
 	recall                                float64
 	seed                                  string
 	rawSets, force                        bool
+	bloomFPP                              float64
 	keys, store                           string
 }
 
@@ -171,6 +172,7 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 	fs.IntVar(&f.bits, "bits", approx.DefaultBits, "lsh: bits stored of each MinHash value: 8, 16, 32 or 64")
 	fs.Float64Var(&f.recall, "recall", approx.DefaultRecall, "lsh: the banding's least chance of finding a pair at --min-threshold, when --lsh and --bands are not given")
 	fs.StringVar(&f.seed, "seed", "0", "lsh: seed of the MinHash functions, an integer in [0, 2^64)")
+	fs.Float64Var(&f.bloomFPP, "bloom-fpp", index.DefaultBloomFPP, "lsh: false-positive probability of the band filters that let a search skip segments, 0.001 to 0.1 (1: none)")
 	fs.BoolVar(&f.rawSets, "raw-sets", false, "lsh: keep the token sets and verify candidates exactly (similarities exact, index larger)")
 	fs.StringVar(&f.keys, "keys", "none", "how records are named: none (ids the index assigns), int or string (a key with each record, as index add reads it)")
 	fs.StringVar(&f.store, "store", "none", "text: keep each record's text and JSON payload, returned by index get and search --fields")
@@ -221,14 +223,14 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 		return cfg, usagef("unknown --store %q: want none or text", f.store)
 	}
 	if cfg.Method == index.Exact {
-		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets", "force"}, "--%s applies to --method lsh")
+		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets", "force", "bloom-fpp"}, "--%s applies to --method lsh")
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
 	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Check(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
-	cfg.Bits, cfg.Recall, cfg.RawSets, cfg.Force = f.bits, f.recall, f.rawSets, f.force
+	cfg.Bits, cfg.Recall, cfg.RawSets, cfg.Force, cfg.BloomFPP = f.bits, f.recall, f.rawSets, f.force, f.bloomFPP
 	if f.lsh != "" {
 		if cfg.Shape, err = approx.ParseShape(f.lsh); err != nil {
 			return cfg, usagef("--lsh: %v", err)
@@ -254,6 +256,8 @@ func (f *indexCreateFlags) createError(cfg index.Config, field string, err error
 	case errors.As(err, &re):
 		return usagef("%s finds a pair at --min-threshold %s with probability %s (1-(1-s^%d)^%d), below %v: give more bands or fewer rows, or --force",
 			f.banding(re.Shape), re.Threshold, index.FormatRecall(re.P), re.Shape.R, re.Shape.B, index.MinRecall)
+	case field == "BloomFPP":
+		return usagef("--bloom-fpp %v: want %v to %v, or 1 for no band filters", f.bloomFPP, index.MinBloomFPP, index.MaxBloomFPP)
 	case field == "Measure":
 		return usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
 	case field == "Bands" && f.lsh != "":

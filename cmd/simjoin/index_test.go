@@ -280,7 +280,7 @@ func TestIndexLSH(t *testing.T) {
 	news := cliWrite(t, dir, "news.txt", newsTxt)
 	raw := filepath.Join(dir, "raw")
 	out, _ := cliOK(t, "", "index", "create", raw, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--lsh", "16x4", "--raw-sets", "--seed", "7")
-	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, raw sets (exact similarities)\n" +
+	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, band filters at 0.01, raw sets (exact similarities)\n" +
 		"predicted recall at jaccard 0.5: 0.644 (1-(1-s^4)^16: 16 bands of 4 rows)\n"; out != want {
 		t.Errorf("create --raw-sets: %q, want %q", out, want)
 	}

@@ -24,19 +24,19 @@ const minTokenLen = 16
 
 // serveFlags are the flags of serve.
 type serveFlags struct {
-	addr              string
-	tokenFile         string
-	insecure          bool
-	tlsCert, tlsKey   string
-	workers           int
-	maxRecords        int
-	maxQueries        int
-	maxHits           int
-	maxBody           int64
-	maxTime, shutdown time.Duration
-	certs             []tls.Certificate // read by check
-	token             string            // read by check
-	loopback          bool              // addr's host is a loopback one
+	addr               string
+	tokenFile          string
+	insecure, inMemory bool
+	tlsCert, tlsKey    string
+	workers            int
+	maxRecords         int
+	maxQueries         int
+	maxHits            int
+	maxBody            int64
+	maxTime, shutdown  time.Duration
+	certs              []tls.Certificate // read by check
+	token              string            // read by check
+	loopback           bool              // addr's host is a loopback one
 }
 
 // checkAddr refuses an --addr that is not HOST:PORT with a port in 0..65535
@@ -133,7 +133,7 @@ func newServeCmd(e *env) *cobra.Command {
 			if err := f.check(); err != nil {
 				return err
 			}
-			return withIndex(e, args[0], index.OpenOptions{Workers: f.workers}, func(ix *index.Index) error {
+			return withIndex(e, args[0], index.OpenOptions{Workers: f.workers, InMemory: f.inMemory}, func(ix *index.Index) error {
 				ln, err := f.listen()
 				if err != nil {
 					return err
@@ -178,6 +178,7 @@ func newServeCmd(e *env) *cobra.Command {
 	fs.Int64Var(&f.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
 	fs.DurationVar(&f.maxTime, "max-request-time", httpapi.DefaultMaxRequestTime, "longest a request may run (a search past it stops: 503, or cut and \"truncated\": true)")
 	addWorkersFlag(fs, &f.workers, "worker goroutines of the index (0: one per core)")
+	fs.BoolVar(&f.inMemory, "in-memory", false, "read the index's segments into memory instead of mapping them (no page faults; memory for all of it)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")
 	return cmd
 }

@@ -51,7 +51,7 @@ var flagGroup = map[string]string{
 
 	"lsh": groupLSH, "perm": groupLSH, "bits": groupLSH, "recall": groupLSH, "verify": groupLSH,
 	"seed": groupLSH, "minhash": groupLSH, "max-bucket": groupLSH, "min-size": groupLSH,
-	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH, "force": groupLSH,
+	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH, "force": groupLSH, "bloom-fpp": groupLSH,
 
 	"keys": groupRecord, "store": groupRecord, "input-format": groupRecord, "on-conflict": groupRecord,
 
@@ -64,13 +64,13 @@ var flagGroup = map[string]string{
 	"scurve": groupPlot, "circle": groupPlot, "shapes": groupPlot, "truth": groupPlot,
 	"sample": groupPlot, "seeds": groupPlot,
 
-	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch,
+	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch, "estimate": groupSearch,
 
 	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "max-hits": groupServer, "shutdown-timeout": groupServer,
 	"max-queries": groupServer, "max-request-time": groupServer, "auth-token-file": groupServer, "insecure": groupServer,
 	"tls-cert": groupServer, "tls-key": groupServer,
 
-	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources,
+	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources, "in-memory": groupResources,
 	"cpuprofile": groupResources,
 
 	"help": groupOther, "version": groupOther, "no-descriptions": groupOther, // cobra's completion

@@ -10,7 +10,7 @@
 //	                              (also "replaced" and "exists")
 //	POST   /v1/search          {"queries": ["text", ...], "threshold": 0.8}
 //	                           or {"queries": [...], "top_k": 5, "refine_k": 20}
-//	                           (and "fields": ["text", "payload"])
+//	                           (and "fields": ["text", "payload"], "estimate": true)
 //	                           -> {"results": [[{"id": 3, "sim": 0.85}, ...], ...]}
 //	                              (and "truncated": true past Options.MaxHits;
 //	                              top_k: "min_threshold": 0.5, the index's, below
@@ -34,8 +34,9 @@
 // decimal or a fraction ("4/5"), read exactly as `-t` is. Similarities are
 // answered rounded to six decimals, as the command line writes them. A
 // search may add "only" or "exclude", lists of ids (or keys) it is
-// restricted to or skips, and "fields", the stored fields each hit carries
-// (an index that stores text). Similarities that are MinHash estimates (LSH
+// restricted to or skips, "fields", the stored fields each hit carries
+// (an index that stores text), and "estimate": true, to answer from the
+// signatures' estimates without verifying (LSH with raw sets). Similarities that are MinHash estimates (LSH
 // without raw sets) carry "estimated": true.
 //
 // The API reads its input by the rules of the command line: a record or
@@ -674,6 +675,7 @@ type searchRequest struct {
 	Only      []json.RawMessage `json:"only"`
 	Exclude   []json.RawMessage `json:"exclude"`
 	Fields    []string          `json:"fields"`
+	Estimate  bool              `json:"estimate"`
 }
 
 // Hit is one record found for a query: ID as RecordResult has it, and the
@@ -709,7 +711,7 @@ func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) 
 	if err != nil {
 		return opt, err
 	}
-	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK)}
+	opt = index.SearchOptions{Threshold: t, TopK: given(req.TopK), RefineK: given(req.RefineK), Estimate: req.Estimate}
 	keys := s.ix.Config().Keys
 	if opt.Only, opt.OnlyKeys, err = refs("only", keys, req.Only); err != nil {
 		return opt, err
@@ -727,7 +729,7 @@ func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) 
 	case opt.TopK > s.opt.MaxTopK:
 		return opt, badRequest("top_k %d: want 1 to %d", opt.TopK, s.opt.MaxTopK)
 	case opt.RefineK > s.opt.MaxTopK:
-		return opt, badRequest("refine_k %d: want top_k (%d) to %d", opt.RefineK, opt.TopK, s.opt.MaxTopK)
+		return opt, badRequest("refine_k %d: want top_k (%d) to %d", opt.RefineK, opt.TopK, s.refineMax(opt.TopK))
 	case req.Only != nil && req.Exclude != nil:
 		return opt, badRequest("give only or exclude, not both")
 	case len(req.Only) > s.opt.MaxRecords || len(req.Exclude) > s.opt.MaxRecords:
@@ -765,8 +767,11 @@ func (s *Server) searchError(err error, req *searchRequest, t prefix.Threshold) 
 	case req.TopK == nil:
 		return badRequest("refine_k needs top_k")
 	}
-	return badRequest("refine_k %d: want top_k (%d) to %d", *req.RefineK, *req.TopK, s.opt.MaxTopK)
+	return badRequest("refine_k %d: want top_k (%d) to %d", *req.RefineK, *req.TopK, s.refineMax(*req.TopK))
 }
+
+// refineMax is the largest refine_k a search of top_k k may ask.
+func (s *Server) refineMax(k int) int { return min(index.MaxRefine*k, s.opt.MaxTopK) }
 
 // refs reads a JSON list of field naming records: ids on an index
 // without keys (each a decimal integer >= 1), keys of its kind on one with.
