@@ -133,7 +133,11 @@ func (ix *Index) checkpoint() error {
 		}
 	}
 	m.NextID = st.next
-	return ix.commit(&m, keep)
+	if err := ix.commit(&m, keep); err != nil {
+		return err
+	}
+	ix.checkpoints.Add(1)
+	return nil
 }
 
 // liveRows returns the number of live records of segment i.
@@ -297,6 +301,7 @@ func (ix *Index) commit(m *manifest, keep int) error {
 		}
 	}
 	ix.wal.close()
+	w.onSync = ix.onSync
 	ix.wal = w
 	ix.man = *m
 	st.release()
@@ -328,7 +333,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 		return err
 	}
 	if err := ix.compact(); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return fmt.Errorf("%w: compact: %v", ErrFailed, err)
 	}
 	return nil
@@ -404,7 +409,11 @@ func (ix *Index) compact() error {
 	}
 	m.NextID = st.next
 	m.Reordered = uint64(len(live))
-	return ix.commit(&m, 0)
+	if err := ix.commit(&m, 0); err != nil {
+		return err
+	}
+	ix.compactions.Add(1)
+	return nil
 }
 
 func (st *state) setOf(lr liveRec) []uint32 {

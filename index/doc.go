@@ -120,8 +120,9 @@
 // # What it does not do
 //
 // It does not let several processes write at once (Open for writing takes
-// an exclusive lock on the directory, a read-only Open a shared one:
-// ErrLocked), replicate, or shard; it keeps the records' text only when
+// an exclusive lock on the directory: ErrLocked; a read-only Open takes it
+// shared, or none while a writer holds it, and reads the files as they
+// are), replicate, or shard; it keeps the records' text only when
 // asked (Config.StoreText), and never answers from it (searches read token
 // keys, or signatures); an Exact index cannot answer below its
 // MinThreshold, and an LSH index supports Jaccard only. Files are

@@ -192,6 +192,10 @@ func fault(op, path string) error {
 	return injectFault(op, path)
 }
 
+// errMissing is the reason of a *CorruptError for a file the manifest
+// names that is not there.
+var errMissing = errors.New("missing")
+
 func corrupt(path string, format string, args ...any) error {
 	return &CorruptError{File: path, Err: fmt.Errorf(format, args...)}
 }
@@ -216,7 +220,7 @@ func openBlockFile(path string, kind uint32, how load) (*blockFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, corrupt(path, "missing")
+			return nil, &CorruptError{File: path, Err: errMissing}
 		}
 		return nil, err
 	}

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/kelindar/bitmap"
 	"github.com/simjoin/simjoin/approx"
@@ -237,12 +239,21 @@ type OpenOptions struct {
 	// faults on a search, and memory for the whole index, which a mapped
 	// index leaves to the page cache (BENCHMARKS.md measures both).
 	InMemory bool
+	// OnSync, when set, is called with the time each fsync of the log took
+	// (a batch made durable), on the writer's goroutine: it must not
+	// block. A server exports it (index/httpapi's /metrics).
+	OnSync func(time.Duration)
 	// ReadOnly opens the index for Search, Stats and Verify only: nothing
 	// in the directory is written, not even a partial last block of the
 	// log (left for the next open for writing to cut, and counted in
 	// Stats.WALTorn) or the files a crashed checkpoint left. Insert, Delete
 	// and Compact return ErrReadOnly. Any number of read-only opens share
-	// the directory; an open for writing excludes them all (ErrLocked).
+	// the directory (a shared lock, which an open for writing waits for:
+	// ErrLocked); a read-only open of a directory that an Index holds for
+	// writing (another process's, such as a server's) takes no lock and
+	// reads the files as they are then, the last batch being written left
+	// out (it may see a batch whose sync then fails, which the writer
+	// never acknowledges).
 	ReadOnly bool
 }
 
@@ -385,6 +396,11 @@ type Stats struct {
 	// WALTorn is the size of a partial last block that a read-only Open
 	// found and left in the log (the next open for writing cuts it).
 	WALTorn int64
+	// Compactions and Checkpoints count those this Index ran since it was
+	// opened (Compact's, and the policy's); the statistics a server
+	// exports (index/httpapi's /metrics), not those it lists.
+	Compactions uint64 `json:"-"`
+	Checkpoints uint64 `json:"-"`
 }
 
 var (
@@ -409,8 +425,8 @@ var (
 	// ErrOptions is returned (wrapped) for invalid search options: by an
 	// *OptionError for the rules of SearchOptions.Check.
 	ErrOptions = errors.New("index: bad search options")
-	// ErrLocked is returned by Open when another Index (in this process or
-	// another) has the directory open.
+	// ErrLocked is returned by Open for writing when another Index (in
+	// this process or another) has the directory open.
 	ErrLocked = errors.New("index: the directory is open elsewhere")
 	// ErrFailed is returned (wrapped) by every write after a write to disk
 	// failed: the index must be reopened, which recovers what was durable.
@@ -499,12 +515,21 @@ type Index struct {
 	cut      *WALDamage // what Open cut off the log, if anything
 	readOnly bool       // opened with OpenOptions.ReadOnly: wal.f is nil
 	inMemory bool       // OpenOptions.InMemory
+	// concurrent: opened read-only while a writer holds the directory
+	// (open): no lock, and the files are read as they are.
+	concurrent bool
 	torn     int64      // read-only: bytes of a partial last block left in the log
 	lock     *os.File   // LOCK, flocked while open (nil: no lock could be taken, read-only)
 
 	snapMu sync.Mutex // guards cur, closed and every state's readers/retired
 	cur    *state
 	closed bool
+
+	// failure holds failed once it is set (an error), for Health, which
+	// does not take wmu; compactions and checkpoints count since Open.
+	failure                  atomic.Value
+	compactions, checkpoints atomic.Uint64
+	onSync                   func(time.Duration) // OpenOptions.OnSync
 
 	pool sync.Pool // *scratch for searches
 }
@@ -727,8 +752,9 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 // its end. A problem is a *CorruptError naming the file; for the log it
 // wraps a *WALDamage saying what would be lost, also when the damage is a
 // partial last block that the next open for writing would cut. Verify takes
-// the directory's lock shared, as a read-only Open does (ErrLocked while an
-// Index has it open for writing). Cost: Open's.
+// the directory's lock shared, as a read-only Open does, and while an Index
+// holds it for writing reads it as such an open does (the last batch of the
+// log, being written, is no damage). Cost: Open's.
 func Verify(dir string) error {
 	ix, dmg, err := open(dir, OpenOptions{ReadOnly: true}, openVerify)
 	if err != nil {
@@ -773,17 +799,60 @@ func (m openMode) readOnly() bool { return m == openRead || m == openVerify }
 
 // open opens the index in dir in mode and returns the damage of its log
 // that mode let pass (and cut, when it writes).
+//
+// A read-only open of a directory that a writer holds (another process's
+// Index, such as a server's) goes on without a lock, reading the files as
+// they are (concurrent): the manifest, the files it names, and the log up
+// to what is written of it. A file that goes missing meanwhile was
+// replaced by the writer's checkpoint: the open starts again from the new
+// manifest (at most openAttempts times). The last block of the log, damaged
+// or partial, is a batch being written, not damage.
 func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error) {
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	lock, err := lockDir(dir, mode.readOnly())
+	concurrent := false
+	if errors.Is(err, ErrLocked) && mode.readOnly() {
+		concurrent, err = true, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		if manifestRead != nil {
+			manifestRead()
+		}
+		ix, dmg, err := openManifest(dir, opt, mode, m, lock, concurrent)
+		if err == nil || !concurrent || !errors.Is(err, errMissing) || attempt == openAttempts {
+			return ix, dmg, err
+		}
+		m2, err2 := readManifest(dir)
+		if err2 != nil {
+			return nil, nil, err2
+		}
+		if m2.Gen == m.Gen {
+			return nil, nil, err // not a checkpoint's doing
+		}
+		m = m2
+	}
+}
+
+// openAttempts bounds the attempts of a concurrent open (open).
+const openAttempts = 20
+
+// manifestRead, when set, is called by open after each reading of the
+// manifest, before the files it names are opened. Can change for testing.
+var manifestRead func()
+
+// openManifest opens the index of manifest m in dir, holding lock (nil:
+// none), in mode; concurrent says that a writer holds the directory.
+func openManifest(dir string, opt OpenOptions, mode openMode, m *manifest, lock *os.File, concurrent bool) (*Index, *WALDamage, error) {
+	var err error
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly(), inMemory: opt.InMemory}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly(), inMemory: opt.InMemory,
+		onSync: opt.OnSync, concurrent: concurrent}
 	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
@@ -838,6 +907,10 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		return fail(err)
 	}
 	dmg := l.damage
+	if dmg != nil && concurrent && dmg.Blocks == 1 {
+		// The writer's batch under way: left, as a partial block is.
+		ix.torn, dmg = dmg.Bytes, nil
+	}
 	switch {
 	case dmg == nil, mode == openVerify, mode == openRepair:
 	case !dmg.Torn:
@@ -853,6 +926,7 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 	if ix.wal, err = openWALAt(walPath, l.good); err != nil {
 		return fail(err)
 	}
+	ix.wal.onSync = ix.onSync
 	if dmg != nil {
 		// Cut the damage by a checkpoint: the records replayed go to a
 		// segment, a new log starts past every id the damaged part may
@@ -880,8 +954,11 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 // load is how the index holds a segment or dictionary it opens: read into
 // memory (OpenOptions.InMemory) or mapped as mapped says.
 func (ix *Index) load(mapped load) load {
-	if ix.inMemory {
+	switch {
+	case ix.inMemory:
 		return inMemory
+	case ix.concurrent:
+		return mapWarm // the writer's pages stay cached
 	}
 	return mapped
 }
@@ -1018,6 +1095,7 @@ func (ix *Index) applyBlock(payload []byte) {
 // The caller holds wmu (or is Open).
 func (ix *Index) publish() {
 	s := ix.live.snapshot()
+	s.walBytes, s.walCut = ix.wal.size, ix.man.WALCut
 	if invariants.Enabled {
 		s.check()
 	}

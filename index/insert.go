@@ -298,12 +298,12 @@ func (ix *Index) InsertRecords(ctx context.Context, recs []Record, opt InsertOpt
 		return out, nil
 	}
 	if err := ix.wal.append(b.finish(dels)); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return nil, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
 	ix.publish()
 	if err := ix.maybeCheckpoint(); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return out, fmt.Errorf("%w: checkpoint: %v (the batch is durable)", ErrFailed, err)
 	}
 	return out, nil
@@ -379,6 +379,13 @@ func (b *walBatch) finish(dels []seq) []byte {
 		b.p = binary.LittleEndian.AppendUint64(b.p, uint64(id))
 	}
 	return b.p
+}
+
+// fail records that a write failed: the index takes no more writes
+// (writable, Health). The caller holds wmu.
+func (ix *Index) fail(err error) {
+	ix.failed = err
+	ix.failure.Store(err)
 }
 
 func (ix *Index) writable() error {

@@ -33,6 +33,10 @@ type state struct {
 	minB    prefix.Bounds
 	pairMax int
 
+	// walBytes and walCut are the log's durable size and the bytes ever
+	// cut off logs when the snapshot was published (Stats).
+	walBytes, walCut int64
+
 	// readers counts the searches using this snapshot; retired is set when
 	// a newer one is published. Both are guarded by Index.snapMu. The
 	// segments are released when a retired snapshot has no readers left.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // The write-ahead log holds every batch acknowledged since the last
@@ -43,10 +44,11 @@ const (
 var walMagic = [8]byte{'S', 'J', 'I', 'X', 'W', 'A', 'L', 0}
 
 type wal struct {
-	f    *os.File // nil in a read-only index
-	path string
-	size int64 // bytes durable: the file's length after the last append
-	buf  []byte
+	f      *os.File // nil in a read-only index
+	path   string
+	size   int64 // bytes durable: the file's length after the last append
+	buf    []byte
+	onSync func(time.Duration) // told each fsync's time (OpenOptions.OnSync)
 }
 
 // createWAL creates an empty log at path, durable on return.
@@ -200,7 +202,7 @@ func readWAL(path string, next func() seq, minRecord int, replay func(payload []
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, corrupt(path, "missing")
+			return nil, &CorruptError{File: path, Err: errMissing}
 		}
 		return nil, err
 	}
@@ -328,7 +330,11 @@ func (w *wal) append(payload []byte) error {
 		err = fault("wal sync", w.path)
 	}
 	if err == nil {
+		t0 := time.Now()
 		err = w.f.Sync()
+		if w.onSync != nil {
+			w.onSync(time.Since(t0))
+		}
 	}
 	if err != nil {
 		return w.undo(err)
