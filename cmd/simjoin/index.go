@@ -45,7 +45,7 @@ func newIndexCmd(e *env) *cobra.Command {
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e), newIndexGetCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
-		newIndexRepairCmd(e))
+		newIndexRepairCmd(e), newIndexBackupCmd(e))
 	return cmd
 }
 
@@ -88,7 +88,7 @@ func openError(dir string, err error) error {
 	case errors.Is(err, index.ErrNotIndex):
 		return fmt.Errorf("%s is not an index directory (create one with simjoin index create)", dir)
 	case errors.Is(err, index.ErrLocked):
-		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+		return fmt.Errorf("%s: %w (by another process: when simjoin serve holds it, ask the server instead: POST /v1/records, DELETE /v1/records/{id}, POST /v1/compact)", dir, err)
 	case errors.As(err, &wd) && !wd.Torn:
 		return fmt.Errorf("%w (simjoin index repair %s cuts it)", err, dir)
 	}

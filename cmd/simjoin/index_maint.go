@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -198,4 +199,40 @@ func newIndexRepairCmd(e *env) *cobra.Command {
 			return err
 		},
 	}
+}
+
+func newIndexBackupCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup DIR DEST",
+		Short: "Copy the index in DIR to the new directory DEST, consistently, also while simjoin serve holds it",
+		Long:  help("index backup"),
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, dest := args[0], args[1]
+			if inside(dest, dir) {
+				return usagef("%s is inside the index %s: back it up elsewhere", dest, dir)
+			}
+			st, err := index.Backup(dir, dest)
+			switch {
+			case errors.Is(err, index.ErrNotEmpty):
+				return usagef("%s is not empty: give a new directory", dest)
+			case err != nil:
+				return openError(dir, err)
+			}
+			_, err = fmt.Fprintf(e.stdout, "backed up %s to %s: %d files (%d hard-linked), %d bytes\n", dir, dest, st.Files, st.Linked, st.Bytes)
+			return err
+		},
+	}
+}
+
+// inside reports whether path is dir or lies under it (lexically, after
+// making both absolute).
+func inside(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }

@@ -28,6 +28,8 @@ type serveFlags struct {
 	tokenFile          string
 	insecure, inMemory bool
 	tlsCert, tlsKey    string
+	backupDir          string
+	compactDeleted     float64
 	workers            int
 	maxRecords         int
 	maxQueries         int
@@ -69,6 +71,17 @@ func (f *serveFlags) check() error {
 	}
 	if f.maxRecords < 1 || f.maxQueries < 1 || f.maxHits < 1 || f.maxBody < 1 || f.maxTime <= 0 || f.shutdown <= 0 {
 		return usagef("--max-records, --max-queries, --max-hits, --max-body, --max-request-time and --shutdown-timeout must be positive")
+	}
+	if !(f.compactDeleted >= 0 && f.compactDeleted < 1) {
+		return usagef("--compact-deleted %v: want a fraction from 0 (never) to below 1", f.compactDeleted)
+	}
+	if f.compactDeleted == 0 {
+		f.compactDeleted = -1 // httpapi's "never"
+	}
+	if f.backupDir != "" {
+		if info, err := os.Stat(f.backupDir); err != nil || !info.IsDir() {
+			return usagef("--backup-dir %s: want an existing directory", f.backupDir)
+		}
 	}
 	switch {
 	case f.tokenFile != "" && f.insecure:
@@ -133,7 +146,9 @@ func newServeCmd(e *env) *cobra.Command {
 			if err := f.check(); err != nil {
 				return err
 			}
-			return withIndex(e, args[0], index.OpenOptions{Workers: f.workers, InMemory: f.inMemory}, func(ix *index.Index) error {
+			metrics := httpapi.NewMetrics()
+			opt := index.OpenOptions{Workers: f.workers, InMemory: f.inMemory, OnSync: metrics.ObserveSync}
+			return withIndex(e, args[0], opt, func(ix *index.Index) error {
 				ln, err := f.listen()
 				if err != nil {
 					return err
@@ -145,6 +160,9 @@ func newServeCmd(e *env) *cobra.Command {
 					MaxHits:         f.maxHits,
 					MaxRequestTime:  f.maxTime,
 					AuthToken:       f.token,
+					Metrics:         metrics,
+					BackupDir:       f.backupDir,
+					CompactDeleted:  f.compactDeleted,
 					ShutdownTimeout: f.shutdown,
 					ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
 				})
@@ -172,6 +190,8 @@ func newServeCmd(e *env) *cobra.Command {
 	fs.BoolVar(&f.insecure, "insecure", false, "serve a non-loopback address without a token")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with the certificate (chain) in PEM `FILE`")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the private key of --tls-cert, in PEM `FILE`")
+	fs.StringVar(&f.backupDir, "backup-dir", "", "POST /v1/backup writes its copies in `DIR`, one directory each (none: backups off)")
+	fs.Float64Var(&f.compactDeleted, "compact-deleted", httpapi.DefaultCompactDeleted, "compact in the background once more than this `FRACTION` of the records held are deleted (0: never)")
 	fs.IntVar(&f.maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records in one insert (and ids in one only or exclude list)")
 	fs.IntVar(&f.maxQueries, "max-queries", httpapi.DefaultMaxQueries, "most queries in one search")
 	fs.IntVar(&f.maxHits, "max-hits", httpapi.DefaultMaxHits, "most hits in one search answer, over all its queries (past them it is cut and says \"truncated\": true)")

@@ -109,6 +109,29 @@ func (p *serveProc) doAuth(method, path, body, token string) (int, http.Header, 
 	return resp.StatusCode, resp.Header, string(b)
 }
 
+// raw sends a request with p's token (if any) and returns the status and
+// the body, whatever it is (GET /metrics answers text).
+func (p *serveProc) raw(method, path string) (int, string) {
+	p.t.Helper()
+	req, err := http.NewRequest(method, p.base+path, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		p.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
 // writeToken writes a token file and returns its path.
 func writeToken(t *testing.T, token string) string {
 	path := filepath.Join(t.TempDir(), "token")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,6 +30,10 @@ import (
 // binary.
 const helperArgsEnv = "SIMJOIN_HELPER_ARGS"
 
+// helperFsizeEnv, when set to N, makes the child process's writes past N
+// bytes of a file fail, as on a full disk (RLIMIT_FSIZE).
+const helperFsizeEnv = "SIMJOIN_HELPER_FSIZE"
+
 // TestHelperSimjoin is the child process's main, not a test of its own: it
 // returns at once unless helperArgsEnv is set.
 func TestHelperSimjoin(t *testing.T) {
@@ -39,6 +44,13 @@ func TestHelperSimjoin(t *testing.T) {
 	var argv []string
 	if err := json.Unmarshal([]byte(args), &argv); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := strconv.ParseUint(os.Getenv(helperFsizeEnv), 10, 64); err == nil {
+		// A disk that fills: writes past n bytes of a file fail (EFBIG;
+		// Go ignores SIGXFSZ).
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, stop := outfile.Catch(context.Background(), outfile.DefaultGrace, os.Exit)
 	code := runContext(ctx, argv, os.Stdin, os.Stdout, os.Stderr)

@@ -68,7 +68,7 @@ var flagGroup = map[string]string{
 
 	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "max-hits": groupServer, "shutdown-timeout": groupServer,
 	"max-queries": groupServer, "max-request-time": groupServer, "auth-token-file": groupServer, "insecure": groupServer,
-	"tls-cert": groupServer, "tls-key": groupServer,
+	"tls-cert": groupServer, "tls-key": groupServer, "backup-dir": groupServer, "compact-deleted": groupServer,
 
 	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources, "in-memory": groupResources,
 	"cpuprofile": groupResources,

@@ -18,6 +18,10 @@
 //	GET    /v1/records/{id}    {"id": 7, "text": "...", "payload": {...}}, or 404
 //	DELETE /v1/records/{id}    {"id": 7, "deleted": true}, or 404
 //	GET    /v1/stats           the index's statistics
+//	POST   /v1/compact         compact now: {"live": 7, "dropped": 2}
+//	POST   /v1/backup          {"name": "NAME"}: a consistent copy in Options.BackupDir/NAME
+//	POST   /v1/verify          every file's checksums: {"status": "ok"} or "damaged"
+//	GET    /metrics            Prometheus metrics (Metrics)
 //
 // A record is named by its id (index.ID: from 1 in insertion order, a JSON
 // number) on an index without keys, and by its key on an index with keys
@@ -92,6 +96,16 @@
 // Record text never appears in an error or a log line (records may be
 // passwords).
 //
+// Maintenance goes on while the server serves: POST /v1/compact compacts
+// (searches go on, writes wait), and so does the server's own policy after
+// deletes (Options.CompactDeleted); POST /v1/backup writes a consistent copy
+// while inserts go on; POST /v1/verify re-reads every file; these three are
+// not bounded by MaxRequestTime. GET /v1/health answers 503 with the
+// reason once the index has stopped taking writes (a failed write or
+// fsync: a full disk), and GET /metrics exports the requests, their
+// latency, the index's records, segments, log size, compactions and fsync
+// times for Prometheus.
+//
 // Concurrency: each request runs on its own goroutine; searches run
 // concurrently with each other and with writes, each on a consistent snapshot
 // of the index, and the index serialises inserts and deletes.
@@ -118,6 +132,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/simjoin/simjoin/index"
@@ -133,6 +148,7 @@ const (
 	DefaultMaxTopK        = 10_000
 	DefaultMaxHits        = 100_000
 	DefaultMaxRequestTime = 30 * time.Second
+	DefaultCompactDeleted = 0.25
 
 	DefaultShutdownTimeout = 10 * time.Second
 )
@@ -174,6 +190,19 @@ type Options struct {
 	// ErrorLog receives one line per failure of the index (5xx) and of the
 	// HTTP server; nil discards them. Lines never hold record text.
 	ErrorLog *log.Logger
+	// Metrics are what GET /metrics exports (NewMetrics); nil: the
+	// server's own (without the log's fsync times, which only the index's
+	// OpenOptions.OnSync can give). One server's alone.
+	Metrics *Metrics
+	// BackupDir is the directory POST /v1/backup writes its copies into,
+	// one subdirectory a backup; "" turns backups off (403).
+	BackupDir string
+	// CompactDeleted is the server's compaction policy: after a request
+	// that deleted records, when more than this fraction of the records
+	// held (live and deleted) are deleted, the index is compacted in the
+	// background (one compaction at a time; searches go on, writes wait).
+	// 0 means DefaultCompactDeleted; negative, never.
+	CompactDeleted float64
 }
 
 func (o Options) withDefaults() Options {
@@ -191,6 +220,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRequestTime <= 0 {
 		o.MaxRequestTime = DefaultMaxRequestTime
+	}
+	if o.CompactDeleted == 0 {
+		o.CompactDeleted = DefaultCompactDeleted
 	}
 	if o.MaxHits <= 0 {
 		o.MaxHits = DefaultMaxHits
@@ -218,6 +250,12 @@ type Server struct {
 	token []byte
 
 	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
+	metrics  *Metrics
+
+	// maint runs the compactions of the policy (Options.CompactDeleted),
+	// one at a time (compacting set): Serve waits for it too.
+	maint      sync.WaitGroup
+	compacting atomic.Bool
 }
 
 // handlerStarted, when set, is called by every request's handler as it
@@ -232,11 +270,17 @@ func New(ix *index.Index, opt Options) *Server {
 		sum := sha256.Sum256([]byte(opt.AuthToken))
 		s.token = sum[:]
 	}
+	s.metrics = cmp.Or(opt.Metrics, NewMetrics())
+	s.metrics.ix.ix = ix
 	s.route("/v1/health", map[string]http.HandlerFunc{http.MethodGet: s.health})
 	s.route("/v1/records", map[string]http.HandlerFunc{http.MethodPost: s.insert})
 	s.route("/v1/records/{id}", map[string]http.HandlerFunc{http.MethodGet: s.get, http.MethodDelete: s.delete})
 	s.route("/v1/search", map[string]http.HandlerFunc{http.MethodPost: s.search})
 	s.route("/v1/stats", map[string]http.HandlerFunc{http.MethodGet: s.stats})
+	s.route("/v1/compact", map[string]http.HandlerFunc{http.MethodPost: s.compact})
+	s.route("/v1/backup", map[string]http.HandlerFunc{http.MethodPost: s.backup})
+	s.route("/v1/verify", map[string]http.HandlerFunc{http.MethodPost: s.verify})
+	s.route("/metrics", map[string]http.HandlerFunc{http.MethodGet: s.metrics.handler().ServeHTTP})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 	})
@@ -258,12 +302,21 @@ func (s *Server) route(path string, methods map[string]http.HandlerFunc) {
 }
 
 // ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	if handlerStarted != nil {
 		handlerStarted()
 	}
+	start := time.Now()
+	w := &statusWriter{ResponseWriter: rw}
+	defer func() {
+		endpoint := "other"
+		if _, pattern := s.mux.Handler(r); pattern != "/" && pattern != "" {
+			endpoint = pattern
+		}
+		s.metrics.observe(endpoint, cmp.Or(w.code, http.StatusOK), time.Since(start))
+	}()
 	// The mux would redirect an unclean path ("//v1/stats", "/v1/./x",
 	// "/v1/records/7/") with an HTML body: no endpoint has one.
 	if p := r.URL.Path; p == "" || path.Clean(p) != p {
@@ -275,10 +328,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 		return
 	}
+	if maintenance[r.URL.Path] {
+		s.mux.ServeHTTP(w, r) // runs to its end, whatever MaxRequestTime
+		return
+	}
 	ctx, cancel := context.WithTimeoutCause(r.Context(), s.opt.MaxRequestTime, errTimeLimit)
 	defer cancel()
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// maintenance are the paths of the requests that Options.MaxRequestTime
+// does not bound: they run to their end (a compaction, a backup, a verify
+// of the whole index).
+var maintenance = map[string]bool{"/v1/compact": true, "/v1/backup": true, "/v1/verify": true}
 
 // errTimeLimit is the cause of a request's context that ran past
 // Options.MaxRequestTime.
@@ -347,6 +409,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		err = serr
 	}
 	s.inflight.Wait()
+	s.maint.Wait()
 	return err
 }
 
@@ -508,10 +571,20 @@ func texts(field string, in []string, most int) ([][]byte, error) {
 	return out, nil
 }
 
+// health answers GET /v1/health: {"status": "ok"}, or 503 {"status":
+// "unhealthy", "reason": "..."} once the index has stopped taking writes (a
+// write to disk failed: a full disk, a failed fsync; the server must be
+// restarted, which recovers what was durable).
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, struct {
+	type answer struct {
 		Status string `json:"status"`
-	}{"ok"})
+		Reason string `json:"reason,omitempty"`
+	}
+	if err := s.ix.Health(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, answer{"unhealthy", err.Error() + " (restart the server)"})
+		return
+	}
+	writeJSON(w, http.StatusOK, answer{Status: "ok"})
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
@@ -632,6 +705,9 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request) {
 	}
 	keys := s.ix.Config().Keys
 	resp := InsertResponse{Results: make([]RecordResult, len(outs))}
+	if slices.ContainsFunc(outs, func(o index.Outcome) bool { return o.Replaced }) {
+		s.maybeCompact()
+	}
 	for i, o := range outs {
 		res := &resp.Results[i]
 		res.ID = appendRef(nil, keys, o.ID, o.Key)
@@ -1073,6 +1149,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no live record "+refText(id, key))
 		return
 	}
+	s.maybeCompact()
 	b := append(appendRef([]byte(`{"id":`), s.ix.Config().Keys, id, key), `,"deleted":true}`...)
 	writeJSON(w, http.StatusOK, json.RawMessage(b))
 }
