@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -52,6 +53,33 @@ func TestAppendSetPieces(t *testing.T) {
 	}
 }
 
+// TestAppendSetLongWord: a record whose first word runs past a piece
+// (PieceBytes) is cut where the next piece still advances: under Shingle
+// the N-1 words to back over may reach back to the piece's start, and
+// under Shingle of one word there is nothing to back over (both cut the
+// record at its start again, for ever, before). The set is Append's, for
+// the kinds that cut at spaces or between code points.
+func TestAppendSetLongWord(t *testing.T) {
+	long := strings.Repeat("x", PieceBytes+10)
+	for _, rec := range []string{
+		long + " y z",
+		"a " + long + " y z " + long + "q r",
+		strings.Repeat("w ", PieceBytes/2-3) + long + " y",
+	} {
+		for _, s := range []Spec{{Kind: Shingle, N: 1}, {Kind: Shingle, N: 2}, {Kind: Shingle, N: 3}, {Kind: Words}, {Kind: Set}, {Kind: QGram, N: 2}} {
+			// Before, this call did not return (the test binary's
+			// -timeout ends it).
+			got, err := s.AppendSet(nil, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := setOf(t, s, rec); !slices.Equal(got, want) {
+				t.Errorf("%s: AppendSet has %d keys, the set of Append %d", s, len(got), len(want))
+			}
+		}
+	}
+}
+
 // TestAppendSetMemory: a one-line record of L bytes with few distinct keys
 // allocates at most L/8 bytes, where its keys alone would take up to 8·L (the measured allocation ratio, not a time).
 func TestAppendSetMemory(t *testing.T) {
@@ -91,6 +119,77 @@ func TestQGramKeysPacked(t *testing.T) {
 			if got := AppendQGrams(nil, s, q); !slices.Equal(got, want) {
 				t.Errorf("AppendQGrams(%q, %d) = %x, want %x", s, q, got, want)
 			}
+		}
+	}
+}
+
+// TestSetBuilder: a record written to a SetBuilder in pieces of any size
+// (cutting code points apart, one byte at a time) gives the set and the
+// error AppendSet gives the whole record, for every kind; records of a
+// token longer than what the builder holds, and with invalid UTF-8, too;
+// and one builder serves record after record.
+func TestSetBuilder(t *testing.T) {
+	seed := uint64(3)
+	t.Logf("Using rng seed %d.", seed)
+	r := rand.New(rand.NewPCG(seed, 4))
+	alphabet := []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x", "(", "\"", "1"}
+	var b strings.Builder
+	for b.Len() < 5*PieceBytes+777 {
+		b.WriteString(alphabet[r.IntN(len(alphabet))])
+		if r.IntN(50) == 0 {
+			b.WriteString("word")
+		}
+	}
+	record := b.String()
+	records := []string{
+		"", "a b c", record, record + "\xff", "\xff" + record,
+		strings.Repeat("x", 3*PieceBytes) + " y " + record[:PieceBytes], // a token longer than two pieces
+	}
+	var sb SetBuilder
+	for _, s := range []Spec{
+		{Kind: Set}, {Kind: Words}, {Kind: Words, Norm: KeepPunct},
+		{Kind: QGram, N: 1}, {Kind: QGram, N: 3}, {Kind: QGram, N: 7},
+		{Kind: Shingle, N: 1}, {Kind: Shingle, N: 4}, {Kind: Go, N: 3},
+	} {
+		for i, rec := range records {
+			want, wantErr := s.AppendSet([]uint64{42}, rec)
+			sb.Reset(s)
+			for start := 0; start < len(rec); {
+				n := 1 + r.IntN(1<<r.IntN(18))
+				end := min(start+n, len(rec))
+				sb.Write([]byte(rec[start:end]))
+				start = end
+			}
+			got, err := sb.AppendTo([]uint64{42})
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
+				t.Errorf("%s, record %d: builder gave %d keys, error %v; AppendSet %d, %v", s, i, len(got)-1, err, len(want)-1, wantErr)
+			}
+		}
+	}
+}
+
+// TestSetBuilderMemory: a one-line record of L bytes with few distinct
+// keys, written in blocks of 64 KiB, allocates at most L/4 bytes (about
+// two pieces of text and one piece's keys): neither its text nor its keys
+// are held (the measured allocation, not a time).
+func TestSetBuilderMemory(t *testing.T) {
+	const size = 32 << 20
+	record := []byte(strings.Repeat("abcdefghij klmnopqrstuvwxyz ", size/28))
+	for _, s := range []Spec{{Kind: QGram, N: 2}, {Kind: Set}, {Kind: Words}, {Kind: Shingle, N: 2}} {
+		var sb SetBuilder
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		sb.Reset(s)
+		for start := 0; start < len(record); start += 64 << 10 {
+			sb.Write(record[start:min(start+64<<10, len(record))])
+		}
+		keys, err := sb.AppendTo(nil)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(record)/4) {
+			t.Errorf("%s: %d bytes allocated for a %d-byte record with %d distinct keys", s, alloc, len(record), len(keys))
 		}
 	}
 }
