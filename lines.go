@@ -109,9 +109,17 @@ type ReadOptions struct {
 }
 
 // batchBytes is the size of the blocks of input a tokenizing worker takes
-// at a time (a block is cut after its last line end; a longer line is
-// tokenized as it is read, by the reading goroutine: blockReader.long).
+// at a time (a block is cut after its last line end; a longer line makes a
+// larger block, up to holdLineBytes).
 const batchBytes = 1 << 20
+
+// holdLineBytes is the length up to which a line is held whole, in a block
+// of its own, and tokenized by a worker as any other (as small values where
+// its tokens are: a set of a million token ids numbered beforehand is a
+// line of megabytes). A longer line is tokenized as it is read, by the
+// reading goroutine, holding its distinct keys and a few pieces of its text
+// (blockReader.long), never the line. Can change for testing.
+var holdLineBytes = 16 << 20
 
 // lineBatch is a block of whole lines and, once tokenized, their sorted
 // distinct keys.
@@ -133,10 +141,10 @@ type lineBatch struct {
 //
 // Cost: one pass over r on a reading goroutine, which hands blocks of about
 // 1 MiB of whole lines to opts.Workers goroutines that split and tokenize
-// them, and tokenizes a line longer than a block itself as it reads it; the
+// them, and tokenizes a line longer than 16 MiB itself as it reads it; the
 // sets are added to the result in line order. Memory: the sets' keys (8
 // bytes per distinct token of each line) and a few blocks of text in
-// flight, their buffers reused; a line longer than a block is held as its
+// flight, their buffers reused; a line longer than 16 MiB is held as its
 // distinct keys and a few pieces of its text (shingle.SetBuilder), not
 // whole, except under Go tokens, which cannot be cut. All goroutines have ended when it returns; r
 // is read to its end or to the first error, and not closed.
@@ -307,15 +315,22 @@ func (br *blockReader) next() (blk block, ok bool, err error) {
 		}
 		return block{}, false, br.err
 	}
-	text := br.free.Get(max(batchBytes, len(br.carry)))
-	text = br.fill(append(text, br.carry...))
+	text := br.free.Get(max(batchBytes, 2*len(br.carry)))
+	text = append(text, br.carry...)
 	br.carry = br.carry[:0]
-	if br.err == nil {
+	for {
+		if text = br.fill(text); br.err != nil {
+			break
+		}
 		if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
 			br.carry = append(br.carry, text[i+1:]...)
 			return block{text: text[:i+1]}, true, nil
 		}
-		return block{long: br.long(text)}, true, nil
+		if len(text) >= holdLineBytes {
+			return block{long: br.long(text)}, true, nil
+		}
+		// A line longer than the block: double the block.
+		text = slices.Grow(text, cap(text))
 	}
 	if len(text) == 0 {
 		br.free.Put(text)
@@ -324,9 +339,9 @@ func (br *blockReader) next() (blk block, ok bool, err error) {
 	return block{text: text}, true, nil
 }
 
-// long tokenizes a line longer than a block, of which text (a full block,
-// without a line end) is the start, reading the rest of it through text's
-// buffer, and returns its batch (one line; its error, if it does not
+// long tokenizes a line longer than holdLineBytes, of which text (without
+// a line end) is the start, reading the rest of it through text's buffer
+// in pieces of batchBytes, and returns its batch (one line; its error, if it does not
 // tokenize, as lineBatch.err): the line is never held whole (but under Go
 // tokens, see shingle.SetBuilder). The text after its end is left in
 // br.carry.
@@ -364,7 +379,7 @@ func (br *blockReader) long(text []byte) *lineBatch {
 			}
 			break
 		}
-		text = br.fill(text[:0])
+		text = br.fill(text[:0:min(cap(text), batchBytes)])
 	}
 	br.free.Put(text)
 	b := &lineBatch{lines: 1, read: int64(n) + 1, offs: []int{0}}

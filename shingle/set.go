@@ -117,21 +117,22 @@ func (b *SetBuilder) Write(p []byte) {
 	if b.spec.Kind == Go {
 		return
 	}
-	for len(b.text) >= max(2*PieceBytes, b.retry) {
-		text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
-		end, next := b.spec.cut(text, 0)
+	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
+	start := 0
+	for len(text)-start >= max(2*PieceBytes, b.retry) {
+		end, next := b.spec.cut(text, start)
 		if end == len(text) {
 			// No cut yet: a token longer than the text held. Look again
 			// once the text has doubled.
-			b.retry = 2 * len(text)
+			b.retry = 2 * (len(text) - start)
+			break
+		}
+		if b.err = b.p.add(b.spec, text[start:end]); b.err != nil {
 			return
 		}
-		if b.err = b.p.add(b.spec, text[:end]); b.err != nil {
-			return
-		}
-		b.text = b.text[:copy(b.text, b.text[next:])]
-		b.retry = 0
+		start, b.retry = next, 0
 	}
+	b.text = b.text[:copy(b.text, b.text[start:])]
 }
 
 // AppendTo tokenizes the rest of the record and appends its set, sorted and
