@@ -119,7 +119,7 @@ const batchBytes = 1 << 20
 // line of megabytes). A longer line is tokenized as it is read, by the
 // reading goroutine, holding its distinct keys and a few pieces of its text
 // (blockReader.long), never the line. Can change for testing.
-var holdLineBytes = 16 << 20
+var holdLineBytes = 8 << 20
 
 // lineBatch is a block of whole lines and, once tokenized, their sorted
 // distinct keys.
@@ -141,10 +141,10 @@ type lineBatch struct {
 //
 // Cost: one pass over r on a reading goroutine, which hands blocks of about
 // 1 MiB of whole lines to opts.Workers goroutines that split and tokenize
-// them, and tokenizes a line longer than 16 MiB itself as it reads it; the
+// them, and tokenizes a line longer than 8 MiB itself as it reads it; the
 // sets are added to the result in line order. Memory: the sets' keys (8
 // bytes per distinct token of each line) and a few blocks of text in
-// flight, their buffers reused; a line longer than 16 MiB is held as its
+// flight, their buffers reused; a line longer than 8 MiB is held as its
 // distinct keys and a few pieces of its text (shingle.SetBuilder), not
 // whole, except under Go tokens, which cannot be cut. All goroutines have ended when it returns; r
 // is read to its end or to the first error, and not closed.

@@ -144,7 +144,7 @@ func TestLineReader(t *testing.T) {
 
 // TestLongLineMemory: a one-line input's memory follows its distinct tokens,
 // not its tokens nor its length: a line of L bytes with few distinct
-// tokens, past the length held whole (16 MiB; 1 MiB here), allocates at
+// tokens, past the length held whole (8 MiB; 1 MiB here), allocates at
 // most L/4 bytes (a few blocks and pieces of its text, its distinct keys),
 // where the line alone takes L and its grams 8·L, for every tokenizer that
 // can cut a line (all but Go). Before, the reader doubled its block until
@@ -181,7 +181,7 @@ func TestLongLineMemory(t *testing.T) {
 	}
 }
 
-// TestReadLinesLong: lines longer than a block, held whole (up to 16 MiB)
+// TestReadLinesLong: lines longer than a block, held whole (up to 8 MiB)
 // or tokenized as they are read (past 1 MiB here), give the sets AppendSet
 // gives them whole, among short lines, with \r\n ends (a '\r' at a
 // block's end included), a '\r' of its own, and as the last line without

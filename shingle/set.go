@@ -113,11 +113,18 @@ func (b *SetBuilder) Write(p []byte) {
 	if b.err != nil {
 		return
 	}
-	b.text = append(b.text, p...)
 	if b.spec.Kind == Go {
+		b.text = append(b.text, p...)
 		return
 	}
-	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
+	// With no text held, p's pieces are tokenized where they are, and only
+	// what is left after the last cut is copied.
+	held := len(b.text) > 0
+	if held {
+		b.text = append(b.text, p...)
+		p = b.text
+	}
+	text := unsafe.String(unsafe.SliceData(p), len(p))
 	start := 0
 	for len(text)-start >= max(2*PieceBytes, b.retry) {
 		end, next := b.spec.cut(text, start)
@@ -132,7 +139,11 @@ func (b *SetBuilder) Write(p []byte) {
 		}
 		start, b.retry = next, 0
 	}
-	b.text = b.text[:copy(b.text, b.text[start:])]
+	if held {
+		b.text = b.text[:copy(b.text, b.text[start:])]
+	} else {
+		b.text = append(b.text, p[start:]...)
+	}
 }
 
 // AppendTo tokenizes the rest of the record and appends its set, sorted and
