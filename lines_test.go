@@ -45,15 +45,7 @@ func TestReadLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := new(order.Input)
-		for _, line := range lines {
-			keys, err := spec.AppendSet(nil, line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Add(keys)
-		}
-		wantSets := simjoin.SetsByID(t, want)
+		wantSets := linesSets(t, spec, lines)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
 			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
@@ -88,6 +80,21 @@ func TestReadLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// linesSets returns the sets of lines, each tokenized alone by AppendSet,
+// by record id (SetsByID).
+func linesSets(t *testing.T, spec shingle.Spec, lines []string) map[int][]uint64 {
+	t.Helper()
+	want := new(order.Input)
+	for _, line := range lines {
+		keys, err := spec.AppendSet(nil, line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(keys)
+	}
+	return simjoin.SetsByID(t, want)
 }
 
 // errReader fails after its text.
@@ -186,7 +193,8 @@ func TestLongLineMemory(t *testing.T) {
 // gives them whole, among short lines, with \r\n ends (a '\r' at a
 // block's end included), a '\r' of its own, and as the last line without
 // a newline; one that does not tokenize is named by its line number; for
-// every tokenizer.
+// every tokenizer (on GOMAXPROCS workers: the reading goroutine tokenizes
+// what it streams).
 func TestReadLinesLong(t *testing.T) {
 	for _, hold := range []int{1 << 20, 0} {
 		t.Run(fmt.Sprintf("hold=%d", hold), func(t *testing.T) {
@@ -229,37 +237,26 @@ func readLinesLong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := new(order.Input)
-		for _, line := range lines {
-			keys, err := spec.AppendSet(nil, line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Add(keys)
+		wantSets := linesSets(t, spec, lines)
+		var last int64
+		got, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Progress: func(n int64) { last = n }})
+		if err != nil {
+			t.Fatal(err)
 		}
-		wantSets := simjoin.SetsByID(t, want)
-		for _, workers := range []int{3} {
-			var last int64
-			got, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Workers: workers,
-				Progress: func(n int64) { last = n }})
-			if err != nil {
-				t.Fatal(err)
+		if got.Len() != len(lines) {
+			t.Fatalf("%s: %d records, want %d", tokens, got.Len(), len(lines))
+		}
+		gotSets := simjoin.SetsByID(t, got)
+		if len(gotSets) != len(wantSets) {
+			t.Fatalf("%s: %d non-empty sets, want %d", tokens, len(gotSets), len(wantSets))
+		}
+		for id, w := range wantSets {
+			if !slices.Equal(gotSets[id], w) {
+				t.Fatalf("%s: record %d: %d keys, want %d", tokens, id, len(gotSets[id]), len(w))
 			}
-			if got.Len() != len(lines) {
-				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, got.Len(), len(lines))
-			}
-			gotSets := simjoin.SetsByID(t, got)
-			if len(gotSets) != len(wantSets) {
-				t.Fatalf("%s, %d workers: %d non-empty sets, want %d", tokens, workers, len(gotSets), len(wantSets))
-			}
-			for id, w := range wantSets {
-				if !slices.Equal(gotSets[id], w) {
-					t.Fatalf("%s, %d workers: record %d: %d keys, want %d", tokens, workers, id, len(gotSets[id]), len(w))
-				}
-			}
-			if want := int64(len(text) - strings.Count(text, "\r\n") + 1); last != want {
-				t.Errorf("%s: progress ended at %d bytes, want %d", tokens, last, want)
-			}
+		}
+		if want := int64(len(text) - strings.Count(text, "\r\n") + 1); last != want {
+			t.Errorf("%s: progress ended at %d bytes, want %d", tokens, last, want)
 		}
 	}
 	bad := "a\n" + long(2<<20) + "\xff" + long(1<<20) + "\nb\n"

@@ -20,20 +20,25 @@ func setOf(t *testing.T, s Spec, record string) []uint64 {
 	return slices.Compact(keys)
 }
 
-// TestAppendSetPieces: on records longer than PieceBytes, cut into pieces,
-// AppendSet gives exactly the set of Append's keys, for every kind that is
-// cut.
-func TestAppendSetPieces(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x"}
+// randomRecord returns a record of at least n bytes of strings drawn from
+// alphabet, with "word" now and then.
+func randomRecord(r *rand.Rand, alphabet []string, n int) string {
 	var b strings.Builder
-	for b.Len() < 2*PieceBytes+12345 {
+	for b.Len() < n {
 		b.WriteString(alphabet[r.IntN(len(alphabet))])
 		if r.IntN(50) == 0 {
 			b.WriteString("word")
 		}
 	}
-	record := b.String()
+	return b.String()
+}
+
+// TestAppendSetPieces: on records longer than PieceBytes, cut into pieces,
+// AppendSet gives exactly the set of Append's keys, for every kind that is
+// cut.
+func TestAppendSetPieces(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	record := randomRecord(r, []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x"}, 2*PieceBytes+12345)
 	for _, s := range []Spec{
 		{Kind: Set}, {Kind: Words}, {Kind: Words, Norm: KeepPunct},
 		{Kind: QGram, N: 1}, {Kind: QGram, N: 2}, {Kind: QGram, N: 3}, {Kind: QGram, N: 7},
@@ -132,15 +137,7 @@ func TestSetBuilder(t *testing.T) {
 	seed := uint64(3)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 4))
-	alphabet := []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x", "(", "\"", "1"}
-	var b strings.Builder
-	for b.Len() < 2*PieceBytes+777 {
-		b.WriteString(alphabet[r.IntN(len(alphabet))])
-		if r.IntN(50) == 0 {
-			b.WriteString("word")
-		}
-	}
-	record := b.String()
+	record := randomRecord(r, []string{"a", "b", "é", "字", " ", " ", "\t", ",", "x", "(", "\"", "1"}, 2*PieceBytes+777)
 	records := []string{
 		"", "a b c", record, record + "\xff", "\xff" + record[:PieceBytes],
 		strings.Repeat("x", 2*PieceBytes+10) + " y " + record[:PieceBytes], // a token longer than two pieces
