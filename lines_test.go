@@ -194,9 +194,13 @@ func TestLongLineMemory(t *testing.T) {
 // block's end included), a '\r' of its own, and as the last line without
 // a newline; one that does not tokenize is named by its line number; for
 // every tokenizer (on GOMAXPROCS workers: the reading goroutine tokenizes
-// what it streams).
+// what it streams). -short runs two tokenizers, streamed.
 func TestReadLinesLong(t *testing.T) {
-	for _, hold := range []int{1 << 20, 0} {
+	holds := []int{1 << 20, 0}
+	if testing.Short() {
+		holds = holds[:1] // tokenized as read; the lines held whole are TestReadLines's
+	}
+	for _, hold := range holds {
 		t.Run(fmt.Sprintf("hold=%d", hold), func(t *testing.T) {
 			if hold > 0 {
 				defer simjoin.SetHoldLineBytes(hold)()
@@ -232,7 +236,11 @@ func readLinesLong(t *testing.T) {
 		b.WriteString(ends[i])
 	}
 	text := b.String()
-	for _, tokens := range []string{"set", "words", "qgram:2", "shingle:3", "go:2"} {
+	kinds := []string{"set", "words", "qgram:2", "shingle:3", "go:2"}
+	if testing.Short() {
+		kinds = []string{"words", "go:2"} // cut at spaces; held whole
+	}
+	for _, tokens := range kinds {
 		spec, err := shingle.Parse(tokens)
 		if err != nil {
 			t.Fatal(err)
