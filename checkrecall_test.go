@@ -7,7 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )

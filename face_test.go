@@ -15,7 +15,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )

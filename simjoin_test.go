@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -73,7 +73,7 @@ func BenchmarkJoin(b *testing.B) {
 	}
 	// Big lists are opt-in and stay out of the repository:
 	// SIMJOIN_PASSWORD_LISTS=/tmp/pw-1m.txt,/tmp/pw-10m.txt (made with
-	// go run ./passwords/internal/pwgen).
+	// go run ./internal/testkit/cmd/pwgen).
 	for _, path := range strings.Split(os.Getenv("SIMJOIN_PASSWORD_LISTS"), ",") {
 		if path == "" {
 			continue

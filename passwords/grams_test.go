@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/prefix"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"

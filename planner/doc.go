@@ -96,5 +96,5 @@
 // A plan holds no text: why it chose its method is a code with the figures
 // the choice compared (Reason), and the phases, cost terms, figures and
 // check steps are typed names (PhaseName, TermName, FigureName, StepKind)
-// that marshal as text. The command words them (internal/report).
+// that marshal as text. The command words them (cmd/simjoin/internal/report).
 package planner

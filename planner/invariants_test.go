@@ -7,7 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/invariants/invtest"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 // TestPlanCheckPanics checks that the plan's invariant check catches an

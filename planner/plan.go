@@ -239,7 +239,7 @@ const Bins = 100
 // Plan is the planner's choice for one join and the figures behind it. It is
 // a plain value: safe to copy, print and marshal. It holds no text: its
 // names marshal as text, and the command words its reason
-// (internal/report).
+// (cmd/simjoin/internal/report).
 type Plan struct {
 	Method Method `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
 	Forced bool   `json:"forced,omitempty"` // the method was given, not chosen (Reason.Code is ReasonAsked)

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/rows"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 )
 
 func init() { register(newDedupCmd) }

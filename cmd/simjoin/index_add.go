@@ -6,9 +6,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
 )
 

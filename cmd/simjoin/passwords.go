@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/progress"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/pwcheck"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/progress"
-	"github.com/simjoin/simjoin/internal/pwcheck"
-	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )

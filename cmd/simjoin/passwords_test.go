@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/plotting"
-	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/plotting"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/internal/buildinfo"
-	"github.com/simjoin/simjoin/internal/cpuprofile"
-	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/cpuprofile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 )
 
 // Exit statuses.

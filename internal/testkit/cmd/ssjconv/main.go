@@ -18,8 +18,8 @@
 // -min-tokens). It prints the number of records, tokens and distinct tokens
 // on stderr.
 //
-//	go run ./internal/cmd/ssjconv -tokens qgram:2 passwords.txt > passwords.bin
-//	go run ./internal/cmd/ssjconv -format text sets.txt > sets.ints
+//	go run ./internal/testkit/cmd/ssjconv -tokens qgram:2 passwords.txt > passwords.bin
+//	go run ./internal/testkit/cmd/ssjconv -format text sets.txt > sets.ints
 //
 // scripts/cpp-compare.sh runs it before timing the C++ joins beside simjoin.
 package main

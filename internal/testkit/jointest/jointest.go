@@ -15,7 +15,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )

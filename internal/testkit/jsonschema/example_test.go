@@ -3,7 +3,7 @@ package jsonschema_test
 import (
 	"fmt"
 
-	"github.com/simjoin/simjoin/internal/jsonschema"
+	"github.com/simjoin/simjoin/internal/testkit/jsonschema"
 )
 
 func Example() {

@@ -1,7 +1,7 @@
 // Command pwgen writes a seeded, generated password list (see
 // synth.Passwords), one password a line, for benchmarks and experiments:
 //
-//	go run ./passwords/internal/pwgen -n 1000000 -seed 1 > /tmp/pw-1m.txt
+//	go run ./internal/testkit/cmd/pwgen -n 1000000 -seed 1 > /tmp/pw-1m.txt
 //
 // -distinct makes every password different (the generator redraws repeats);
 // otherwise popular passwords recur, as in a raw leak.
@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 func main() {

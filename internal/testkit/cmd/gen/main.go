@@ -1,8 +1,8 @@
 // Command gen writes seeded synthetic collections for tests, benchmarks and
 // the README, one set a line, tokens as decimal integers.
 //
-//	go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > sets.txt
-//	go run ./internal/cmd/gen docs -seed 1 > docs.txt   # synth.BenchDocs: 20,000 documents of ~300 shingles
+//	go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > sets.txt
+//	go run ./internal/testkit/cmd/gen docs -seed 1 > docs.txt   # synth.BenchDocs: 20,000 documents of ~300 shingles
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"

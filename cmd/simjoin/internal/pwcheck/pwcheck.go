@@ -15,12 +15,12 @@ import (
 	"context"
 	"io"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )

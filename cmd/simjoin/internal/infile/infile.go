@@ -1,7 +1,7 @@
 // Package infile opens the file arguments of the simjoin command: a path, or
 // "-" for standard input, decompressed on the fly when it starts with the
 // magic bytes of gzip or zstd (internal/decompress), so that no flag has to
-// say so. It is the counterpart of internal/outfile.
+// say so. It is the counterpart of cmd/simjoin/internal/outfile.
 //
 // Open reads nothing but the first bytes (to recognise a compression); the
 // File it returns is read once, front to back, by one goroutine, and must be
