@@ -10,6 +10,7 @@ import (
 	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // TestCheckRecall: with Options.CheckRecall the LSH join reports the same
@@ -71,11 +72,11 @@ func TestCheckRecall(t *testing.T) {
 			t.Errorf("%s: stopped after %d pairs: %v, check %v", fx.Name, n, err, st.Check != nil)
 		}
 		stopped += n
-		in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, opts)
+		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inCheck, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, check)
+		inCheck, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, check)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestInputCheck(t *testing.T) {
 	sets := jointest.Fixtures(2)[len(jointest.Fixtures(2))-1].Sets
 	opts := simjoin.Options{Threshold: 0.5}
 	opts.LSH.K = 24
-	in, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, opts)
+	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -15,7 +16,7 @@ import (
 func ExampleLoad() {
 	text := "the quick brown fox\nthe quick brown dog\na slow green turtle\nthe quick red fox\n"
 	ctx := context.Background()
-	in, err := simjoin.Load(ctx, simjoin.Lines(strings.NewReader(text), "animals.txt"), simjoin.Source{},
+	in, err := simjoin.Load(ctx, records.Lines(strings.NewReader(text), "animals.txt"), records.Source{},
 		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: 0.5})
 	if err != nil {
 		fmt.Println(err)
@@ -41,7 +42,7 @@ func ExampleLoad() {
 func ExampleInput_Dedup() {
 	names := []string{"Ada Lovelace", "ada lovelace", "Charles Babbage", "Lovelace, Ada", "Babbage, Charles", "Alan Turing"}
 	ctx := context.Background()
-	in, err := simjoin.Load(ctx, simjoin.Strings(names), simjoin.Source{},
+	in, err := simjoin.Load(ctx, records.Strings(names), records.Source{},
 		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: 0.5, Method: simjoin.Exact})
 	if err != nil {
 		fmt.Println(err)

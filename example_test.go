@@ -7,6 +7,7 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -119,20 +120,20 @@ func ExampleJoinSets() {
 // Bad options come back as typed errors.
 func ExampleOptions_errors() {
 	ctx := context.Background()
-	records := []string{"a b", "a b c"}
-	_, _, err := simjoin.SelfJoin(ctx, records, simjoin.Options{})
+	recs := []string{"a b", "a b c"}
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{})
 	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 1.5})
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 1.5})
 	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}})
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}})
 	fmt.Println(errors.Is(err, simjoin.ErrTokens))
 	_, _, err = simjoin.SelfJoin(ctx, []string{"ok", "caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	var re *simjoin.RecordError
+	var re *records.RecordError
 	fmt.Println(errors.Is(err, simjoin.ErrUTF8), errors.As(err, &re) && re.Index == 1)
 	fmt.Println(err)
 	// In an R-S join the error names the record's side too.
 	_, _, err = simjoin.Join(ctx, []string{"ok"}, []string{"caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	fmt.Println(errors.As(err, &re) && re.Side == simjoin.SideS && re.Index == 0)
+	fmt.Println(errors.As(err, &re) && re.Side == records.SideS && re.Index == 0)
 	fmt.Println(err)
 	// Output:
 	// true

@@ -17,6 +17,7 @@ import (
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -60,16 +61,16 @@ func collectAll(t *testing.T, in *simjoin.Input) ([]jointest.Pair, simjoin.Stats
 }
 
 // sources are the ways the face reads one side: the same sets each time.
-func sources(t *testing.T, sets [][]uint32) map[string]simjoin.Source {
+func sources(t *testing.T, sets [][]uint32) map[string]records.Source {
 	lines := setLines(sets)
 	text := strings.Join(lines, "\n")
 	if len(lines) > 0 {
 		text += "\n"
 	}
-	return map[string]simjoin.Source{
-		"sets":    simjoin.Sets(sets),
-		"strings": simjoin.Strings(lines),
-		"lines":   simjoin.Lines(strings.NewReader(text), "in"),
+	return map[string]records.Source{
+		"sets":    records.Sets(sets),
+		"strings": records.Strings(lines),
+		"lines":   records.Lines(strings.NewReader(text), "in"),
 	}
 }
 
@@ -91,7 +92,7 @@ func TestFaceAgainstOracle(t *testing.T) {
 				opts := simjoin.Options{Measure: m, Threshold: th, Method: method, Workers: 2}
 				for name, src := range sources(t, fx.Sets) {
 					what := fmt.Sprintf("%s/%s/%s/%s/self", fx.Name, m, method, name)
-					in, err := simjoin.Load(ctx, src, simjoin.Source{}, opts)
+					in, err := simjoin.Load(ctx, src, records.Source{}, opts)
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}
@@ -174,10 +175,10 @@ func TestFaceLSH(t *testing.T) {
 				var err error
 				var want []jointest.Pair
 				if rs {
-					in, err = simjoin.Load(ctx, simjoin.Sets(fx.Sets[:half]), simjoin.Sets(fx.Sets[half:]), opts)
+					in, err = simjoin.Load(ctx, records.Sets(fx.Sets[:half]), records.Sets(fx.Sets[half:]), opts)
 					want = jointest.RSJoin(fx.Sets[:half], fx.Sets[half:], prefix.Jaccard, t0)
 				} else {
-					in, err = simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, opts)
+					in, err = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 					want = jointest.SelfJoin(fx.Sets, prefix.Jaccard, t0)
 				}
 				if err != nil {
@@ -226,9 +227,9 @@ func TestFaceFiles(t *testing.T) {
 		}
 	}
 	opts := simjoin.Options{Threshold: 0.5, Method: simjoin.Exact,
-		Files: simjoin.FileOptions{Include: []string{"*.txt", "*.skip"}, Exclude: []string{"*.skip"}}}
+		Files: records.FileOptions{Include: []string{"*.txt", "*.skip"}, Exclude: []string{"*.skip"}}}
 	ctx := context.Background()
-	in, err := simjoin.Load(ctx, simjoin.Files(dir), simjoin.Source{}, opts)
+	in, err := simjoin.Load(ctx, records.Files(dir), records.Source{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestFaceFiles(t *testing.T) {
 		t.Errorf("files: %d pairs, strings: %d", len(got), len(wantPairs))
 	}
 	// R-S: the files against the same records as strings.
-	in, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Strings(kept), opts)
+	in, err = simjoin.Load(ctx, records.Files(dir), records.Strings(kept), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +271,8 @@ func TestFaceFiles(t *testing.T) {
 	if rid, sid := in.IDs(); !slices.Equal(got, rsPairs) || len(rid) != len(kept) || sid != nil {
 		t.Errorf("files against strings: %d pairs, want %d; %d and %v ids", len(got), len(rsPairs), len(rid), sid)
 	}
-	_, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Source{},
-		simjoin.Options{Threshold: 0.5, Files: simjoin.FileOptions{Include: []string{"*.none"}}})
+	_, err = simjoin.Load(ctx, records.Files(dir), records.Source{},
+		simjoin.Options{Threshold: 0.5, Files: records.FileOptions{Include: []string{"*.none"}}})
 	if err == nil || !strings.Contains(err.Error(), "matches no file") {
 		t.Errorf("an include glob matching nothing: %v", err)
 	}
@@ -288,7 +289,7 @@ func TestFaceDedup(t *testing.T) {
 		for _, p := range pairs {
 			want.Union(p.A, p.B)
 		}
-		in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +306,7 @@ func TestFaceDedup(t *testing.T) {
 			t.Errorf("%s: observed %d pairs of %d (%v)", fx.Name, seen, len(pairs), err)
 		}
 	}
-	in, _ := simjoin.Load(ctx, simjoin.Strings([]string{"a"}), simjoin.Strings([]string{"a"}), simjoin.Options{Threshold: 0.5})
+	in, _ := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Strings([]string{"a"}), simjoin.Options{Threshold: 0.5})
 	if _, _, err := in.Dedup(ctx, nil); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("Dedup of an R-S join: %v", err)
 	}
@@ -324,7 +325,7 @@ func TestFaceExplain(t *testing.T) {
 	}
 	t0, _ := prefix.ThresholdOf(prefix.Jaccard, 0.5)
 	want := jointest.SelfJoin(fx.Sets, prefix.Jaccard, t0)
-	in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+	in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestFaceExplain(t *testing.T) {
 	if ex.CrossCheck == nil || ex.CrossCheck.Exact.Results != int64(len(want)) {
 		t.Errorf("cross-check %+v, want %d exact pairs", ex.CrossCheck, len(want))
 	}
-	in, _ = simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 2})
+	in, _ = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 2})
 	ex, err = in.Explain(ctx, simjoin.ExplainOptions{CrossCheck: 10})
 	if !errors.Is(err, simjoin.ErrNoLSH) || ex == nil || ex.Plan == nil {
 		t.Errorf("cross-check without LSH: %v", err)
@@ -349,8 +350,8 @@ func TestFaceExplain(t *testing.T) {
 // when the loop does, and ends with the error of a failed join.
 func TestFacePairs(t *testing.T) {
 	ctx := context.Background()
-	records := slices.Repeat([]string{"a b c", "a b d", "x y"}, 30)
-	in, err := simjoin.Load(ctx, simjoin.Strings(records), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+	recs := slices.Repeat([]string{"a b c", "a b d", "x y"}, 30)
+	in, err := simjoin.Load(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 			need = n
 			return nil
 		}}
-	in, err := simjoin.Load(ctx, simjoin.Lines(strings.NewReader(text), "in"), simjoin.Source{}, opts)
+	in, err := simjoin.Load(ctx, records.Lines(strings.NewReader(text), "in"), records.Source{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +441,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 	}
 	tooLarge := errors.New("too large")
 	opts.MemoryCheck = func(int64, int, int) error { return tooLarge }
-	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a"}), simjoin.Source{}, opts); err != tooLarge {
+	if _, err := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Source{}, opts); err != tooLarge {
 		t.Errorf("MemoryCheck's error: got %v", err)
 	}
 }
@@ -450,19 +451,19 @@ func TestFaceProgressAndMemory(t *testing.T) {
 func TestFaceErrors(t *testing.T) {
 	ctx := context.Background()
 	opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}}
-	_, err := simjoin.Load(ctx, simjoin.Lines(strings.NewReader("ok\nbad\xff\n"), "f.txt"), simjoin.Source{}, opts)
-	var le *simjoin.LineError
+	_, err := simjoin.Load(ctx, records.Lines(strings.NewReader("ok\nbad\xff\n"), "f.txt"), records.Source{}, opts)
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "f.txt" || le.Line != 2 {
 		t.Errorf("bad line: %v", err)
 	}
-	if _, err := simjoin.Load(ctx, simjoin.Source{}, simjoin.Source{}, opts); !errors.Is(err, simjoin.ErrSources) {
+	if _, err := simjoin.Load(ctx, records.Source{}, records.Source{}, opts); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("no source: %v", err)
 	}
-	if _, err := simjoin.Load(ctx, simjoin.Strings(nil), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
+	if _, err := simjoin.Load(ctx, records.Strings(nil), records.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("method 9: %v", err)
 	}
 	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: 2, Method: simjoin.LSH}
-	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a b"}), simjoin.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
+	if _, err := simjoin.Load(ctx, records.Strings([]string{"a b"}), records.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("LSH for overlap: %v", err)
 	}
 }
@@ -489,7 +490,7 @@ func TestFaceFractionAndPlan(t *testing.T) {
 	if _, _, err := simjoin.SelfJoinSets(ctx, sets, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
 		t.Errorf("Fraction 3/2: %v", err)
 	}
-	in, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +511,7 @@ func TestFaceFractionAndPlan(t *testing.T) {
 func TestFaceResolve(t *testing.T) {
 	ctx := context.Background()
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}, {7, 8}}
-	auto, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	auto, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +527,7 @@ func TestFaceResolve(t *testing.T) {
 		t.Errorf("resolved again: %p (want %p), %v, %v", again, in, m, err)
 	}
 	for _, m := range []simjoin.Method{simjoin.Exact, simjoin.LSH} {
-		given, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: m})
+		given, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // SimilarityBins is the number of bins of Stats.Similarity.
@@ -31,7 +32,7 @@ type Stats struct {
 	// them).
 	Records, Skipped, Tokens, Vocabulary int
 	// Files counts what Files sources listed and read; nil without them.
-	Files *FileStats
+	Files *records.FileStats
 
 	// Exact holds the counters of the exact join when it ran, LSH those of
 	// the LSH join; the other is nil.
@@ -140,7 +141,7 @@ func (in *Input) Pairs(ctx context.Context, st *Stats) iter.Seq2[Pair, error] {
 
 // Run loads r (and s, for an R-S join) and joins them: Load, then
 // Input.Join.
-func Run(ctx context.Context, r, s Source, opts Options, yield func(Pair) bool) (Stats, error) {
+func Run(ctx context.Context, r, s records.Source, opts Options, yield func(Pair) bool) (Stats, error) {
 	in, err := Load(ctx, r, s, opts)
 	if err != nil {
 		return Stats{}, err

@@ -50,12 +50,12 @@ package simjoin
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -116,7 +116,7 @@ type Options struct {
 	// LSH's as without it; Dedup then gets copies as pairs.
 	CheckRecall bool
 	// Files applies to the Files sources of a join.
-	Files FileOptions
+	Files records.FileOptions
 	// Workers is the number of goroutines of every phase: reading Lines and
 	// Files, ordering the collections (order.Input.Workers) and the join;
 	// 0 or less means GOMAXPROCS, and more than 4·GOMAXPROCS means
@@ -144,7 +144,7 @@ var (
 	// kind or normalisation, or a length outside 1..shingle.MaxN).
 	ErrTokens = shingle.ErrSpec
 	// ErrUTF8: a record is not valid UTF-8 and Options.Tokens needs text.
-	// It comes wrapped in a *RecordError or a *LineError.
+	// It comes wrapped in a *records.RecordError or a *records.LineError.
 	ErrUTF8 = shingle.ErrUTF8
 	// ErrMethod: Options.Method is not Auto, Exact or LSH, or names LSH
 	// for a measure LSH cannot estimate (prefix.Overlap).
@@ -155,49 +155,6 @@ var (
 	// no LSH path (Plan.LSH.Why says why).
 	ErrNoLSH = planner.ErrNoLSH
 )
-
-// Side is the side of an R-S join a record is on: SideR (the first source)
-// or SideS (the second); the zero Side is a self-join's.
-type Side uint8
-
-const (
-	SideR Side = iota + 1 // the first source of an R-S join
-	SideS                 // the second source of an R-S join
-)
-
-// String returns "r", "s", or "" for a self-join's zero Side.
-func (s Side) String() string {
-	switch s {
-	case 0:
-		return ""
-	case SideR:
-		return "r"
-	case SideS:
-		return "s"
-	}
-	return "side(" + strconv.Itoa(int(s)) + ")"
-}
-
-// MarshalText returns the side's name.
-func (s Side) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// RecordError reports a record that could not be tokenized. It names the
-// record by side and index, and never quotes its text (records may be
-// passwords). Lines and files name theirs by *LineError and path.
-type RecordError struct {
-	Side  Side  // SideR or SideS in an R-S join, 0 in a self-join
-	Index int   // 0-based index of the record in its source
-	Err   error // such as ErrUTF8
-}
-
-func (e *RecordError) Error() string {
-	if e.Side == 0 {
-		return fmt.Sprintf("simjoin: record %d: %v", e.Index, e.Err)
-	}
-	return fmt.Sprintf("simjoin: record %s[%d]: %v", e.Side, e.Index, e.Err)
-}
-
-func (e *RecordError) Unwrap() error { return e.Err }
 
 // threshold checks the measure and threshold of o and returns t exactly.
 func (o *Options) threshold() (prefix.Threshold, error) {

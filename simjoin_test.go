@@ -14,6 +14,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -341,8 +342,8 @@ func TestRecordError(t *testing.T) {
 	for _, kind := range []shingle.Kind{shingle.Words, shingle.QGram, shingle.Shingle} {
 		opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: kind, N: 2}}
 		_, _, err := simjoin.Join(ctx, []string{"fine"}, []string{"ok", "fine", secret}, opts)
-		var re *simjoin.RecordError
-		if !errors.As(err, &re) || re.Side != simjoin.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
+		var re *records.RecordError
+		if !errors.As(err, &re) || re.Side != records.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
 			!strings.HasPrefix(err.Error(), "simjoin: record s[2]: ") {
 			t.Errorf("%s: err = %v, want a RecordError for s[2] wrapping ErrUTF8", kind, err)
 			continue
@@ -353,12 +354,12 @@ func TestRecordError(t *testing.T) {
 	}
 	// A self-join's record has no side.
 	_, _, err := simjoin.SelfJoin(ctx, []string{"ok", secret}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	var re *simjoin.RecordError
+	var re *records.RecordError
 	if !errors.As(err, &re) || re.Side != 0 || re.Index != 1 || !strings.HasPrefix(err.Error(), "simjoin: record 1: ") {
 		t.Errorf("self-join: err = %v, want a RecordError for record 1", err)
 	}
-	if simjoin.SideR.String() != "r" || simjoin.Side(0).String() != "" {
-		t.Errorf("sides %q, %q", simjoin.SideR, simjoin.Side(0))
+	if records.SideR.String() != "r" || records.Side(0).String() != "" {
+		t.Errorf("sides %q, %q", records.SideR, records.Side(0))
 	}
 	// Set takes bytes as they are: no error.
 	pairs, _, err := simjoin.SelfJoin(ctx, []string{secret, secret}, simjoin.Options{Threshold: 1})

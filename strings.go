@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/records"
 )
 
 // collect runs f with a callback that gathers the pairs, then sorts them.
@@ -33,16 +34,16 @@ func collect(f func(yield func(Pair) bool) (Stats, error)) ([]Pair, Stats, error
 // O(T log T) for T tokens; the join as package join (or approx) describes.
 // Memory: the sets (about 16 bytes per token while ordering, 4 after), the
 // path's index, and the result slice.
-func SelfJoin(ctx context.Context, records []string, opts Options) ([]Pair, Stats, error) {
+func SelfJoin(ctx context.Context, recs []string, opts Options) ([]Pair, Stats, error) {
 	return collect(func(yield func(Pair) bool) (Stats, error) {
-		return SelfJoinFunc(ctx, records, opts, yield)
+		return SelfJoinFunc(ctx, recs, opts, yield)
 	})
 }
 
 // SelfJoinFunc is SelfJoin with the pairs streamed to yield instead of
 // collected, as Input.Join streams them.
-func SelfJoinFunc(ctx context.Context, records []string, opts Options, yield func(Pair) bool) (Stats, error) {
-	return Run(ctx, Strings(records), Source{}, opts, yield)
+func SelfJoinFunc(ctx context.Context, recs []string, opts Options, yield func(Pair) bool) (Stats, error) {
+	return Run(ctx, records.Strings(recs), records.Source{}, opts, yield)
 }
 
 // Join returns every pair (r[A], s[B]) whose similarity reaches
@@ -56,7 +57,7 @@ func Join(ctx context.Context, r, s []string, opts Options) ([]Pair, Stats, erro
 
 // JoinFunc is Join with the pairs streamed to yield, as SelfJoinFunc does.
 func JoinFunc(ctx context.Context, r, s []string, opts Options, yield func(Pair) bool) (Stats, error) {
-	return Run(ctx, Strings(r), Strings(s), opts, yield)
+	return Run(ctx, records.Strings(r), records.Strings(s), opts, yield)
 }
 
 // SelfJoinSets is SelfJoin over ready token sets (the Sets source):
@@ -71,7 +72,7 @@ func SelfJoinSets[T cmp.Ordered](ctx context.Context, sets [][]T, opts Options) 
 // SelfJoinSetsFunc is SelfJoinSets with the pairs streamed to yield, as
 // SelfJoinFunc does.
 func SelfJoinSetsFunc[T cmp.Ordered](ctx context.Context, sets [][]T, opts Options, yield func(Pair) bool) (Stats, error) {
-	return Run(ctx, Sets(sets), Source{}, opts, yield)
+	return Run(ctx, records.Sets(sets), records.Source{}, opts, yield)
 }
 
 // JoinSets is Join over ready token sets, as SelfJoinSets is SelfJoin.
@@ -84,5 +85,5 @@ func JoinSets[T cmp.Ordered](ctx context.Context, r, s [][]T, opts Options) ([]P
 // JoinSetsFunc is JoinSets with the pairs streamed to yield, as JoinFunc
 // does.
 func JoinSetsFunc[T cmp.Ordered](ctx context.Context, r, s [][]T, opts Options, yield func(Pair) bool) (Stats, error) {
-	return Run(ctx, Sets(r), Sets(s), opts, yield)
+	return Run(ctx, records.Sets(r), records.Sets(s), opts, yield)
 }

@@ -12,7 +12,7 @@
 // write-ahead log. Insert (optionally deduplicating), Delete and Compact change
 // it; Search, Stats and Verify read it; Close releases it. InsertLines and
 // SearchLines stream the lines of a reader through Insert and Search in
-// batches (simjoin.ReadBatches), naming the line of a record that does not
+// batches (records.ReadBatches), naming the line of a record that does not
 // tokenize; CheckSearch checks search options before any input is read
 // (SearchOptions.Check the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the

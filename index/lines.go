@@ -8,22 +8,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // InsertLines inserts each line of r as a record (Insert, with dedup as
-// there), batch by batch as simjoin.ReadBatches cuts them (opt names the
+// there), batch by batch as records.ReadBatches cuts them (opt names the
 // input and bounds a batch), and calls f with each batch's outcomes once the
 // batch is durable: f may acknowledge them. A line that does not tokenize is
-// a *simjoin.LineError naming opt.Name and the line, returned before its
+// a *records.LineError naming opt.Name and the line, returned before its
 // batch is written; the other errors of Insert (ctx done, a threshold the
 // index refuses) come back as Insert returns them, and so do f's.
 //
 // Cost: Insert's per batch; memory one batch of lines. Safe for concurrent
 // use as Insert is: the batches of concurrent calls interleave.
-func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, recs [][]byte) error {
+func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt records.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
+	return records.ReadBatches(r, opt, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, dedup)
 		if err != nil {
 			return lineError(err, opt.Name, first)
@@ -33,15 +33,15 @@ func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // SearchLines searches each line of r as a query (Search, with sopt), batch
-// by batch as simjoin.ReadBatches cuts them, and calls f with each batch's
+// by batch as records.ReadBatches cuts them, and calls f with each batch's
 // queries and their hits (hits[k] answers queries[k], line first+k). Errors
 // as InsertLines has them. A search of no lines calls nothing and returns
 // nil: check the options first with CheckSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
 // workers; memory one batch of lines and its hits.
-func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, qs [][]byte) error {
+func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt records.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
+	return records.ReadBatches(r, opt, func(first int, qs [][]byte) error {
 		hits, err := ix.Search(ctx, qs, sopt)
 		if err != nil {
 			return lineError(err, opt.Name, first)
@@ -51,7 +51,7 @@ func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // lineError turns a *RecordError of the batch starting at line first into
-// a *simjoin.LineError naming the line.
+// a *records.LineError naming the line.
 func lineError(err error, name string, first int) error {
 	var re *RecordError
 	if !errors.As(err, &re) {
@@ -60,7 +60,7 @@ func lineError(err error, name string, first int) error {
 	if name == "" {
 		name = "<input>"
 	}
-	return &simjoin.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+	return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
 }
 
 // CheckSearch reports whether Search would take opt (ErrThresholdBelowMin,
@@ -99,10 +99,10 @@ func ParseIDs(s string) ([]ID, error) {
 }
 
 // ReadIDs reads record ids one a line (spaces around each allowed) from r. A
-// line that is not an id is a *simjoin.LineError naming name and the line
+// line that is not an id is a *records.LineError naming name and the line
 // (ErrNotID; the line is not quoted).
 func ReadIDs(r io.Reader, name string) ([]ID, error) {
-	lr := simjoin.NewLineReader(r)
+	lr := records.NewLineReader(r)
 	var ids []ID
 	for {
 		line, err := lr.Next()
@@ -110,11 +110,11 @@ func ReadIDs(r io.Reader, name string) ([]ID, error) {
 			return ids, nil
 		}
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Err: err}
+			return nil, &records.LineError{Name: name, Err: err}
 		}
 		id, err := strconv.ParseUint(strings.TrimSpace(string(line)), 10, 64)
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
+			return nil, &records.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
 		}
 		ids = append(ids, ID(id))
 	}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -42,7 +42,7 @@ func TestInsertSearchLines(t *testing.T) {
 	}
 	var got []Outcome
 	next := 1
-	opt := simjoin.BatchOptions{Name: "recs", MaxLines: 7}
+	opt := records.BatchOptions{Name: "recs", MaxLines: 7}
 	err := ix.InsertLines(ctx, bytes.NewReader(text.Bytes()), opt, dedup, func(first int, outs []Outcome) error {
 		if first != next || len(outs) > 7 {
 			t.Fatalf("batch of %d outcomes at line %d, want at line %d and at most 7", len(outs), first, next)
@@ -93,9 +93,9 @@ func TestLinesErrors(t *testing.T) {
 	ix, _ := mustCreate(t, cfg)
 	defer ix.Close()
 	in := "alpha\nbeta\ngamma\ndel\xffta\nepsilon\n"
-	opt := simjoin.BatchOptions{Name: "words.txt", MaxLines: 2}
+	opt := records.BatchOptions{Name: "words.txt", MaxLines: 2}
 	err := ix.InsertLines(ctx, strings.NewReader(in), opt, prefix.Threshold{}, func(int, []Outcome) error { return nil })
-	var le *simjoin.LineError
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "words.txt" || le.Line != 4 || !errors.Is(err, shingle.ErrUTF8) {
 		t.Fatalf("got %v, want words.txt:4: invalid UTF-8", err)
 	}

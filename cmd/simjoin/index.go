@@ -19,7 +19,7 @@ func init() { register(newIndexCmd) }
 
 // addBatch is --batch's default: records of one insert batch at most. A
 // batch is inserted and synced, or answered, and its lines written before
-// the next is read (simjoin.ReadBatches: it also ends when the input has
+// the next is read (records.ReadBatches: it also ends when the input has
 // nothing more ready, so a slow stream goes line by line).
 const addBatch = 1 << 16
 

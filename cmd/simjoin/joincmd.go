@@ -20,6 +20,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -133,7 +134,7 @@ type loaded struct {
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
 	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: prog.Func(),
-		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
+		Files: records.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
 			return c.checkMemory(need, records, "records", numfmt.Group(int64(tokens))+" tokens")

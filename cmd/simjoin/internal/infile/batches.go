@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 )
 
 // Batches hands the records of a command that takes them as arguments or
@@ -16,8 +16,8 @@ import (
 // args when there are any, in one batch; else, when stdin is a terminal,
 // the one line typed there after prompt is written to w, read without
 // echoing it (a secret, such as a password); else the lines of stdin
-// (simjoin.ReadBatches), checking ctx before each batch. f's error stops the
-// reading and is returned; a read error is a *simjoin.LineError of Stdin.
+// (records.ReadBatches), checking ctx before each batch. f's error stops the
+// reading and is returned; a read error is a *records.LineError of Stdin.
 func Batches(ctx context.Context, args []string, stdin io.Reader, w io.Writer, prompt string, f func(first int, batch [][]byte) error) error {
 	if len(args) > 0 {
 		batch := make([][]byte, len(args))
@@ -31,11 +31,11 @@ func Batches(ctx context.Context, args []string, stdin io.Reader, w io.Writer, p
 		secret, err := term.ReadPassword(fd)
 		fmt.Fprintln(w)
 		if err != nil {
-			return &simjoin.LineError{Name: Stdin, Err: err}
+			return &records.LineError{Name: Stdin, Err: err}
 		}
 		return f(1, [][]byte{secret})
 	}
-	return simjoin.ReadBatches(stdin, simjoin.BatchOptions{Name: Stdin}, func(first int, batch [][]byte) error {
+	return records.ReadBatches(stdin, records.BatchOptions{Name: Stdin}, func(first int, batch [][]byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 // IDs reads the record ids a command takes as arguments: each argument an
 // id (index.ParseID), or "-" for ids one a line on stdin (index.ReadIDs,
 // named Stdin), in the order given. An argument that is not an id is an
-// error wrapping index.ErrNotID; an error of stdin is a *simjoin.LineError.
+// error wrapping index.ErrNotID; an error of stdin is a *records.LineError.
 func IDs(args []string, stdin io.Reader) ([]index.ID, error) {
 	var ids []index.ID
 	for _, a := range args {

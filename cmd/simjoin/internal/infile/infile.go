@@ -18,8 +18,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/records"
 )
 
 // Stdin is the name standard input is shown by.
@@ -40,7 +40,7 @@ func (f *File) Close() error { f.close(); return nil }
 // Open opens a file argument; "-" is stdin. Gzip and zstd input is
 // recognised by its magic bytes and decompressed on the fly. A directory is
 // an error; so is a compressed stream whose header cannot be read, as a
-// *simjoin.LineError naming the file.
+// *records.LineError naming the file.
 func Open(name string, stdin io.Reader) (*File, error) {
 	in := &File{Name: name, Size: -1, close: func() {}}
 	var r io.Reader = stdin
@@ -62,7 +62,7 @@ func Open(name string, stdin io.Reader) (*File, error) {
 	dr, format, done, err := decompress.Reader(r)
 	if err != nil {
 		in.close()
-		return nil, &simjoin.LineError{Name: in.Name, Err: err}
+		return nil, &records.LineError{Name: in.Name, Err: err}
 	}
 	closeFile := in.close
 	in.Reader, in.Format, in.close = dr, format, func() { done(); closeFile() }

@@ -15,6 +15,7 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/decompress"
+	"github.com/simjoin/simjoin/records"
 )
 
 const text = "alpha beta\ngamma\n"
@@ -70,7 +71,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	broken := errors.New("broken pipe")
 	_, err := Open("-", &failReader{broken})
-	var le *simjoin.LineError
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != Stdin || !errors.Is(err, broken) {
 		t.Errorf("failing stdin: %v, want a LineError of %s", err, Stdin)
 	}
@@ -92,7 +93,7 @@ func TestSources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	join := func(r, s simjoin.Source, method simjoin.Method) simjoin.Stats {
+	join := func(r, s records.Source, method simjoin.Method) simjoin.Stats {
 		t.Helper()
 		st, err := simjoin.Run(ctx, r, s, simjoin.Options{Threshold: 1, Method: method}, func(simjoin.Pair) bool { return true })
 		if err != nil {
@@ -135,13 +136,13 @@ func TestSources(t *testing.T) {
 
 // TestIDs: ids from the arguments and, for "-", from stdin's lines, in
 // order; a bad argument wraps index.ErrNotID, a bad line of stdin is a
-// *simjoin.LineError.
+// *records.LineError.
 func TestIDs(t *testing.T) {
 	ids, err := IDs([]string{"3", "-", "1"}, strings.NewReader("7\n 8 \n"))
 	if err != nil || !slices.Equal(ids, []index.ID{3, 7, 8, 1}) {
 		t.Errorf("ids %v, %v", ids, err)
 	}
-	var le *simjoin.LineError
+	var le *records.LineError
 	if _, err := IDs([]string{"1", "x"}, nil); !errors.Is(err, index.ErrNotID) || errors.As(err, &le) {
 		t.Errorf("bad argument: %v", err)
 	}

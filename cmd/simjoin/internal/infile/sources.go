@@ -3,23 +3,23 @@ package infile
 import (
 	"io"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 )
 
 // Sources opens the inputs of a join as the library's sources: r reads the
 // records of inputs and s those of against, the other side of an R-S join
 // (none when against is "": a self-join). With files, inputs and against
-// are files and directories whose files are records (simjoin.Files, which
+// are files and directories whose files are records (records.Files, which
 // reads nothing before the join loads them); else inputs holds one file of
 // lines and against is another, each opened by Open ("-" is stdin) and
 // told to opened, if not nil, as it is. The caller calls done once the
 // sources are read, to close what was opened; on an error nothing is left
 // open.
-func Sources(inputs []string, against string, files bool, stdin io.Reader, opened func(*File)) (r, s simjoin.Source, done func(), err error) {
+func Sources(inputs []string, against string, files bool, stdin io.Reader, opened func(*File)) (r, s records.Source, done func(), err error) {
 	if files {
-		r = simjoin.Files(inputs...)
+		r = records.Files(inputs...)
 		if against != "" {
-			s = simjoin.Files(against)
+			s = records.Files(against)
 		}
 		return r, s, func() {}, nil
 	}
@@ -29,7 +29,7 @@ func Sources(inputs []string, against string, files bool, stdin io.Reader, opene
 			f.Close()
 		}
 	}
-	src := []*simjoin.Source{&r, &s}
+	src := []*records.Source{&r, &s}
 	for k, name := range []string{inputs[0], against} {
 		if name == "" {
 			continue
@@ -43,7 +43,7 @@ func Sources(inputs []string, against string, files bool, stdin io.Reader, opene
 		if opened != nil {
 			opened(f)
 		}
-		*src[k] = simjoin.Lines(f, f.Name)
+		*src[k] = records.Lines(f, f.Name)
 	}
 	return r, s, done, nil
 }

@@ -35,6 +35,7 @@ import (
 	"strconv"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -48,7 +49,7 @@ func main() {
 	tokens := flag.String("tokens", "set", "how a record becomes a set, as simjoin's --tokens: set, words, qgram:N, shingle:N or go:N")
 	format := flag.String("format", "bin", "bin (Tsinghua's int32 records) or text (set_sim_join's integer lines)")
 	files := flag.Bool("files", false, "INPUT is one or more files or directories, each file a record (as simjoin's --files)")
-	var fo simjoin.FileOptions
+	var fo records.FileOptions
 	flag.Var((*globs)(&fo.Include), "include", "with -files: take only files matching GLOB (repeatable)")
 	flag.Var((*globs)(&fo.Exclude), "exclude", "with -files: leave out files matching GLOB (repeatable)")
 	flag.IntVar(&fo.MinTokens, "min-tokens", 0, "with -files: drop files with fewer distinct tokens")
@@ -70,9 +71,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ssjconv: -format %q: want bin or text\n", *format)
 		os.Exit(2)
 	}
-	var src simjoin.Source
+	var src records.Source
 	if *files {
-		src = simjoin.Files(flag.Args()...)
+		src = records.Files(flag.Args()...)
 	} else {
 		f, err := os.Open(flag.Arg(0))
 		if err != nil {
@@ -80,7 +81,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer f.Close()
-		src = simjoin.Lines(f, flag.Arg(0))
+		src = records.Lines(f, flag.Arg(0))
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	opts := simjoin.Options{Tokens: spec, Threshold: 1, Method: simjoin.Exact, Files: fo}
@@ -97,8 +98,8 @@ func main() {
 // convert reads src as simjoin.Load does with opts and writes its sets to
 // w, as integer lines if text, else as Tsinghua's binary records (see the
 // package comment).
-func convert(w io.Writer, src simjoin.Source, opts simjoin.Options, text bool) error {
-	in, err := simjoin.Load(context.Background(), src, simjoin.Source{}, opts)
+func convert(w io.Writer, src records.Source, opts simjoin.Options, text bool) error {
+	in, err := simjoin.Load(context.Background(), src, records.Source{}, opts)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 )
 
 // TestConvert checks the binary layout on a small input: records by size,
@@ -103,7 +104,7 @@ func convertFile(t *testing.T, w *bytes.Buffer, path string, text bool) error {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return convert(w, simjoin.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, text)
+	return convert(w, records.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, text)
 }
 
 // TestConvertFiles checks that a Files source gives one record a file,
@@ -116,8 +117,8 @@ func TestConvertFiles(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	opts := simjoin.Options{Threshold: 1, Method: simjoin.Exact, Files: simjoin.FileOptions{Include: []string{"*.txt"}}}
-	if err := convert(&out, simjoin.Files(dir), opts, true); err != nil {
+	opts := simjoin.Options{Threshold: 1, Method: simjoin.Exact, Files: records.FileOptions{Include: []string{"*.txt"}}}
+	if err := convert(&out, records.Files(dir), opts, true); err != nil {
 		t.Fatal(err)
 	}
 	// Document frequencies: z 1, x 2, y 2: the sets {x, y} and {z, x, y}.

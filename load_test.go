@@ -14,62 +14,56 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// TestReadKeySets: the key sets read are each line's AppendSet, in line
-// order, for line ends \n and \r\n, blocks cut inside long inputs and lines
-// longer than a block, for any number of workers; errors name the line as
-// ReadLines does.
-func TestReadKeySets(t *testing.T) {
-	var b strings.Builder
-	var lines []string
-	const n = 60000
-	for i := range n {
-		line := fmt.Sprintf("w%d w%d w%d", i%97, i%13, i)
-		switch {
-		case i%7 == 0:
-			line = ""
-		case i == 30000:
-			line = strings.Repeat("long ", 1<<19) + "end" // over two blocks
-		}
-		lines = append(lines, line)
-		b.WriteString(line)
-		if i%3 == 0 {
-			b.WriteString("\r")
-		}
-		if i < n-1 {
-			b.WriteString("\n")
+// endless is a reader of "a b\n" lines without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "a b\n"[i%4]
+	}
+	return len(p) - len(p)%4, nil
+}
+
+// TestLoadCanceledWhileReading: a context cancelled while Lines or Files
+// are read stops Load with the context's error (an endless input would
+// otherwise never end; the files after the chunks in flight are not read),
+// for one and several workers.
+func TestLoadCanceledWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	text := []byte(strings.Repeat("a b c\n", 20000)) // 120 KB: several chunks of files
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), text, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	for _, tokens := range []string{"set", "qgram:2"} {
-		spec, _ := shingle.Parse(tokens)
-		for _, workers := range []int{1, 3} {
-			ks, err := simjoin.ReadKeySets(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ks.Len() != len(lines) {
-				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, ks.Len(), len(lines))
-			}
-			for i, line := range lines {
-				want, _ := spec.AppendSet(nil, line)
-				if !slices.Equal(ks.Set(i), want) {
-					t.Fatalf("%s, %d workers: record %d: %d keys, want %d", tokens, workers, i, len(ks.Set(i)), len(want))
+	for _, workers := range []int{1, 3} {
+		for _, src := range []struct {
+			name  string
+			src   records.Source
+			stage simjoin.Stage
+		}{
+			{"lines", records.Lines(endless{}, "endless"), simjoin.StageRead},
+			{"files", records.Files(dir), simjoin.StageFiles},
+		} {
+			ctx, cancel := context.WithCancel(context.Background())
+			events := 0
+			opts := simjoin.Options{Threshold: 0.5, Workers: workers, Progress: func(p simjoin.Progress) {
+				if p.Stage == src.stage && !p.End {
+					if events++; events == 3 {
+						cancel()
+					}
 				}
+			}}
+			_, err := simjoin.Load(ctx, src.src, records.Source{}, opts)
+			cancel()
+			if !errors.Is(err, context.Canceled) || events < 3 || events >= 50 {
+				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3 (and before the 50th)", src.name, workers, err, events)
 			}
 		}
-	}
-	text := strings.Repeat("ok\n", 400000) + "secret\xff\n" + "ok\n"
-	spec, _ := shingle.Parse("qgram:2")
-	_, err := simjoin.ReadKeySets(strings.NewReader(text), spec, simjoin.ReadOptions{Name: "in.txt"})
-	var le *simjoin.LineError
-	if !errors.As(err, &le) || le.Line != 400001 || !errors.Is(err, shingle.ErrUTF8) || strings.Contains(err.Error(), "secret") {
-		t.Errorf("err = %v, want in.txt:400001 wrapping ErrUTF8", err)
-	}
-	ks, err := simjoin.ReadKeySets(strings.NewReader(""), spec, simjoin.ReadOptions{})
-	if err != nil || ks.Len() != 0 {
-		t.Errorf("empty input: %d records, %v", ks.Len(), err)
 	}
 }
 
@@ -89,21 +83,21 @@ func TestLoadLSHKeys(t *testing.T) {
 	docs := filepath.Join("testdata", "docs")
 	for _, tc := range []struct {
 		name string
-		r, s func() simjoin.Source
+		r, s func() records.Source
 		opts simjoin.Options
 	}{
-		{"lines", func() simjoin.Source { return simjoin.Lines(strings.NewReader(string(text)), "sets.txt") }, nil,
+		{"lines", func() records.Source { return records.Lines(strings.NewReader(string(text)), "sets.txt") }, nil,
 			simjoin.Options{Threshold: 0.5}},
-		{"strings-rs-estimate", func() simjoin.Source { return simjoin.Strings(lines[:1200]) },
-			func() simjoin.Source { return simjoin.Strings(lines[800:]) },
+		{"strings-rs-estimate", func() records.Source { return records.Strings(lines[:1200]) },
+			func() records.Source { return records.Strings(lines[800:]) },
 			simjoin.Options{Threshold: 0.6, Measure: prefix.Cosine, LSH: approx.Options{Verify: approx.VerifyEstimate}}},
-		{"files-classic", func() simjoin.Source { return simjoin.Files(docs) }, nil,
+		{"files-classic", func() records.Source { return records.Files(docs) }, nil,
 			simjoin.Options{Threshold: 0.3, Tokens: shingle.Spec{Kind: shingle.Shingle, N: 2},
 				LSH: approx.Options{Scheme: approx.Classic, K: 64, Bits: 16}}},
 	} {
-		src := func(f func() simjoin.Source) simjoin.Source {
+		src := func(f func() records.Source) records.Source {
 			if f == nil {
-				return simjoin.Source{}
+				return records.Source{}
 			}
 			return f()
 		}

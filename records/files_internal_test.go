@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
 	return out
 }
 
-// SetsByID is setsByID for the tests of package simjoin_test.
+// SetsByID is setsByID for the tests of package records_test.
 var SetsByID = setsByID
 
 // TestReadFilesVanished: a file that disappears between listing and reading
@@ -63,15 +63,15 @@ func TestReadFilesVanished(t *testing.T) {
 		{ID: filepath.Join(dir, "c.txt")},
 	}
 	spec := shingle.Spec{Kind: shingle.Words}
-	l := &loading{opts: Options{Tokens: spec, Workers: 2}, stats: Stats{Files: new(FileStats)}}
+	l := &Reader{opts: Options{Tokens: spec, Workers: 2}, files: new(FileStats)}
 	_, _, err := l.readList(context.Background(), files, nil)
 	if err == nil || !strings.Contains(err.Error(), files[1].ID) {
 		t.Fatalf("err %v, want one naming %s", err, files[1].ID)
 	}
 	var warned []string
-	l = &loading{opts: Options{Tokens: spec, Workers: 2, Files: FileOptions{KeepGoing: true}}, stats: Stats{Files: new(FileStats)}}
+	l = &Reader{opts: Options{Tokens: spec, Workers: 2, Files: FileOptions{KeepGoing: true}}, files: new(FileStats)}
 	in, ids, err := l.readList(context.Background(), files, func(err error) { warned = append(warned, err.Error()) })
-	st := l.stats.Files
+	st := l.files
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +118,12 @@ func TestReadFilesChunks(t *testing.T) {
 	var first map[int][]uint64
 	var firstStats FileStats
 	for _, workers := range []int{1, 2, 3} {
-		l := &loading{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{KeepGoing: true, MinTokens: 2}}, stats: Stats{Files: new(FileStats)}}
+		l := &Reader{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{KeepGoing: true, MinTokens: 2}}, files: new(FileStats)}
 		in, ids, err := l.readList(context.Background(), files, func(error) {})
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := *l.stats.Files
+		st := *l.files
 		st.ReadCPU, st.TokenCPU = 0, 0
 		if !slices.Equal(ids, want) || st.Unreadable != 2 || st.TooFew != 1 {
 			t.Fatalf("%d workers: ids %v, unreadable %d, too few %d", workers, ids, st.Unreadable, st.TooFew)
@@ -134,7 +134,7 @@ func TestReadFilesChunks(t *testing.T) {
 		} else if !maps.EqualFunc(sets, first, slices.Equal) || st != firstStats {
 			t.Fatalf("%d workers: sets or counts differ from one worker's (%+v, want %+v)", workers, st, firstStats)
 		}
-		l = &loading{opts: Options{Tokens: spec, Workers: workers}, stats: Stats{Files: new(FileStats)}}
+		l = &Reader{opts: Options{Tokens: spec, Workers: workers}, files: new(FileStats)}
 		if _, _, err := l.readList(context.Background(), files, nil); err == nil || !strings.Contains(err.Error(), files[7].ID) {
 			t.Fatalf("%d workers: err %v, want one naming %s", workers, err, files[7].ID)
 		}
@@ -168,12 +168,11 @@ func BenchmarkReadFiles(b *testing.B) {
 				b.ReportAllocs()
 				var bytes int64
 				for b.Loop() {
-					l := &loading{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{MinTokens: 50, KeepGoing: true}},
-						stats: Stats{Files: new(FileStats)}}
+					l := &Reader{opts: Options{Tokens: spec, Workers: workers, Files: FileOptions{MinTokens: 50, KeepGoing: true}}, files: new(FileStats)}
 					if _, _, err := l.readList(context.Background(), files, func(error) {}); err != nil {
 						b.Fatal(err)
 					}
-					bytes = l.stats.Files.Bytes
+					bytes = l.files.Bytes
 				}
 				b.SetBytes(bytes)
 			})

@@ -1,4 +1,4 @@
-package simjoin_test
+package records_test
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/testkit/synth"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -34,13 +34,13 @@ func BenchmarkReadLines(b *testing.B) {
 			b.Run(fmt.Sprintf("sink=%s/workers=%d", sink, workers), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(text)))
-				opts := simjoin.ReadOptions{Workers: workers}
+				opts := records.ReadOptions{Workers: workers}
 				for b.Loop() {
 					var err error
 					if sink == "order" {
-						_, err = simjoin.ReadLines(bytes.NewReader(text), shingle.Spec{}, opts)
+						_, err = records.ReadLines(bytes.NewReader(text), shingle.Spec{}, opts)
 					} else {
-						_, err = simjoin.ReadKeySets(bytes.NewReader(text), shingle.Spec{}, opts)
+						_, err = records.ReadKeySets(bytes.NewReader(text), shingle.Spec{}, opts)
 					}
 					if err != nil {
 						b.Fatal(err)

@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"cmp"
@@ -15,16 +15,16 @@ import (
 type Source struct {
 	// read adds the records to to and returns their ids (nil but for Files);
 	// Lines and Files stop with ctx's cause when it is cancelled.
-	read   func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error)
+	read   func(ctx context.Context, l *Reader, side Side, to Sink) ([]string, error)
 	tokens bool // Options.Tokens applies
 }
 
-// setSink is where a source puts its records' token keys: an *order.Input, or
-// a *keyBatches (made into approx.KeySets) when the join needs no token
+// Sink is where a source puts its records' token keys: an *order.Input, or
+// a *KeyBatches (made into approx.KeySets) when the join needs no token
 // order. Add takes one
 // record's keys in any order, AddBatch records whose keys are sorted and
 // distinct.
-type setSink interface {
+type Sink interface {
 	Add(keys []uint64)
 	AddBatch(keys []uint64, offs []int)
 }
@@ -33,7 +33,7 @@ type setSink interface {
 // Options.Tokens on the calling goroutine. A record that does not tokenize
 // fails Load with a *RecordError.
 func Strings(records []string) Source {
-	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(_ context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		var buf []uint64
 		for i, rec := range records {
 			var err error
@@ -53,7 +53,7 @@ func Strings(records []string) Source {
 // different types share no token). Options.Tokens does not apply. Cost: one
 // hash-map operation per token to number the tokens.
 func Sets[T cmp.Ordered](sets [][]T) Source {
-	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(_ context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		k := keyerOf[T](l)
 		var buf []uint64
 		for _, set := range sets {
@@ -72,8 +72,8 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 // in errors and progress (a path, or "<stdin>"). r is read to its end by
 // Load, or until Load's ctx is cancelled, and not closed.
 func Lines(r io.Reader, name string) Source {
-	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
-		report := l.progress(StageRead, name)
+	return Source{func(ctx context.Context, l *Reader, side Side, to Sink) ([]string, error) {
+		report := l.progress(StageLines, name)
 		defer report(-1, -1, true)
 		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
 			Progress: func(n int64) { report(n, -1, false) }}, sinkOf(to))
@@ -86,7 +86,7 @@ func Lines(r io.Reader, name string) Source {
 // decompressed) on Options.Workers goroutines. Its record ids are the
 // paths, as Input.IDs returns them.
 func Files(paths ...string) Source {
-	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
+	return Source{func(ctx context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		return l.readFiles(ctx, paths, to)
 	}, true}
 }
@@ -101,7 +101,7 @@ type keyer[T cmp.Ordered] struct {
 }
 
 // keyerOf returns the join's keyer of T, made on first use.
-func keyerOf[T cmp.Ordered](l *loading) *keyer[T] {
+func keyerOf[T cmp.Ordered](l *Reader) *keyer[T] {
 	for _, k := range l.keyers {
 		if k, ok := k.(*keyer[T]); ok {
 			return k

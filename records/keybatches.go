@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"github.com/simjoin/simjoin/internal/parallel"
 )
 
-// keyBatches collects a source's key sets batch by batch, as readers make
+// KeyBatches collects a source's key sets batch by batch, as readers make
 // them, and joins them into one approx.KeySets arena at the end: one copy of
 // every key, on all workers, into memory allocated once. An arena grown as
 // batches arrive doubles instead, copying what it holds and clearing fresh
 // memory each time (a third of reading the 1M Zipf sets). The zero value is
 // empty and ready; it is not safe for concurrent use.
-type keyBatches struct {
+type KeyBatches struct {
 	batches []keyBatch
 	records int
 	keys    int
@@ -28,7 +28,7 @@ type keyBatch struct {
 }
 
 // Add appends one record's keys (any order, repeats ignored), copied.
-func (k *keyBatches) Add(keys []uint64) {
+func (k *KeyBatches) Add(keys []uint64) {
 	if !k.own {
 		k.batches = append(k.batches, keyBatch{offs: []int{0}})
 		k.own = true
@@ -46,7 +46,7 @@ func (k *keyBatches) Add(keys []uint64) {
 
 // AddBatch appends records whose keys are sorted and distinct
 // (order.Input.AddBatch's form), copied.
-func (k *keyBatches) AddBatch(keys []uint64, offs []int) {
+func (k *KeyBatches) AddBatch(keys []uint64, offs []int) {
 	if len(offs) >= 2 {
 		k.take(slices.Clone(keys[:offs[len(offs)-1]]), slices.Clone(offs))
 	}
@@ -55,7 +55,7 @@ func (k *keyBatches) AddBatch(keys []uint64, offs []int) {
 // take appends a batch as AddBatch does, keeping keys and offs when keys is
 // not mostly spare capacity (and then reports true: the caller must not
 // reuse them), copying them otherwise.
-func (k *keyBatches) take(keys []uint64, offs []int) bool {
+func (k *KeyBatches) take(keys []uint64, offs []int) bool {
 	n := offs[len(offs)-1]
 	kept := 2*cap(keys) <= 3*n
 	if kept {
@@ -70,9 +70,9 @@ func (k *keyBatches) take(keys []uint64, offs []int) bool {
 	return kept
 }
 
-// sets joins the batches into one arena, copying them on workers
+// Sets joins the batches into one arena, copying them on workers
 // goroutines, and releases them.
-func (k *keyBatches) sets(workers int) *approx.KeySets {
+func (k *KeyBatches) Sets(workers int) *approx.KeySets {
 	ks := &approx.KeySets{Keys: make([]uint64, k.keys), Offs: make([]int, 1, k.records+1)}
 	starts := make([]int, len(k.batches))
 	for i, b := range k.batches {
@@ -86,6 +86,6 @@ func (k *keyBatches) sets(workers int) *approx.KeySets {
 			copy(ks.Keys[starts[i]:], k.batches[i].keys)
 		}
 	})
-	*k = keyBatches{}
+	*k = KeyBatches{}
 	return ks
 }

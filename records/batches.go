@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"io"

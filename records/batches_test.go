@@ -1,4 +1,4 @@
-package simjoin_test
+package records_test
 
 import (
 	"errors"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 )
 
 // batchesOf runs ReadBatches and returns each batch as "first:line|line".
-func batchesOf(t *testing.T, r io.Reader, opt simjoin.BatchOptions) ([]string, error) {
+func batchesOf(t *testing.T, r io.Reader, opt records.BatchOptions) ([]string, error) {
 	t.Helper()
 	var got []string
-	err := simjoin.ReadBatches(r, opt, func(first int, lines [][]byte) error {
+	err := records.ReadBatches(r, opt, func(first int, lines [][]byte) error {
 		s := make([]string, len(lines))
 		for k, l := range lines {
 			s[k] = string(l)
@@ -31,14 +31,14 @@ func batchesOf(t *testing.T, r io.Reader, opt simjoin.BatchOptions) ([]string, e
 func TestReadBatches(t *testing.T) {
 	in := "a\nb\r\nc\n\nd\ne\nf"
 	for _, c := range []struct {
-		opt  simjoin.BatchOptions
+		opt  records.BatchOptions
 		want string
 	}{
-		{simjoin.BatchOptions{}, "[1:a|b|c||d|e|f]"},
-		{simjoin.BatchOptions{MaxLines: 3}, "[1:a|b|c 4:|d|e 7:f]"},
-		{simjoin.BatchOptions{MaxLines: 1}, "[1:a 2:b 3:c 4: 5:d 6:e 7:f]"},
+		{records.BatchOptions{}, "[1:a|b|c||d|e|f]"},
+		{records.BatchOptions{MaxLines: 3}, "[1:a|b|c 4:|d|e 7:f]"},
+		{records.BatchOptions{MaxLines: 1}, "[1:a 2:b 3:c 4: 5:d 6:e 7:f]"},
 		// The line that reaches MaxBytes ends its batch.
-		{simjoin.BatchOptions{MaxBytes: 2}, "[1:a|b 3:c||d 6:e|f]"},
+		{records.BatchOptions{MaxBytes: 2}, "[1:a|b 3:c||d 6:e|f]"},
 	} {
 		got, err := batchesOf(t, strings.NewReader(in), c.opt)
 		if err != nil {
@@ -48,7 +48,7 @@ func TestReadBatches(t *testing.T) {
 			t.Errorf("%+v: got %s, want %s", c.opt, s, c.want)
 		}
 	}
-	got, err := batchesOf(t, strings.NewReader(""), simjoin.BatchOptions{})
+	got, err := batchesOf(t, strings.NewReader(""), records.BatchOptions{})
 	if err != nil || len(got) != 0 {
 		t.Errorf("empty input: got %v, %v; want no batch", got, err)
 	}
@@ -65,7 +65,7 @@ func TestReadBatches(t *testing.T) {
 		pw.Close()
 	}()
 	var lines []string
-	err = simjoin.ReadBatches(pr, simjoin.BatchOptions{}, func(first int, ls [][]byte) error {
+	err = records.ReadBatches(pr, records.BatchOptions{}, func(first int, ls [][]byte) error {
 		lines = append(lines, fmt.Sprintf("%d:%d", first, len(ls)))
 		handled <- struct{}{}
 		return nil
@@ -84,7 +84,7 @@ func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 func TestReadBatchesErrors(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	err := simjoin.ReadBatches(strings.NewReader("a\nb\nc\n"), simjoin.BatchOptions{MaxLines: 1}, func(int, [][]byte) error {
+	err := records.ReadBatches(strings.NewReader("a\nb\nc\n"), records.BatchOptions{MaxLines: 1}, func(int, [][]byte) error {
 		n++
 		return stop
 	})
@@ -92,8 +92,8 @@ func TestReadBatchesErrors(t *testing.T) {
 		t.Errorf("f's error: got %v after %d batches, want %v after 1", err, n, stop)
 	}
 	boom := errors.New("boom")
-	_, err = batchesOf(t, failingReader{boom}, simjoin.BatchOptions{Name: "in.txt"})
-	var le *simjoin.LineError
+	_, err = batchesOf(t, failingReader{boom}, records.BatchOptions{Name: "in.txt"})
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "in.txt" || le.Line != 0 || !errors.Is(err, boom) {
 		t.Errorf("read error: got %v, want in.txt: boom", err)
 	}

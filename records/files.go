@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"context"
@@ -62,16 +62,16 @@ type fileScratch struct {
 // it, or with KeepGoing is reported through Warn and skipped. Files with fewer
 // than MinTokens distinct tokens are dropped. A cancelled ctx stops the read
 // with ctx's cause.
-func (l *loading) readFiles(ctx context.Context, paths []string, to setSink) ([]string, error) {
+func (l *Reader) readFiles(ctx context.Context, paths []string, to Sink) ([]string, error) {
 	fo := &l.opts.Files
 	if l.filter == nil {
 		var err error
 		if l.filter, err = fileset.NewFilter(fo.Include, fo.Exclude); err != nil {
 			return nil, fmt.Errorf("simjoin: %w", err)
 		}
-		l.stats.Files = new(FileStats)
+		l.files = new(FileStats)
 	}
-	st := l.stats.Files
+	st := l.files
 	warn := fo.Warn
 	if warn == nil {
 		warn = func(error) {}
@@ -90,7 +90,7 @@ func (l *loading) readFiles(ctx context.Context, paths []string, to setSink) ([]
 
 // readList reads and tokenizes the files listed, as readFiles says, into an
 // order.Input.
-func (l *loading) readList(ctx context.Context, files []fileset.File, warn func(error)) (*order.Input, []string, error) {
+func (l *Reader) readList(ctx context.Context, files []fileset.File, warn func(error)) (*order.Input, []string, error) {
 	in := &order.Input{Workers: l.opts.Workers}
 	ids, err := l.readListTo(ctx, files, warn, in)
 	if err != nil {
@@ -103,8 +103,8 @@ func (l *loading) readList(ctx context.Context, files []fileset.File, warn func(
 // tokenized on the join's workers in chunks of about batchBytes (so that the
 // chunks in flight cover the time the keys of a batch take to be entered),
 // and taken in file order (parallel.Ordered).
-func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn func(error), to setSink) ([]string, error) {
-	fo, st := &l.opts.Files, l.stats.Files
+func (l *Reader) readListTo(ctx context.Context, files []fileset.File, warn func(error), to Sink) ([]string, error) {
+	fo, st := &l.opts.Files, l.files
 	report := l.progress(StageFiles, "")
 	defer report(-1, -1, true)
 	if in, ok := to.(*order.Input); ok {
@@ -208,7 +208,7 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 // readFile reads and tokenizes the file at path in sc's buffers, appends its
 // sorted distinct keys to dst and returns the extended slice (dst itself if
 // the file fails), and what it took (r.end is the extended slice's length).
-func (l *loading) readFile(sc *fileScratch, path string, dst []uint64) (keys []uint64, r fileResult) {
+func (l *Reader) readFile(sc *fileScratch, path string, dst []uint64) (keys []uint64, r fileResult) {
 	keys = dst
 	spec := l.opts.Tokens
 	t0 := time.Now()

@@ -1,4 +1,4 @@
-package simjoin
+package records
 
 import (
 	"bufio"
@@ -150,11 +150,11 @@ func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, 
 // input of approx.SelfJoinKeys. Errors and cost are ReadLines', without
 // the hash-table step a key that order.Input takes.
 func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
-	var kb keyBatches
+	var kb KeyBatches
 	if err := readLines(context.Background(), r, spec, opts, batchSink{keys: kb.take}); err != nil {
 		return nil, err
 	}
-	return kb.sets(opts.Workers), nil
+	return kb.Sets(opts.Workers), nil
 }
 
 // batchSink is where readLines hands each block's sets, on its calling
@@ -196,7 +196,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	// Keys a KiB of text in the last block tokenized (to start with, about
 	// one for every four bytes, typical of token sets, or one a byte for
 	// q-grams): a block's keys are sized from it, so that they rarely grow
-	// and a keyBatches keeps them without a copy.
+	// and a KeyBatches keeps them without a copy.
 	var perKiB atomic.Int64
 	perKiB.Store(256)
 	if spec.Kind == shingle.QGram {
@@ -306,11 +306,11 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 	return text, true, nil
 }
 
-// sinkOf returns how readLines hands its batches to to: a keyBatches
+// sinkOf returns how readLines hands its batches to to: a KeyBatches
 // keeps them, other sinks copy them, and an order.Input takes blocks of
 // small values as values (order.Input.AddValues).
-func sinkOf(to setSink) batchSink {
-	if kb, ok := to.(*keyBatches); ok {
+func sinkOf(to Sink) batchSink {
+	if kb, ok := to.(*KeyBatches); ok {
 		return batchSink{keys: kb.take}
 	}
 	sink := batchSink{keys: func(keys []uint64, offs []int) bool {

@@ -1,21 +1,18 @@
-package simjoin_test
+package records_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -52,10 +49,10 @@ func TestReadLines(t *testing.T) {
 			}
 			want.Add(keys)
 		}
-		wantSets := simjoin.SetsByID(t, want)
+		wantSets := records.SetsByID(t, want)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
-			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
+			got, err := records.ReadLines(strings.NewReader(b.String()), spec, records.ReadOptions{Workers: workers,
 				Progress: func(n int64) {
 					if n < last {
 						t.Errorf("progress went back from %d to %d", last, n)
@@ -68,7 +65,7 @@ func TestReadLines(t *testing.T) {
 			if got.Len() != len(lines) {
 				t.Fatalf("%s, %d workers: %d records, want %d", tokens, workers, got.Len(), len(lines))
 			}
-			gotSets := simjoin.SetsByID(t, got)
+			gotSets := records.SetsByID(t, got)
 			if len(gotSets) != len(wantSets) {
 				t.Fatalf("%s, %d workers: %d non-empty sets, want %d", tokens, workers, len(gotSets), len(wantSets))
 			}
@@ -106,15 +103,15 @@ func (e *errReader) Read(p []byte) (int, error) {
 func TestReadLinesErrors(t *testing.T) {
 	text := strings.Repeat("ok\n", 3000) + "secret\xff\n" + "ok\n"
 	spec, _ := shingle.Parse("qgram:2")
-	_, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Name: "in.txt"})
-	var le *simjoin.LineError
+	_, err := records.ReadLines(strings.NewReader(text), spec, records.ReadOptions{Name: "in.txt"})
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "in.txt" || le.Line != 3001 || !errors.Is(err, shingle.ErrUTF8) {
 		t.Fatalf("err = %v, want in.txt:3001 wrapping ErrUTF8", err)
 	}
 	if got := err.Error(); !strings.HasPrefix(got, "in.txt:3001: ") || strings.Contains(got, "secret") {
 		t.Errorf("message %q", got)
 	}
-	_, err = simjoin.ReadLines(&errReader{strings.NewReader("a\nb\n")}, shingle.Spec{}, simjoin.ReadOptions{})
+	_, err = records.ReadLines(&errReader{strings.NewReader("a\nb\n")}, shingle.Spec{}, records.ReadOptions{})
 	if !errors.As(err, &le) || le.Line != 0 || err.Error() != "<input>: disk on fire" {
 		t.Errorf("read error: %v", err)
 	}
@@ -123,7 +120,7 @@ func TestReadLinesErrors(t *testing.T) {
 // TestLineReader: line ends, a last line without one, long lines.
 func TestLineReader(t *testing.T) {
 	long := strings.Repeat("x", 3<<20)
-	lr := simjoin.NewLineReader(strings.NewReader("a\r\nb\n\n" + long + "\nc\r"))
+	lr := records.NewLineReader(strings.NewReader("a\r\nb\n\n" + long + "\nc\r"))
 	var got []string
 	for {
 		line, err := lr.Next()
@@ -159,7 +156,7 @@ func TestLongLineMemory(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		in, err := simjoin.ReadLines(strings.NewReader(line), spec, simjoin.ReadOptions{})
+		in, err := records.ReadLines(strings.NewReader(line), spec, records.ReadOptions{})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
@@ -191,7 +188,7 @@ func FuzzReadLines(f *testing.F) {
 		}
 		want := new(order.Input)
 		wantLine := 0
-		lr := simjoin.NewLineReader(bytes.NewReader(data))
+		lr := records.NewLineReader(bytes.NewReader(data))
 		for {
 			line, err := lr.Next()
 			if err == io.EOF {
@@ -207,8 +204,8 @@ func FuzzReadLines(f *testing.F) {
 			}
 			want.Add(keys)
 		}
-		got, err := simjoin.ReadLines(bytes.NewReader(data), spec, simjoin.ReadOptions{Name: "f", Workers: int(workers % 4)})
-		var le *simjoin.LineError
+		got, err := records.ReadLines(bytes.NewReader(data), spec, records.ReadOptions{Name: "f", Workers: int(workers % 4)})
+		var le *records.LineError
 		switch {
 		case wantLine > 0:
 			if !errors.As(err, &le) || le.Line != wantLine || le.Name != "f" {
@@ -221,7 +218,7 @@ func FuzzReadLines(f *testing.F) {
 		if got.Len() != want.Len() || got.Tokens() != want.Tokens() {
 			t.Fatalf("%d records of %d tokens, want %d of %d", got.Len(), got.Tokens(), want.Len(), want.Tokens())
 		}
-		gs, ws := simjoin.SetsByID(t, got), simjoin.SetsByID(t, want)
+		gs, ws := records.SetsByID(t, got), records.SetsByID(t, want)
 		for id, w := range ws {
 			if !slices.Equal(gs[id], w) {
 				t.Fatalf("record %d: %v, want %v", id, gs[id], w)
@@ -231,55 +228,6 @@ func FuzzReadLines(f *testing.F) {
 			t.Fatalf("%d non-empty sets, want %d", len(gs), len(ws))
 		}
 	})
-}
-
-// endless is a reader of "a b\n" lines without end.
-type endless struct{}
-
-func (endless) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = "a b\n"[i%4]
-	}
-	return len(p) - len(p)%4, nil
-}
-
-// TestLoadCanceledWhileReading: a context cancelled while Lines or Files
-// are read stops Load with the context's error (an endless input would
-// otherwise never end; the files after the chunks in flight are not read),
-// for one and several workers.
-func TestLoadCanceledWhileReading(t *testing.T) {
-	dir := t.TempDir()
-	text := []byte(strings.Repeat("a b c\n", 20000)) // 120 KB: several chunks of files
-	for i := range 50 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), text, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, workers := range []int{1, 3} {
-		for _, src := range []struct {
-			name  string
-			src   simjoin.Source
-			stage simjoin.Stage
-		}{
-			{"lines", simjoin.Lines(endless{}, "endless"), simjoin.StageRead},
-			{"files", simjoin.Files(dir), simjoin.StageFiles},
-		} {
-			ctx, cancel := context.WithCancel(context.Background())
-			events := 0
-			opts := simjoin.Options{Threshold: 0.5, Workers: workers, Progress: func(p simjoin.Progress) {
-				if p.Stage == src.stage && !p.End {
-					if events++; events == 3 {
-						cancel()
-					}
-				}
-			}}
-			_, err := simjoin.Load(ctx, src.src, simjoin.Source{}, opts)
-			cancel()
-			if !errors.Is(err, context.Canceled) || events < 3 || events >= 50 {
-				t.Errorf("%s, %d workers: err %v after %d progress events, want context.Canceled after 3 (and before the 50th)", src.name, workers, err, events)
-			}
-		}
-	}
 }
 
 // TestReadLinesInts: lines of small integers, read as values, give exactly
@@ -341,7 +289,7 @@ func readAsKeys(t *testing.T, spec shingle.Spec, lines []string, text, name stri
 	}
 	want := build(ref)
 	for _, workers := range []int{1, 2, 5} {
-		in, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Workers: workers})
+		in, err := records.ReadLines(strings.NewReader(text), spec, records.ReadOptions{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
