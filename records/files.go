@@ -22,20 +22,20 @@ type FileOptions struct {
 	// Include and Exclude are globs (see internal/fileset: '*' matches '/'
 	// too, and a glob without '/' matches the file's name): a file is kept
 	// when it matches an Include glob (or there is none) and no Exclude
-	// glob. An Include glob that matches no file fails Load with a
+	// glob. An Include glob that matches no file fails the read with a
 	// *fileset.SelectionError, as does a selection with no file.
 	Include, Exclude []string
 	// MinTokens drops files with fewer distinct tokens (near-empty files
 	// collide by chance); FileStats.TooFew counts them.
 	MinTokens int
 	// KeepGoing skips a file that cannot be read or tokenized, telling Warn
-	// (if not nil) and counting it, instead of failing Load.
+	// (if not nil) and counting it, instead of failing the read.
 	KeepGoing bool
 	Warn      func(error)
 }
 
-// FileStats counts what the Files sources of a join listed, selected and
-// read, over both sides.
+// FileStats counts what the Files sources of a Reader listed, selected and
+// read, over both sides of a join.
 type FileStats = fileset.Stats
 
 // fileResult is what reading and tokenizing one file of a chunk left: where
@@ -56,7 +56,7 @@ type fileScratch struct {
 	buf    []byte // the file's bytes: no key refers to them
 }
 
-// readFiles lists paths, then reads and tokenizes the files on the join's
+// readFiles lists paths, then reads and tokenizes the files on the reader's
 // workers and returns the records in file order with their ids (the paths).
 // A file that cannot be read or tokenized stops the read with an error naming
 // it, or with KeepGoing is reported through Warn and skipped. Files with fewer
@@ -100,7 +100,7 @@ func (l *Reader) readList(ctx context.Context, files []fileset.File, warn func(e
 }
 
 // readListTo is readList adding the records to to: the files are read and
-// tokenized on the join's workers in chunks of about batchBytes (so that the
+// tokenized on the reader's workers in chunks of about batchBytes (so that the
 // chunks in flight cover the time the keys of a batch take to be entered),
 // and taken in file order (parallel.Ordered).
 func (l *Reader) readListTo(ctx context.Context, files []fileset.File, warn func(error), to Sink) ([]string, error) {

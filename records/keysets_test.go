@@ -14,7 +14,7 @@ import (
 // TestReadKeySets: the key sets read are each line's AppendSet, in line
 // order, for line ends \n and \r\n, blocks cut inside long inputs and lines
 // longer than a block, for any number of workers; errors name the line as
-// ReadLines does.
+// the read into an order.Input does.
 func TestReadKeySets(t *testing.T) {
 	var b strings.Builder
 	var lines []string
@@ -39,7 +39,7 @@ func TestReadKeySets(t *testing.T) {
 	for _, tokens := range []string{"set", "qgram:2"} {
 		spec, _ := shingle.Parse(tokens)
 		for _, workers := range []int{1, 3} {
-			ks, err := records.ReadKeySets(strings.NewReader(b.String()), spec, records.ReadOptions{Workers: workers})
+			ks, err := readKeySets(strings.NewReader(b.String()), spec, lineOpts{Workers: workers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,12 +56,12 @@ func TestReadKeySets(t *testing.T) {
 	}
 	text := strings.Repeat("ok\n", 400000) + "secret\xff\n" + "ok\n"
 	spec, _ := shingle.Parse("qgram:2")
-	_, err := records.ReadKeySets(strings.NewReader(text), spec, records.ReadOptions{Name: "in.txt"})
+	_, err := readKeySets(strings.NewReader(text), spec, lineOpts{Name: "in.txt"})
 	var le *records.LineError
 	if !errors.As(err, &le) || le.Line != 400001 || !errors.Is(err, shingle.ErrUTF8) || strings.Contains(err.Error(), "secret") {
 		t.Errorf("err = %v, want in.txt:400001 wrapping ErrUTF8", err)
 	}
-	ks, err := records.ReadKeySets(strings.NewReader(""), spec, records.ReadOptions{})
+	ks, err := readKeySets(strings.NewReader(""), spec, lineOpts{})
 	if err != nil || ks.Len() != 0 {
 		t.Errorf("empty input: %d records, %v", ks.Len(), err)
 	}

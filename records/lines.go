@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
@@ -93,14 +92,13 @@ func (lr *LineReader) Next() ([]byte, error) {
 	}
 }
 
-// ReadOptions configures ReadLines. The zero value works.
-type ReadOptions struct {
+// lineOptions configures readLines. The zero value works.
+type lineOptions struct {
 	// Name names the input in errors (a path, or "<stdin>"); "" is shown
 	// as "<input>".
 	Name string
-	// Workers is the number of goroutines tokenizing, and entering the
-	// sets into ReadLines' result (its order.Input.Workers): 0 means
-	// GOMAXPROCS (parallel.Workers). The result does not depend on it.
+	// Workers is the number of goroutines tokenizing: 0 means GOMAXPROCS
+	// (parallel.Workers). The result does not depend on it.
 	Workers int
 	// Progress, if not nil, is called on the calling goroutine after each
 	// batch of lines with the bytes read so far: the text of the lines,
@@ -125,38 +123,6 @@ type lineBatch struct {
 	err   error // a *LineError with Line counted from the batch's first line, without its Name
 }
 
-// ReadLines reads one record per line from r and returns the token sets of
-// the lines (spec applied to each) in line order: record i is line i+1.
-// A line that spec cannot tokenize (such as invalid UTF-8 where spec needs
-// text) stops the read with a *LineError naming opts.Name and the line;
-// so does a read error (without a line).
-//
-// Cost: one pass over r on a reading goroutine, which hands blocks of about
-// 1 MiB of whole lines to opts.Workers goroutines that split and tokenize
-// them; the sets are added to the result in line order. Memory: the sets'
-// keys (8 bytes per distinct token of each line) and a few blocks of text in
-// flight, their buffers reused. All goroutines have ended when it returns; r
-// is read to its end or to the first error, and not closed.
-func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
-	in := &order.Input{Workers: opts.Workers}
-	if err := readLines(context.Background(), r, spec, opts, sinkOf(in)); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
-
-// ReadKeySets is ReadLines for the LSH joins, which need no token order:
-// the token sets as sorted, distinct keys in one arena (8 bytes a key), the
-// input of approx.SelfJoinKeys. Errors and cost are ReadLines', without
-// the hash-table step a key that order.Input takes.
-func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeySets, error) {
-	var kb KeyBatches
-	if err := readLines(context.Background(), r, spec, opts, batchSink{keys: kb.take}); err != nil {
-		return nil, err
-	}
-	return kb.Sets(opts.Workers), nil
-}
-
 // batchSink is where readLines hands each block's sets, on its calling
 // goroutine, in line order (offs[0] == 0 and line k is [offs[k], offs[k+1])).
 type batchSink struct {
@@ -179,7 +145,7 @@ type batchSink struct {
 // not a small integer's one spelling, a byte that is not ASCII); that block
 // and every later one are read as keys. A cancelled ctx stops the read
 // between blocks with ctx's cause.
-func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOptions, sink batchSink) error {
+func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts lineOptions, sink batchSink) error {
 	name := opts.Name
 	if name == "" {
 		name = "<input>"

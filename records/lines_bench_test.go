@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/testkit/synth"
-	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -34,13 +33,13 @@ func BenchmarkReadLines(b *testing.B) {
 			b.Run(fmt.Sprintf("sink=%s/workers=%d", sink, workers), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(text)))
-				opts := records.ReadOptions{Workers: workers}
+				opts := lineOpts{Workers: workers}
 				for b.Loop() {
 					var err error
 					if sink == "order" {
-						_, err = records.ReadLines(bytes.NewReader(text), shingle.Spec{}, opts)
+						_, err = readLines(bytes.NewReader(text), shingle.Spec{}, opts)
 					} else {
-						_, err = records.ReadKeySets(bytes.NewReader(text), shingle.Spec{}, opts)
+						_, err = readKeySets(bytes.NewReader(text), shingle.Spec{}, opts)
 					}
 					if err != nil {
 						b.Fatal(err)

@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,54 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
+
+// lineOpts are the options of a test's read of a Lines source.
+type lineOpts struct {
+	Name     string      // the source's name
+	Workers  int         // records.Options.Workers
+	Progress func(int64) // told the bytes read so far (StageLines)
+}
+
+// readLines reads r as Load reads a Lines source: into an order.Input, on
+// opts.Workers goroutines.
+func readLines(r io.Reader, spec shingle.Spec, opts lineOpts) (*order.Input, error) {
+	in := &order.Input{Workers: opts.Workers}
+	if err := readLinesTo(r, spec, opts, in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// readKeySets reads r as Load reads a Lines source for the LSH path: into
+// key sets, with no token order.
+func readKeySets(r io.Reader, spec shingle.Spec, opts lineOpts) (*approx.KeySets, error) {
+	var kb records.KeyBatches
+	if err := readLinesTo(r, spec, opts, &kb); err != nil {
+		return nil, err
+	}
+	return kb.Sets(opts.Workers), nil
+}
+
+func readLinesTo(r io.Reader, spec shingle.Spec, opts lineOpts, to records.Sink) error {
+	ro := records.Options{Tokens: spec, Workers: opts.Workers}
+	if opts.Progress != nil {
+		ro.Progress = func(stage records.Stage, name string) func(done, total int64, end bool) {
+			return func(done, _ int64, end bool) {
+				if stage == records.StageLines && name == opts.Name && !end {
+					opts.Progress(done)
+				}
+			}
+		}
+	}
+	_, err := records.NewReader(ro).Read(context.Background(), records.Lines(r, opts.Name), 0, to)
+	return err
+}
 
 // TestReadLines: the sets read are those of each line tokenized alone, in
 // line order, for line ends \n and \r\n, a last line without a newline, and
@@ -52,7 +96,7 @@ func TestReadLines(t *testing.T) {
 		wantSets := records.SetsByID(t, want)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
-			got, err := records.ReadLines(strings.NewReader(b.String()), spec, records.ReadOptions{Workers: workers,
+			got, err := readLines(strings.NewReader(b.String()), spec, lineOpts{Workers: workers,
 				Progress: func(n int64) {
 					if n < last {
 						t.Errorf("progress went back from %d to %d", last, n)
@@ -103,7 +147,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 func TestReadLinesErrors(t *testing.T) {
 	text := strings.Repeat("ok\n", 3000) + "secret\xff\n" + "ok\n"
 	spec, _ := shingle.Parse("qgram:2")
-	_, err := records.ReadLines(strings.NewReader(text), spec, records.ReadOptions{Name: "in.txt"})
+	_, err := readLines(strings.NewReader(text), spec, lineOpts{Name: "in.txt"})
 	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "in.txt" || le.Line != 3001 || !errors.Is(err, shingle.ErrUTF8) {
 		t.Fatalf("err = %v, want in.txt:3001 wrapping ErrUTF8", err)
@@ -111,7 +155,7 @@ func TestReadLinesErrors(t *testing.T) {
 	if got := err.Error(); !strings.HasPrefix(got, "in.txt:3001: ") || strings.Contains(got, "secret") {
 		t.Errorf("message %q", got)
 	}
-	_, err = records.ReadLines(&errReader{strings.NewReader("a\nb\n")}, shingle.Spec{}, records.ReadOptions{})
+	_, err = readLines(&errReader{strings.NewReader("a\nb\n")}, shingle.Spec{}, lineOpts{})
 	if !errors.As(err, &le) || le.Line != 0 || err.Error() != "<input>: disk on fire" {
 		t.Errorf("read error: %v", err)
 	}
@@ -156,7 +200,7 @@ func TestLongLineMemory(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		in, err := records.ReadLines(strings.NewReader(line), spec, records.ReadOptions{})
+		in, err := readLines(strings.NewReader(line), spec, lineOpts{})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +216,7 @@ func TestLongLineMemory(t *testing.T) {
 	}
 }
 
-// FuzzReadLines compares ReadLines, which splits the input into batches for
+// FuzzReadLines compares the Lines source, which splits the input into batches for
 // parallel workers, with the plain reading: LineReader's lines tokenized one
 // by one. The sets, their order and the line of the first bad record must
 // agree, for any bytes and a few tokenizers and worker counts.
@@ -204,7 +248,7 @@ func FuzzReadLines(f *testing.F) {
 			}
 			want.Add(keys)
 		}
-		got, err := records.ReadLines(bytes.NewReader(data), spec, records.ReadOptions{Name: "f", Workers: int(workers % 4)})
+		got, err := readLines(bytes.NewReader(data), spec, lineOpts{Name: "f", Workers: int(workers % 4)})
 		var le *records.LineError
 		switch {
 		case wantLine > 0:
@@ -267,7 +311,7 @@ func TestReadLinesInts(t *testing.T) {
 	}
 }
 
-// readAsKeys checks that ReadLines of text, for 1, 2 and 5 workers, builds
+// readAsKeys checks that reading the lines of text, for 1, 2 and 5 workers, builds
 // exactly the collection and dictionary of lines entered by their keys
 // (spec.AppendSet, Input.Add).
 func readAsKeys(t *testing.T, spec shingle.Spec, lines []string, text, name string) {
@@ -289,7 +333,7 @@ func readAsKeys(t *testing.T, spec shingle.Spec, lines []string, text, name stri
 	}
 	want := build(ref)
 	for _, workers := range []int{1, 2, 5} {
-		in, err := records.ReadLines(strings.NewReader(text), spec, records.ReadOptions{Workers: workers})
+		in, err := readLines(strings.NewReader(text), spec, lineOpts{Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,8 +10,8 @@ import (
 // lines tokenized by Options.Tokens, ready sets, or files. Record i of a
 // source is its i-th string, set or line; the records of Files are the files
 // kept, in the order listed. A Source is a small value that reads nothing
-// until Load; the zero Source is none (Load's second source for a
-// self-join).
+// until a Reader reads it; the zero Source holds no records (the second
+// source of a self-join).
 type Source struct {
 	// read adds the records to to and returns their ids (nil but for Files);
 	// Lines and Files stop with ctx's cause when it is cancelled.
@@ -31,7 +31,7 @@ type Sink interface {
 
 // Strings is a source of records given as strings, tokenized by
 // Options.Tokens on the calling goroutine. A record that does not tokenize
-// fails Load with a *RecordError.
+// fails the read with a *RecordError.
 func Strings(records []string) Source {
 	return Source{func(_ context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		var buf []uint64
@@ -67,15 +67,23 @@ func Sets[T cmp.Ordered](sets [][]T) Source {
 	}, false}
 }
 
-// Lines is a source of one record per line of r (ReadLines: tokenized, and
-// the sets entered and ordered, on Options.Workers goroutines), named name
-// in errors and progress (a path, or "<stdin>"). r is read to its end by
-// Load, or until Load's ctx is cancelled, and not closed.
+// Lines is a source of one record per line of r: record i is line i+1, its
+// line end ("\n" or "\r\n") dropped, named name in errors and progress (a
+// path, or "<stdin>"). A line that Options.Tokens cannot tokenize (such as
+// invalid UTF-8 where it needs text) stops the read with a *LineError naming
+// the line; so does a read error (without a line). r is read to its end, to
+// the first error or until the read's ctx is cancelled, and not closed.
+//
+// Cost: one pass over r on a reading goroutine, which hands blocks of about
+// 1 MiB of whole lines to Options.Workers goroutines that split and tokenize
+// them; the sets go to the sink in line order. Memory: the sets' keys (8
+// bytes per distinct token of each line) and a few blocks of text in
+// flight, their buffers reused.
 func Lines(r io.Reader, name string) Source {
 	return Source{func(ctx context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		report := l.progress(StageLines, name)
 		defer report(-1, -1, true)
-		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
+		return nil, readLines(ctx, r, l.opts.Tokens, lineOptions{Name: name, Workers: l.opts.Workers,
 			Progress: func(n int64) { report(n, -1, false) }}, sinkOf(to))
 	}, true}
 }

@@ -34,7 +34,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -84,7 +84,7 @@ func main() {
 		src = records.Lines(f, flag.Arg(0))
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	opts := simjoin.Options{Tokens: spec, Threshold: 1, Method: simjoin.Exact, Files: fo}
+	opts := records.Options{Tokens: spec, Files: fo}
 	err = convert(w, src, opts, *format == "text")
 	if err == nil {
 		err = w.Flush()
@@ -95,15 +95,18 @@ func main() {
 	}
 }
 
-// convert reads src as simjoin.Load does with opts and writes its sets to
-// w, as integer lines if text, else as Tsinghua's binary records (see the
-// package comment).
-func convert(w io.Writer, src records.Source, opts simjoin.Options, text bool) error {
-	in, err := simjoin.Load(context.Background(), src, records.Source{}, opts)
+// convert reads src with opts and orders its sets as the exact join does
+// (records, then order) and writes them to w, as integer lines if text, else
+// as Tsinghua's binary records (see the package comment).
+func convert(w io.Writer, src records.Source, opts records.Options, text bool) error {
+	in := &order.Input{Workers: opts.Workers}
+	if _, err := records.NewReader(opts).Read(context.Background(), src, 0, in); err != nil {
+		return err
+	}
+	c, err := order.New(in)
 	if err != nil {
 		return err
 	}
-	c, _ := in.Collections()
 	var buf []byte
 	for i := range c.Len() {
 		set := c.Set(i)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/records"
 )
 
@@ -104,7 +103,7 @@ func convertFile(t *testing.T, w *bytes.Buffer, path string, text bool) error {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return convert(w, records.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, text)
+	return convert(w, records.Lines(f, path), records.Options{}, text)
 }
 
 // TestConvertFiles checks that a Files source gives one record a file,
@@ -117,7 +116,7 @@ func TestConvertFiles(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	opts := simjoin.Options{Threshold: 1, Method: simjoin.Exact, Files: records.FileOptions{Include: []string{"*.txt"}}}
+	opts := records.Options{Files: records.FileOptions{Include: []string{"*.txt"}}}
 	if err := convert(&out, records.Files(dir), opts, true); err != nil {
 		t.Fatal(err)
 	}
