@@ -36,15 +36,15 @@ func TestCheckRecall(t *testing.T) {
 			check.CheckRecall = true
 			if rs {
 				r, s := fx.Sets[:half], fx.Sets[half:]
-				plain, _, err = simjoin.JoinSets(ctx, r, s, opts)
+				plain, _, err = collect(ctx, records.Sets(r), records.Sets(s), opts)
 				if err == nil {
-					checked, st, err = simjoin.JoinSets(ctx, r, s, check)
+					checked, st, err = collect(ctx, records.Sets(r), records.Sets(s), check)
 				}
 				truth = jointest.RSJoin(r, s, prefix.Jaccard, th)
 			} else {
-				plain, _, err = simjoin.SelfJoinSets(ctx, fx.Sets, opts)
+				plain, _, err = collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err == nil {
-					checked, st, err = simjoin.SelfJoinSets(ctx, fx.Sets, check)
+					checked, st, err = collect(ctx, records.Sets(fx.Sets), records.Source{}, check)
 				}
 				truth = jointest.SelfJoin(fx.Sets, prefix.Jaccard, th)
 			}
@@ -67,7 +67,7 @@ func TestCheckRecall(t *testing.T) {
 		check := opts
 		check.CheckRecall = true
 		n := 0
-		st, err := simjoin.SelfJoinSetsFunc(ctx, fx.Sets, check, func(simjoin.Pair) bool { n++; return false })
+		st, err := simjoin.Run(ctx, records.Sets(fx.Sets), records.Source{}, check, func(simjoin.Pair) bool { n++; return false })
 		if err != nil || n > 1 || (n == 1) != (st.Check == nil) {
 			t.Errorf("%s: stopped after %d pairs: %v, check %v", fx.Name, n, err, st.Check != nil)
 		}

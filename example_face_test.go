@@ -11,8 +11,8 @@ import (
 )
 
 // The face the simjoin command uses: load the lines of a reader, let the
-// planner choose the method, and range over the pairs; the Stats say which
-// method ran and why.
+// planner choose the method, and join, the pairs streamed to a callback; the
+// Stats say which method ran and why.
 func ExampleLoad() {
 	text := "the quick brown fox\nthe quick brown dog\na slow green turtle\nthe quick red fox\n"
 	ctx := context.Background()
@@ -22,13 +22,13 @@ func ExampleLoad() {
 		fmt.Println(err)
 		return
 	}
-	var st simjoin.Stats
-	for p, err := range in.Pairs(ctx, &st) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
+	st, err := in.Join(ctx, func(p simjoin.Pair) bool {
 		fmt.Printf("line %d ~ line %d: %.2f\n", p.A+1, p.B+1, p.Sim)
+		return true
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	fmt.Println("method:", st.Method, "(planned:", st.Plan != nil, ")", "records:", st.Records, "pairs:", st.Results)
 	// Unordered output:

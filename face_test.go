@@ -16,6 +16,7 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
@@ -260,7 +261,7 @@ func TestFaceFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = collectAll(t, in)
-	rsWant, _, err := simjoin.Join(ctx, kept, kept, opts)
+	rsWant, _, err := collect(ctx, records.Strings(kept), records.Strings(kept), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,47 +344,6 @@ func TestFaceExplain(t *testing.T) {
 	ex, err = in.Explain(ctx, simjoin.ExplainOptions{CrossCheck: 10})
 	if !errors.Is(err, simjoin.ErrNoLSH) || ex == nil || ex.Plan == nil {
 		t.Errorf("cross-check without LSH: %v", err)
-	}
-}
-
-// TestFacePairs: the iterator gives Join's pairs in Join's order, stops
-// when the loop does, and ends with the error of a failed join.
-func TestFacePairs(t *testing.T) {
-	ctx := context.Background()
-	recs := slices.Repeat([]string{"a b c", "a b d", "x y"}, 30)
-	in, err := simjoin.Load(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []simjoin.Pair
-	if _, err := in.Join(ctx, func(p simjoin.Pair) bool { want = append(want, p); return true }); err != nil {
-		t.Fatal(err)
-	}
-	var got []simjoin.Pair
-	var st simjoin.Stats
-	for p, err := range in.Pairs(ctx, &st) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, p)
-	}
-	if !slices.Equal(got, want) || st.Results != int64(len(want)) {
-		t.Errorf("Pairs: %d pairs (stats %d), Join: %d", len(got), st.Results, len(want))
-	}
-	n := 0
-	for range in.Pairs(ctx, nil) {
-		if n++; n == 3 {
-			break
-		}
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	var last error
-	for _, err := range in.Pairs(canceled, nil) {
-		last = err
-	}
-	if !errors.Is(last, context.Canceled) {
-		t.Errorf("canceled: last error %v", last)
 	}
 }
 
@@ -482,12 +442,12 @@ func TestFaceFractionAndPlan(t *testing.T) {
 		{simjoin.Options{Threshold: 2.0 / 3}, 0},
 	} {
 		c.opts.Method = simjoin.Exact
-		pairs, _, err := simjoin.SelfJoinSets(ctx, sets, c.opts)
+		pairs, _, err := collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("%+v: %v pairs (%v), want %d", c.opts, pairs, err, c.want)
 		}
 	}
-	if _, _, err := simjoin.SelfJoinSets(ctx, sets, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
+	if _, _, err := collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
 		t.Errorf("Fraction 3/2: %v", err)
 	}
 	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5})
@@ -536,4 +496,19 @@ func TestFaceResolve(t *testing.T) {
 			t.Errorf("%v: %p (input %p), method %v, %v", m, in, given, method, err)
 		}
 	}
+}
+
+// collect runs the join of r and s (the zero Source: a self-join) and
+// returns its pairs sorted by (A, B).
+func collect(ctx context.Context, r, s records.Source, opts simjoin.Options) ([]simjoin.Pair, simjoin.Stats, error) {
+	var pairs []simjoin.Pair
+	st, err := simjoin.Run(ctx, r, s, opts, func(p simjoin.Pair) bool {
+		pairs = append(pairs, p)
+		return true
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	slices.SortFunc(pairs, join.ComparePairs)
+	return pairs, st, nil
 }

@@ -20,7 +20,7 @@ import (
 // Input is the input of a join, read, tokenized and ordered by Load: one
 // collection for a self-join, two (over one token order) for an R-S join,
 // with the options they were loaded with. It is immutable and safe for
-// concurrent use; Join, Pairs, Dedup and Explain may run on it any number of
+// concurrent use; Join, Dedup and Explain may run on it any number of
 // times.
 type Input struct {
 	// r and s are the collections, s nil for a self-join; with Method LSH

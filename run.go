@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
@@ -116,29 +115,6 @@ func (in *Input) Join(ctx context.Context, yield func(Pair) bool) (Stats, error)
 	return in.run(ctx, yield, nil)
 }
 
-// Pairs is Join as an iterator: each pair comes with a nil error, and an
-// error that ends the join comes last, with a zero Pair. When the iteration
-// ends (or is stopped), *st holds the Stats if st is not nil. The join runs
-// while the loop does, once per iteration.
-func (in *Input) Pairs(ctx context.Context, st *Stats) iter.Seq2[Pair, error] {
-	return func(yield func(Pair, error) bool) {
-		stopped := false
-		s, err := in.Join(ctx, func(p Pair) bool {
-			if !yield(p, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		})
-		if st != nil {
-			*st = s
-		}
-		if err != nil && !stopped {
-			yield(Pair{}, err)
-		}
-	}
-}
-
 // Run loads r (and s, for an R-S join) and joins them: Load, then
 // Input.Join.
 func Run(ctx context.Context, r, s records.Source, opts Options, yield func(Pair) bool) (Stats, error) {
@@ -165,7 +141,7 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	return planner.New(ctx, r, sc, in.plannerOptions(in.opts.Method))
 }
 
-// WithPlan returns in to be joined as p says (p from in.Plan): Join, Pairs
+// WithPlan returns in to be joined as p says (p from in.Plan): Join
 // and Dedup on the result run p.Method, with p's LSH options when that is
 // LSH, and report p as Stats.Plan, instead of planning again. The
 // collections are shared.

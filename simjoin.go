@@ -1,6 +1,6 @@
 // Package simjoin finds every pair of records whose token sets have
-// similarity at least a threshold t: the all-pairs similarity join, as the
-// library calls the simjoin command itself is built on.
+// similarity at least a threshold t: the all-pairs similarity join. It is
+// the library's face, the one the simjoin command itself is built on.
 //
 // Two paths answer it. The exact path is AllPairs (Bayardo, Ma and Srikant,
 // "Scaling up all pairs similarity search", WWW 2007) with the positional
@@ -18,21 +18,20 @@
 //
 // # Lifecycle
 //
-// A join reads its records from Sources (strings, ready sets, lines of a
-// reader, or files selected under directories), tokenizes them (package
-// shingle), builds the rare-first token order and the size-sorted
-// collections (package order): Load returns that Input. With Method LSH
-// (and no CheckRecall) Load builds no order: MinHash signs the token keys
-// themselves and candidates are verified on sorted keys (approx.KeySets, 8
-// bytes a token), and the order is built only if Collections, Plan or
-// Explain asks for it. Input.Join then
-// plans (for Method Auto) and runs the chosen path, streaming the pairs to a
-// callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
-// plan and the counters of the path that ran. Input.Dedup clusters the pairs
-// of a self-join; Input.Explain returns the plan, and optionally a measured
-// run and a cross-check of LSH against the exact answer. Run is Load and
-// Join in one call; SelfJoin, Join and friends are the shortest forms for
-// strings and sets in memory.
+// A join reads its records from sources (package records: strings, ready
+// sets, lines of a reader, or files selected under directories), tokenizes
+// them (package shingle), builds the rare-first token order and the
+// size-sorted collections (package order): Load returns that Input. With
+// Method LSH (and no CheckRecall) Load builds no order: MinHash signs the
+// token keys themselves and candidates are verified on sorted keys
+// (approx.KeySets, 8 bytes a token), and the order is built only if
+// Collections, Plan or Explain asks for it. Input.Join then plans (for
+// Method Auto) and runs the chosen path, streaming the pairs to a callback
+// and returning Stats that carry the plan and the counters of the path that
+// ran. Input.Dedup clusters the pairs of a self-join; Input.Explain returns
+// the plan, and optionally a measured run and a cross-check of LSH against
+// the exact answer. Run is Load and Join in one call; SelfJoin is the
+// shortest form for strings in memory, its pairs collected and sorted.
 //
 // An Input is immutable once loaded and safe for concurrent use; every call
 // has ended its goroutines when it returns. The records and sets passed in

@@ -82,24 +82,24 @@ func TestSetsAgainstOracle(t *testing.T) {
 				}
 				name := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, th)
 				opts := simjoin.Options{Measure: m, Threshold: tf, Workers: 2, Method: simjoin.Exact}
-				pairs, st, err := simjoin.SelfJoinSets(ctx, fx.Sets, opts)
+				pairs, st, err := collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if st.Results != int64(len(pairs)) || st.Records != len(fx.Sets) {
-					t.Errorf("%s: stats %+v for %d pairs of %d records", name, st, len(pairs), len(fx.Sets))
+					t.Errorf("%s: stats %+v for %d pairs of %d recs", name, st, len(pairs), len(fx.Sets))
 				}
 				want := self.Join(m, th)
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(fx.Sets), sizeOf(fx.Sets)), want)
 
-				pairs, _, err = simjoin.JoinSets(ctx, r, s, opts)
+				pairs, _, err = collect(ctx, records.Sets(r), records.Sets(s), opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(r), sizeOf(s)), cross.Join(m, th))
 
 				var streamed []jointest.Pair
-				_, err = simjoin.JoinSetsFunc(ctx, r, s, opts, func(p simjoin.Pair) bool {
+				_, err = simjoin.Run(ctx, records.Sets(r), records.Sets(s), opts, func(p simjoin.Pair) bool {
 					streamed = append(streamed, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
 					return true
 				})
@@ -113,11 +113,11 @@ func TestSetsAgainstOracle(t *testing.T) {
 	}
 }
 
-// qgramSets tokenizes records as the oracle sees them: the distinct q-grams,
+// qgramSets tokenizes recs as the oracle sees them: the distinct q-grams,
 // numbered.
-func qgramSets(records []string, q int, ids map[string]uint32) [][]uint32 {
-	out := make([][]uint32, len(records))
-	for i, rec := range records {
+func qgramSets(recs []string, q int, ids map[string]uint32) [][]uint32 {
+	out := make([][]uint32, len(recs))
+	for i, rec := range recs {
 		runes := []rune(rec)
 		for k := 0; k+q <= len(runes); k++ {
 			g := string(runes[k : k+q])
@@ -165,7 +165,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 	seed := uint64(20261130)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	records := mutatedPasswords(r, 300)
+	recs := mutatedPasswords(r, 300)
 	other := mutatedPasswords(r, 200)
 	ctx := context.Background()
 	qs := []int{2, 3, 4}
@@ -174,19 +174,19 @@ func TestStringsAgainstOracle(t *testing.T) {
 	}
 	for _, q := range qs {
 		ids := map[string]uint32{}
-		sets, osets := qgramSets(records, q, ids), qgramSets(other, q, ids)
+		sets, osets := qgramSets(recs, q, ids), qgramSets(other, q, ids)
 		self, cross := jointest.SelfOverlaps(sets), jointest.RSOverlaps(sets, osets)
 		for _, m := range allMeasures {
 			for _, tf := range floatThresholds(m) {
 				th, _ := prefix.ThresholdOf(m, tf)
 				name := fmt.Sprintf("q=%d/%s/t=%s", q, m, th)
 				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: tf, Method: simjoin.Exact}
-				pairs, _, err := simjoin.SelfJoin(ctx, records, opts)
+				pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(sets)), self.Join(m, th))
-				pairs, _, err = simjoin.Join(ctx, records, other, opts)
+				pairs, _, err = collect(ctx, records.Strings(recs), records.Strings(other), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -201,10 +201,10 @@ func TestStringsAgainstOracle(t *testing.T) {
 // does not depend on the number of workers.
 func TestCollectedSortedStreamedNot(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	records := mutatedPasswords(r, 2000)
+	recs := mutatedPasswords(r, 2000)
 	ctx := context.Background()
 	opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Threshold: 0.6}
-	pairs, _, err := simjoin.SelfJoin(ctx, records, opts)
+	pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 	for _, w := range []int{1, 2, 5} {
 		opts.Workers = w
 		var got []simjoin.Pair
-		if _, err := simjoin.SelfJoinFunc(ctx, records, opts, func(p simjoin.Pair) bool {
+		if _, err := simjoin.Run(ctx, records.Strings(recs), records.Source{}, opts, func(p simjoin.Pair) bool {
 			got = append(got, p)
 			return true
 		}); err != nil {
@@ -252,9 +252,9 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 // TestStopEarly checks that yield returning false stops the stream without
 // an error.
 func TestStopEarly(t *testing.T) {
-	records := slices.Repeat([]string{"a b c"}, 50) // 1225 identical pairs
+	recs := slices.Repeat([]string{"a b c"}, 50) // 1225 identical pairs
 	n := 0
-	_, err := simjoin.SelfJoinFunc(context.Background(), records, simjoin.Options{Threshold: 1}, func(simjoin.Pair) bool {
+	_, err := simjoin.Run(context.Background(), records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 1}, func(simjoin.Pair) bool {
 		n++
 		return n < 10
 	})
@@ -267,14 +267,14 @@ func TestStopEarly(t *testing.T) {
 func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	records := slices.Repeat([]string{"a b c", "a b d"}, 200)
-	_, _, err := simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 0.5})
+	recs := slices.Repeat([]string{"a b c", "a b d"}, 200)
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 0.5})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	n := 0
-	_, err = simjoin.SelfJoinFunc(ctx, records, simjoin.Options{Threshold: 0.5, Workers: 2}, func(simjoin.Pair) bool {
+	_, err = simjoin.Run(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 0.5, Workers: 2}, func(simjoin.Pair) bool {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -316,18 +316,18 @@ func TestOptionErrors(t *testing.T) {
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: SelfJoin err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = simjoin.Join(ctx, recs, recs, c.opts)
+		_, _, err = collect(ctx, records.Strings(recs), records.Strings(recs), c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: Join err = %v, want %v", c.name, err, c.want)
 		}
 		if c.want == simjoin.ErrTokens {
 			continue // the *Sets calls ignore Tokens
 		}
-		_, _, err = simjoin.SelfJoinSets(ctx, sets, c.opts)
+		_, _, err = collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: SelfJoinSets err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = simjoin.JoinSets(ctx, sets, sets, c.opts)
+		_, _, err = collect(ctx, records.Sets(sets), records.Sets(sets), c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: JoinSets err = %v, want %v", c.name, err, c.want)
 		}
@@ -341,7 +341,7 @@ func TestRecordError(t *testing.T) {
 	secret := "hunter2\xff"
 	for _, kind := range []shingle.Kind{shingle.Words, shingle.QGram, shingle.Shingle} {
 		opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: kind, N: 2}}
-		_, _, err := simjoin.Join(ctx, []string{"fine"}, []string{"ok", "fine", secret}, opts)
+		_, _, err := collect(ctx, records.Strings([]string{"fine"}), records.Strings([]string{"ok", "fine", secret}), opts)
 		var re *records.RecordError
 		if !errors.As(err, &re) || re.Side != records.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
 			!strings.HasPrefix(err.Error(), "simjoin: record s[2]: ") {
@@ -379,7 +379,7 @@ func TestFloatTokens(t *testing.T) {
 		{0, 5},
 		{nan, nan, 7},
 	}
-	pairs, _, err := simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 1})
+	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestFloatTokens(t *testing.T) {
 	if !slices.Equal(pairs, want) {
 		t.Fatalf("got %v, want %v", pairs, want)
 	}
-	pairs, _, err = simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Measure: prefix.Overlap, Threshold: 1})
+	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,11 +401,11 @@ func TestFloatTokens(t *testing.T) {
 // a pair at similarity exactly 0.8 is kept, and 0.8 + one ulp drops it.
 func TestExactThreshold(t *testing.T) {
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5}} // Jaccard 4/5
-	pairs, _, err := simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 0.8})
+	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.8})
 	if err != nil || len(pairs) != 1 {
 		t.Fatalf("at t=0.8: %v, %v; want the pair", pairs, err)
 	}
-	pairs, _, err = simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 0.8000001})
+	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.8000001})
 	if err != nil || len(pairs) != 0 {
 		t.Fatalf("at t=0.8000001: %v, %v; want none", pairs, err)
 	}
@@ -420,7 +420,7 @@ func TestEmpty(t *testing.T) {
 		if err != nil || len(pairs) != 0 || st.Skipped != len(recs) || st.Records != len(recs) {
 			t.Errorf("%q: %v %+v %v", recs, pairs, st, err)
 		}
-		pairs, st, err = simjoin.Join(ctx, recs, []string{"a"}, opts)
+		pairs, st, err = collect(ctx, records.Strings(recs), records.Strings([]string{"a"}), opts)
 		if err != nil || len(pairs) != 0 || st.Records != len(recs)+1 {
 			t.Errorf("%q vs [a]: %v %+v %v", recs, pairs, st, err)
 		}
@@ -446,12 +446,12 @@ func TestTokensNorm(t *testing.T) {
 // TestWorkersClamped: a worker count far beyond the machine is lowered to
 // 4·GOMAXPROCS (it used to exhaust memory), and the pairs do not change.
 func TestWorkersClamped(t *testing.T) {
-	records := []string{"a b c", "a b c d", "x y", "x y z"}
-	want, _, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1})
+	recs := []string{"a b c", "a b c d", "x y", "x y z"}
+	want, _, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: 0.5, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40, Method: simjoin.Exact})
+	got, st, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: 0.5, Workers: 1 << 40, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
