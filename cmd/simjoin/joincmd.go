@@ -15,13 +15,13 @@ import (
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/progress"
 	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
-	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/sink"
 )
 
 func init() { register(newJoinCmd) }
@@ -195,8 +195,8 @@ func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
 	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
-		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-		sink := rows.NewSink(cfg.sort, pw.WritePair, pw.Flush)
+		pw := sink.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+		sink := sink.NewSink(cfg.sort, pw.WritePair, pw.Flush)
 		st, err := in.Join(ctx, sink.Add)
 		return st, sink.Close, cmp.Or(err, sink.Err())
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
 
 func init() { register(newPasswordsCmd) }
@@ -201,7 +202,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
+		sink := sink.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
 		var found rpt.Counter
 		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 		err = cmp.Or(err, sink.Err())

@@ -23,6 +23,7 @@ import (
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
 
 // ExitTooClose is the exit status of passwords check when a candidate is
@@ -51,7 +52,7 @@ type Candidates struct {
 //
 // Cost: answer's, and one pass over its results. Memory: one batch and its
 // results at a time.
-func Run[T any](ctx context.Context, rep *report.Report, in Candidates, w *rows.Writer, m prefix.Measure,
+func Run[T any](ctx context.Context, rep *report.Report, in Candidates, w *sink.Writer, m prefix.Measure,
 	answer func(batch [][]byte) ([][]T, error), sim func(T) float64, write func(candidate int, x T)) (*passwords.CheckStats, error) {
 	tm := rep.Start("check")
 	var cs passwords.CheckStats

@@ -1,14 +1,13 @@
-// Package rows writes the output lines of every simjoin command, one record
-// or pair a line, in the format asked for (TSV, CSV with a header line, or
-// JSONL objects), through internal/fieldenc: the pairs of join, the kept ids
-// and clusters of dedup, the pairs, families and matches of passwords, and
-// the hits and outcomes of the index commands.
+// Package rows writes the simjoin command's output lines other than a
+// join's pairs and clusters (package sink writes those): the pairs,
+// families and matches of passwords, and the hits, outcomes and statistics
+// of the index commands, one a line, in the format asked for (TSV, CSV with
+// a header line, or JSONL objects), each on a sink.Writer.
 //
-// Similarities are written as join writes them (AppendSimilarity): integers
-// for the overlap measure, otherwise up to six decimals without trailing
-// zeros. Ids that are paths and passwords are any bytes, escaped or quoted
-// so that every line parses under its format's strict reader and the bytes
-// come back unchanged (see internal/fieldenc).
+// Similarities are written as join writes them (sink.AppendSimilarity).
+// Ids that are paths and passwords are any bytes, escaped or quoted so that
+// every line parses under its format's strict reader and the bytes come back
+// unchanged (see internal/fieldenc).
 //
 // Every writer buffers its output (64 KiB), keeps the first write error
 // (later writes do nothing and return it) and must be flushed. None is safe

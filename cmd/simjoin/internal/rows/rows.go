@@ -2,77 +2,14 @@ package rows
 
 import (
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
-
-// Writer writes rows of its columns (fieldenc.Writer) in one format, with
-// similarities formatted as join writes them. The constructors below make
-// the Writer of each kind of row.
-type Writer struct {
-	*fieldenc.Writer
-	format  fieldenc.Format
-	integer bool // similarities are integers (the overlap measure)
-	// sims holds the text of recent fractional similarities, by a hash of
-	// their bits: a join's similarities are ratios of small sizes and
-	// overlaps, few distinct values (the 24,266 pairs of BENCHMARKS.md's
-	// 59,000 passwords: 26), and formatting one (strconv.AppendFloat) costs
-	// more than the rest of a row. An entry is set when n > 0: text[:n]
-	// is AppendSimilarity of the float whose bits are bits.
-	sims [simCache]simText
-}
-
-// simCache is the number of similarities Writer keeps the text of.
-const simCache = 64
-
-// simText is one entry of Writer.sims.
-type simText struct {
-	bits uint64
-	n    uint8
-	text [15]byte
-}
-
-// NewWriter writes rows of cols to w in format f; integer says the
-// similarities are integers (the overlap measure).
-func NewWriter(w io.Writer, f fieldenc.Format, integer bool, cols ...fieldenc.Column) *Writer {
-	return &Writer{Writer: fieldenc.NewWriter(w, f, cols...), format: f, integer: integer}
-}
-
-// AppendSimilarity formats a similarity: integers as they are (integer:
-// the overlap measure), fractions with up to six decimals and no trailing
-// zeros (prefix.Measure.AppendSim).
-func AppendSimilarity(b []byte, v float64, integer bool) []byte {
-	if integer {
-		return prefix.Overlap.AppendSim(b, v)
-	}
-	return prefix.Jaccard.AppendSim(b, v)
-}
-
-// Similarity appends a similarity field: AppendSimilarity, its text kept
-// for the next rows with the same similarity (Writer.sims).
-func (rw *Writer) Similarity(b []byte, v float64) []byte {
-	b = rw.Field(b)
-	if rw.integer {
-		return AppendSimilarity(b, v, true)
-	}
-	bits := math.Float64bits(v)
-	e := &rw.sims[bits*0x9e3779b97f4a7c15>>58]
-	if e.n > 0 && e.bits == bits {
-		return append(b, e.text[:e.n]...)
-	}
-	start := len(b)
-	b = AppendSimilarity(b, v, false)
-	if n := len(b) - start; n <= len(e.text) {
-		e.bits, e.n = bits, uint8(n)
-		copy(e.text[:], b[start:])
-	}
-	return b
-}
 
 // simColumn is the similarity's column: "similarity" (JSONL "sim"), or for
 // an LSH index without raw sets "estimate" ("est"), as join writes them.
@@ -85,12 +22,12 @@ func simColumn(cfg index.Config) fieldenc.Column {
 
 // PasswordPairs writes the pairs of simjoin passwords: line_a, line_b,
 // similarity, password_a, password_b.
-type PasswordPairs struct{ *Writer }
+type PasswordPairs struct{ *sink.Writer }
 
 // NewPasswordPairs returns the writer of password pairs in format f to w;
 // integer says the similarities are integers (the overlap measure).
 func NewPasswordPairs(w io.Writer, f fieldenc.Format, integer bool) PasswordPairs {
-	return PasswordPairs{NewWriter(w, f, integer, fieldenc.Column{Name: "line_a", Key: "a"}, fieldenc.Column{Name: "line_b", Key: "b"},
+	return PasswordPairs{sink.NewWriter(w, f, integer, fieldenc.Column{Name: "line_a", Key: "a"}, fieldenc.Column{Name: "line_b", Key: "b"},
 		fieldenc.Column{Name: "similarity", Key: "sim"}, fieldenc.Column{Name: "password_a"}, fieldenc.Column{Name: "password_b"})}
 }
 
@@ -109,11 +46,11 @@ func (rw PasswordPairs) Write(l *passwords.List, p passwords.Pair) error {
 // size, count, most frequent, members...; in CSV one member a row (family,
 // size, count, line, password_count, password); in JSONL one object a
 // family with its members.
-type Families struct{ *Writer }
+type Families struct{ *sink.Writer }
 
 // NewFamilies returns the writer of families in format f to w.
 func NewFamilies(w io.Writer, f fieldenc.Format) Families {
-	return Families{NewWriter(w, f, false, fieldenc.Column{Name: "family"}, fieldenc.Column{Name: "size"}, fieldenc.Column{Name: "count"},
+	return Families{sink.NewWriter(w, f, false, fieldenc.Column{Name: "family"}, fieldenc.Column{Name: "size"}, fieldenc.Column{Name: "count"},
 		fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "password_count"}, fieldenc.Column{Name: "password"})}
 }
 
@@ -129,7 +66,7 @@ func WriteFamilies(w io.Writer, f fieldenc.Format, l *passwords.List, fams []pas
 
 // Write writes family number n (from 1) of l.
 func (rw Families) Write(n int, l *passwords.List, f passwords.Family) error {
-	switch rw.format {
+	switch rw.Format() {
 	case fieldenc.CSV:
 		for _, m := range f.Members {
 			b := rw.Line()
@@ -171,12 +108,12 @@ func (rw Families) Write(n int, l *passwords.List, f passwords.Family) error {
 
 // Matches writes what passwords check found against a list: candidate,
 // line, similarity, known_password.
-type Matches struct{ *Writer }
+type Matches struct{ *sink.Writer }
 
 // NewMatches returns the writer of matches in format f to w; integer says
 // the similarities are integers (the overlap measure).
 func NewMatches(w io.Writer, f fieldenc.Format, integer bool) Matches {
-	return Matches{NewWriter(w, f, integer, fieldenc.Column{Name: "candidate"}, fieldenc.Column{Name: "line"},
+	return Matches{sink.NewWriter(w, f, integer, fieldenc.Column{Name: "candidate"}, fieldenc.Column{Name: "line"},
 		fieldenc.Column{Name: "similarity", Key: "sim"}, fieldenc.Column{Name: "known_password"})}
 }
 
@@ -193,12 +130,12 @@ func (rw Matches) Write(cand int, known *passwords.List, m passwords.Match) erro
 // Hits writes what searches of an index found, one record a line: the
 // query's number, id, similarity (an estimate for an LSH index without raw
 // sets); the CSV header is written even for no hit.
-type Hits struct{ *Writer }
+type Hits struct{ *sink.Writer }
 
 // NewHits returns the writer of the hits of searches of an index of
 // configuration cfg, in format f to w; qkey names the query's column.
 func NewHits(w io.Writer, f fieldenc.Format, cfg index.Config, qkey string) Hits {
-	rw := NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: qkey}, fieldenc.Column{Name: "id"}, simColumn(cfg))
+	rw := sink.NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: qkey}, fieldenc.Column{Name: "id"}, simColumn(cfg))
 	rw.EagerHeader = true
 	return Hits{rw}
 }
@@ -226,12 +163,12 @@ func (rw Hits) WriteBatch(first int, res [][]index.Hit) error {
 // Outcomes writes the outcome of each input record of index add: line,
 // status (inserted or duplicate), id, and a duplicate's similarity; the CSV
 // header is written even for no record.
-type Outcomes struct{ *Writer }
+type Outcomes struct{ *sink.Writer }
 
 // NewOutcomes returns the writer of the outcomes of inserts into an index
 // of configuration cfg, in format f to w.
 func NewOutcomes(w io.Writer, f fieldenc.Format, cfg index.Config) Outcomes {
-	rw := NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "status"},
+	rw := sink.NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "status"},
 		fieldenc.Column{Name: "id"}, simColumn(cfg))
 	rw.EagerHeader = true
 	return Outcomes{rw}

@@ -1,4 +1,4 @@
-package rows
+package sink
 
 import (
 	"bytes"
