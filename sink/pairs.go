@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -28,12 +27,12 @@ type PairWriter struct {
 // the join's first collection and snames those of the second: nil for line
 // input, whose ids are 1-based line numbers; snames nil with names set is a
 // self-join, whose second ids are names too.
-func NewPairWriter(w io.Writer, f fieldenc.Format, integer, estimates bool, names, snames []string) *PairWriter {
-	sim := fieldenc.Column{Name: "similarity", Key: "sim"}
+func NewPairWriter(w io.Writer, f Format, integer, estimates bool, names, snames []string) *PairWriter {
+	sim := Column{Name: "similarity", Key: "sim"}
 	if estimates {
-		sim = fieldenc.Column{Name: "estimate", Key: "est"}
+		sim = Column{Name: "estimate", Key: "est"}
 	}
-	rw := NewWriter(w, f, integer, fieldenc.Column{Name: "id_a", Key: "a"}, fieldenc.Column{Name: "id_b", Key: "b"}, sim)
+	rw := NewWriter(w, f, integer, Column{Name: "id_a", Key: "a"}, Column{Name: "id_b", Key: "b"}, sim)
 	rw.EagerHeader = true
 	if snames == nil {
 		snames = names
@@ -66,12 +65,12 @@ func (pw *PairWriter) WritePair(p join.Pair) error {
 	return pw.Write(pw.ida, pw.idb, numeric, p.Sim)
 }
 
-// Sink takes the pairs of a join as they stream out (Add, the join's yield
+// Stream takes the pairs of a join as they stream out (Add, the join's yield
 // function) and writes each with its write function at once or, when
 // sorted, holds them in memory and writes them at Close in (A, B) order
 // (join.ComparePairs): for simjoin join and simjoin passwords, whose --sort
 // asks for that order.
-type Sink struct {
+type Stream struct {
 	write  func(join.Pair) error
 	flush  func() error // after the held pairs, at Close; nil: none
 	sorted bool
@@ -79,14 +78,14 @@ type Sink struct {
 	err    error
 }
 
-// NewSink returns a sink that writes pairs with write and, at Close, calls
+// NewStream returns a stream that writes pairs with write and, at Close, calls
 // flush (when not nil) to flush the writer write writes to.
-func NewSink(sorted bool, write func(join.Pair) error, flush func() error) *Sink {
-	return &Sink{write: write, flush: flush, sorted: sorted}
+func NewStream(sorted bool, write func(join.Pair) error, flush func() error) *Stream {
+	return &Stream{write: write, flush: flush, sorted: sorted}
 }
 
 // Add takes one pair; it returns false once writing has failed (Err).
-func (s *Sink) Add(p join.Pair) bool {
+func (s *Stream) Add(p join.Pair) bool {
 	switch {
 	case s.err != nil:
 		return false
@@ -99,11 +98,11 @@ func (s *Sink) Add(p join.Pair) bool {
 }
 
 // Err returns the first write error.
-func (s *Sink) Err() error { return s.err }
+func (s *Stream) Err() error { return s.err }
 
 // Close writes the held pairs in (A, B) order, then flushes (the flush
-// function given to NewSink), and returns the first write error.
-func (s *Sink) Close() error {
+// function given to NewStream), and returns the first write error.
+func (s *Stream) Close() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -125,10 +124,10 @@ func (s *Sink) Close() error {
 // id with its cluster number from 1 (all true). names are the ids of
 // --files records; nil means 1-based line numbers. The CSV header is written
 // even for no record.
-func WriteClusters(w io.Writer, f fieldenc.Format, forest *cluster.Forest, names []string, all bool) error {
-	cols := []fieldenc.Column{{Name: "id"}}
+func WriteClusters(w io.Writer, f Format, forest *cluster.Forest, names []string, all bool) error {
+	cols := []Column{{Name: "id"}}
 	if all {
-		cols = append(cols, fieldenc.Column{Name: "cluster"})
+		cols = append(cols, Column{Name: "cluster"})
 	}
 	rw := NewWriter(w, f, false, cols...)
 	rw.EagerHeader = true

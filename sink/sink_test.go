@@ -17,9 +17,9 @@ var formats = []struct {
 	f    fieldenc.Format
 }{{"tsv", fieldenc.TSV}, {"csv", fieldenc.CSV}, {"jsonl", fieldenc.JSONL}}
 
-// TestPairSink: pairs are written as they come, or with sorting in
+// TestPairStream: pairs are written as they come, or with sorting in
 // (id_a, id_b) order; ids are line numbers, or the names of each side.
-func TestPairSink(t *testing.T) {
+func TestPairStream(t *testing.T) {
 	pairs := []join.Pair{{A: 2, B: 0, Sim: 0.5}, {A: 0, B: 1, Sim: 1}}
 	cases := []struct {
 		name          string
@@ -40,7 +40,7 @@ func TestPairSink(t *testing.T) {
 	for _, c := range cases {
 		var w bytes.Buffer
 		pw := NewPairWriter(&w, c.f, false, c.est, c.names, c.snames)
-		s := NewSink(c.sorted, pw.WritePair, pw.Flush)
+		s := NewStream(c.sorted, pw.WritePair, pw.Flush)
 		for _, p := range pairs {
 			if !s.Add(p) {
 				t.Fatalf("%s: Add failed: %v", c.name, s.Err())
@@ -59,12 +59,12 @@ func TestPairSink(t *testing.T) {
 	}
 }
 
-// TestSinkStops: once a write fails, Add says so and takes no more pairs,
+// TestStreamStops: once a write fails, Add says so and takes no more pairs,
 // and Close returns the error.
-func TestSinkStops(t *testing.T) {
+func TestStreamStops(t *testing.T) {
 	fail := errors.New("disk full")
 	var writes int
-	s := NewSink(false, func(join.Pair) error { writes++; return fail }, func() error { t.Error("flushed after a failed write"); return nil })
+	s := NewStream(false, func(join.Pair) error { writes++; return fail }, func() error { t.Error("flushed after a failed write"); return nil })
 	if s.Add(join.Pair{}) || s.Add(join.Pair{}) || writes != 1 || s.Err() != fail || s.Close() != fail {
 		t.Errorf("after a failed write: %d writes, Err %v", writes, s.Err())
 	}

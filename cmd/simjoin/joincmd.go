@@ -196,7 +196,7 @@ func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *
 func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
 	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
 		pw := sink.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-		sink := sink.NewSink(cfg.sort, pw.WritePair, pw.Flush)
+		sink := sink.NewStream(cfg.sort, pw.WritePair, pw.Flush)
 		st, err := in.Join(ctx, sink.Add)
 		return st, sink.Close, cmp.Or(err, sink.Err())
 	})

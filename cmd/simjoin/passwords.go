@@ -202,7 +202,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-		sink := sink.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
+		sink := sink.NewStream(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
 		var found rpt.Counter
 		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 		err = cmp.Or(err, sink.Err())
