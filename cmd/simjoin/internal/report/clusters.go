@@ -25,30 +25,12 @@ type TopCluster struct {
 	Size  int    `json:"size"`
 }
 
-// SizeBin counts clusters whose size lies in [From, To].
+// SizeBin is cluster.SizeBin under the report's JSON names.
 type SizeBin struct {
 	From     int `json:"from"`
 	To       int `json:"to"`
 	Clusters int `json:"clusters"`
 	Records  int `json:"records"`
-}
-
-// sizeBins groups a size distribution in bins 1, 2, 3-4, 5-8, 9-16, ...
-func sizeBins(sizes []cluster.SizeCount) []SizeBin {
-	var out []SizeBin
-	for _, sc := range sizes {
-		from, to := 1, 1
-		for to < sc.Size {
-			from, to = to+1, 2*to
-		}
-		if len(out) == 0 || out[len(out)-1].From != from {
-			out = append(out, SizeBin{From: from, To: to})
-		}
-		b := &out[len(out)-1]
-		b.Clusters += sc.Clusters
-		b.Records += sc.Clusters * sc.Size
-	}
-	return out
 }
 
 // topClusters is the number of largest clusters the report names.
@@ -57,8 +39,12 @@ const topClusters = 5
 // NewClusters summarises the clusters of f; names are the record ids of
 // --files (nil: 1-based line numbers).
 func NewClusters(f *cluster.Forest, names []string) *Clusters {
-	sizes := f.Sizes()
-	s := &Clusters{Records: f.Len(), Sizes: sizeBins(sizes), Unions: f.Unions()}
+	sum := f.Summary()
+	s := &Clusters{Records: sum.Records, Clusters: sum.Clusters, Singletons: sum.Singletons,
+		Removed: sum.Records - sum.Clusters, Largest: sum.Largest, Unions: sum.Unions}
+	for _, b := range sum.Sizes {
+		s.Sizes = append(s.Sizes, SizeBin(b))
+	}
 	for k, c := range f.Clusters(2) {
 		if k == topClusters {
 			break
@@ -69,14 +55,6 @@ func NewClusters(f *cluster.Forest, names []string) *Clusters {
 		}
 		s.Top = append(s.Top, TopCluster{id, len(c)})
 	}
-	for _, sc := range sizes {
-		s.Clusters += sc.Clusters
-		if sc.Size == 1 {
-			s.Singletons = sc.Clusters
-		}
-		s.Largest = max(s.Largest, sc.Size)
-	}
-	s.Removed = s.Records - s.Clusters
 	return s
 }
 
