@@ -22,7 +22,7 @@ func TestCheckRecall(t *testing.T) {
 	const seed = 5
 	t.Logf("fixture seed %d", seed)
 	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
-	opts := simjoin.Options{Fraction: th, Method: simjoin.LSH}
+	opts := simjoin.Options{Threshold: th, Method: simjoin.LSH}
 	opts.LSH.K, opts.LSH.Seed = 32, 3
 	stopped := 0
 	for _, fx := range jointest.Fixtures(seed) {
@@ -99,7 +99,7 @@ func TestCheckRecall(t *testing.T) {
 func TestInputCheck(t *testing.T) {
 	ctx := context.Background()
 	sets := jointest.Fixtures(2)[len(jointest.Fixtures(2))-1].Sets
-	opts := simjoin.Options{Threshold: 0.5}
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}}
 	opts.LSH.K = 24
 	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, opts)
 	if err != nil {

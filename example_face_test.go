@@ -17,7 +17,7 @@ func ExampleLoad() {
 	text := "the quick brown fox\nthe quick brown dog\na slow green turtle\nthe quick red fox\n"
 	ctx := context.Background()
 	in, err := simjoin.Load(ctx, records.Lines(strings.NewReader(text), "animals.txt"), records.Source{},
-		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: 0.5})
+		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,7 +43,7 @@ func ExampleInput_Dedup() {
 	names := []string{"Ada Lovelace", "ada lovelace", "Charles Babbage", "Lovelace, Ada", "Babbage, Charles", "Alan Turing"}
 	ctx := context.Background()
 	in, err := simjoin.Load(ctx, records.Strings(names), records.Source{},
-		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: 0.5, Method: simjoin.Exact})
+		simjoin.Options{Tokens: shingle.Spec{Kind: shingle.Words}, Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -17,7 +16,7 @@ func ExampleSelfJoin() {
 	passwords := []string{"password", "dragon", "password1", "passw0rd", "letmein", "dragon12", "letmein!"}
 	pairs, stats, err := simjoin.SelfJoin(context.Background(), passwords, simjoin.Options{
 		Tokens:    shingle.Spec{Kind: shingle.QGram, N: 2},
-		Threshold: 0.7,
+		Threshold: simjoin.Threshold{Num: 7, Den: 10},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -42,8 +41,8 @@ func ExampleRun() {
 	proposed := []string{"sunshine7", "correct horse", "Princess", "iloveyou2"}
 	st, err := simjoin.Run(context.Background(), records.Strings(leaked), records.Strings(proposed), simjoin.Options{
 		Tokens:    shingle.Spec{Kind: shingle.QGram, N: 3},
-		Measure:   prefix.Dice,
-		Threshold: 0.8,
+		Measure:   simjoin.Dice,
+		Threshold: simjoin.Threshold{Num: 4, Den: 5},
 	}, func(p simjoin.Pair) bool {
 		fmt.Printf("%s ~ %s  dice=%.3f\n", leaked[p.A], proposed[p.B], p.Sim)
 		return true
@@ -70,7 +69,7 @@ func ExampleRun_sets() {
 		{"http", "web", "go", "go"},
 		{},
 	}
-	st, err := simjoin.Run(context.Background(), records.Sets(tags), records.Source{}, simjoin.Options{Threshold: 0.75},
+	st, err := simjoin.Run(context.Background(), records.Sets(tags), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 4}},
 		func(p simjoin.Pair) bool {
 			fmt.Printf("%d %d overlap=%d jaccard=%.2f\n", p.A, p.B, p.Overlap, p.Sim)
 			return true
@@ -92,8 +91,8 @@ func ExampleRun_overlap() {
 	r := [][]uint32{{1, 2, 3}, {7, 8}}
 	s := [][]uint32{{3, 2, 9}, {1, 9}, {8, 7, 6, 5}}
 	_, err := simjoin.Run(context.Background(), records.Sets(r), records.Sets(s), simjoin.Options{
-		Measure:   prefix.Overlap,
-		Threshold: 2,
+		Measure:   simjoin.Overlap,
+		Threshold: simjoin.Threshold{Num: 2, Den: 1},
 	}, func(p simjoin.Pair) bool {
 		fmt.Println(p.A, p.B, p.Overlap)
 		return true
@@ -110,19 +109,19 @@ func ExampleRun_overlap() {
 func ExampleOptions_errors() {
 	ctx := context.Background()
 	recs := []string{"a b", "a b c"}
-	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{})
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{}) // no threshold
+	fmt.Println(errors.Is(err, simjoin.ErrNoThreshold))
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}})
 	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 1.5})
-	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}})
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.QGram}})
 	fmt.Println(errors.Is(err, simjoin.ErrTokens))
-	_, _, err = simjoin.SelfJoin(ctx, []string{"ok", "caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
+	_, _, err = simjoin.SelfJoin(ctx, []string{"ok", "caf\xe9"}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}})
 	var re *records.RecordError
 	fmt.Println(errors.Is(err, simjoin.ErrUTF8), errors.As(err, &re) && re.Index == 1)
 	fmt.Println(err)
 	// In an R-S join the error names the record's side too.
 	_, err = simjoin.Run(ctx, records.Strings([]string{"ok"}), records.Strings([]string{"caf\xe9"}),
-		simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}}, func(simjoin.Pair) bool { return true })
+		simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}}, func(simjoin.Pair) bool { return true })
 	fmt.Println(errors.As(err, &re) && re.Side == records.SideS && re.Index == 0)
 	fmt.Println(err)
 	// Output:

@@ -90,7 +90,7 @@ func TestFaceAgainstOracle(t *testing.T) {
 			th := floatThresholds(m)[1]
 			t0, _ := prefix.ThresholdOf(m, th)
 			for _, method := range []simjoin.Method{simjoin.Exact, simjoin.Auto} {
-				opts := simjoin.Options{Measure: m, Threshold: th, Method: method, Workers: 2}
+				opts := simjoin.Options{Measure: m, Threshold: t0, Method: method, Workers: 2}
 				for name, src := range sources(t, fx.Sets) {
 					what := fmt.Sprintf("%s/%s/%s/%s/self", fx.Name, m, method, name)
 					in, err := simjoin.Load(ctx, src, records.Source{}, opts)
@@ -171,7 +171,7 @@ func TestFaceLSH(t *testing.T) {
 		for _, rs := range []bool{false, true} {
 			for _, th := range []float64{0.5, 0.8} {
 				t0, _ := prefix.ThresholdOf(prefix.Jaccard, th)
-				opts := simjoin.Options{Threshold: th, Method: simjoin.LSH, LSH: approx.Options{Seed: 3}}
+				opts := simjoin.Options{Threshold: t0, Method: simjoin.LSH, LSH: approx.Options{Seed: 3}}
 				var in *simjoin.Input
 				var err error
 				var want []jointest.Pair
@@ -227,7 +227,7 @@ func TestFaceFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := simjoin.Options{Threshold: 0.5, Method: simjoin.Exact,
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact,
 		Files: records.FileOptions{Include: []string{"*.txt", "*.skip"}, Exclude: []string{"*.skip"}}}
 	ctx := context.Background()
 	in, err := simjoin.Load(ctx, records.Files(dir), records.Source{}, opts)
@@ -273,7 +273,7 @@ func TestFaceFiles(t *testing.T) {
 		t.Errorf("files against strings: %d pairs, want %d; %d and %v ids", len(got), len(rsPairs), len(rid), sid)
 	}
 	_, err = simjoin.Load(ctx, records.Files(dir), records.Source{},
-		simjoin.Options{Threshold: 0.5, Files: records.FileOptions{Include: []string{"*.none"}}})
+		simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Files: records.FileOptions{Include: []string{"*.none"}}})
 	if err == nil || !strings.Contains(err.Error(), "matches no file") {
 		t.Errorf("an include glob matching nothing: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestFaceDedup(t *testing.T) {
 		for _, p := range pairs {
 			want.Union(p.A, p.B)
 		}
-		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestFaceDedup(t *testing.T) {
 			t.Errorf("%s: observed %d pairs of %d (%v)", fx.Name, seen, len(pairs), err)
 		}
 	}
-	in, _ := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Strings([]string{"a"}), simjoin.Options{Threshold: 0.5})
+	in, _ := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Strings([]string{"a"}), simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if _, _, err := in.Dedup(ctx, nil); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("Dedup of an R-S join: %v", err)
 	}
@@ -326,7 +326,7 @@ func TestFaceExplain(t *testing.T) {
 	}
 	t0, _ := prefix.ThresholdOf(prefix.Jaccard, 0.5)
 	want := jointest.SelfJoin(fx.Sets, prefix.Jaccard, t0)
-	in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+	in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestFaceExplain(t *testing.T) {
 	if ex.CrossCheck == nil || ex.CrossCheck.Exact.Results != int64(len(want)) {
 		t.Errorf("cross-check %+v, want %d exact pairs", ex.CrossCheck, len(want))
 	}
-	in, _ = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 2})
+	in, _ = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 2, Den: 1}})
 	ex, err = in.Explain(ctx, simjoin.ExplainOptions{CrossCheck: 10})
 	if !errors.Is(err, simjoin.ErrNoLSH) || ex == nil || ex.Plan == nil {
 		t.Errorf("cross-check without LSH: %v", err)
@@ -355,7 +355,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 	text := strings.Repeat("a b c\na b d\n", 3000)
 	var events []simjoin.Progress
 	var need int64
-	opts := simjoin.Options{Threshold: 0.5, Method: simjoin.Exact,
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact,
 		Progress: func(p simjoin.Progress) { events = append(events, p) },
 		MemoryCheck: func(n int64, records, tokens int) error {
 			if records != 6000 || tokens != 18000 {
@@ -410,7 +410,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 // unknown method are refused before reading.
 func TestFaceErrors(t *testing.T) {
 	ctx := context.Background()
-	opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}}
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}}
 	_, err := simjoin.Load(ctx, records.Lines(strings.NewReader("ok\nbad\xff\n"), "f.txt"), records.Source{}, opts)
 	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "f.txt" || le.Line != 2 {
@@ -419,27 +419,28 @@ func TestFaceErrors(t *testing.T) {
 	if _, err := simjoin.Load(ctx, records.Source{}, records.Source{}, opts); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("no source: %v", err)
 	}
-	if _, err := simjoin.Load(ctx, records.Strings(nil), records.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
+	if _, err := simjoin.Load(ctx, records.Strings(nil), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("method 9: %v", err)
 	}
-	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: 2, Method: simjoin.LSH}
+	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 2, Den: 1}, Method: simjoin.LSH}
 	if _, err := simjoin.Load(ctx, records.Strings([]string{"a b"}), records.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("LSH for overlap: %v", err)
 	}
 }
 
-// TestFaceFractionAndPlan: Options.Fraction is the threshold exactly (a pair
-// at 2/3 joins at 2/3, not at the float 2.0/3, which reads as 0.666666667
-// and is above it); WithPlan runs the plan given and reports it.
-func TestFaceFractionAndPlan(t *testing.T) {
+// TestFaceThresholdAndPlan: Options.Threshold is the threshold exactly (a
+// pair at 2/3 joins at 2/3, not at the float 2.0/3, which prefix.ThresholdOf
+// reads as 0.666666667, above it); WithPlan runs the plan given and reports
+// it.
+func TestFaceThresholdAndPlan(t *testing.T) {
 	ctx := context.Background()
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}} // Jaccard 4/6 = 2/3
 	for _, c := range []struct {
 		opts simjoin.Options
 		want int
 	}{
-		{simjoin.Options{Fraction: prefix.Threshold{Num: 2, Den: 3}}, 1},
-		{simjoin.Options{Threshold: 2.0 / 3}, 0},
+		{simjoin.Options{Threshold: simjoin.Threshold{Num: 2, Den: 3}}, 1},
+		{simjoin.Options{Threshold: mustThresholdOf(t, 2.0/3)}, 0},
 	} {
 		c.opts.Method = simjoin.Exact
 		pairs, _, err := collect(ctx, records.Sets(sets), records.Source{}, c.opts)
@@ -447,10 +448,10 @@ func TestFaceFractionAndPlan(t *testing.T) {
 			t.Errorf("%+v: %v pairs (%v), want %d", c.opts, pairs, err, c.want)
 		}
 	}
-	if _, _, err := collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
-		t.Errorf("Fraction 3/2: %v", err)
+	if _, _, err := collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
+		t.Errorf("threshold 3/2: %v", err)
 	}
-	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5})
+	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +472,7 @@ func TestFaceFractionAndPlan(t *testing.T) {
 func TestFaceResolve(t *testing.T) {
 	ctx := context.Background()
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}, {7, 8}}
-	auto, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5})
+	auto, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +488,7 @@ func TestFaceResolve(t *testing.T) {
 		t.Errorf("resolved again: %p (want %p), %v, %v", again, in, m, err)
 	}
 	for _, m := range []simjoin.Method{simjoin.Exact, simjoin.LSH} {
-		given, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.5, Method: m})
+		given, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,4 +512,14 @@ func collect(ctx context.Context, r, s records.Source, opts simjoin.Options) ([]
 	}
 	slices.SortFunc(pairs, join.ComparePairs)
 	return pairs, st, nil
+}
+
+// mustThresholdOf is prefix.ThresholdOf for Jaccard.
+func mustThresholdOf(t *testing.T, f float64) simjoin.Threshold {
+	t.Helper()
+	th, err := prefix.ThresholdOf(prefix.Jaccard, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
 }

@@ -51,7 +51,7 @@ func TestLoadCanceledWhileReading(t *testing.T) {
 		} {
 			ctx, cancel := context.WithCancel(context.Background())
 			events := 0
-			opts := simjoin.Options{Threshold: 0.5, Workers: workers, Progress: func(p simjoin.Progress) {
+			opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: workers, Progress: func(p simjoin.Progress) {
 				if p.Stage == src.stage && !p.End {
 					if events++; events == 3 {
 						cancel()
@@ -87,12 +87,12 @@ func TestLoadLSHKeys(t *testing.T) {
 		opts simjoin.Options
 	}{
 		{"lines", func() records.Source { return records.Lines(strings.NewReader(string(text)), "sets.txt") }, nil,
-			simjoin.Options{Threshold: 0.5}},
+			simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}}},
 		{"strings-rs-estimate", func() records.Source { return records.Strings(lines[:1200]) },
 			func() records.Source { return records.Strings(lines[800:]) },
-			simjoin.Options{Threshold: 0.6, Measure: prefix.Cosine, LSH: approx.Options{Verify: approx.VerifyEstimate}}},
+			simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 5}, Measure: prefix.Cosine, LSH: approx.Options{Verify: approx.VerifyEstimate}}},
 		{"files-classic", func() records.Source { return records.Files(docs) }, nil,
-			simjoin.Options{Threshold: 0.3, Tokens: shingle.Spec{Kind: shingle.Shingle, N: 2},
+			simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 10}, Tokens: shingle.Spec{Kind: shingle.Shingle, N: 2},
 				LSH: approx.Options{Scheme: approx.Classic, K: 64, Bits: 16}}},
 	} {
 		src := func(f func() records.Source) records.Source {
@@ -129,7 +129,7 @@ func TestLoadLSHKeys(t *testing.T) {
 		r, s := in.Collections()
 		lsh := opts.LSH
 		lsh.Measure, lsh.Workers = opts.Measure, 2
-		lsh.Threshold, _ = prefix.ThresholdOf(opts.Measure, opts.Threshold)
+		lsh.Threshold = opts.Threshold
 		var want []simjoin.Pair
 		ast, err := approx.Join(ctx, r, s, lsh, func(p simjoin.Pair) bool { want = append(want, p); return true })
 		if err != nil {

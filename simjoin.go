@@ -62,7 +62,7 @@ import (
 // self-join; A indexes the first source and B the second in an R-S join),
 // Overlap the exact size of the intersection of their sets (-1 when the
 // similarity is an LSH estimate, approx.VerifyEstimate), and Sim the
-// similarity (for prefix.Overlap, Sim equals Overlap).
+// similarity (for Overlap, Sim equals Overlap).
 type Pair = join.Pair
 
 // Method is a join path: Auto (the planner's choice), Exact or LSH.
@@ -83,6 +83,26 @@ const (
 // Plan is the planner's choice and the figures behind it.
 type Plan = planner.Plan
 
+// Measure is a set similarity measure (prefix.Measure): Jaccard, Cosine,
+// Dice or Overlap.
+type Measure = prefix.Measure
+
+// The measures.
+const (
+	Jaccard = prefix.Jaccard // |x∩y| / |x∪y|; the zero value
+	Cosine  = prefix.Cosine  // |x∩y| / sqrt(|x|·|y|)
+	Dice    = prefix.Dice    // 2|x∩y| / (|x|+|y|)
+	Overlap = prefix.Overlap // |x∩y|, with an integer threshold
+)
+
+// Threshold is a threshold as an exact fraction Num/Den (prefix.Threshold):
+// every "similarity >= t" decision is made against it in integer
+// arithmetic. Write it as a fraction (Threshold{Num: 4, Den: 5}), or read
+// it from text (prefix.ParseThreshold: "0.8", "4/5") or from a float
+// (prefix.ThresholdOf: the shortest decimal that reads back as the float).
+// The zero Threshold is no threshold (prefix.Validate).
+type Threshold = prefix.Threshold
+
 // Options configures a join. The zero value of every field but Threshold
 // works: whitespace-separated tokens, Jaccard, the planner's choice of
 // method, approx's LSH defaults, one worker per core, no memory check.
@@ -91,18 +111,13 @@ type Options struct {
 	// takes whitespace-separated tokens as they are). Sets sources ignore
 	// it.
 	Tokens shingle.Spec
-	// Measure is the similarity measure; the zero value is prefix.Jaccard.
-	Measure prefix.Measure
+	// Measure is the similarity measure; the zero value is Jaccard.
+	Measure Measure
 	// Threshold is t: in (0, 1] for Jaccard, Cosine and Dice, an integer >= 1
-	// for Overlap. It is converted exactly by prefix.ThresholdOf: the
-	// shortest decimal that reads back as the float, rounded to
-	// prefix.MaxDecimals places, so 0.8 means exactly 4/5 (and 2.0/3 means
-	// 0.666666667, which a pair at exactly 2/3 does not reach).
-	Threshold float64
-	// Fraction, when its Den is not 0, is the threshold as an exact
-	// fraction (prefix.ParseThreshold reads "2/3"), and Threshold is
-	// ignored.
-	Fraction prefix.Threshold
+	// for Overlap. It is required, as for every join of the module: the
+	// zero Threshold fails with ErrNoThreshold, a value out of range with
+	// ErrThreshold (prefix.Validate).
+	Threshold Threshold
 	// Method chooses the path; Auto (the zero value) lets the planner
 	// choose. Explain prices both paths whatever it says.
 	Method Method
@@ -132,9 +147,11 @@ type Options struct {
 	MemoryCheck func(need int64, records, tokens int) error
 }
 
-// Errors returned (wrapped) by the calls. The first four are the sentinels of
+// Errors returned (wrapped) by the calls. The first five are the sentinels of
 // the packages that detect them, so errors.Is works with either name.
 var (
+	// ErrNoThreshold: Options.Threshold is the zero Threshold.
+	ErrNoThreshold = prefix.ErrNoThreshold
 	// ErrThreshold: the threshold is outside its range for the measure.
 	ErrThreshold = prefix.ErrThreshold
 	// ErrMeasure: Options.Measure is not one of the prefix measures.
@@ -155,21 +172,12 @@ var (
 	ErrNoLSH = planner.ErrNoLSH
 )
 
-// threshold checks the measure and threshold of o and returns t exactly.
-func (o *Options) threshold() (prefix.Threshold, error) {
-	if o.Measure > prefix.Overlap {
-		return prefix.Threshold{}, fmt.Errorf("simjoin: %w: %v", ErrMeasure, o.Measure)
-	}
-	var t prefix.Threshold
-	var err error
-	if o.Fraction.Den != 0 {
-		// Read back, which checks the range and reduces the fraction.
-		t, err = prefix.ParseThreshold(o.Measure, o.Fraction.String())
-	} else {
-		t, err = prefix.ThresholdOf(o.Measure, o.Threshold)
-	}
+// threshold checks the measure and threshold of o (prefix.Validate) and
+// returns t in lowest terms.
+func (o *Options) threshold() (Threshold, error) {
+	t, err := prefix.Validate(o.Measure, o.Threshold)
 	if err != nil {
-		return prefix.Threshold{}, fmt.Errorf("simjoin: %w", err)
+		return Threshold{}, fmt.Errorf("simjoin: %w", err)
 	}
 	return t, nil
 }

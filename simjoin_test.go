@@ -81,7 +81,7 @@ func TestSetsAgainstOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				name := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, th)
-				opts := simjoin.Options{Measure: m, Threshold: tf, Workers: 2, Method: simjoin.Exact}
+				opts := simjoin.Options{Measure: m, Threshold: th, Workers: 2, Method: simjoin.Exact}
 				pairs, st, err := collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -180,7 +180,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 			for _, tf := range floatThresholds(m) {
 				th, _ := prefix.ThresholdOf(m, tf)
 				name := fmt.Sprintf("q=%d/%s/t=%s", q, m, th)
-				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: tf, Method: simjoin.Exact}
+				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: th, Method: simjoin.Exact}
 				pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -203,7 +203,7 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	recs := mutatedPasswords(r, 2000)
 	ctx := context.Background()
-	opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Threshold: 0.6}
+	opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Threshold: simjoin.Threshold{Num: 3, Den: 5}}
 	pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +254,7 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 func TestStopEarly(t *testing.T) {
 	recs := slices.Repeat([]string{"a b c"}, 50) // 1225 identical pairs
 	n := 0
-	_, err := simjoin.Run(context.Background(), records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 1}, func(simjoin.Pair) bool {
+	_, err := simjoin.Run(context.Background(), records.Strings(recs), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}}, func(simjoin.Pair) bool {
 		n++
 		return n < 10
 	})
@@ -268,13 +268,13 @@ func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	recs := slices.Repeat([]string{"a b c", "a b d"}, 200)
-	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: 0.5})
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	n := 0
-	_, err = simjoin.Run(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: 0.5, Workers: 2}, func(simjoin.Pair) bool {
+	_, err = simjoin.Run(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 2}, func(simjoin.Pair) bool {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -296,20 +296,19 @@ func TestOptionErrors(t *testing.T) {
 		opts simjoin.Options
 		want error
 	}{
-		{"zero threshold", simjoin.Options{}, simjoin.ErrThreshold},
-		{"negative", simjoin.Options{Threshold: -0.5}, simjoin.ErrThreshold},
-		{"above one", simjoin.Options{Threshold: 1.5}, simjoin.ErrThreshold},
-		{"NaN", simjoin.Options{Threshold: math.NaN()}, simjoin.ErrThreshold},
-		{"Inf", simjoin.Options{Threshold: math.Inf(1)}, simjoin.ErrThreshold},
-		{"overlap fraction", simjoin.Options{Measure: prefix.Overlap, Threshold: 0.5}, simjoin.ErrThreshold},
-		{"overlap zero", simjoin.Options{Measure: prefix.Overlap}, simjoin.ErrThreshold},
-		{"unknown measure", simjoin.Options{Measure: prefix.Overlap + 1, Threshold: 0.5}, simjoin.ErrMeasure},
-		{"qgram:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}}, simjoin.ErrTokens},
-		{"shingle:65", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle, N: shingle.MaxN + 1}}, simjoin.ErrTokens},
-		{"unknown kind", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go + 1, N: 2}}, simjoin.ErrTokens},
-		{"shingle:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle}}, simjoin.ErrTokens},
-		{"go:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go}}, simjoin.ErrTokens},
-		{"unknown norm", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words, Norm: 4}}, simjoin.ErrTokens},
+		{"zero threshold", simjoin.Options{}, simjoin.ErrNoThreshold},
+		{"zero numerator", simjoin.Options{Threshold: simjoin.Threshold{Num: 0, Den: 2}}, simjoin.ErrThreshold},
+		{"above one", simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}, simjoin.ErrThreshold},
+		{"too precise", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1_000_000_007}}, simjoin.ErrThreshold},
+		{"overlap fraction", simjoin.Options{Measure: simjoin.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 2}}, simjoin.ErrThreshold},
+		{"overlap zero", simjoin.Options{Measure: simjoin.Overlap}, simjoin.ErrNoThreshold},
+		{"unknown measure", simjoin.Options{Measure: prefix.Overlap + 1, Threshold: simjoin.Threshold{Num: 1, Den: 2}}, simjoin.ErrMeasure},
+		{"qgram:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.QGram}}, simjoin.ErrTokens},
+		{"shingle:65", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Shingle, N: shingle.MaxN + 1}}, simjoin.ErrTokens},
+		{"unknown kind", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Go + 1, N: 2}}, simjoin.ErrTokens},
+		{"shingle:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Shingle}}, simjoin.ErrTokens},
+		{"go:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Go}}, simjoin.ErrTokens},
+		{"unknown norm", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words, Norm: 4}}, simjoin.ErrTokens},
 	}
 	for _, c := range cases {
 		_, _, err := simjoin.SelfJoin(ctx, recs, c.opts)
@@ -340,7 +339,7 @@ func TestRecordError(t *testing.T) {
 	ctx := context.Background()
 	secret := "hunter2\xff"
 	for _, kind := range []shingle.Kind{shingle.Words, shingle.QGram, shingle.Shingle} {
-		opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: kind, N: 2}}
+		opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: kind, N: 2}}
 		_, _, err := collect(ctx, records.Strings([]string{"fine"}), records.Strings([]string{"ok", "fine", secret}), opts)
 		var re *records.RecordError
 		if !errors.As(err, &re) || re.Side != records.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
@@ -353,7 +352,7 @@ func TestRecordError(t *testing.T) {
 		}
 	}
 	// A self-join's record has no side.
-	_, _, err := simjoin.SelfJoin(ctx, []string{"ok", secret}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
+	_, _, err := simjoin.SelfJoin(ctx, []string{"ok", secret}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}})
 	var re *records.RecordError
 	if !errors.As(err, &re) || re.Side != 0 || re.Index != 1 || !strings.HasPrefix(err.Error(), "simjoin: record 1: ") {
 		t.Errorf("self-join: err = %v, want a RecordError for record 1", err)
@@ -362,7 +361,7 @@ func TestRecordError(t *testing.T) {
 		t.Errorf("sides %q, %q", records.SideR, records.Side(0))
 	}
 	// Set takes bytes as they are: no error.
-	pairs, _, err := simjoin.SelfJoin(ctx, []string{secret, secret}, simjoin.Options{Threshold: 1})
+	pairs, _, err := simjoin.SelfJoin(ctx, []string{secret, secret}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil || len(pairs) != 1 {
 		t.Errorf("set tokens on invalid UTF-8: %v, %v", pairs, err)
 	}
@@ -379,7 +378,7 @@ func TestFloatTokens(t *testing.T) {
 		{0, 5},
 		{nan, nan, 7},
 	}
-	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 1})
+	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +386,7 @@ func TestFloatTokens(t *testing.T) {
 	if !slices.Equal(pairs, want) {
 		t.Fatalf("got %v, want %v", pairs, want)
 	}
-	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 1})
+	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,11 +400,11 @@ func TestFloatTokens(t *testing.T) {
 // a pair at similarity exactly 0.8 is kept, and 0.8 + one ulp drops it.
 func TestExactThreshold(t *testing.T) {
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5}} // Jaccard 4/5
-	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.8})
+	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 4, Den: 5}})
 	if err != nil || len(pairs) != 1 {
 		t.Fatalf("at t=0.8: %v, %v; want the pair", pairs, err)
 	}
-	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: 0.8000001})
+	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 8000001, Den: 10000000}})
 	if err != nil || len(pairs) != 0 {
 		t.Fatalf("at t=0.8000001: %v, %v; want none", pairs, err)
 	}
@@ -414,7 +413,7 @@ func TestExactThreshold(t *testing.T) {
 // TestEmpty checks empty and all-empty inputs.
 func TestEmpty(t *testing.T) {
 	ctx := context.Background()
-	opts := simjoin.Options{Threshold: 0.5}
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}}
 	for _, recs := range [][]string{nil, {}, {"", "  ", "\t"}} {
 		pairs, st, err := simjoin.SelfJoin(ctx, recs, opts)
 		if err != nil || len(pairs) != 0 || st.Skipped != len(recs) || st.Records != len(recs) {
@@ -435,7 +434,7 @@ func TestTokensNorm(t *testing.T) {
 		norm shingle.Norm
 		want int
 	}{{0, 1}, {shingle.KeepCase, 0}, {shingle.KeepPunct, 0}} {
-		opts := simjoin.Options{Threshold: 1, Tokens: shingle.Spec{Kind: shingle.Words, Norm: c.norm}}
+		opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}, Tokens: shingle.Spec{Kind: shingle.Words, Norm: c.norm}}
 		pairs, _, err := simjoin.SelfJoin(context.Background(), recs, opts)
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("norm %s: %v, %v; want %d pairs", c.norm, pairs, err, c.want)
@@ -447,11 +446,11 @@ func TestTokensNorm(t *testing.T) {
 // 4·GOMAXPROCS (it used to exhaust memory), and the pairs do not change.
 func TestWorkersClamped(t *testing.T) {
 	recs := []string{"a b c", "a b c d", "x y", "x y z"}
-	want, _, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: 0.5, Workers: 1})
+	want, _, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: 0.5, Workers: 1 << 40, Method: simjoin.Exact})
+	got, st, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 1 << 40, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,6 +228,8 @@ func TestBadOptions(t *testing.T) {
 		want error
 	}{
 		{"no threshold", approx.Options{}, prefix.ErrNoThreshold},
+		{"threshold above 1", approx.Options{Threshold: prefix.Threshold{Num: 3, Den: 2}}, prefix.ErrThreshold},
+		{"threshold 0/5", approx.Options{Threshold: prefix.Threshold{Num: 0, Den: 5}}, prefix.ErrThreshold},
 		{"B*R > K", approx.Options{Threshold: th, K: 64, Shape: approx.Shape{B: 9, R: 13}}, approx.ErrShape},
 		{"K too large", approx.Options{Threshold: th, K: approx.MaxK + 1}, approx.ErrShape},
 		{"K negative", approx.Options{Threshold: th, K: -1}, approx.ErrShape},

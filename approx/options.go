@@ -108,8 +108,9 @@ type Options struct {
 // t/(2-t) for Dice (the two are equivalent), t² for Cosine (reached when one
 // set contains the other; otherwise Jaccard is higher). Overlap has none.
 func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
-	if t.Den == 0 {
-		return 0, fmt.Errorf("approx: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(m, t)
+	if err != nil {
+		return 0, fmt.Errorf("approx: %w", err)
 	}
 	f := t.Float()
 	switch m {

@@ -140,7 +140,7 @@ func BenchmarkCheck(b *testing.B) {
 	for _, pw := range recs {
 		l.Add(pw, 1, l.Len()+1)
 	}
-	pix, err := passwords.NewIndex(l, passwords.Options{})
+	pix, err := passwords.NewIndex(l, passwords.Options{Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		b.Fatal(err)
 	}

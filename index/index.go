@@ -363,14 +363,10 @@ var (
 	maxSegments = 8
 )
 
+// validThreshold reports whether t is a threshold for m (prefix.Validate).
 func validThreshold(m prefix.Measure, t prefix.Threshold) bool {
-	if t.Den == 0 || t.Num == 0 {
-		return false
-	}
-	if m == prefix.Overlap {
-		return t.Den == 1
-	}
-	return t.Num <= t.Den
+	_, err := prefix.Validate(m, t)
+	return err == nil
 }
 
 // below reports a/b < c/d exactly.

@@ -39,7 +39,7 @@ func ComparePairs(a, b Pair) int {
 // works: Jaccard, all cores.
 type Options struct {
 	Measure   prefix.Measure
-	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
+	Threshold prefix.Threshold // required: the zero Threshold is prefix.ErrNoThreshold (prefix.Validate)
 	// Workers is the number of goroutines probing; 0 means GOMAXPROCS, and
 	// more than 4·GOMAXPROCS means 4·GOMAXPROCS. The output is the same for
 	// every value.
@@ -66,12 +66,11 @@ type Options struct {
 }
 
 func (o *Options) check() error {
-	if o.Threshold.Den == 0 {
-		return fmt.Errorf("join: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(o.Measure, o.Threshold)
+	if err != nil {
+		return fmt.Errorf("join: %w", err)
 	}
-	if o.Measure > prefix.Overlap {
-		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
-	}
+	o.Threshold = t
 	if o.Ell < 0 || o.Ell > 3 {
 		return fmt.Errorf("%w: %d (want 0 to choose, 1, 2 or 3)", ErrEll, o.Ell)
 	}

@@ -2,6 +2,7 @@ package join_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -271,6 +272,44 @@ func TestLongSetsAgainstOracle(t *testing.T) {
 				if ref.LateSkipped == 0 || ref.Positional == 0 || ref.BoundPruned == 0 {
 					t.Errorf("%s: late %d, positional %d, count bound %d: want all > 0", name, ref.LateSkipped, ref.Positional, ref.BoundPruned)
 				}
+			}
+		}
+	}
+}
+
+// TestThresholdValidated: every entry of the joins validates its threshold
+// by prefix.Validate: the zero Threshold is ErrNoThreshold, and a fraction
+// above 1 (or an Overlap threshold that is not a whole number) is
+// ErrThreshold, not a join at a meaningless bound.
+func TestThresholdValidated(t *testing.T) {
+	ctx := context.Background()
+	c, err := order.New(jointest.Input([][]uint32{{1, 2}, {1, 2, 3}, {2, 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := order.Build(jointest.Input([][]uint32{{1, 2}}), jointest.Input([][]uint32{{1, 2, 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		m    prefix.Measure
+		t    prefix.Threshold
+		want error
+	}{
+		{prefix.Jaccard, prefix.Threshold{}, prefix.ErrNoThreshold},
+		{prefix.Overlap, prefix.Threshold{}, prefix.ErrNoThreshold},
+		{prefix.Jaccard, prefix.Threshold{Num: 3, Den: 2}, prefix.ErrThreshold},
+		{prefix.Cosine, prefix.Threshold{Num: 0, Den: 2}, prefix.ErrThreshold},
+		{prefix.Overlap, prefix.Threshold{Num: 3, Den: 2}, prefix.ErrThreshold},
+	} {
+		opt := join.Options{Measure: tc.m, Threshold: tc.t}
+		none := func(join.Pair) bool { return true }
+		_, err1 := join.SelfJoin(ctx, c, opt, none)
+		_, err2 := join.RSJoin(ctx, cs[0], cs[1], opt, none)
+		_, err3 := join.NewIndex(c, opt)
+		for k, err := range []error{err1, err2, err3} {
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s %d/%d, entry %d: %v, want %v", tc.m, tc.t.Num, tc.t.Den, k, err, tc.want)
 			}
 		}
 	}

@@ -138,7 +138,7 @@ func BenchmarkCheck(b *testing.B) {
 		inputs = append(inputs, input{"john", l})
 	}
 	for _, in := range inputs {
-		ix, err := NewIndex(in.l, Options{})
+		ix, err := NewIndex(in.l, Options{Threshold: DefaultThreshold()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func BenchmarkBruteForce(b *testing.B) {
 		sets[i] = slices.Compact(s)
 	}
 	var want int64
-	Join(context.Background(), l, Options{}, func(Pair) bool { want++; return true })
+	Join(context.Background(), l, Options{Threshold: DefaultThreshold()}, func(Pair) bool { want++; return true })
 	workers := runtime.GOMAXPROCS(0)
 	b.Run(fmt.Sprintf("list=%s/n=%d/q=2/t=0.8/workers=%d", filepath.Base(path), l.Len(), workers), func(b *testing.B) {
 		cpu := cpuTime()

@@ -8,7 +8,7 @@
 // default, see DefaultQ), after optional normalisations (Norm: case folding,
 // leet-speak folding, stripping a trailing run of digits and symbols), and
 // two passwords are similar when their sets reach a threshold under a set
-// similarity measure (Jaccard >= 0.8 by default, see DefaultThreshold()).
+// similarity measure (Jaccard >= 0.8 in the simjoin command, DefaultThreshold).
 // Passwords are bytes: one that is valid UTF-8 is read as code points, any
 // other (a Latin-1 list) as bytes, and grams of the two kinds share a key
 // exactly when they are the same bytes (see Grams). Sets, not bags: "aaaa"

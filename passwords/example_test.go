@@ -27,7 +27,7 @@ func Example() {
 	}
 	fmt.Printf("%d lines, %d distinct passwords\n", st.Lines, l.Len())
 	// Bigrams, Jaccard >= 0.8: the defaults.
-	_, err = passwords.Join(context.Background(), l, passwords.Options{}, func(p passwords.Pair) bool {
+	_, err = passwords.Join(context.Background(), l, passwords.Options{Threshold: passwords.DefaultThreshold()}, func(p passwords.Pair) bool {
 		fmt.Printf("%s ~ %s  %.3f\n", l.Password(p.A), l.Password(p.B), p.Sim)
 		return true
 	})
@@ -42,7 +42,7 @@ func Example() {
 
 func ExampleFamilies() {
 	l, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	opt := passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase | passwords.FoldLeet | passwords.StripSuffix}}
+	opt := passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase | passwords.FoldLeet | passwords.StripSuffix}, Threshold: passwords.DefaultThreshold()}
 	fams, _, err := passwords.Families(context.Background(), l, opt)
 	if err != nil {
 		panic(err)
@@ -62,7 +62,7 @@ func ExampleFamilies() {
 
 func ExampleIndex_Check() {
 	known, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}})
+	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}, Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		panic(err)
 	}
@@ -85,7 +85,7 @@ func ExampleIndex_Check() {
 // the batch when one is too close to a known password.
 func ExampleIndex_CheckAll() {
 	known, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}})
+	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}, Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		panic(err)
 	}

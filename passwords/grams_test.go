@@ -210,7 +210,7 @@ func TestGramsCheck(t *testing.T) {
 		if err := g.Check(); !errors.Is(err, ErrQ) {
 			t.Errorf("Q %d: %v, want ErrQ", q, err)
 		}
-		if _, err := Join(context.Background(), &List{}, Options{Grams: g}, nil); !errors.Is(err, ErrQ) {
+		if _, err := Join(context.Background(), &List{}, Options{Grams: g, Threshold: DefaultThreshold()}, nil); !errors.Is(err, ErrQ) {
 			t.Errorf("Join with Q %d: %v, want ErrQ", q, err)
 		}
 	}

@@ -155,7 +155,7 @@ func TestCheckJohn(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	cands := candidates(known, 300, r)
-	for _, opt := range []Options{{}, {Grams: Grams{Norm: allNorms}, Threshold: prefix.Threshold{Num: 7, Den: 10}}} {
+	for _, opt := range []Options{{Threshold: DefaultThreshold()}, {Grams: Grams{Norm: allNorms}, Threshold: prefix.Threshold{Num: 7, Den: 10}}} {
 		var want [][]Match
 		for _, keys := range []bool{false, true} {
 			ix := newTestIndex(t, known, opt, keys)
@@ -176,7 +176,7 @@ func TestCheckJohn(t *testing.T) {
 // compares with sequential answers.
 func TestCheckConcurrent(t *testing.T) {
 	known := testList(2000, 8)
-	ix := newTestIndex(t, known, Options{}, true)
+	ix := newTestIndex(t, known, Options{Threshold: DefaultThreshold()}, true)
 	r := rand.New(rand.NewPCG(8, 8))
 	cands := candidates(known, 400, r)
 	want := make([][]Match, len(cands))
@@ -207,7 +207,7 @@ func TestCheckAllocs(t *testing.T) {
 	pw := slices.Clone(known.Password(10))
 	pw = append(pw, '1')
 	for _, keys := range []bool{false, true} {
-		ix := newTestIndex(t, known, Options{}, keys)
+		ix := newTestIndex(t, known, Options{Threshold: DefaultThreshold()}, keys)
 		dst := make([]Match, 0, 64)
 		ix.Check(dst, pw) // warm up
 		if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {

@@ -520,7 +520,9 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 	lopt := opt.LSH
 	lopt.Shape, lopt.Copies = shape, nil
 	if ck.floor != nil {
-		lopt.Threshold = prefix.Threshold{Num: 1, Den: 1 << 40}
+		// The least threshold there is (prefix.Validate): every candidate
+		// sharing a token passes, for sets of fewer than 10^9 tokens.
+		lopt.Threshold = prefix.Threshold{Num: 1, Den: 1_000_000_000}
 		lopt.Verify = approx.VerifyExact
 	}
 	runs := float64(ck.seeds)

@@ -128,7 +128,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 			for r, run := range b.Runs {
 				opt := lsh
 				opt.Shape, opt.Seed = shape, lsh.Seed+uint64(r)
-				opt.Threshold, opt.Verify = prefix.Threshold{Num: 1, Den: 1 << 40}, approx.VerifyExact
+				opt.Threshold, opt.Verify = prefix.Threshold{Num: 1, Den: 1_000_000_000}, approx.VerifyExact
 				got := reported(t, c, nil, opt)
 				if k == 0 && r == 0 && len(foundGot) != len(got) {
 					t.Errorf("%s: Found got %d pairs, the run reported %d", fx.Name, len(foundGot), len(got))

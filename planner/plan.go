@@ -293,12 +293,11 @@ func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Ava
 // (none when upper bounds already decide). Safe for concurrent use; the
 // collections are only read.
 func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error) {
-	if opt.Threshold.Den == 0 {
-		return nil, fmt.Errorf("planner: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(opt.Measure, opt.Threshold)
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
 	}
-	if opt.Measure > prefix.Overlap {
-		return nil, fmt.Errorf("planner: %w: %d", prefix.ErrMeasure, opt.Measure)
-	}
+	opt.Threshold = t
 	if opt.Prefer == 0 {
 		opt.Prefer = DefaultPrefer
 	}

@@ -195,6 +195,9 @@ func TestPlanForcedAndUnavailable(t *testing.T) {
 	if _, err := New(ctx, c, nil, Options{}); !errors.Is(err, prefix.ErrNoThreshold) {
 		t.Errorf("no threshold: %v", err)
 	}
+	if _, err := New(ctx, c, nil, Options{Threshold: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, prefix.ErrThreshold) {
+		t.Errorf("threshold 3/2: %v, want ErrThreshold", err)
+	}
 	if _, err := New(ctx, c, nil, Options{Threshold: threshold(t, prefix.Jaccard, "0.5"), Prefer: 0.5}); err == nil {
 		t.Error("Prefer 0.5 accepted")
 	}

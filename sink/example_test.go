@@ -18,7 +18,7 @@ func ExamplePairWriter() {
 	pw := sink.NewPairWriter(os.Stdout, sink.CSV, false, false, names, nil)
 	st := sink.NewStream(true, pw.WritePair, pw.Flush)
 	_, err := simjoin.Run(context.Background(), records.Strings(docs), records.Source{},
-		simjoin.Options{Threshold: 0.5}, st.Add)
+		simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}}, st.Add)
 	if err == nil {
 		err = st.Close() // writes the held pairs in order and flushes
 	}
@@ -35,7 +35,7 @@ func ExamplePairWriter() {
 // The clusters of a dedup: every record with the number of its cluster.
 func ExampleWriteClusters() {
 	docs := []string{"the quick brown fox", "lorem ipsum dolor", "the quick brown dog", "lorem ipsum dolor sit"}
-	in, err := simjoin.Load(context.Background(), records.Strings(docs), records.Source{}, simjoin.Options{Threshold: 0.6})
+	in, err := simjoin.Load(context.Background(), records.Strings(docs), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 5}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -48,7 +48,7 @@ type pwConfig struct {
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
-	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
+	fs.StringVarP(&c.threshold, "threshold", "t", passwords.DefaultThreshold().String(), "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
 	// --fold-case, --fold-leet and --strip-suffix are named as passwords.Norm
 	// names the normalisations (parse reads them by name).
 	fs.Bool("fold-case", false, "fold letters to lower case")

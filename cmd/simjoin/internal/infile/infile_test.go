@@ -95,7 +95,7 @@ func TestSources(t *testing.T) {
 	}
 	join := func(r, s records.Source, method simjoin.Method) simjoin.Stats {
 		t.Helper()
-		st, err := simjoin.Run(ctx, r, s, simjoin.Options{Threshold: 1, Method: method}, func(simjoin.Pair) bool { return true })
+		st, err := simjoin.Run(ctx, r, s, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}, Method: method}, func(simjoin.Pair) bool { return true })
 		if err != nil {
 			t.Fatal(err)
 		}
