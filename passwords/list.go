@@ -230,7 +230,7 @@ type ReadOptions struct {
 const DefaultMaxLine = 4096
 
 // ErrLineTooLong is the error of a line longer than ReadOptions.MaxLine.
-var ErrLineTooLong = errors.New("line longer than the limit (--max-line)")
+var ErrLineTooLong = errors.New("line longer than the limit")
 
 // ReadStats counts what Read saw.
 type ReadStats struct {

@@ -199,8 +199,7 @@ func (l *Reader) readListTo(ctx context.Context, files []fileset.File, warn func
 	}
 	st.Records += len(ids)
 	if len(ids) == 0 {
-		return nil, fmt.Errorf("no record left of %d files (%d unreadable, %d below --min-tokens %d)",
-			len(files), st.Unreadable, st.TooFew, fo.MinTokens)
+		return nil, &NoRecordsError{Files: len(files), Unreadable: st.Unreadable, TooFew: st.TooFew, MinTokens: fo.MinTokens}
 	}
 	return ids, nil
 }
@@ -240,19 +239,48 @@ func (l *Reader) readFile(sc *fileScratch, path string, dst []uint64) (keys []ui
 	return keys, r
 }
 
-// fileError names the file of a read or tokenizing error: "path: error", or
-// "path:line:column: message" for Go source that does not scan.
+// fileError names the file of a read or tokenizing error: a *FileError, or
+// the *fs.PathError of a file that could not be opened or read (which names
+// it already).
 func fileError(path string, err error) error {
-	var se *shingle.ScanError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%s:%w", path, err)
-	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return err // already "open path: reason"
 	}
-	if errors.Is(err, shingle.ErrUTF8) {
-		return fmt.Errorf("%s: %w (use --tokens set for binary files)", path, err)
+	return &FileError{Path: path, Err: err}
+}
+
+// FileError reports a file of a Files source that could not be decompressed
+// or tokenized (such as invalid UTF-8 where Options.Tokens needs text,
+// wrapping shingle.ErrUTF8): "path: reason", or "path:line:column: message"
+// for Go source that does not scan (a *shingle.ScanError). It never quotes
+// the file's text.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	var se *shingle.ScanError
+	if errors.As(e.Err, &se) {
+		return e.Path + ":" + e.Err.Error()
 	}
-	return fmt.Errorf("%s: %w", path, err)
+	return e.Path + ": " + e.Err.Error()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// NoRecordsError reports Files sources that left no record: every file
+// listed was unreadable (and skipped, FileOptions.KeepGoing) or had fewer
+// distinct tokens than FileOptions.MinTokens.
+type NoRecordsError struct {
+	Files      int // files listed and selected
+	Unreadable int // skipped as unreadable
+	TooFew     int // dropped for fewer than MinTokens distinct tokens
+	MinTokens  int // FileOptions.MinTokens
+}
+
+func (e *NoRecordsError) Error() string {
+	return fmt.Sprintf("no record left of %d files (%d unreadable, %d with fewer than %d distinct tokens)",
+		e.Files, e.Unreadable, e.TooFew, e.MinTokens)
 }

@@ -148,7 +148,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
 	prog := progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
-		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
+		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", inFlags(err)) }
 	}
 	r, s, done, err := infile.Sources(cfg.docs.args, cfg.against, cfg.docs.Files, e.stdin, func(f *infile.File) {
 		rep.NoteCompressed(f.Name, f.Format)

@@ -110,7 +110,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", err)
+	fmt.Fprintln(stderr, "simjoin:", inFlags(err))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError
