@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/invariants"
@@ -242,7 +241,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
-	unique := firstShared(c.Dict())
+	unique := c.Dict().FirstShared()
 	ell := opt.Ell
 	var lengths *prefix.Lengths // the prefix index's list lengths, if the choice counted them
 	if ell == 0 {
@@ -292,13 +291,6 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	return st, err
 }
 
-// firstShared returns the first token id of d held by two sets or more:
-// the ids below it are each held by one set only (order numbers them
-// first), so no probe of a join over d looks them up. Cost: O(log d.Len()).
-func firstShared(d *order.Dictionary) uint32 {
-	return uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
-}
-
 // Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
 // one place that chooses between them.
 func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
@@ -327,7 +319,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	t0 := time.Now()
 	rs, ss := groupsOf(r), groupsOf(s)
 	// As in SelfJoin, the tokens held by one set only get no list.
-	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), firstShared(s.Dict()), ss.set, b.ProbePrefix, opt.Workers).Index()
+	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), s.Dict().FirstShared(), ss.set, b.ProbePrefix, opt.Workers).Index()
 	st := Stats{
 		Records:      r.Records() + s.Records(),
 		Skipped:      r.Skipped() + s.Skipped(),

@@ -110,7 +110,7 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	s := groupsOf(c)
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	if opt.Ell == 0 {
-		ch, _ := ellChoice(s, b, firstShared(c.Dict()), opt.Workers)
+		ch, _ := ellChoice(s, b, c.Dict().FirstShared(), opt.Workers)
 		return ch, nil
 	}
 	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}

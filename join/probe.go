@@ -50,7 +50,7 @@ type joiner struct {
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup; the index has no list for them
-	// (it is ix.From(), firstShared of the dictionary).
+	// (it is ix.From(), the dictionary's FirstShared).
 	unique uint32
 	// indexed is the number of groups probed through ix: all of build's on
 	// the prefix path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix

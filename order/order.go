@@ -302,6 +302,12 @@ func (d *Dictionary) keyList() []uint64 {
 	return d.keys
 }
 
+// FirstShared returns the first token id held by two sets or more (Len()
+// when none is): the ids below it, the rarest, are each held by one set
+// only, so no probe of a join over the dictionary looks them up. Cost: O(1),
+// the dictionary stores it.
+func (d *Dictionary) FirstShared() uint32 { return uint32(d.ones) }
+
 // DF returns the document frequency of token id over the collections the
 // dictionary was built from.
 func (d *Dictionary) DF(id uint32) int {
