@@ -82,7 +82,7 @@
 //
 // Identical sets are signed once and their pairs reported directly, so a
 // thousand copies of one file never fill a bucket. Verification is exact by
-// default (join.Check with prefix.Bounds, integer arithmetic), so LSH loses
+// default (join.Verify with prefix.Bounds, integer arithmetic), so LSH loses
 // pairs but never reports a false one; VerifyEstimate trades that for not
 // reading the sets again, and marks similarities as estimates.
 //

@@ -14,7 +14,7 @@ import (
 type Verify uint8
 
 const (
-	// VerifyExact decides each candidate on the original sets, exactly (join.Check
+	// VerifyExact decides each candidate on the original sets, exactly (join.Verify
 	// with prefix.Bounds): reported similarities are exact. The default.
 	VerifyExact Verify = iota
 	// VerifyEstimate decides each candidate on its signatures' estimate of the

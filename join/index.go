@@ -309,7 +309,7 @@ func (ix *Index) queryPrefix(dst []Match, qr *querier, x []uint32, lo, hi int) [
 // threshold with x.
 func (ix *Index) verify(dst []Match, x []uint32, g int) []Match {
 	y := ix.s.set(g)
-	o, ok := Check(ix.b, x, y)
+	o, ok := Verify(ix.b, x, y)
 	if !ok {
 		return dst
 	}

@@ -314,3 +314,55 @@ func TestThresholdValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestVerify: the one pair check agrees with the oracle's exact rule
+// (jointest.Reaches) on every pair of small random sets, for every measure
+// and a threshold of each kind, on token ids and on token keys alike; two
+// empty sets never reach a threshold.
+func TestVerify(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var sets [][]uint32
+	for range 60 {
+		var s []uint32
+		for v := range uint32(12) {
+			if r.IntN(3) == 0 {
+				s = append(s, v)
+			}
+		}
+		sets = append(sets, s)
+	}
+	for _, m := range measures {
+		ts := []string{"0.5", "2/3", "0.8", "1"}
+		if m == prefix.Overlap {
+			ts = []string{"1", "2", "4"}
+		}
+		for _, s := range ts {
+			th, err := prefix.ParseThreshold(m, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := prefix.NewBounds(m, th)
+			for _, x := range sets {
+				keys := func(s []uint32) []uint64 {
+					k := make([]uint64, len(s))
+					for i, v := range s {
+						k[i] = uint64(v) << 40
+					}
+					return k
+				}
+				for _, y := range sets {
+					o := join.Overlap(x, y)
+					want := len(x)+len(y) > 0 && jointest.Reaches(m, th, o, len(x), len(y))
+					got, ok := join.Verify(b, x, y)
+					kgot, kok := join.Verify(b, keys(x), keys(y))
+					if ok != want || kok != want || ok && (got != o || kgot != o) {
+						t.Fatalf("%s %s: %v ~ %v: Verify %d %v (keys %d %v), overlap %d, want %v", m, s, x, y, got, ok, kgot, kok, o, want)
+					}
+				}
+			}
+		}
+	}
+	if _, ok := join.Verify(prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}), []uint32{}, nil); ok {
+		t.Error("two empty sets reach a threshold")
+	}
+}

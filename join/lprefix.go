@@ -710,7 +710,7 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	}
 	for _, gy := range p.list {
 		y := p.build.set(int(gy))
-		if o, ok := Check(b, x, y); ok {
+		if o, ok := Verify(b, x, y); ok {
 			out = p.emit(gx, int(gy), o, n, len(y), out)
 		}
 	}

@@ -25,7 +25,7 @@
 // triples) of tokens in each set's ℓ-prefix (AdaptJoin's ℓ-prefix, Wang, Li
 // and Feng 2012; see lprefix.go), which is as exact and meets ten times
 // fewer candidates on passwords, and keeps join.SelfJoin for long sets at
-// low thresholds. Every candidate is verified with join.Check; every answer
+// low thresholds. Every candidate is verified with join.Verify; every answer
 // of this package is exact.
 //
 // # Lifecycle

@@ -62,7 +62,7 @@
 // those of the whole run), scaled by the sample's share of the pairs
 // (LSHEstimate.Candidates, what the cost uses once the sample meets 20
 // candidates; the S-curve's below that). Each candidate costs an exact
-// check through join.Check.
+// check through join.Verify.
 //
 // Results and their similarities come from whichever sample holds more
 // pairs: the exact one's results scaled by its share of the pairs, or the
