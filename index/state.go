@@ -246,7 +246,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		lp = 0 // no record of an admissible size is in the pair index
 	}
 	walk := lp*(lp-1)/2 > maxQueryPairs
-	qmask := tokenMask(q)
+	qmask := join.TokenMask(q)
 	// pass applies the size-dependent bounds to a record of size x met first
 	// through its k-th shared token (k = 1: single-token prefix; k = 2: pair),
 	// at position i of q and j of x, before anything of the record is read:

@@ -261,7 +261,7 @@ func (ix *Index) queryKeys(dst []Match, qr *querier, x []uint32, px, lo, hi int)
 	alpha := b.MinOverlap(n, max(lo, 1))
 	// Query tokens outside the collection have mask bits of their own: they
 	// only make the bound tighter, never wrong.
-	mx := tokenMask(x)
+	mx := TokenMask(x)
 	qr.pairs = appendKeys(qr.pairs[:0], x, px, 2)
 	for _, key := range qr.pairs {
 		groups, masks := ix.keyIx.lookup(key)

@@ -47,7 +47,7 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 	s := groupsOf(c)
 	masks := make([]uint64, s.groups())
 	for g := range masks {
-		masks[g] = tokenMask(s.set(g))
+		masks[g] = TokenMask(s.set(g))
 	}
 	build := func() *keyIndex {
 		ix, m, err := newKeyIndex(s, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)

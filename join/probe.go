@@ -60,7 +60,7 @@ type joiner struct {
 	indexed int
 	ell     int       // tokens per index key: 1, 2 or 3
 	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1 or every group is tiny
-	masks   []uint64  // token mask of each group (tokenMask), with keyIx
+	masks   []uint64  // token mask of each group (TokenMask), with keyIx
 	// keyProbes[n] is what a probe of size n needs on the ℓ-prefix path,
 	// for n up to the largest size; with keyIx.
 	keyProbes []keyProbe
