@@ -423,7 +423,7 @@ func TestFaceErrors(t *testing.T) {
 		t.Errorf("method 9: %v", err)
 	}
 	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 2, Den: 1}, Method: simjoin.LSH}
-	if _, err := simjoin.Load(ctx, records.Strings([]string{"a b"}), records.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
+	if _, err := simjoin.Load(ctx, records.Strings([]string{"a b"}), records.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrNoJaccardBound) {
 		t.Errorf("LSH for overlap: %v", err)
 	}
 }

@@ -96,10 +96,10 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 		return nil, err
 	}
 	if opts.Method > LSH {
-		return nil, fmt.Errorf("%w: %d", ErrMethod, opts.Method)
+		return nil, fmt.Errorf("simjoin: %w %d", ErrMethod, opts.Method)
 	}
 	if opts.Method == LSH && opts.Measure == prefix.Overlap {
-		return nil, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, opts.Measure)
+		return nil, fmt.Errorf("simjoin: %w: LSH estimates Jaccard similarity, not %s", ErrNoJaccardBound, opts.Measure)
 	}
 	if r.Tokenized() || s.Tokenized() {
 		if err := checkTokens(opts.Tokens); err != nil {
@@ -220,7 +220,7 @@ func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, r
 		}
 	}
 	if st.Records >= 1<<32-1 || st.Tokens >= 1<<32-1 {
-		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
+		return nil, fmt.Errorf("simjoin: collection %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
 	if opts.MemoryCheck != nil {

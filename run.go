@@ -215,7 +215,7 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		st.Exact = &js
 	case LSH:
 		if in.opts.Measure == prefix.Overlap {
-			return st, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, in.opts.Measure)
+			return st, fmt.Errorf("simjoin: %w: LSH estimates Jaccard similarity, not %s", ErrNoJaccardBound, in.opts.Measure)
 		}
 		report := progressOf(in.opts.Progress, Progress{Stage: StageLSH})
 		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group

@@ -147,8 +147,9 @@ type Options struct {
 	MemoryCheck func(need int64, records, tokens int) error
 }
 
-// Errors returned (wrapped) by the calls. The first five are the sentinels of
-// the packages that detect them, so errors.Is works with either name.
+// Errors returned (wrapped) by the calls. All but ErrSources are the
+// sentinels of the packages that detect them, so errors.Is works with either
+// name.
 var (
 	// ErrNoThreshold: Options.Threshold is the zero Threshold.
 	ErrNoThreshold = prefix.ErrNoThreshold
@@ -162,9 +163,11 @@ var (
 	// ErrUTF8: a record is not valid UTF-8 and Options.Tokens needs text.
 	// It comes wrapped in a *records.RecordError or a *records.LineError.
 	ErrUTF8 = shingle.ErrUTF8
-	// ErrMethod: Options.Method is not Auto, Exact or LSH, or names LSH
-	// for a measure LSH cannot estimate (prefix.Overlap).
-	ErrMethod = errors.New("simjoin: unknown or unavailable method")
+	// ErrMethod: Options.Method is not Auto, Exact or LSH.
+	ErrMethod = planner.ErrMethod
+	// ErrNoJaccardBound: Options.Method is LSH for a measure LSH cannot
+	// estimate (Overlap, which no Jaccard threshold bounds).
+	ErrNoJaccardBound = approx.ErrNoJaccardBound
 	// ErrSources: Load was given no first source, or Dedup an R-S join.
 	ErrSources = errors.New("simjoin: wrong sources")
 	// ErrNoLSH: Explain was asked to cross-check LSH where the plan has

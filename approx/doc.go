@@ -76,7 +76,7 @@
 // banding is chosen for J = t², the least Jaccard similarity of a pair at
 // cosine t (one set inside the other), so the recall bound still holds;
 // candidates are then verified with the measure asked for. The Overlap
-// measure has no Jaccard bound and is refused (ErrMeasure).
+// measure has no Jaccard bound and is refused (ErrNoJaccardBound).
 //
 // # Departures
 //

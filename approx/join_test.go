@@ -238,7 +238,7 @@ func TestBadOptions(t *testing.T) {
 		{"recall 1", approx.Options{Threshold: th, Recall: 1}, approx.ErrRecall},
 		{"recall -0.5", approx.Options{Threshold: th, Recall: -0.5}, approx.ErrRecall},
 		{"recall unreachable", approx.Options{Threshold: th, K: 4, Recall: 0.9999}, approx.ErrRecall},
-		{"overlap", approx.Options{Measure: prefix.Overlap, Threshold: ov}, approx.ErrMeasure},
+		{"overlap", approx.Options{Measure: prefix.Overlap, Threshold: ov}, approx.ErrNoJaccardBound},
 	} {
 		_, err := tc.opt.Resolve()
 		if !errors.Is(err, tc.want) {

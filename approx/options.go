@@ -51,9 +51,9 @@ const (
 	DefaultMaxBucket = 2000
 )
 
-// ErrMeasure is returned (wrapped) for the Overlap measure, which no
+// ErrNoJaccardBound is returned (wrapped) for the Overlap measure, which no
 // Jaccard threshold bounds: use the exact join.
-var ErrMeasure = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
+var ErrNoJaccardBound = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
 
 // Options configures the LSH joins and the query index. The zero value of
 // every field but Threshold works: Jaccard, one-permutation hashing, K = 128,
@@ -121,7 +121,7 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 	case prefix.Cosine:
 		return f * f, nil
 	}
-	return 0, fmt.Errorf("%w; %s has none", ErrMeasure, m)
+	return 0, fmt.Errorf("%w; %s has none", ErrNoJaccardBound, m)
 }
 
 // Resolve checks o and returns it with every default filled in and the shape
@@ -129,7 +129,7 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 // line, a planner) can report the choice and fail on bad options before any
 // work starts. It checks the measure and threshold, fills in the defaults of
 // K, Bits, Recall and MaxBucket, checks the rest with Check, and chooses the
-// shape when none is given. Errors wrap ErrMeasure or prefix.ErrNoThreshold,
+// shape when none is given. Errors wrap ErrNoJaccardBound or prefix.ErrNoThreshold,
 // or are Check's (*OptionError, or ErrShape for a shape that does not fit
 // K), or ChooseRecall's (ErrRecall). Cost: that of ChooseRecall when no
 // shape is given.

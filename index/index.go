@@ -17,6 +17,7 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -44,9 +45,6 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// ErrMethod is wrapped by the error of ParseMethod.
-var ErrMethod = errors.New("index: unknown method")
-
 // ParseMethod reads a method by its String: "exact" or "lsh".
 func ParseMethod(s string) (Method, error) {
 	for _, m := range []Method{Exact, LSH} {
@@ -54,7 +52,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q: want exact or lsh", ErrMethod, s)
+	return 0, fmt.Errorf("index: %w %q: want exact or lsh", planner.ErrMethod, s)
 }
 
 // Config is fixed at Create and stored in the manifest, in the form

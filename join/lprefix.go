@@ -388,7 +388,7 @@ func newKeyIndex(s *side, vocab, ell int, plen func(n int) int, workers int, sel
 		start[w] += start[w-1]
 	}
 	if start[len(start)-1] >= 1<<32-1 {
-		return nil, nil, order.ErrTooLarge
+		return nil, nil, fmt.Errorf("join: key index %w", order.ErrTooLarge)
 	}
 	entries := make([]uint64, start[len(start)-1])
 	ix := &keyIndex{ell: ell, groups: make([]uint32, len(entries))}

@@ -18,9 +18,12 @@ import (
 	"github.com/simjoin/simjoin/internal/prefetch"
 )
 
-// ErrTooLarge is returned when a collection would exceed the 32-bit limits of
-// the arena: 2³²-1 records or distinct tokens.
-var ErrTooLarge = errors.New("order: collection too large")
+// ErrTooLarge is returned (wrapped) when a structure would exceed the 32-bit
+// ids it is built on: a collection of 2³²-1 records, tokens or distinct
+// tokens here, a key index of as many entries (package join), a password
+// list of as many lines or 2³² bytes (package passwords). It is the one
+// sentinel for that condition.
+var ErrTooLarge = errors.New("too large for 32-bit ids")
 
 // Input accumulates raw token sets, each a list of 64-bit keys as the shingle
 // package produces them. As records arrive, every key is given a provisional
@@ -492,7 +495,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 	workers := inputs[0].Workers
 	for _, in := range inputs {
 		if in.Len() >= 1<<32-1 || in.Tokens() >= 1<<32-1 {
-			return nil, ErrTooLarge
+			return nil, fmt.Errorf("order: collection %w", ErrTooLarge)
 		}
 	}
 	dense := true
@@ -549,7 +552,7 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		in.voc = vocab{}
 	}
 	if base.len() >= 1<<32-1 {
-		return nil, ErrTooLarge
+		return nil, fmt.Errorf("order: vocabulary %w", ErrTooLarge)
 	}
 	dict, final := buildDictionary(base, workers)
 	hashes := rewriteAll(final, inputs, uint32(dict.Len()), workers)

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -34,6 +35,11 @@ func (m Method) String() string { return enumText(methodNames[:], m, "method") }
 // MarshalText returns the method's name, so that JSON shows "exact".
 func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// ErrMethod is returned (wrapped) for an unknown method: a name ParseMethod
+// does not know, a Method outside Auto..LSH, and likewise the index's
+// methods (index.ParseMethod). It is the one sentinel for that condition.
+var ErrMethod = errors.New("unknown method")
+
 // ParseMethod reads "auto", "exact" or "lsh".
 func ParseMethod(s string) (Method, error) {
 	for i, n := range methodNames {
@@ -41,7 +47,7 @@ func ParseMethod(s string) (Method, error) {
 			return Method(i), nil
 		}
 	}
-	return 0, fmt.Errorf("planner: unknown method %q: want auto, exact or lsh", s)
+	return 0, fmt.Errorf("planner: %w %q: want auto, exact or lsh", ErrMethod, s)
 }
 
 // Defaults filled in by Options.
@@ -305,7 +311,7 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 		return nil, fmt.Errorf("planner: Prefer %v: want a factor >= 1", opt.Prefer)
 	}
 	if opt.Method > LSH {
-		return nil, fmt.Errorf("planner: unknown method %d", opt.Method)
+		return nil, fmt.Errorf("planner: %w %d", ErrMethod, opt.Method)
 	}
 	if opt.SampleSize == 0 {
 		opt.SampleSize = DefaultSampleSize

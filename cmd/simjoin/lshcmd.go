@@ -93,7 +93,7 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	f.opt.Measure, f.opt.Threshold, f.opt.Workers = c.m, c.t, c.workers
 	r, err := f.opt.Resolve()
 	switch {
-	case errors.Is(err, approx.ErrMeasure):
+	case errors.Is(err, approx.ErrNoJaccardBound):
 		return usagef("--method lsh estimates Jaccard similarity and supports --measure jaccard, dice and cosine; use --method exact for %s", c.m)
 	case err != nil:
 		return usageError{err}

@@ -79,9 +79,9 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 }
 
 // checkMemory checks that the memory a join of n things (records,
-// passwords) of size needs is within --memory-limit (memlimit.Check).
+// passwords) of size needs is within --memory-limit (memlimit.Enough).
 func (r *runFlags) checkMemory(need int64, n int, things, size string) error {
-	return memlimit.Check(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
+	return memlimit.Enough(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
 }
 
 // reporting says whether a statistics report was asked for.

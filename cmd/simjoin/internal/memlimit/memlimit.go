@@ -125,17 +125,17 @@ func ParseSize(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// ErrTooLarge is wrapped by Check's error.
-var ErrTooLarge = errors.New("not enough memory")
+// ErrNotEnough is wrapped by Enough's error.
+var ErrNotEnough = errors.New("not enough memory")
 
-// Check returns an error when need bytes exceed the limit (a zero limit
+// Enough returns an error when need bytes exceed the limit (a zero limit
 // never does): one line naming both figures and the limit's source.
-func Check(need int64, l Limit, what string) error {
+func Enough(need int64, l Limit, what string) error {
 	if l.Bytes <= 0 || need <= l.Bytes {
 		return nil
 	}
 	return fmt.Errorf("%w: %s needs about %s, more than the %s this process may use (%s); --memory-limit overrides",
-		ErrTooLarge, what, numfmt.Bytes(need, 1), numfmt.Bytes(l.Bytes, 1), l.Source)
+		ErrNotEnough, what, numfmt.Bytes(need, 1), numfmt.Bytes(l.Bytes, 1), l.Source)
 }
 
 // Given returns the limit a user gave as the size s (ParseSize), its source

@@ -62,17 +62,17 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-func TestCheck(t *testing.T) {
-	if err := Check(1<<30, Limit{}, "x"); err != nil {
+func TestEnough(t *testing.T) {
+	if err := Enough(1<<30, Limit{}, "x"); err != nil {
 		t.Error(err)
 	}
-	if err := Check(1<<20, Limit{1 << 30, "MemAvailable"}, "x"); err != nil {
+	if err := Enough(1<<20, Limit{1 << 30, "MemAvailable"}, "x"); err != nil {
 		t.Error(err)
 	}
-	err := Check(3<<30, Limit{1 << 30, "cgroup memory.max"}, "this join")
-	if !errors.Is(err, ErrTooLarge) || strings.Contains(err.Error(), "\n") ||
+	err := Enough(3<<30, Limit{1 << 30, "cgroup memory.max"}, "this join")
+	if !errors.Is(err, ErrNotEnough) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "3.0 GiB") || !strings.Contains(err.Error(), "1.0 GiB") || !strings.Contains(err.Error(), "cgroup") {
-		t.Errorf("Check: %v", err)
+		t.Errorf("Enough: %v", err)
 	}
 }
 
