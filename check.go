@@ -7,8 +7,8 @@ import (
 	"github.com/simjoin/simjoin/planner"
 )
 
-// Check measures LSH against the exact join on in's records
-// (planner.Check): the exact join once, then each banding of opt.Shapes
+// MeasureLSH measures LSH against the exact join on in's records
+// (planner.MeasureLSH): the exact join once, then each banding of opt.Shapes
 // (empty: the LSH path's own) opt.Seeds times, with recall, precision, the
 // S-curve's predictions and, with opt.Floor, the pairs below the threshold.
 // The LSH options are the plan's when in carries one with an LSH path
@@ -16,17 +16,17 @@ import (
 // opt.LSH is ignored. Options.Progress is told of StageCrossCheck, with the
 // LSH runs' counts.
 //
-// Cost: that of planner.Check. ctx cancels it.
-func (in *Input) Check(ctx context.Context, opt planner.CheckOptions) (*planner.CrossCheck, error) {
+// Cost: that of planner.MeasureLSH. ctx cancels it.
+func (in *Input) MeasureLSH(ctx context.Context, opt planner.CheckOptions) (*planner.CrossCheck, error) {
 	report := progressOf(in.opts.Progress, Progress{Stage: StageCrossCheck})
 	defer report(-1, -1, true)
 	opt.LSH = in.lshOptions()
 	opt.LSH.Progress = func(done, total int) { report(int64(done), int64(total), false) }
 	r, s := in.collections()
-	return planner.Check(ctx, r, s, opt)
+	return planner.MeasureLSH(ctx, r, s, opt)
 }
 
-// lshOptions returns the LSH options Check runs: the plan's (WithPlan) when
+// lshOptions returns the LSH options MeasureLSH runs: the plan's (WithPlan) when
 // it has an LSH path, else Options.LSH, with in's measure, threshold and
 // workers.
 func (in *Input) lshOptions() approx.Options {

@@ -54,11 +54,11 @@ func TestCheckRecall(t *testing.T) {
 			if !slices.Equal(plain, checked) {
 				t.Errorf("%s (R-S %v): %d pairs with CheckRecall, %d without", fx.Name, rs, len(checked), len(plain))
 			}
-			if st.Check == nil {
+			if st.CrossCheck == nil {
 				t.Fatalf("%s (R-S %v): no Stats.Check", fx.Name, rs)
 			}
-			run := st.Check.Bandings[0].Runs[0]
-			if st.Check.Pairs != int64(len(truth)) || run.Recall.K != int64(len(checked)) || run.Recall.N != int64(len(truth)) {
+			run := st.CrossCheck.Bandings[0].Runs[0]
+			if st.CrossCheck.Pairs != int64(len(truth)) || run.Recall.K != int64(len(checked)) || run.Recall.N != int64(len(truth)) {
 				t.Errorf("%s (R-S %v): recall %d/%d, oracle %d of %d", fx.Name, rs, run.Recall.K, run.Recall.N, len(checked), len(truth))
 			}
 		}
@@ -68,8 +68,8 @@ func TestCheckRecall(t *testing.T) {
 		check.CheckRecall = true
 		n := 0
 		st, err := simjoin.Run(ctx, records.Sets(fx.Sets), records.Source{}, check, func(simjoin.Pair) bool { n++; return false })
-		if err != nil || n > 1 || (n == 1) != (st.Check == nil) {
-			t.Errorf("%s: stopped after %d pairs: %v, check %v", fx.Name, n, err, st.Check != nil)
+		if err != nil || n > 1 || (n == 1) != (st.CrossCheck == nil) {
+			t.Errorf("%s: stopped after %d pairs: %v, check %v", fx.Name, n, err, st.CrossCheck != nil)
 		}
 		stopped += n
 		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, opts)
@@ -85,8 +85,8 @@ func TestCheckRecall(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if !slices.Equal(f1.Labels(), f2.Labels()) || st.Check == nil {
-			t.Errorf("%s: Dedup's clusters differ with CheckRecall (check %v)", fx.Name, st.Check != nil)
+		if !slices.Equal(f1.Labels(), f2.Labels()) || st.CrossCheck == nil {
+			t.Errorf("%s: Dedup's clusters differ with CheckRecall (check %v)", fx.Name, st.CrossCheck != nil)
 		}
 	}
 	if stopped < 5 {
@@ -106,7 +106,7 @@ func TestInputCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	co := planner.CheckOptions{Shapes: []approx.Shape{{B: 6, R: 4}, {B: 8, R: 3}}, Seeds: 2, Floor: 0.2, PairSample: 500}
-	got, err := in.Check(ctx, co)
+	got, err := in.MeasureLSH(ctx, co)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestInputCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := planner.Check(ctx, r, nil, co)
+	want, err := planner.MeasureLSH(ctx, r, nil, co)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,9 @@ type Stats struct {
 	// the LSH join; the other is nil.
 	Exact *join.Stats
 	LSH   *approx.Stats
-	// Check is LSH measured against the exact join on the same input when
-	// Options.CheckRecall asked for it and LSH ran; nil otherwise.
-	Check *planner.CrossCheck
+	// CrossCheck is LSH measured against the exact join on the same input
+	// when Options.CheckRecall asked for it and LSH ran; nil otherwise.
+	CrossCheck *planner.CrossCheck
 
 	// Results counts the pairs found, record pairs: with Dedup, each pair
 	// of groups of identical records counts the record pairs it stands for.
@@ -225,8 +225,8 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			lsh.Copies = nil
 			r, s := in.collections()
 			var cc *planner.CrossCheck
-			if cc, err = planner.Check(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
-				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			if cc, err = planner.MeasureLSH(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+				as, st.CrossCheck = *cc.Bandings[0].Runs[0].LSH.LSH, cc
 			}
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement

@@ -126,7 +126,7 @@ type Options struct {
 	// Threshold, Workers, Progress and Copies are taken from these Options.
 	LSH approx.Options
 	// CheckRecall, when the LSH path runs, also runs the exact join and
-	// measures LSH against it (planner.Check): Stats.Check. The pairs are
+	// measures LSH against it (planner.MeasureLSH): Stats.CrossCheck. The pairs are
 	// LSH's as without it; Dedup then gets copies as pairs.
 	CheckRecall bool
 	// Files applies to the Files sources of a join.

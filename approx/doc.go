@@ -18,10 +18,10 @@
 // units differ. The query index goes Builder
 // (Add sets) → Build → Index, which is immutable and answers Query, TopK and
 // QueryAll from many goroutines. Options.Resolve checks the options and
-// chooses the banding before any work starts; CheckK, CheckBits, CheckRecall,
-// CheckMinSize, ParseSeed and ParseVerify check one field as a user gave it
+// chooses the banding before any work starts; ValidateK, ValidateBits, ValidateRecall,
+// ValidateMinSize, ParseSeed and ParseVerify check one field as a user gave it
 // (zero there is a value, not the default), with an *OptionError naming the
-// field, for a command line to refuse it by its flag. Options.Check runs them
+// field, for a command line to refuse it by its flag. Options.Validate runs them
 // all (and the shape's fit) on options whose every field is given, before
 // the measure and threshold are known; Resolve fills in the defaults and
 // checks through it.

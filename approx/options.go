@@ -128,9 +128,9 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 // chosen. It is what the joins and the index run with, so a caller (a command
 // line, a planner) can report the choice and fail on bad options before any
 // work starts. It checks the measure and threshold, fills in the defaults of
-// K, Bits, Recall and MaxBucket, checks the rest with Check, and chooses the
+// K, Bits, Recall and MaxBucket, checks the rest with Validate, and chooses the
 // shape when none is given. Errors wrap ErrNoJaccardBound or prefix.ErrNoThreshold,
-// or are Check's (*OptionError, or ErrShape for a shape that does not fit
+// or are Validate's (*OptionError, or ErrShape for a shape that does not fit
 // K), or ChooseRecall's (ErrRecall). Cost: that of ChooseRecall when no
 // shape is given.
 func (o Options) Resolve() (Options, error) {
@@ -147,7 +147,7 @@ func (o Options) Resolve() (Options, error) {
 	if o.Recall == 0 {
 		o.Recall = DefaultRecall
 	}
-	if err := o.Check(); err != nil {
+	if err := o.Validate(); err != nil {
 		return o, err
 	}
 	if o.Shape == (Shape{}) {

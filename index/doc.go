@@ -13,8 +13,8 @@
 // it; Search, Stats and Verify read it; Close releases it. InsertLines and
 // SearchLines stream the lines of a reader through Insert and Search in
 // batches (records.ReadBatches), naming the line of a record that does not
-// tokenize; CheckSearch checks search options before any input is read
-// (SearchOptions.Check the rules every search follows, an *OptionError
+// tokenize; ValidateSearch checks search options before any input is read
+// (SearchOptions.Validate the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the
 // field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
 // Record ids are assigned 0, 1, 2, ... in insertion order and never reused.

@@ -36,7 +36,7 @@ func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt records.Batch
 // by batch as records.ReadBatches cuts them, and calls f with each batch's
 // queries and their hits (hits[k] answers queries[k], line first+k). Errors
 // as InsertLines has them. A search of no lines calls nothing and returns
-// nil: check the options first with CheckSearch.
+// nil: check the options first with ValidateSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
 // workers; memory one batch of lines and its hits.
@@ -63,10 +63,10 @@ func lineError(err error, name string, first int) error {
 	return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
 }
 
-// CheckSearch reports whether Search would take opt (ErrThresholdBelowMin,
+// ValidateSearch reports whether Search would take opt (ErrThresholdBelowMin,
 // ErrOptions), without reading or searching anything: callers check before
 // they read their queries.
-func (ix *Index) CheckSearch(opt SearchOptions) error {
+func (ix *Index) ValidateSearch(opt SearchOptions) error {
 	_, err := ix.Search(context.Background(), nil, opt)
 	return err
 }

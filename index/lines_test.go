@@ -114,14 +114,14 @@ func TestLinesErrors(t *testing.T) {
 		t.Errorf("f's error: got %v", err)
 	}
 	low := SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 3}}
-	if err := ix.CheckSearch(low); !errors.Is(err, ErrThresholdBelowMin) {
-		t.Errorf("CheckSearch below the minimum: got %v", err)
+	if err := ix.ValidateSearch(low); !errors.Is(err, ErrThresholdBelowMin) {
+		t.Errorf("ValidateSearch below the minimum: got %v", err)
 	}
-	if err := ix.CheckSearch(SearchOptions{}); !errors.Is(err, ErrOptions) {
-		t.Errorf("CheckSearch of no threshold nor top-k: got %v", err)
+	if err := ix.ValidateSearch(SearchOptions{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("ValidateSearch of no threshold nor top-k: got %v", err)
 	}
-	if err := ix.CheckSearch(SearchOptions{TopK: 3}); err != nil {
-		t.Errorf("CheckSearch top-3: %v", err)
+	if err := ix.ValidateSearch(SearchOptions{TopK: 3}); err != nil {
+		t.Errorf("ValidateSearch top-3: %v", err)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
-// opt must pass SearchOptions.Check, and its threshold suit the index.
+// opt must pass SearchOptions.Validate, and its threshold suit the index.
 // Queries are tokenized like records (the first that does not tokenize fails
 // the call with a *RecordError) and answered on the index's workers from
 // one snapshot. Safe for concurrent use, with each other and with the writer.
@@ -21,7 +21,7 @@ import (
 // per segment, one estimate per candidate and, with raw sets, one
 // verification.
 func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions) ([][]Hit, error) {
-	if err := opt.Check(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	if opt.Threshold.Den != 0 {

@@ -30,7 +30,7 @@ import (
 // keeps the query's prefix on tokens that can match (any total order keeps
 // the filters exact). The query then scans the postings of its own probe
 // prefix, skips groups outside its size range by binary search (postings are
-// in size order), and verifies each distinct group met with Check.
+// in size order), and verifies each distinct group met with Verify.
 //
 // For collections of queryKeysMin sets or more whose sets are short (such as
 // password bigrams at high thresholds), the index also holds the token pairs

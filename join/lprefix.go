@@ -36,7 +36,7 @@ import (
 // ℓ-subsets of theirs, and a candidate must share ℓ tokens, not one. A key
 // is its first token and, for ℓ = 3, a 32-bit hash of the other two: a hash
 // collision only adds candidates, never loses one. Each candidate is then
-// verified exactly by Check.
+// verified exactly by Verify.
 //
 // As in the prefix path, groups are probed in size order and a probe meets
 // only the groups before it, so α is at least MinOverlap(|x|, lo) for the
@@ -572,7 +572,7 @@ type keyProbe struct {
 	prefix int32 // the probe's ℓ-prefix length (probeLen); 0 for a tiny size
 	index  int32 // the ℓ-prefix length a set of this size is indexed with (indexLen)
 	// alpha is the least overlap with the smallest admissible partner: the
-	// mask bound uses it, and Check then decides with the partner's own.
+	// mask bound uses it, and Verify then decides with the partner's own.
 	alpha int32
 	first uint32 // the first group of an admissible partner's size
 }

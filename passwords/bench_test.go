@@ -149,7 +149,7 @@ func BenchmarkCheck(b *testing.B) {
 			var ms []Match
 			k := 0
 			for b.Loop() {
-				ms = ix.Check(ms[:0], cands[k%len(cands)])
+				ms = ix.Lookup(ms[:0], cands[k%len(cands)])
 				k++
 			}
 		})

@@ -26,7 +26,7 @@ func TestCheckAll(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ix.CheckAll(context.Background(), cands)
+		got, err := ix.LookupAll(context.Background(), cands)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestCheckAll(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ix, _ := NewIndex(known, Options{Threshold: DefaultThreshold()})
-	if _, err := ix.CheckAll(ctx, cands); err != context.Canceled {
+	if _, err := ix.LookupAll(ctx, cands); err != context.Canceled {
 		t.Errorf("cancelled: got %v", err)
 	}
 }

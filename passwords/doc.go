@@ -1,6 +1,6 @@
 // Package passwords finds similar passwords: the near-copies within a list
 // of passwords (Join, Families), and the known passwords that a new one is
-// too close to (Index.Check).
+// too close to (Index.Lookup).
 //
 // # Passwords as sets
 //
@@ -38,7 +38,7 @@
 //
 //   - Join streams the similar pairs, or Families groups them into connected
 //     families with a union-find forest (package cluster); or
-//   - NewIndex builds a query index over the list once, and Index.Check
+//   - NewIndex builds a query index over the list once, and Index.Lookup
 //     answers any number of candidate passwords, concurrently if need be
 //     (CheckAll checks a batch on all workers); CheckStats counts the
 //     candidates and holds the check policy: a candidate is too close when

@@ -46,7 +46,7 @@ type Options struct {
 }
 
 func (o *Options) fill() error {
-	if err := o.Grams.Check(); err != nil {
+	if err := o.Grams.Validate(); err != nil {
 		return err
 	}
 	t, err := prefix.Validate(o.Measure, o.Threshold)

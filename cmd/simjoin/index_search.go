@@ -113,7 +113,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err != nil {
 			return err
 		}
-		if err := ix.CheckSearch(opt); err != nil {
+		if err := ix.ValidateSearch(opt); err != nil {
 			return searchError(err, opt)
 		}
 		in, err := e.open(queries, nil)

@@ -79,7 +79,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}
 	norm, _ := passwords.ParseNorm(strings.Join(norms, "+")) // names it knows
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
-	if err := c.opt.Grams.Check(); err != nil {
+	if err := c.opt.Grams.Validate(); err != nil {
 		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
 	}
 	var err error

@@ -340,7 +340,7 @@ func TestPasswordsCheck(t *testing.T) {
 	ix, _ := passwords.NewIndex(l, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldLeet}, Threshold: passwords.DefaultThreshold()})
 	var want strings.Builder
 	for i, c := range strings.Split(strings.TrimSuffix(in.String(), "\n"), "\n") {
-		for _, m := range ix.Check(nil, []byte(c)) {
+		for _, m := range ix.Lookup(nil, []byte(c)) {
 			fmt.Fprintf(&want, "%d\t%d\t%s\t%s\n", i+1, l.Line(m.Index), strconv.FormatFloat(m.Sim, 'f', -1, 64), l.Password(m.Index))
 		}
 	}

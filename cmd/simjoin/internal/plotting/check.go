@@ -12,7 +12,7 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// NewSCurves returns the S-curve figure of a cross-check (planner.Check) of
+// NewSCurves returns the S-curve figure of a cross-check (planner.MeasureLSH) of
 // LSH bandings of signatures of k values, each run with seeds seeds: a curve
 // per banding with its bins' pairs (counted once per seed, as the bins'
 // found pairs are) and the threshold t marked.
@@ -45,7 +45,7 @@ func (c *Chords) Add(p join.Pair) bool {
 	return true
 }
 
-// NewCheckCircle returns the circle of a cross-check (planner.Check) of n
+// NewCheckCircle returns the circle of a cross-check (planner.MeasureLSH) of n
 // records (names: their ids, or nil) whose chords are the candidates of its
 // first banding, of signatures of k values, when lsh is true, and its exact
 // pairs at the threshold t otherwise; its title says which. It takes chords
@@ -69,7 +69,7 @@ func NewCircle(n int, names []string, chords []Chord, what string) *CircleFigure
 }
 
 // CheckFigures are the figures simjoin plot draws of a cross-check
-// (planner.Check): the S-curves (NewSCurves) to each file of SCurves (.png
+// (planner.MeasureLSH): the S-curves (NewSCurves) to each file of SCurves (.png
 // or .svg, by FormatOf) and the circle (NewCheckCircle) to the file Circle
 // (SVG; "" for none), whose chords are the candidates of the first banding
 // when LSH is true and the exact pairs otherwise. Collect gathers the

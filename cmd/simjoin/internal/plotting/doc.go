@@ -4,7 +4,7 @@
 // coloured by its true similarity (SVG written directly, so that thousands
 // of chords stay small).
 //
-// The package only draws: planner.Check measures the pairs, NewSCurves and
+// The package only draws: planner.MeasureLSH measures the pairs, NewSCurves and
 // NewCircle lay its bandings and the pairs found out as figures, and
 // CheckFigures collects the circle's pairs during the check and draws the
 // figures the plot command of cmd/simjoin asks for into its files. Figures are

@@ -83,13 +83,13 @@ func Run[T any](ctx context.Context, rep *report.Report, in Candidates, w *sink.
 }
 
 // List runs the check against ix, the index of the known list known
-// (passwords.Index.CheckAll): Run, with each match written to out as a row
+// (passwords.Index.LookupAll): Run, with each match written to out as a row
 // of rows.Matches in format f.
 func List(ctx context.Context, rep *report.Report, in Candidates, out io.Writer, f fieldenc.Format, known *passwords.List, ix *passwords.Index) (*passwords.CheckStats, error) {
 	m := ix.Options().Measure
 	w := rows.NewMatches(out, f, m == prefix.Overlap)
 	return Run(ctx, rep, in, w.Writer, m,
-		func(batch [][]byte) ([][]passwords.Match, error) { return ix.CheckAll(ctx, batch) },
+		func(batch [][]byte) ([][]passwords.Match, error) { return ix.LookupAll(ctx, batch) },
 		func(x passwords.Match) float64 { return x.Sim },
 		func(candidate int, x passwords.Match) { w.Write(candidate, known, x) })
 }

@@ -80,7 +80,7 @@ const givenReason = "given by --method, not planned (simjoin explain prices both
 // plan section (st.Plan, or a GivenPlan naming the method given when
 // nothing was planned), the method that ran, the exact join's counters, the
 // LSH section (with LSH's recall when it was measured against the exact
-// join, st.Check), and the results with their histogram. It returns the
+// join, st.CrossCheck), and the results with their histogram. It returns the
 // warning the run calls for, if any: CappedWarning when LSH capped buckets.
 func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) (warning string) {
 	if st.Plan != nil {
@@ -94,7 +94,7 @@ func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t pre
 	h := Histogram(st.Similarity)
 	r.SetResults(st.Results, &h, m)
 	if st.LSH != nil {
-		sec := NewLSH(st.LSH, st.Check)
+		sec := NewLSH(st.LSH, st.CrossCheck)
 		r.AddSection("lsh", "MinHash-LSH", *sec, sec.Rows(m, t))
 		if st.LSH.CappedBuckets > 0 {
 			warning = CappedWarning(st.LSH)

@@ -24,7 +24,7 @@ type LSH struct {
 }
 
 // NewLSH is the section of an LSH join that did st, with the recall measured
-// against the exact join when it was checked (cc, from planner.Check; nil
+// against the exact join when it was checked (cc, from planner.MeasureLSH; nil
 // when not).
 func NewLSH(st *approx.Stats, cc *planner.CrossCheck) *LSH {
 	sec := &LSH{Stats: *st, Banding: st.Shape.String(), Similarities: "exact"}

@@ -40,7 +40,7 @@ type PlotBin struct {
 	Sampled   bool    `json:"sampled"`
 }
 
-// AddPlot adds the "plot" section: each banding of cc (planner.Check, with
+// AddPlot adds the "plot" section: each banding of cc (planner.MeasureLSH, with
 // signatures of k values and seeds runs a banding) as a PlotShape, with one
 // text row a banding.
 func (r *Report) AddPlot(cc *planner.CrossCheck, k, seeds int) {

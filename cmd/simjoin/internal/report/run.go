@@ -73,7 +73,7 @@ func (c *Counter) Add(p join.Pair) bool {
 	return true
 }
 
-// AddSteps records the steps of a cross-check (planner.Check's
+// AddSteps records the steps of a cross-check (planner.MeasureLSH's
 // CrossCheck.Steps) as phases.
 func (r *Report) AddSteps(steps []planner.Step) {
 	for _, st := range steps {
