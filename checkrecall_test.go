@@ -36,15 +36,15 @@ func TestCheckRecall(t *testing.T) {
 			check.CheckRecall = true
 			if rs {
 				r, s := fx.Sets[:half], fx.Sets[half:]
-				plain, _, err = collect(ctx, records.Sets(r), records.Sets(s), opts)
+				plain, _, err = simjoin.Collect(ctx, records.Sets(r), records.Sets(s), opts)
 				if err == nil {
-					checked, st, err = collect(ctx, records.Sets(r), records.Sets(s), check)
+					checked, st, err = simjoin.Collect(ctx, records.Sets(r), records.Sets(s), check)
 				}
 				truth = jointest.RSJoin(r, s, prefix.Jaccard, th)
 			} else {
-				plain, _, err = collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
+				plain, _, err = simjoin.Collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err == nil {
-					checked, st, err = collect(ctx, records.Sets(fx.Sets), records.Source{}, check)
+					checked, st, err = simjoin.Collect(ctx, records.Sets(fx.Sets), records.Source{}, check)
 				}
 				truth = jointest.SelfJoin(fx.Sets, prefix.Jaccard, th)
 			}

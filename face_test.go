@@ -16,7 +16,6 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/internal/testkit/jointest"
-	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
@@ -261,7 +260,7 @@ func TestFaceFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = collectAll(t, in)
-	rsWant, _, err := collect(ctx, records.Strings(kept), records.Strings(kept), opts)
+	rsWant, _, err := simjoin.Collect(ctx, records.Strings(kept), records.Strings(kept), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,12 +442,12 @@ func TestFaceThresholdAndPlan(t *testing.T) {
 		{simjoin.Options{Threshold: mustThresholdOf(t, 2.0/3)}, 0},
 	} {
 		c.opts.Method = simjoin.Exact
-		pairs, _, err := collect(ctx, records.Sets(sets), records.Source{}, c.opts)
+		pairs, _, err := simjoin.Collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("%+v: %v pairs (%v), want %d", c.opts, pairs, err, c.want)
 		}
 	}
-	if _, _, err := collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
+	if _, _, err := simjoin.Collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
 		t.Errorf("threshold 3/2: %v", err)
 	}
 	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
@@ -497,21 +496,6 @@ func TestFaceResolve(t *testing.T) {
 			t.Errorf("%v: %p (input %p), method %v, %v", m, in, given, method, err)
 		}
 	}
-}
-
-// collect runs the join of r and s (the zero Source: a self-join) and
-// returns its pairs sorted by (A, B).
-func collect(ctx context.Context, r, s records.Source, opts simjoin.Options) ([]simjoin.Pair, simjoin.Stats, error) {
-	var pairs []simjoin.Pair
-	st, err := simjoin.Run(ctx, r, s, opts, func(p simjoin.Pair) bool {
-		pairs = append(pairs, p)
-		return true
-	})
-	if err != nil {
-		return nil, st, err
-	}
-	slices.SortFunc(pairs, join.ComparePairs)
-	return pairs, st, nil
 }
 
 // mustThresholdOf is prefix.ThresholdOf for Jaccard.

@@ -82,7 +82,7 @@ func TestSetsAgainstOracle(t *testing.T) {
 				}
 				name := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, th)
 				opts := simjoin.Options{Measure: m, Threshold: th, Workers: 2, Method: simjoin.Exact}
-				pairs, st, err := collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
+				pairs, st, err := simjoin.Collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -92,7 +92,7 @@ func TestSetsAgainstOracle(t *testing.T) {
 				want := self.Join(m, th)
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(fx.Sets), sizeOf(fx.Sets)), want)
 
-				pairs, _, err = collect(ctx, records.Sets(r), records.Sets(s), opts)
+				pairs, _, err = simjoin.Collect(ctx, records.Sets(r), records.Sets(s), opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -186,7 +186,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(sets)), self.Join(m, th))
-				pairs, _, err = collect(ctx, records.Strings(recs), records.Strings(other), opts)
+				pairs, _, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings(other), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -315,18 +315,18 @@ func TestOptionErrors(t *testing.T) {
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: SelfJoin err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = collect(ctx, records.Strings(recs), records.Strings(recs), c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings(recs), c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: Join err = %v, want %v", c.name, err, c.want)
 		}
 		if c.want == simjoin.ErrTokens {
 			continue // the *Sets calls ignore Tokens
 		}
-		_, _, err = collect(ctx, records.Sets(sets), records.Source{}, c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: SelfJoinSets err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = collect(ctx, records.Sets(sets), records.Sets(sets), c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Sets(sets), c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: JoinSets err = %v, want %v", c.name, err, c.want)
 		}
@@ -340,7 +340,7 @@ func TestRecordError(t *testing.T) {
 	secret := "hunter2\xff"
 	for _, kind := range []shingle.Kind{shingle.Words, shingle.QGram, shingle.Shingle} {
 		opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: kind, N: 2}}
-		_, _, err := collect(ctx, records.Strings([]string{"fine"}), records.Strings([]string{"ok", "fine", secret}), opts)
+		_, _, err := simjoin.Collect(ctx, records.Strings([]string{"fine"}), records.Strings([]string{"ok", "fine", secret}), opts)
 		var re *records.RecordError
 		if !errors.As(err, &re) || re.Side != records.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
 			!strings.HasPrefix(err.Error(), "simjoin: record s[2]: ") {
@@ -378,7 +378,7 @@ func TestFloatTokens(t *testing.T) {
 		{0, 5},
 		{nan, nan, 7},
 	}
-	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
+	pairs, _, err := simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestFloatTokens(t *testing.T) {
 	if !slices.Equal(pairs, want) {
 		t.Fatalf("got %v, want %v", pairs, want)
 	}
-	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 1}})
+	pairs, _, err = simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,11 +400,11 @@ func TestFloatTokens(t *testing.T) {
 // a pair at similarity exactly 0.8 is kept, and 0.8 + one ulp drops it.
 func TestExactThreshold(t *testing.T) {
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5}} // Jaccard 4/5
-	pairs, _, err := collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 4, Den: 5}})
+	pairs, _, err := simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 4, Den: 5}})
 	if err != nil || len(pairs) != 1 {
 		t.Fatalf("at t=0.8: %v, %v; want the pair", pairs, err)
 	}
-	pairs, _, err = collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 8000001, Den: 10000000}})
+	pairs, _, err = simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 8000001, Den: 10000000}})
 	if err != nil || len(pairs) != 0 {
 		t.Fatalf("at t=0.8000001: %v, %v; want none", pairs, err)
 	}
@@ -419,7 +419,7 @@ func TestEmpty(t *testing.T) {
 		if err != nil || len(pairs) != 0 || st.Skipped != len(recs) || st.Records != len(recs) {
 			t.Errorf("%q: %v %+v %v", recs, pairs, st, err)
 		}
-		pairs, st, err = collect(ctx, records.Strings(recs), records.Strings([]string{"a"}), opts)
+		pairs, st, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings([]string{"a"}), opts)
 		if err != nil || len(pairs) != 0 || st.Records != len(recs)+1 {
 			t.Errorf("%q vs [a]: %v %+v %v", recs, pairs, st, err)
 		}

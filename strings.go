@@ -22,8 +22,14 @@ import (
 // Memory: the sets (about 16 bytes per token while ordering, 4 after), the
 // path's index, and the result slice.
 func SelfJoin(ctx context.Context, recs []string, opts Options) ([]Pair, Stats, error) {
+	return collect(ctx, records.Strings(recs), records.Source{}, opts)
+}
+
+// collect runs the join of r and s (the zero Source: a self-join) and
+// returns its pairs sorted by (A, B).
+func collect(ctx context.Context, r, s records.Source, opts Options) ([]Pair, Stats, error) {
 	var pairs []Pair
-	st, err := Run(ctx, records.Strings(recs), records.Source{}, opts, func(p Pair) bool {
+	st, err := Run(ctx, r, s, opts, func(p Pair) bool {
 		pairs = append(pairs, p)
 		return true
 	})
