@@ -66,8 +66,9 @@ func sameAs(t *testing.T, what string, got, want []jointest.Pair) {
 
 func head(p []jointest.Pair) []jointest.Pair { return p[:min(len(p), 8)] }
 
-// TestSetsAgainstOracle runs the fixture table through SelfJoinSets and
-// JoinSets (collected and streamed) and compares with the nested-loop oracle.
+// TestSetsAgainstOracle runs the fixture table through Run over Sets
+// sources, self-joins and R-S joins (collected and streamed), and compares
+// with the nested-loop oracle.
 func TestSetsAgainstOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, fx := range jointest.Fixtures(3) {
@@ -324,11 +325,11 @@ func TestOptionErrors(t *testing.T) {
 		}
 		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if !errors.Is(err, c.want) {
-			t.Errorf("%s: SelfJoinSets err = %v, want %v", c.name, err, c.want)
+			t.Errorf("%s: self-join of sets: err = %v, want %v", c.name, err, c.want)
 		}
 		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Sets(sets), c.opts)
 		if !errors.Is(err, c.want) {
-			t.Errorf("%s: JoinSets err = %v, want %v", c.name, err, c.want)
+			t.Errorf("%s: R-S join of sets: err = %v, want %v", c.name, err, c.want)
 		}
 	}
 }

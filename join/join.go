@@ -17,7 +17,9 @@ import (
 // Pair is one result. In a self-join A < B are the original 0-based indices
 // of the two records; in an R-S join A indexes R and B indexes S. Overlap is
 // the exact size of the intersection and Sim the similarity computed from it
-// (for the Overlap measure, Sim equals Overlap).
+// (for the Overlap measure, Sim equals Overlap); this package's joins always
+// give both. A pair of the LSH joins whose similarity is a MinHash estimate
+// (package approx, VerifyEstimate) has Overlap -1 and the estimate as Sim.
 type Pair struct {
 	A, B    int
 	Overlap int
