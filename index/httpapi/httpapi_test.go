@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -588,9 +589,17 @@ func TestShutdownSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// Headers and half a body: the handler waits for the rest.
-	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rec")
-	time.Sleep(20 * time.Millisecond) // let the handler start reading
+	// The headers, asking to be told when the body is read: the server
+	// answers 100 Continue once the handler starts reading it. Then half a
+	// body: the handler waits for the rest.
+	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	if err := conn.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		t.Fatalf("no 100 Continue from the handler: %q, %v", line, err)
+	}
+	fmt.Fprintf(conn, "{\"rec")
 	done := make(chan error, 1)
 	go func() { done <- s.stop() }()
 	select {

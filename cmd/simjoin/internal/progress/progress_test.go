@@ -2,9 +2,10 @@ package progress
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/simjoin/simjoin"
 )
@@ -79,20 +80,53 @@ func TestAnalyzeBar(t *testing.T) {
 
 // TestBarsDrawOnlyWhenTold: a bar draws only from the calls made on it, never
 // from a goroutine of its own (one that read the bar's state without its lock
-// raced with every update; `go test -race` shows it within 100 ms).
+// raced with every update; `go test -race` showed it). The bars start no
+// goroutine, which the count of goroutines shows without waiting for one to
+// draw, and whatever they write is written within a call made on them.
 func TestBarsDrawOnlyWhenTold(t *testing.T) {
-	var w bytes.Buffer
-	p := New(&w)
+	w := &callWriter{}
+	p := New(w)
 	p.on = true
-	c := p.Count("joining")
-	for i := range 25 {
-		c.SetOf(i, 100)
-		time.Sleep(10 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	for _, newBar := range []func() *Bar{
+		func() *Bar { return p.Count("joining") },
+		func() *Bar { return p.Bytes(-1, "reading") }, // unknown length: a spinner
+		func() *Bar { return p.Bytes(1000, "reading") },
+	} {
+		w.in.Store(true)
+		b := newBar()
+		for i := range 25 {
+			b.SetOf(i, 100)
+			b.Set(int64(i))
+		}
+		w.in.Store(false)
+		if n := runtime.NumGoroutine(); n != before {
+			t.Errorf("%d goroutines with a bar open, %d before: the bar runs one of its own", n, before)
+		}
+		w.in.Store(true)
+		b.Finish()
+		w.in.Store(false)
 	}
-	n := w.Len()
-	time.Sleep(250 * time.Millisecond)
-	if w.Len() != n {
-		t.Errorf("the bar drew %d bytes while no call was made", w.Len()-n)
+	if w.outside.Load() != 0 {
+		t.Errorf("the bars wrote %d times outside a call made on them", w.outside.Load())
 	}
-	c.Finish()
+	if w.inside.Load() == 0 {
+		t.Error("the bars wrote nothing: the test says nothing")
+	}
+}
+
+// callWriter counts the writes made while in is set (within a call on the
+// bars) and those made outside one.
+type callWriter struct {
+	in              atomic.Bool
+	inside, outside atomic.Int64
+}
+
+func (w *callWriter) Write(b []byte) (int, error) {
+	if w.in.Load() {
+		w.inside.Add(1)
+	} else {
+		w.outside.Add(1)
+	}
+	return len(b), nil
 }
