@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
 	"github.com/simjoin/simjoin/internal/keymap"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 	"github.com/simjoin/simjoin/order"
 )
 

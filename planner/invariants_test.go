@@ -5,7 +5,7 @@ package planner
 import (
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 
 	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
