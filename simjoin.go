@@ -37,6 +37,21 @@
 // has ended its goroutines when it returns. The records and sets passed in
 // are only read.
 //
+// # Layers
+//
+// The module's packages stand on layers, each importing only from its own
+// layer or those below, and the folders show them (docs/architecture.md
+// draws them; TestLayers checks every import against its table):
+//
+//	7  cmd/simjoin, and the command's own packages in cmd/simjoin/internal
+//	6  simjoin (this package, the face)   index, index/httpapi
+//	5  records (reading, tokenizing)       sink (writing pairs and clusters)
+//	4  planner   cluster   passwords
+//	3  join      approx
+//	2  order
+//	1  shingle   prefix
+//	0  internal/... (shared mechanisms); the test kit apart in internal/testkit
+//
 // # What it does not do
 //
 // It keeps no index for later queries (see package index and join.Index) and
