@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/records"
 )
 
 // InsertLines inserts each line of r as a record read in format in
-// (InsertRecords, with opt), batch by batch as simjoin.ReadBatches cuts
+// (InsertRecords, with opt), batch by batch as records.ReadBatches cuts
 // them (bopt names the input and bounds a batch), and calls f with each
 // batch's outcomes once the batch is durable: f may acknowledge them. f is
 // called for every durable batch, also for one that InsertRecords returns
@@ -20,7 +20,7 @@ import (
 // returned: a caller that acknowledges in f never leaves a durable record
 // unacknowledged, and never acknowledges one that is not durable. A line
 // that is not a record of the format, breaks the index's rules or does not
-// tokenize is a *simjoin.LineError naming bopt.Name and the line, returned
+// tokenize is a *records.LineError naming bopt.Name and the line, returned
 // before its batch is written; so is a key held under ConflictError (the
 // error wraps the *KeyError). The other errors of InsertRecords (ctx done,
 // a threshold the index refuses, a failed write) come back as it returns
@@ -29,9 +29,9 @@ import (
 // Cost: InsertRecords' per batch; memory one batch of lines. Safe for
 // concurrent use as InsertRecords is: the batches of concurrent calls
 // interleave.
-func (ix *Index) InsertLines(ctx context.Context, r io.Reader, bopt simjoin.BatchOptions, in LineFormat, opt InsertOptions, f func(first int, outs []Outcome) error) error {
+func (ix *Index) InsertLines(ctx context.Context, r io.Reader, bopt records.BatchOptions, in LineFormat, opt InsertOptions, f func(first int, outs []Outcome) error) error {
 	var recs []Record
-	return simjoin.ReadBatches(r, bopt, func(first int, lines [][]byte) error {
+	return records.ReadBatches(r, bopt, func(first int, lines [][]byte) error {
 		recs = recs[:0]
 		for k, line := range lines {
 			rec, err := decodeLine(in, ix.cfg.Keys, line)
@@ -54,18 +54,18 @@ func (ix *Index) InsertLines(ctx context.Context, r io.Reader, bopt simjoin.Batc
 }
 
 // SearchLines searches each line of r as a query (Search, with sopt), batch
-// by batch as simjoin.ReadBatches cuts them, and calls f with the queries
+// by batch as records.ReadBatches cuts them, and calls f with the queries
 // and their hits piece by piece, in order (hits[k] answers queries[k], line
 // first+k): one call a batch, or more when a batch's hits pass about 64Ki,
 // so that memory holds one piece of the answer, not a batch's (SearchEach).
 // Errors as InsertLines has them; a line that does not tokenize fails its
 // batch before f sees any of it. A search of no lines calls nothing and
-// returns nil: check the options first with CheckSearch.
+// returns nil: check the options first with ValidateSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
 // workers; memory one batch of lines and a piece of its hits.
-func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, qs [][]byte) error {
+func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt records.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
+	return records.ReadBatches(r, opt, func(first int, qs [][]byte) error {
 		var hits [][]Hit
 		start, held := 0, 0
 		err := ix.SearchEach(ctx, qs, sopt, func(i int, h []Hit) error {
@@ -88,7 +88,7 @@ func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // lineError turns a *RecordError or *KeyError of the batch starting at
-// line first into a *simjoin.LineError naming the line.
+// line first into a *records.LineError naming the line.
 func lineError(err error, name string, first int) error {
 	if name == "" {
 		name = "<input>"
@@ -97,9 +97,9 @@ func lineError(err error, name string, first int) error {
 	var ke *KeyError
 	switch {
 	case errors.As(err, &re):
-		return &simjoin.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+		return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
 	case errors.As(err, &ke):
-		return &simjoin.LineError{Name: name, Line: first + ke.Index, Err: keyLineError{ke}}
+		return &records.LineError{Name: name, Line: first + ke.Index, Err: keyLineError{ke}}
 	}
 	return err
 }
@@ -116,10 +116,10 @@ func (e keyLineError) Error() string {
 
 func (e keyLineError) Unwrap() error { return e.KeyError }
 
-// CheckSearch reports whether Search would take opt (ErrThresholdBelowMin,
+// ValidateSearch reports whether Search would take opt (ErrThresholdBelowMin,
 // ErrOptions), without reading or searching anything: callers check before
 // they read their queries.
-func (ix *Index) CheckSearch(opt SearchOptions) error {
+func (ix *Index) ValidateSearch(opt SearchOptions) error {
 	_, err := ix.Search(context.Background(), nil, opt)
 	return err
 }
@@ -153,10 +153,10 @@ func ParseIDs(s string) ([]ID, error) {
 }
 
 // ReadIDs reads record ids one a line (spaces around each allowed) from r. A
-// line that is not an id is a *simjoin.LineError naming name and the line
+// line that is not an id is a *records.LineError naming name and the line
 // (ErrNotID; the line is not quoted).
 func ReadIDs(r io.Reader, name string) ([]ID, error) {
-	lr := simjoin.NewLineReader(r)
+	lr := records.NewLineReader(r)
 	var ids []ID
 	for {
 		line, err := lr.Next()
@@ -164,11 +164,11 @@ func ReadIDs(r io.Reader, name string) ([]ID, error) {
 			return ids, nil
 		}
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Err: err}
+			return nil, &records.LineError{Name: name, Err: err}
 		}
 		id, err := ParseID(strings.TrimSpace(string(line)))
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
+			return nil, &records.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
 		}
 		ids = append(ids, id)
 	}

@@ -267,7 +267,7 @@ func TestEstimateSearch(t *testing.T) {
 	ex, _ := mustCreate(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
 	defer ex.Close()
 	var oe *OptionError
-	if err := ex.CheckSearch(SearchOptions{TopK: 1, Estimate: true}); !errors.As(err, &oe) || oe.Option != "Estimate" {
+	if err := ex.ValidateSearch(SearchOptions{TopK: 1, Estimate: true}); !errors.As(err, &oe) || oe.Option != "Estimate" {
 		t.Errorf("Estimate of an exact index: %v", err)
 	}
 }

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/rows"
+	"github.com/simjoin/simjoin/records"
 )
 
 // indexAddFlags are the flags of index add.
@@ -93,7 +93,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, f *indexAddFlag
 		}
 		defer r.Close()
 		w := rows.NewOutcomes(e.stdout, outFmt, cfg)
-		err = ix.InsertLines(ctx, r, simjoin.BatchOptions{Name: r.Name, MaxLines: f.batch}, in, opt, w.WriteBatch)
+		err = ix.InsertLines(ctx, r, records.BatchOptions{Name: r.Name, MaxLines: f.batch}, in, opt, w.WriteBatch)
 		if errors.Is(err, index.ErrKeyExists) {
 			return fmt.Errorf("%w (--on-conflict replace or skip takes it)", err)
 		}

@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/records"
 )
 
 // refs are records named on the command line: by id on an index without
@@ -57,12 +57,12 @@ func parseRefList(k index.KeyKind, flag, s string) (refs, error) {
 // readRefs reads the records a command names as arguments: each an id or
 // key, or "-" for one a line on stdin (an id may have spaces around it; a
 // key is the whole line). An argument that is none is a usage error; a line
-// of stdin that is none is a *simjoin.LineError naming it.
+// of stdin that is none is a *records.LineError naming it.
 func readRefs(k index.KeyKind, args []string, stdin io.Reader) (refs, error) {
 	var r refs
 	if k == index.NoKeys {
 		ids, err := infile.IDs(args, stdin)
-		var le *simjoin.LineError // stdin's; an argument's error is the user's
+		var le *records.LineError // stdin's; an argument's error is the user's
 		if err != nil && !errors.As(err, &le) {
 			return r, usageError{err}
 		}
@@ -76,18 +76,18 @@ func readRefs(k index.KeyKind, args []string, stdin io.Reader) (refs, error) {
 			}
 			continue
 		}
-		lr := simjoin.NewLineReader(stdin)
+		lr := records.NewLineReader(stdin)
 		for {
 			line, err := lr.Next()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return r, &simjoin.LineError{Name: infile.Stdin, Err: err}
+				return r, &records.LineError{Name: infile.Stdin, Err: err}
 			}
 			key, err := index.ParseKey(k, string(line))
 			if err != nil {
-				return r, &simjoin.LineError{Name: infile.Stdin, Line: lr.Line(), Err: err}
+				return r, &records.LineError{Name: infile.Stdin, Line: lr.Line(), Err: err}
 			}
 			r.keys = append(r.keys, key)
 		}

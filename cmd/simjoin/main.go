@@ -8,8 +8,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/gcpace"
-	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func main() {

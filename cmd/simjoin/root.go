@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/internal/buildinfo"
-	"github.com/simjoin/simjoin/internal/cpuprofile"
-	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/cpuprofile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 )
 
 // Exit statuses.
@@ -85,7 +85,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", err)
+	fmt.Fprintln(stderr, "simjoin:", inFlags(err))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError
