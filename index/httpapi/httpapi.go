@@ -132,7 +132,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simjoin/simjoin/index"
@@ -252,10 +251,14 @@ type Server struct {
 	inflight sync.WaitGroup // handlers running: Serve waits for them before it returns
 	metrics  *Metrics
 
-	// maint runs the compactions of the policy (Options.CompactDeleted),
-	// one at a time (compacting set): Serve waits for it too.
-	maint      sync.WaitGroup
-	compacting atomic.Bool
+	// maint runs the compactions of the policy (Options.CompactDeleted):
+	// Serve waits for it too. compactMu is held by a compaction, of the
+	// policy or of POST /v1/compact, from before it reads the statistics
+	// to after: one at a time, and the policy's is taken before the
+	// request that started it is answered, so that a POST /v1/compact
+	// after it waits for it.
+	maint     sync.WaitGroup
+	compactMu sync.Mutex
 }
 
 // handlerStarted, when set, is called by every request's handler as it

@@ -17,6 +17,8 @@ import (
 // while searches go on; writes wait for it. {"live": 7, "dropped": 2}: the
 // live records, and the deleted ones it dropped.
 func (s *Server) compact(w http.ResponseWriter, r *http.Request) {
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
 	before := s.ix.Stats()
 	if err := s.ix.Compact(context.Background()); err != nil {
 		s.fail(w, r, err)
@@ -32,7 +34,7 @@ func (s *Server) compact(w http.ResponseWriter, r *http.Request) {
 // maybeCompact applies the compaction policy after a request that may
 // have deleted records: when more than Options.CompactDeleted of the
 // records held are deleted and no compaction runs, one starts in the
-// background.
+// background, holding compactMu from now on.
 func (s *Server) maybeCompact() {
 	if s.opt.CompactDeleted < 0 {
 		return
@@ -41,11 +43,11 @@ func (s *Server) maybeCompact() {
 	if held := st.Live + st.Deleted; held == 0 || float64(st.Deleted) <= s.opt.CompactDeleted*float64(held) {
 		return
 	}
-	if !s.compacting.CompareAndSwap(false, true) {
-		return
+	if !s.compactMu.TryLock() {
+		return // one runs
 	}
 	s.maint.Go(func() {
-		defer s.compacting.Store(false)
+		defer s.compactMu.Unlock()
 		if err := s.ix.Compact(context.Background()); err != nil {
 			s.opt.ErrorLog.Printf("compaction of the policy (over %v of the records deleted): %v", s.opt.CompactDeleted, err)
 		}
