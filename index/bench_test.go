@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -383,4 +384,97 @@ func rssKinds() [2]int64 {
 		}
 	}
 	return out
+}
+
+// BenchmarkBackup backs up an index of n passwords with keys and stored
+// text (Index.Backup) while a writer goroutine goes on inserting batches of
+// 1,000, then opens the copy, verifies it and checks that it holds every
+// record acknowledged before the backup began. It reports the backup's time,
+// its files and bytes (hard-linked ones included), the batches inserted
+// meanwhile, and the time to verify the copy.
+func BenchmarkBackup(b *testing.B) {
+	n := 100_000
+	if heavy() {
+		n = 1_000_000
+	}
+	recs := passwordList(n + 200_000)
+	cfg := passwordConfig()
+	cfg.Keys, cfg.StoreText = StringKeys, true
+	dir := b.TempDir()
+	ix, err := Create(dir, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	next := 0 // records inserted (and acknowledged) so far: recs[:next], keys "u1" on
+	insert := func(k int) {
+		batch := make([]Record, 0, k)
+		for i, pw := range recs[next : next+k] {
+			batch = append(batch, Record{Key: Key("u" + strconv.Itoa(next+i+1)), Text: pw})
+		}
+		if _, err := ix.InsertRecords(context.Background(), batch, InsertOptions{}); err != nil {
+			panic(err)
+		}
+		next += k
+	}
+	for next < n {
+		insert(10_000)
+	}
+	b.Run(fmt.Sprintf("data=passwords/n=%d/keys=string/store=text/while=inserting", n), func(b *testing.B) {
+		for b.Loop() {
+			acked := next
+			stop, done := make(chan struct{}), make(chan int)
+			go func() { // the writer: batches of 1,000 until stopped
+				batches := 0
+				for {
+					select {
+					case <-stop:
+						done <- batches
+						return
+					default:
+					}
+					if next+1000 > len(recs) {
+						<-stop
+						done <- batches
+						return
+					}
+					insert(1000)
+					batches++
+				}
+			}()
+			dest := filepath.Join(b.TempDir(), "copy")
+			start := time.Now()
+			st, err := ix.Backup(dest)
+			took := time.Since(start)
+			close(stop)
+			batches := <-done
+			if err != nil {
+				b.Fatal(err)
+			}
+			start = time.Now()
+			if err := Verify(dest); err != nil {
+				b.Fatal(err)
+			}
+			verify := time.Since(start)
+			c, err := Open(dest, OpenOptions{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, i := range []int{0, acked / 2, acked - 1} {
+				if _, ok, err := c.GetKey(Key("u" + strconv.Itoa(i+1))); err != nil || !ok {
+					b.Fatalf("the copy lacks record u%d, acknowledged before the backup: %v", i+1, err)
+				}
+			}
+			if live := c.Stats().Live; live < uint64(acked) {
+				b.Fatalf("the copy holds %d records, %d were acknowledged before the backup", live, acked)
+			}
+			c.Close()
+			b.ReportMetric(took.Seconds()*1000, "backup-ms")
+			b.ReportMetric(verify.Seconds()*1000, "verify-ms")
+			b.ReportMetric(float64(st.Files), "files")
+			b.ReportMetric(float64(st.Linked), "linked")
+			b.ReportMetric(float64(st.Bytes)/(1<<20), "MiB")
+			b.ReportMetric(float64(batches), "batches-meanwhile")
+		}
+	})
 }
