@@ -86,28 +86,6 @@ func BenchmarkLSHParams(b *testing.B) {
 	buildLSH(b, dirs["none"], recs, NoBloom)
 	recs = nil
 
-	// search runs one search a op, the queries in turn, after every query
-	// once.
-	search := func(b *testing.B, ix *Index, opt SearchOptions) {
-		b.ReportAllocs()
-		q := make([][]byte, 1)
-		for _, c := range cands {
-			q[0] = c
-			if _, err := ix.Search(context.Background(), q, opt); err != nil {
-				b.Fatal(err)
-			}
-		}
-		k := 0
-		cpu0, flt0 := cpuTime(), faults()
-		for b.Loop() {
-			q[0] = cands[k%len(cands)]
-			if _, err := ix.Search(context.Background(), q, opt); err != nil {
-				b.Fatal(err)
-			}
-			k++
-		}
-		reportCPU(b, cpu0, flt0)
-	}
 	open := func(b *testing.B, dir string, opt OpenOptions) *Index {
 		ix, err := Open(dir, opt)
 		if err != nil {
@@ -122,7 +100,7 @@ func BenchmarkLSHParams(b *testing.B) {
 		b.Run("param=bloom/fpp="+fpp+"/"+name, func(b *testing.B) {
 			ix := open(b, dirs[fpp], OpenOptions{})
 			st := ix.Stats()
-			search(b, ix, SearchOptions{Threshold: t})
+			benchSearches(b, ix, cands, SearchOptions{Threshold: t})
 			b.ReportMetric(float64(st.Segments), "segments")
 			b.ReportMetric(float64(st.BytesOnDisk)/(1<<20), "disk-MiB")
 		})
@@ -132,18 +110,18 @@ func BenchmarkLSHParams(b *testing.B) {
 			runtime.GC()
 			before := rssBytes()
 			ix := open(b, dirs["0.01"], OpenOptions{InMemory: mem})
-			search(b, ix, SearchOptions{Threshold: t})
+			benchSearches(b, ix, cands, SearchOptions{Threshold: t})
 			b.ReportMetric(float64(rssBytes()-before)/(1<<20), "rss-gain-MiB")
 		})
 	}
 	for _, est := range []bool{false, true} {
 		b.Run(fmt.Sprintf("param=jaccard/estimate=%v/%s", est, name), func(b *testing.B) {
-			search(b, open(b, dirs["0.01"], OpenOptions{}), SearchOptions{Threshold: t, Estimate: est})
+			benchSearches(b, open(b, dirs["0.01"], OpenOptions{}), cands, SearchOptions{Threshold: t, Estimate: est})
 		})
 	}
 	for _, rk := range []int{10, 100} {
 		b.Run(fmt.Sprintf("param=refine/top-k=10/refine-k=%d/%s", rk, name), func(b *testing.B) {
-			search(b, open(b, dirs["0.01"], OpenOptions{}), SearchOptions{TopK: 10, RefineK: rk})
+			benchSearches(b, open(b, dirs["0.01"], OpenOptions{}), cands, SearchOptions{TopK: 10, RefineK: rk})
 		})
 	}
 	for _, batch := range []bool{false, true} {

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,6 +124,29 @@ func BenchmarkStream(b *testing.B) {
 	}
 }
 
+// benchSearches runs one search of one query a op, the queries of cands in
+// turn, after every query once (warm), and reports the CPU and the faults.
+func benchSearches(b *testing.B, ix *Index, cands [][]byte, opt SearchOptions) {
+	b.ReportAllocs()
+	q := make([][]byte, 1)
+	for _, c := range cands {
+		q[0] = c
+		if _, err := ix.Search(context.Background(), q, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	k := 0
+	cpu0, flt0 := cpuTime(), faults()
+	for b.Loop() {
+		q[0] = cands[k%len(cands)]
+		if _, err := ix.Search(context.Background(), q, opt); err != nil {
+			b.Fatal(err)
+		}
+		k++
+	}
+	reportCPU(b, cpu0, flt0)
+}
+
 // BenchmarkCheck times one search at t = 0.8 against n held passwords (after
 // a compaction), beside passwords.Index.Lookup on the same list in the same
 // run.
@@ -134,13 +156,7 @@ func BenchmarkCheck(b *testing.B) {
 		n = 1_000_000
 	}
 	recs := passwordList(n)
-	r := rand.New(rand.NewPCG(1, 1))
-	cands := make([][]byte, 1000)
-	for i := range cands {
-		c := slices.Clone(recs[r.IntN(len(recs))])
-		c[r.IntN(len(c))] = byte('a' + r.IntN(26))
-		cands[i] = c
-	}
+	cands := nearCandidates(recs, 1000)
 	t := prefix.Threshold{Num: 4, Den: 5}
 	dir := b.TempDir()
 	ix, err := Create(dir, passwordConfig())
@@ -157,21 +173,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run(fmt.Sprintf("impl=index/held=%d/q=2/t=0.8", n), func(b *testing.B) {
-		b.ReportAllocs()
-		k := 0
-		q := make([][]byte, 1)
-		for _, c := range cands { // warm: every candidate once
-			ix.Search(context.Background(), [][]byte{c}, SearchOptions{Threshold: t})
-		}
-		cpu0, flt0 := cpuTime(), faults()
-		for b.Loop() {
-			q[0] = cands[k%len(cands)]
-			if _, err := ix.Search(context.Background(), q, SearchOptions{Threshold: t}); err != nil {
-				b.Fatal(err)
-			}
-			k++
-		}
-		reportCPU(b, cpu0, flt0)
+		benchSearches(b, ix, cands, SearchOptions{Threshold: t})
 	})
 	l := new(passwords.List)
 	for _, pw := range recs {

@@ -54,25 +54,36 @@ func FuzzWAL(f *testing.F) {
 	f.Add(seeds["wal-"])
 	f.Add([]byte("SJIXWAL\x00\x01\x00\x00\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		ix, err := Create(dir, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		wal := filepath.Join(dir, "wal-1.log")
-		os.WriteFile(wal, data, 0o644)
-		ix, err = Open(dir, OpenOptions{})
-		if err != nil {
-			var ce *CorruptError
-			if !errors.As(err, &ce) || ce.File != wal {
-				t.Fatalf("got %v, want a *CorruptError naming %s", err, wal)
-			}
+		ix := openWithLog(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}), data)
+		if ix == nil {
 			return
 		}
 		ix.Search(context.Background(), [][]byte{[]byte("w1 w2 w3")}, SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 2}})
 		ix.Close()
 	})
+}
+
+// openWithLog creates an index of cfg, puts data in place of its log and
+// opens it: the index, or nil after a *CorruptError naming the log (any
+// other error fails t).
+func openWithLog(t *testing.T, cfg Config, data []byte) *Index {
+	dir := t.TempDir()
+	ix, err := Create(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	wal := filepath.Join(dir, "wal-1.log")
+	os.WriteFile(wal, data, 0o644)
+	ix, err = Open(dir, OpenOptions{})
+	if err != nil {
+		var ce *CorruptError
+		if !errors.As(err, &ce) || ce.File != wal {
+			t.Fatalf("got %v, want a *CorruptError naming %s", err, wal)
+		}
+		return nil
+	}
+	return ix
 }
 
 // FuzzBlockFile opens arbitrary bytes as a segment and as a dictionary:
@@ -152,20 +163,8 @@ func keyedSeeds(f *testing.F) map[string][]byte {
 func FuzzWALKeyed(f *testing.F) {
 	f.Add(keyedSeeds(f)["wal-"])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		ix, err := Create(dir, keyedConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix.Close()
-		wal := filepath.Join(dir, "wal-1.log")
-		os.WriteFile(wal, data, 0o644)
-		ix, err = Open(dir, OpenOptions{})
-		if err != nil {
-			var ce *CorruptError
-			if !errors.As(err, &ce) || ce.File != wal {
-				t.Fatalf("got %v, want a *CorruptError naming %s", err, wal)
-			}
+		ix := openWithLog(t, keyedConfig(), data)
+		if ix == nil {
 			return
 		}
 		defer ix.Close()

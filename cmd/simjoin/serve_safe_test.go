@@ -57,27 +57,6 @@ func startServe(t *testing.T, args ...string) *serveProc {
 	return p
 }
 
-// listeningLine reads stderr up to the "listening on " line and returns
-// what follows it.
-func listeningLine(t *testing.T, stderr io.Reader) string {
-	t.Helper()
-	var line []byte
-	var c [1]byte
-	for {
-		if _, err := stderr.Read(c[:]); err != nil {
-			t.Fatalf("simjoin serve printed no address: %q, %v", line, err)
-		}
-		if c[0] != '\n' {
-			line = append(line, c[0])
-			continue
-		}
-		if a, ok := strings.CutPrefix(string(line), "listening on "); ok {
-			return a
-		}
-		line = line[:0]
-	}
-}
-
 // do sends a request with p's token (if any) and returns the status, the
 // headers and the body, which must be JSON.
 func (p *serveProc) do(method, path, body string) (int, http.Header, string) {
@@ -86,6 +65,25 @@ func (p *serveProc) do(method, path, body string) (int, http.Header, string) {
 }
 
 func (p *serveProc) doAuth(method, path, body, token string) (int, http.Header, string) {
+	p.t.Helper()
+	resp, b := p.send(method, path, body, token)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !json.Valid(b) {
+		p.t.Errorf("%s %s: %d, Content-Type %q, body %q: want JSON", method, path, resp.StatusCode, ct, b)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// raw sends a request with p's token (if any) and returns the status and
+// the body, whatever it is (GET /metrics answers text).
+func (p *serveProc) raw(method, path string) (int, string) {
+	p.t.Helper()
+	resp, b := p.send(method, path, "", p.token)
+	return resp.StatusCode, string(b)
+}
+
+// send sends a request with token (if any) and returns the answer, its
+// body read and closed.
+func (p *serveProc) send(method, path, body, token string) (*http.Response, []byte) {
 	p.t.Helper()
 	req, err := http.NewRequest(method, p.base+path, strings.NewReader(body))
 	if err != nil {
@@ -103,33 +101,7 @@ func (p *serveProc) doAuth(method, path, body, token string) (int, http.Header, 
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !json.Valid(b) {
-		p.t.Errorf("%s %s: %d, Content-Type %q, body %q: want JSON", method, path, resp.StatusCode, ct, b)
-	}
-	return resp.StatusCode, resp.Header, string(b)
-}
-
-// raw sends a request with p's token (if any) and returns the status and
-// the body, whatever it is (GET /metrics answers text).
-func (p *serveProc) raw(method, path string) (int, string) {
-	p.t.Helper()
-	req, err := http.NewRequest(method, p.base+path, nil)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	if p.token != "" {
-		req.Header.Set("Authorization", "Bearer "+p.token)
-	}
-	resp, err := p.hc.Do(req)
-	if err != nil {
-		p.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return resp, b
 }
 
 // writeToken writes a token file and returns its path.
