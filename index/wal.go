@@ -374,38 +374,28 @@ type walReader struct {
 var errShort = errors.New("payload too short")
 
 func (r *walReader) u16() uint16 {
-	if len(r.b) < 2 {
-		r.err = errShort
-		r.b = nil
-		return 0
+	if b := r.bytes(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
-	v := binary.LittleEndian.Uint16(r.b)
-	r.b = r.b[2:]
-	return v
+	return 0
 }
 
 func (r *walReader) u32() uint32 {
-	if len(r.b) < 4 {
-		r.err = errShort
-		r.b = nil
-		return 0
+	if b := r.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
+	return 0
 }
 
 func (r *walReader) u64() uint64 {
-	if len(r.b) < 8 {
-		r.err = errShort
-		r.b = nil
-		return 0
+	if b := r.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
+	return 0
 }
 
+// bytes takes the next n bytes; past the end it sets errShort, takes
+// nothing more and returns nil.
 func (r *walReader) bytes(n int) []byte {
 	if len(r.b) < n || n < 0 {
 		r.err = errShort
