@@ -207,8 +207,9 @@ func TestOutputOntoInputRefused(t *testing.T) {
 }
 
 // TestSignalsCleanUp runs the program in a child process that blocks
-// reading its stdin, signals it, and checks its exit status and that no
-// partial file is left.
+// reading its stdin, signals it, and checks its exit status, its one line
+// on stderr, and that no partial file is left and a hard-linked -o keeps
+// its old contents (internal/outfile's tests signal the commit itself).
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
@@ -218,13 +219,23 @@ func TestSignalsCleanUp(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, tc := range []struct {
-		sig  syscall.Signal
-		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+		sig    syscall.Signal
+		code   int
+		name   string
+		linked bool // -o has a second hard link
+	}{{syscall.SIGINT, 130, "SIGINT", false}, {syscall.SIGTERM, 143, "SIGTERM", true}, {syscall.SIGHUP, 129, "SIGHUP", false}} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "pairs")
+		if tc.linked {
+			cliWrite(t, dir, "pairs", "old\n")
+			if err := os.Link(out, filepath.Join(t.TempDir(), "link")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		cmd := exec.Command(exe)
 		cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN=join -t 0.5 -o "+out+" --stats-json "+out+".json -")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		stdin, err := cmd.StdinPipe() // held open: the run blocks reading it
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +246,7 @@ func TestSignalsCleanUp(t *testing.T) {
 		}
 		// Wait for the temporaries to exist.
 		deadline := time.Now().Add(20 * time.Second)
-		for len(dirNames(t, dir)) < 2 && time.Now().Before(deadline) {
+		for len(dirNames(t, dir)) < 2+len(cliFiles(tc.linked)) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cmd.Process.Signal(tc.sig)
@@ -250,10 +261,29 @@ func TestSignalsCleanUp(t *testing.T) {
 		if code != tc.code {
 			t.Errorf("%v: exit %d (%v), want %d", tc.sig, code, err, tc.code)
 		}
-		if names := dirNames(t, dir); len(names) != 0 {
+		// The line, when the run returned within the grace (else Catch
+		// exits on its own, silently).
+		if want := "simjoin: interrupted by " + tc.name + "\n"; stderr.String() != want && stderr.String() != "" {
+			t.Errorf("%v: stderr %q, want %q", tc.sig, stderr.String(), want)
+		}
+		if names := dirNames(t, dir); len(names) != len(cliFiles(tc.linked)) {
 			t.Errorf("%v: left %v", tc.sig, names)
 		}
+		if tc.linked {
+			if b, _ := os.ReadFile(out); string(b) != "old\n" {
+				t.Errorf("%v: the hard-linked -o holds %q", tc.sig, b)
+			}
+		}
 	}
+}
+
+// cliFiles lists the files TestSignalsCleanUp's directory holds before the
+// run: -o, when it has a second link.
+func cliFiles(linked bool) []string {
+	if linked {
+		return []string{"pairs"}
+	}
+	return nil
 }
 
 // TestWorkersFlagClamped: -j far beyond the machine runs with 4 workers a

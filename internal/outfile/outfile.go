@@ -17,11 +17,18 @@
 //   - "-" (or "") is the Set's standard output writer; only one file of a
 //     Set may claim it (ErrStdoutTaken).
 //
-// Commit closes every temporary first (where a full disk shows) and renames
-// only when all of them were written, so a run that fails leaves the old
-// files as they were and no temporary behind; Abort removes the temporaries.
-// Files written straight cannot be taken back. Errors name the path the user
-// gave, never a temporary.
+// Commit closes every temporary first (where a full disk shows) and moves
+// them into place only when all of them were written, so a run that fails
+// leaves the old files as they were and no temporary behind; Abort removes
+// the temporaries. A hard-linked target is copied into only once the blocks
+// of its new contents are reserved, before any rename. Files written
+// straight cannot be taken back. Errors name the path the user gave, never
+// a temporary.
+//
+// Catch and Finish order a run's end against SIGINT, SIGTERM and SIGHUP:
+// a signal before Finish's commit point leaves the old files and the
+// signal's exit status; one after it is ignored, and the new files appear
+// whole with the run's status. Catch never exits in the middle of a Commit.
 //
 // Protect names the inputs of a run: an output that is the same file as an
 // input (same device and inode) is refused with ErrInput, before anything is
@@ -30,6 +37,7 @@
 package outfile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -365,11 +373,17 @@ func unwrap(err error) error {
 }
 
 // Commit makes every output of s appear: it closes all temporaries and only
-// when each was written whole renames them over their targets (or copies a
-// hard-linked target's new contents in place). After an error the outputs
-// not yet renamed are removed. Commit is a no-op for a Set already committed
-// or aborted.
+// when each was written whole moves them into place: first the hard-linked
+// targets, whose new contents are copied in (copyInPlace: the one step that
+// can fail on a full disk once the temporaries are written), then the
+// renames. After an error the outputs not yet moved are removed. Commit is a
+// no-op for a Set already committed or aborted.
+//
+// A Commit under way holds off Catch's own exit until it is done, so that a
+// signal never leaves a target half copied.
 func (s *Set) Commit() error {
+	committing.RLock()
+	defer committing.RUnlock()
 	var err error
 	for _, f := range s.files {
 		if f.done || f.f == nil {
@@ -387,12 +401,28 @@ func (s *Set) Commit() error {
 		s.Abort()
 		return err
 	}
+	// The target may have changed since Create: never replace what is not
+	// a regular file, and copy into one that has gained a link.
 	for _, f := range s.files {
 		if f.done || f.f == nil {
 			continue
 		}
-		if e := f.commit(); e != nil && err == nil {
-			err = e
+		if st, e := os.Stat(f.target); e == nil && !st.Mode().IsRegular() {
+			err = &fs.PathError{Op: "replace", Path: f.path, Err: errors.New("no longer a regular file")}
+			break
+		} else if e == nil && nlink(st) > 1 {
+			f.kind = kindInPlace
+		}
+	}
+	for _, k := range []kind{kindInPlace, kindRename} {
+		for _, f := range s.files {
+			if err != nil {
+				break
+			}
+			if f.done || f.f == nil || f.kind != k {
+				continue
+			}
+			err = f.commit()
 		}
 	}
 	s.Abort()
@@ -401,17 +431,11 @@ func (s *Set) Commit() error {
 
 // commit moves one closed temporary into place.
 func (f *File) commit() error {
-	defer f.remove()
-	// The target may have changed since Create: never replace what is not
-	// a regular file.
-	if st, err := os.Stat(f.target); err == nil && !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "replace", Path: f.path, Err: errors.New("no longer a regular file")}
-	} else if err == nil && nlink(st) > 1 {
-		f.kind = kindInPlace
-	}
+	defer f.remove() // the temporary of a copy, or of a failed rename
 	if f.kind == kindInPlace {
 		return f.copyInPlace()
 	}
+	pause("rename")
 	if err := os.Rename(f.f.Name(), f.target); err != nil {
 		return f.rename("rename", unwrap(err))
 	}
@@ -420,18 +444,53 @@ func (f *File) commit() error {
 	return nil
 }
 
-// copyInPlace rewrites a hard-linked target with the temporary's contents.
+// copyChunk is the size of the writes of copyInPlace.
+const copyChunk = 1 << 20
+
+// copyInPlace rewrites a hard-linked target with the temporary's contents,
+// so that it appears whole or not at all to anything but a reader watching
+// the copy: the blocks the new contents need are reserved first (reserve),
+// so that a full disk fails the commit before the old contents change; the
+// new contents are then written over the old from the start, and the file
+// is cut to their length last. Catch waits for the copy (see Commit). An
+// I/O error after the reservation (a failing disk) may leave the target
+// torn; nothing short of a copy of the old contents could undo it.
 func (f *File) copyInPlace() error {
 	src, err := os.Open(f.f.Name())
 	if err != nil {
 		return f.rename("write", unwrap(err))
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(f.target, os.O_WRONLY|os.O_TRUNC, 0)
+	st, err := src.Stat()
+	if err != nil {
+		return f.rename("write", unwrap(err))
+	}
+	size := st.Size()
+	dst, err := os.OpenFile(f.target, os.O_WRONLY, 0)
 	if err != nil {
 		return f.rename("open", unwrap(err))
 	}
-	_, err = io.Copy(dst, src)
+	if err := reserve(dst, size); err != nil {
+		dst.Close()
+		return f.rename("write", err)
+	}
+	buf := make([]byte, min(copyChunk, max(size, 1)))
+	for err == nil {
+		pause("copy")
+		var k int
+		k, err = io.ReadFull(src, buf)
+		if k > 0 {
+			_, werr := dst.Write(buf[:k])
+			err = cmp.Or(werr, err)
+		}
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	if err == nil {
+		pause("truncate")
+		err = dst.Truncate(size)
+	}
 	if e := dst.Close(); err == nil {
 		err = e
 	}
