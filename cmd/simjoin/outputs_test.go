@@ -306,28 +306,68 @@ func TestWorkersFlagClamped(t *testing.T) {
 	}
 }
 
-// TestOutputToStdoutLink: -o through a link to /dev/stdout writes to the
-// process's standard output (a pipe here) and leaves the link alone.
-func TestOutputToStdoutLink(t *testing.T) {
+// mainRun runs the program in a child process (the test binary as simjoin,
+// with the args, which hold no spaces) with stdin, stdout and stderr pipes of
+// its own, so that /dev/stdout and /dev/fd/1 are its standard output.
+func mainRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN="+strings.Join(args, " "))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// TestOutputsOnStdoutByIdentity: two outputs that are the process's
+// standard output under any names (-, /dev/stdout, /dev/fd/1,
+// /proc/self/fd/1, a link to one of them) are refused, as "-" twice is,
+// before anything is written; the null device may take several, and
+// standard output is free for the report when -o is elsewhere.
+func TestOutputsOnStdoutByIdentity(t *testing.T) {
 	dir := t.TempDir()
 	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
 	link := filepath.Join(dir, "out")
 	os.Symlink("/dev/stdout", link)
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN=join -t 0.5 -o "+link+" --stats-json "+link+" "+in)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if !strings.HasPrefix(string(out), "1\t2\t0.75\n{") {
-		t.Errorf("stdout %q: want the pairs, then the report", out)
+	svg := filepath.Join(dir, "circle.svg")
+	os.Symlink("/dev/fd/1", svg)
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "-o", "/dev/stdout", "--stats-json", "-", in},
+		{"join", "-t", "0.5", "--stats-json", "/dev/stdout", in},
+		{"join", "-t", "0.5", "--stats-json", "/dev/fd/1", in},
+		{"join", "-t", "0.5", "--stats-json", "/proc/self/fd/1", in},
+		{"join", "-t", "0.5", "-o", link, "--stats-json", link, in},
+		{"dedup", "-t", "0.5", "--stats-json", "/dev/stdout", in},
+		{"passwords", "--stats-json", "/dev/stdout", in},
+		{"passwords", "check", "--against", in, "--stats-json", "/dev/fd/1", "x"},
+		{"plot", "-t", "0.5", "--lsh", "2x2", "--circle", svg, in},
+	} {
+		code, stdout, stderr := mainRun(t, "", args...)
+		named := strings.Contains(stderr, "standard output") || strings.Contains(stderr, "already an output")
+		if code != exitUsage || !named || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming the output twice", args, code, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote %q", args, stdout)
+		}
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		t.Error("-o replaced the link to /dev/stdout")
+	}
+	if code, stdout, stderr := mainRun(t, "", "join", "-t", "0.5", "-o", "/dev/null", "--stats-json", "/dev/null", in); code != 0 || stdout != "" {
+		t.Errorf("both outputs on /dev/null: exit %d, %q %s", code, stdout, stderr)
+	}
+	code, stdout, stderr := mainRun(t, "", "join", "-t", "0.5", "-o", filepath.Join(dir, "pairs"), "--stats-json", "/dev/stdout", in)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || rep["command"] != "join" {
+		t.Errorf("the report alone on /dev/stdout: exit %d (%v): %q %s", code, err, stdout, stderr)
 	}
 	noPartial(t, dir)
 }

@@ -17,6 +17,13 @@
 //   - "-" (or "") is the Set's standard output writer; only one file of a
 //     Set may claim it (ErrStdoutTaken).
 //
+// Two outputs of a Set may not be one file, whatever their names: a file is
+// known by its device and inode (a file yet to be created, by its
+// directory's and its name), and standard output by its own when the Set's
+// writer is an *os.File, so that "-" and /dev/stdout are one output, and so
+// are two names of one FIFO or terminal (ErrDuplicate, ErrStdoutTaken). The
+// null device alone may take any number of outputs.
+//
 // Commit closes every temporary first (where a full disk shows) and moves
 // them into place only when all of them were written, so a run that fails
 // leaves the old files as they were and no temporary behind; Abort removes
@@ -30,9 +37,9 @@
 // signal's exit status; one after it is ignored, and the new files appear
 // whole with the run's status. Catch never exits in the middle of a Commit.
 //
-// Protect names the inputs of a run: an output that is the same file as an
-// input (same device and inode) is refused with ErrInput, before anything is
-// written. A Set is not safe for concurrent use; RemoveTemporaries, for a
+// Protect names the inputs of a run: an output that is the same regular
+// file as an input (same device and inode), standard output included, is
+// refused with ErrInput, before anything is written. A Set is not safe for concurrent use; RemoveTemporaries, for a
 // signal handler, is.
 package outfile
 
@@ -79,8 +86,12 @@ type File struct {
 	kind   kind
 	w      io.Writer
 	f      *os.File    // the temporary, or the file written straight; nil for stdout
-	info   os.FileInfo // the target's, if it existed
-	done   bool
+	info   os.FileInfo // the target's, if it existed; standard output's, if a file
+	// dir and base are the directory and name of a target yet to be
+	// created: what makes two new files the same (see sameFile).
+	dir  os.FileInfo
+	base string
+	done bool
 }
 
 // Set is the group of output files of one run.
@@ -159,8 +170,15 @@ func (s *Set) Create(path string) (*File, error) {
 		if s.stdoutTaken {
 			return nil, ErrStdoutTaken
 		}
+		var st os.FileInfo // standard output's identity, when it is a file
+		if f, ok := s.stdout.(*os.File); ok {
+			st, _ = f.Stat()
+		}
+		if err := s.check("-", st, nil, ""); err != nil {
+			return nil, err
+		}
 		s.stdoutTaken = true
-		f := &File{set: s, path: "-", kind: kindStdout, w: s.stdout}
+		f := &File{set: s, path: "-", kind: kindStdout, w: s.stdout, info: st}
 		s.files = append(s.files, f)
 		return f, nil
 	}
@@ -180,29 +198,22 @@ func (s *Set) Create(path string) (*File, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, &fs.PathError{Op: "create", Path: path, Err: unwrap(err)}
 	}
-	if err == nil {
-		for _, in := range s.inputs {
-			if os.SameFile(in.info, st) {
-				return nil, fmt.Errorf("%s %w", path, ErrInput)
-			}
-		}
-		if err := s.checkDuplicate(path, st); err != nil {
-			return nil, err
-		}
-	} else {
+	var dir os.FileInfo
+	if err != nil {
 		st = nil
-		for _, o := range s.files {
-			if o.target == target {
-				return nil, fmt.Errorf("%s %w", path, ErrDuplicate)
-			}
-		}
+		dir, _ = os.Stat(filepath.Dir(target)) // a missing one fails below
+	}
+	if err := s.check(path, st, dir, filepath.Base(target)); err != nil {
+		return nil, err
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: path, Err: unwrap(err)}
 	}
 	f := &File{set: s, path: path, target: target, kind: kindRename, f: tmp, w: tmp}
-	if st != nil {
+	if st == nil {
+		f.dir, f.base = dir, filepath.Base(target)
+	} else {
 		f.info = st
 		if nlink(st) > 1 {
 			f.kind = kindInPlace
@@ -221,24 +232,79 @@ func (s *Set) Create(path string) (*File, error) {
 	return f, nil
 }
 
-// checkDuplicate refuses a second output to the same regular file (devices
-// and pipes may be written by several outputs, as a shell would).
-func (s *Set) checkDuplicate(path string, st os.FileInfo) error {
-	if !st.Mode().IsRegular() {
+// check refuses an output at path that is the file st, or for a file yet
+// to be created (st nil) the file base in the directory dir: a regular file
+// that is an input of the run (ErrInput), or any file, whatever its kind or
+// name, that is already an output of s (ErrDuplicate; for standard output,
+// ErrStdoutTaken): two outputs in one file would mix, a pipe's or a
+// terminal's as much as a regular file's. The null device is the one file
+// that any number of outputs may share. Without st or dir (standard output
+// that is not an *os.File) there is nothing to compare.
+func (s *Set) check(path string, st, dir os.FileInfo, base string) error {
+	if st != nil && st.Mode().IsRegular() {
+		for _, in := range s.inputs {
+			if os.SameFile(in.info, st) {
+				return fmt.Errorf("%s %w", shown(path), ErrInput)
+			}
+		}
+	}
+	if st != nil && isNull(st) {
 		return nil
 	}
 	for _, o := range s.files {
-		if o.info != nil && os.SameFile(o.info, st) {
-			return fmt.Errorf("%s %w", path, ErrDuplicate)
+		if !sameFile(o, st, dir, base) {
+			continue
 		}
+		switch {
+		case path == "-":
+			return fmt.Errorf("%w (%s)", ErrStdoutTaken, o.path)
+		case o.kind == kindStdout:
+			return fmt.Errorf("%s: %w", path, ErrStdoutTaken)
+		}
+		if o.path != path {
+			return fmt.Errorf("%s %w (as %s)", path, ErrDuplicate, o.path)
+		}
+		return fmt.Errorf("%s %w", path, ErrDuplicate)
 	}
 	return nil
+}
+
+// sameFile reports whether o is the file st, or for a file yet to be
+// created (st nil) the file base in the directory dir.
+func sameFile(o *File, st, dir os.FileInfo, base string) bool {
+	switch {
+	case st != nil:
+		return o.info != nil && os.SameFile(o.info, st)
+	case dir != nil:
+		return o.dir != nil && o.base == base && os.SameFile(o.dir, dir)
+	}
+	return false
+}
+
+// shown is how messages name an output: "standard output" for "-".
+func shown(path string) string {
+	if path == "-" {
+		return "standard output"
+	}
+	return path
+}
+
+// null is the null device's identity, if it has one here.
+var null = sync.OnceValue(func() os.FileInfo {
+	st, _ := os.Stat(os.DevNull)
+	return st
+})
+
+// isNull reports whether st is the null device.
+func isNull(st os.FileInfo) bool {
+	n := null()
+	return n != nil && st.Mode()&fs.ModeDevice != 0 && os.SameFile(n, st)
 }
 
 // straight opens an existing file that is not a regular one for writing as
 // it is: no temporary, no truncation.
 func (s *Set) straight(path, target string, st os.FileInfo) (*File, error) {
-	if err := s.checkDuplicate(path, st); err != nil {
+	if err := s.check(path, st, nil, ""); err != nil {
 		return nil, err
 	}
 	fh, err := os.OpenFile(target, os.O_WRONLY, 0)
@@ -260,19 +326,12 @@ func (s *Set) straightFD(path string, fd int) (*File, error) {
 	syscall.CloseOnExec(nfd)
 	fh := os.NewFile(uintptr(nfd), path)
 	st, err := fh.Stat()
-	if err == nil {
-		if err := s.checkDuplicate(path, st); err != nil {
-			fh.Close()
-			return nil, err
-		}
-		if st.Mode().IsRegular() {
-			for _, in := range s.inputs {
-				if os.SameFile(in.info, st) {
-					fh.Close()
-					return nil, fmt.Errorf("%s %w", path, ErrInput)
-				}
-			}
-		}
+	if err != nil {
+		st = nil
+	}
+	if err := s.check(path, st, nil, ""); err != nil {
+		fh.Close()
+		return nil, err
 	}
 	f := &File{set: s, path: path, kind: kindStraight, f: fh, w: fh, info: st}
 	s.files = append(s.files, f)
