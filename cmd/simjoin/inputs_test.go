@@ -101,10 +101,49 @@ func TestCompressedInput(t *testing.T) {
 	}
 }
 
+// TestAgainstBothStdin: both sides of a join (or --against and the
+// candidates of passwords check) read from one stream under any names is
+// refused with exit status 2 (it would split the records between the
+// sides); a regular file on standard input named twice is read twice.
 func TestAgainstBothStdin(t *testing.T) {
 	code, out, stderr := cliRun(t, "a b\na b\n", "join", "-t", "0.5", "--against", "-", "-")
 	if code != exitUsage || out != "" || !strings.Contains(stderr, "standard input") {
 		t.Errorf("--against - -: exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	dir := t.TempDir()
+	sets := "a b c\na b c d\nx y\n"
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--against", "/dev/stdin", "-"},
+		{"join", "-t", "0.5", "--against", "/dev/fd/0", "-"},
+		{"join", "-t", "0.5", "--against", "/proc/self/fd/0", "-"},
+		{"join", "-t", "0.5", "--against", "-", "/dev/stdin"},
+		{"join", "-t", "0.5", "--against", "/dev/stdin", "/dev/fd/0"},
+		{"join", "-t", "0.5", "--against", fifo, fifo},
+		{"explain", "-t", "0.5", "--against", "/dev/stdin", "-"},
+		{"passwords", "check", "--against", "/dev/stdin"},
+		{"passwords", "check", "--against", "/proc/self/fd/0"},
+	} {
+		code, out, stderr := mainRun(t, sets, args...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, "read once") && !strings.Contains(stderr, "standard input") {
+			t.Errorf("%v: exit %d, out %q, stderr %q; want 2 and one stream named", args, code, out, stderr)
+		}
+	}
+	in := cliWrite(t, dir, "sets", sets)
+	want, _ := cliOK(t, "", "join", "-t", "0.5", "--sort", "--against", in, in)
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if code, out, stderr := mainRunFrom(t, f, "join", "-t", "0.5", "--sort", "--against", "/dev/stdin", "-"); code != 0 || out != want {
+		t.Errorf("a file on standard input as both sides: exit %d, %q (%s), want %q", code, out, stderr, want)
 	}
 }
 

@@ -179,8 +179,8 @@ func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
 func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *loaded, err error) {
-	if cfg.docs.args[0] == "-" && cfg.against == "-" {
-		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+	if in := cfg.docs.args[0]; cfg.against != "" && !cfg.docs.Files && infile.OneStream(in, cfg.against, e.stdin) {
+		return nil, nil, usagef("INPUT %s and --against %s are one stream (standard input, a pipe or a terminal), which can be read once: give one of them as a file", in, cfg.against)
 	}
 	if out, err = cfg.createOutputs(e, true, append([]string{cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -311,18 +312,28 @@ func TestWorkersFlagClamped(t *testing.T) {
 // its own, so that /dev/stdout and /dev/fd/1 are its standard output.
 func mainRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return mainRunFrom(t, strings.NewReader(stdin), args...)
+}
+
+// mainRunFrom is mainRun with stdin read from r: an *os.File is the
+// child's standard input itself.
+func mainRunFrom(t *testing.T, r io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN="+strings.Join(args, " "))
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdin = r
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }) // a child that hangs
+	cmd.Wait()
+	kill.Stop()
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 

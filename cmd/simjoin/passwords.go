@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/numfmt"
 	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/progress"
@@ -136,8 +137,8 @@ func newCheckCmd(e *env) *cobra.Command {
 			if cfg.against == "" {
 				return usagef("missing --against LIST (or --index DIR)")
 			}
-			if cfg.against == "-" && len(args) == 0 {
-				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
+			if len(args) == 0 && infile.OneStream(cfg.against, "-", e.stdin) {
+				return usagef("--against %s reads the known list from standard input, where the candidates would be read: give the candidates as arguments", cfg.against)
 			}
 			return runCheck(cmd.Context(), e, &cfg, args)
 		},

@@ -68,3 +68,38 @@ func Open(name string, stdin io.Reader) (*File, error) {
 	in.Reader, in.Format, in.close = dr, format, func() { done(); closeFile() }
 	return in, nil
 }
+
+// OneStream reports whether the file arguments a and b ("-" is stdin) are
+// one stream that a run would read twice: "-" twice, or one file (the same
+// device and inode, under any names: /dev/stdin, /dev/fd/0,
+// /proc/self/fd/0, a link) that is not a regular file, such as a pipe, a
+// FIFO or a terminal. Such input can be read once; reading it for two sides
+// would split its records between them. A regular file may be named twice:
+// each open reads it whole. Arguments that cannot be examined are not one
+// stream (opening them reports why). It opens nothing, so it never waits
+// on a FIFO.
+func OneStream(a, b string, stdin io.Reader) bool {
+	if a == "-" && b == "-" {
+		return true
+	}
+	sa, sb := statArg(a, stdin), statArg(b, stdin)
+	return sa != nil && sb != nil && os.SameFile(sa, sb) && !sa.Mode().IsRegular()
+}
+
+// statArg returns the file a file argument names ("-": stdin, when it is a
+// file), or nil.
+func statArg(name string, stdin io.Reader) os.FileInfo {
+	if name == "-" {
+		if f, ok := stdin.(*os.File); ok {
+			if st, err := f.Stat(); err == nil {
+				return st
+			}
+		}
+		return nil
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil
+	}
+	return st
+}

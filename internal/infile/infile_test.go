@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,5 +148,45 @@ func TestIDs(t *testing.T) {
 	}
 	if _, err := IDs([]string{"-"}, strings.NewReader("1\nx\n")); !errors.As(err, &le) || le.Line != 2 || le.Name != Stdin {
 		t.Errorf("bad line: %v", err)
+	}
+}
+
+// TestOneStream: standard input twice, or a pipe under two names, is one
+// stream; a regular file named twice is not (each open reads it whole),
+// nor are two files, nor names that cannot be examined.
+func TestOneStream(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("x\n"), 0o644)
+	os.WriteFile(b, []byte("x\n"), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	pipe := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		a, b  string
+		stdin io.Reader
+		want  bool
+	}{
+		{"-", "-", strings.NewReader(""), true},
+		{"-", pipe, r, true},
+		{pipe, pipe, nil, true},
+		{a, a, nil, false},
+		{"-", a, f, false},
+		{a, b, nil, false},
+		{"-", pipe, strings.NewReader(""), false},
+		{filepath.Join(dir, "missing"), filepath.Join(dir, "missing"), nil, false},
+	} {
+		if got := OneStream(tc.a, tc.b, tc.stdin); got != tc.want {
+			t.Errorf("OneStream(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }
