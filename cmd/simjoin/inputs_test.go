@@ -148,7 +148,8 @@ func TestAgainstBothStdin(t *testing.T) {
 }
 
 // TestFilesSkipsWhatIsNotAFile: FIFOs, links to nothing and link loops are
-// errors, or with --keep-going counted and skipped; a FIFO never blocks.
+// errors, or with --keep-going counted and skipped, when the globs select
+// them; a FIFO never blocks.
 func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	cliWrite(t, dir, "a.txt", "alpha beta gamma delta")
@@ -190,6 +191,13 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 		"4 (FIFO, device or socket: 1; link to nothing: 1; link loop: 2)"} {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("--keep-going: stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	// Left out by the globs, they fail nothing.
+	for _, globs := range [][]string{{"--include", "*.txt"}, {"--exclude", "*.fifo", "--exclude", "*.dangling", "--exclude", "e.*"}} {
+		r = runBounded(append(append([]string{"join", "--files", "--tokens", "words", "-t", "1"}, globs...), dir)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
+			t.Errorf("%v: exit %d, %q %q", globs, r.code, r.stdout, r.stderr)
 		}
 	}
 	// Named explicitly.
