@@ -153,6 +153,15 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	}
 	l.stats.Read = tm.done()
 	if keys {
+		// The memory is checked before the batches are joined into one
+		// arena, which holds every key twice for a moment.
+		records, tokens := rto.(*keyBatches).records, rto.(*keyBatches).keys
+		if sto != nil {
+			records, tokens = records+sto.(*keyBatches).records, tokens+sto.(*keyBatches).keys
+		}
+		if err := l.checkKeysMemory(t, records, tokens); err != nil {
+			return nil, err
+		}
 		rk, sk := rto.(*keyBatches).sets(opts.Workers), (*approx.KeySets)(nil)
 		if sto != nil {
 			sk = sto.(*keyBatches).sets(opts.Workers)
@@ -213,7 +222,7 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sk
 // is nil for a self-join), counted (its distinct tokens only on
-// demand, by Vocabulary), its memory checked.
+// demand, by Vocabulary); Load has checked its memory.
 func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
 	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
 	st := &l.stats
@@ -233,21 +242,25 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *appro
 		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
-	if l.opts.MemoryCheck != nil {
-		lsh := l.opts.LSH
-		lsh.Measure, lsh.Threshold = l.opts.Measure, t
-		if r, err := lsh.Resolve(); err == nil {
-			lsh = r
-		}
-		if err := l.opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
-			return nil, err
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	in.loaded = *st
 	return in, nil
+}
+
+// checkKeysMemory checks the memory a key-set join of records sets of
+// tokens keys in all needs (opts.MemoryCheck, if any).
+func (l *loading) checkKeysMemory(t prefix.Threshold, records, tokens int) error {
+	if l.opts.MemoryCheck == nil {
+		return nil
+	}
+	lsh := l.opts.LSH
+	lsh.Measure, lsh.Threshold = l.opts.Measure, t
+	if r, err := lsh.Resolve(); err == nil {
+		lsh = r
+	}
+	return l.opts.MemoryCheck(approx.EstimateKeysMemory(records, tokens, lsh), records, tokens)
 }
 
 // rs reports whether the input is an R-S join's.

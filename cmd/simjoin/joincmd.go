@@ -105,7 +105,9 @@ func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run fu
 		if err := cfg.docs.checkArgs(args); err != nil {
 			return err
 		}
-		return run(cmd.Context())
+		ctx, stop := cfg.mem.Watch(cmd.Context())
+		defer stop()
+		return run(ctx)
 	}
 	cfg.addFlags(cmd.Flags())
 	return cmd

@@ -18,9 +18,16 @@ import (
 // internal/outfile for the mechanism.
 
 // TestMain lets a test run the program itself in a child process (for
-// signals): with SIMJOIN_TEST_MAIN set, the test binary is simjoin.
+// signals, standard streams, resource limits): with SIMJOIN_TEST_MAIN set,
+// the test binary is simjoin; with SIMJOIN_TEST_MARK set too, it first
+// creates that file, to show that it got as far as main.
 func TestMain(m *testing.M) {
 	if os.Getenv("SIMJOIN_TEST_MAIN") != "" {
+		if mark := os.Getenv("SIMJOIN_TEST_MARK"); mark != "" {
+			if f, err := os.Create(mark); err == nil {
+				f.Close()
+			}
+		}
 		os.Args = append([]string{"simjoin"}, strings.Fields(os.Getenv("SIMJOIN_TEST_MAIN"))...)
 		main()
 		return

@@ -105,7 +105,9 @@ func newPasswordsCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
-			return runPasswords(cmd.Context(), e, &cfg, args[0])
+			ctx, stop := cfg.mem.Watch(cmd.Context())
+			defer stop()
+			return runPasswords(ctx, e, &cfg, args[0])
 		},
 	}
 	cfg.addFlags(cmd.Flags())
@@ -125,6 +127,9 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			ctx, stop := cfg.mem.Watch(cmd.Context())
+			defer stop()
+			cmd.SetContext(ctx)
 			if cfg.silent && cfg.output != "" {
 				return usagef("--silent writes nothing: drop -o/--output")
 			}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/synth"
+)
+
+// TestAddressSpaceLimit runs joins in child processes under address-space
+// limits (ulimit -v) from below what the Go runtime reserves before main
+// runs to well above it: each run ends with the right pairs and exit
+// status 0, or with one line saying there is not enough memory and exit
+// status 1, never with the runtime's crash. Where the runtime cannot even
+// start under a limit (it dies before main, which the child shows by not
+// creating its marker file), nothing a program does can help: that limit
+// is logged and passed over. -long runs both methods at many more limits.
+func TestAddressSpaceLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc: the address-space bound is Linux's")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	var text strings.Builder
+	for _, set := range synth.Sets(synth.SetsConfig{N: 60000, MinSize: 10, MaxSize: 40, Universe: 20000, Zipf: 1, DupFraction: 0.3, Replace: 0.1, Seed: 7}) {
+		for i, tok := range set {
+			if i > 0 {
+				text.WriteByte(' ')
+			}
+			text.WriteString(strconv.Itoa(int(tok)))
+		}
+		text.WriteByte('\n')
+	}
+	in := cliWrite(t, dir, "sets", text.String())
+	runs := [][]string{
+		{"join", "-t", "0.5", "--method", "exact", "--sort", in},
+		{"join", "-t", "0.5", "--method", "lsh", "--sort", in},
+	}
+	want := make([]string, len(runs))
+	for k, args := range runs {
+		want[k], _ = cliOK(t, "", args...)
+	}
+	mark := filepath.Join(dir, "started")
+	limits := []float64{1.5, 2.2, 4} // GiB: under, about and over what the runtime reserves on linux/amd64
+	if jointest.Long() {
+		limits = []float64{1, 1.25, 1.5, 1.75, 2, 2.05, 2.1, 2.15, 2.2, 2.3, 2.5, 3, 4}
+	}
+	for i, gib := range limits {
+		for k, args := range runs {
+			if !jointest.Long() && k != i%len(runs) {
+				continue // one method a limit, but with -long
+			}
+			os.Remove(mark)
+			kib := strconv.FormatInt(int64(gib*(1<<20)), 10)
+			cmd := exec.Command("/bin/sh", "-c", `ulimit -v "$1" && exec "$0"`, exe, kib)
+			cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN="+strings.Join(args, " "), "SIMJOIN_TEST_MARK="+mark)
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			kill := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() }) // a child that hangs
+			cmd.Wait()
+			kill.Stop()
+			code, stderr := cmd.ProcessState.ExitCode(), errb.String()
+			name := fmt.Sprintf("ulimit -v %s (%.2f GiB), %v", kib, gib, args[:4])
+			if _, err := os.Stat(mark); err != nil {
+				t.Logf("%s: the Go runtime died before main (%s)", name, firstLine(stderr))
+				continue
+			}
+			switch {
+			case code == 0 && out.String() == want[k] && stderr == "":
+			case code == exitRuntime && out.String() == "" && strings.Count(stderr, "\n") == 1 && strings.HasPrefix(stderr, "simjoin: not enough memory: "):
+				t.Logf("%s: %s", name, strings.TrimSpace(stderr))
+			default:
+				t.Errorf("%s: exit %d, %d bytes of pairs (want %d), stderr:\n%.2000s", name, code, len(out.String()), len(want[k]), stderr)
+			}
+		}
+	}
+}
+
+// firstLine returns the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
