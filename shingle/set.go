@@ -41,6 +41,7 @@ func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 		}
 		return compact(dst, from), nil
 	}
+	record = trimBOM(record) // once: a piece may start with U+FEFF inside the record
 	if s.Kind != Set && !utf8.ValidString(record) {
 		return dst, ErrUTF8
 	}
@@ -50,7 +51,7 @@ func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
 	for start := 0; start < len(record); {
 		end, next := s.cut(record, start)
 		var err error
-		if piece, err = s.Append(piece[:0], record[start:end]); err != nil {
+		if piece, err = s.append(piece[:0], record[start:end]); err != nil {
 			return dst, err
 		}
 		for _, k := range piece {

@@ -262,3 +262,58 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("--memory-limit lots: exit %d", code)
 	}
 }
+
+// TestByteOrderMark: a UTF-8 byte-order mark at the start of an input
+// changes nothing, for every tokenizer and every kind of input: a file,
+// standard input, --against, gzip and zstd, each --files record, a
+// password list, and candidates on standard input.
+func TestByteOrderMark(t *testing.T) {
+	const mark = "\uFEFF"
+	text := "alpha beta gamma\nalpha beta gamma delta\nx y\n"
+	dir := t.TempDir()
+	write := func(name, s string) (plain, marked string) {
+		return cliWrite(t, dir, name, s), cliWrite(t, dir, name+".bom", mark+s)
+	}
+	same := func(what string, plainArgs, markedArgs []string, plainIn, markedIn string) {
+		t.Helper()
+		code, want, _ := cliRun(t, plainIn, plainArgs...)
+		if mcode, got, stderr := cliRun(t, markedIn, markedArgs...); mcode != code || got != want || want == "" {
+			t.Errorf("%s: exit %d, %q with the mark (%s); exit %d, %q without", what, mcode, got, stderr, code, want)
+		}
+	}
+	plain, marked := write("sets", text)
+	gz, zst := writeBytes(t, dir, "sets.gz", gzipText(t, mark+text)), writeBytes(t, dir, "sets.zst", zstdText(t, mark+text))
+	for _, tokens := range []string{"set", "words", "qgram:2", "qgram:4", "shingle:2"} {
+		args := func(in ...string) []string {
+			return append([]string{"join", "-t", "0.5", "--sort", "--tokens", tokens}, in...)
+		}
+		same(tokens+" file", args(plain), args(marked), "", "")
+		same(tokens+" stdin", args("-"), args("-"), text, mark+text)
+		same(tokens+" gzip", args(plain), args(gz), "", "")
+		same(tokens+" zstd", args(plain), args(zst), "", "")
+		same(tokens+" --against", args("--against", plain, plain), args("--against", marked, marked), "", "")
+	}
+	docs, mdocs := filepath.Join(dir, "docs"), filepath.Join(dir, "mdocs")
+	os.Mkdir(docs, 0o755)
+	os.Mkdir(mdocs, 0o755)
+	for name, s := range map[string]string{"a.go": "package p\n\nfunc f() int { return 1 }\n", "b.go": "package p\n\nfunc f() int { return 2 }\n"} {
+		cliWrite(t, docs, name, s)
+		cliWrite(t, mdocs, name, mark+s)
+	}
+	for _, tokens := range []string{"set", "words", "qgram:3", "go:1"} {
+		args := func(in string) []string {
+			return []string{"join", "--files", "-t", "0.5", "--sort", "--tokens", tokens, in}
+		}
+		want, _ := cliOK(t, "", args(docs)...)
+		got, _ := cliOK(t, "", args(mdocs)...)
+		if strings.ReplaceAll(got, mdocs, docs) != want || want == "" {
+			t.Errorf("--files %s: %q with the mark, %q without", tokens, got, want)
+		}
+	}
+	pw := "password1\npassword2\nletmein\n"
+	pwPlain, pwMarked := write("pw", pw)
+	same("passwords file", []string{"passwords", "-t", "0.5", pwPlain}, []string{"passwords", "-t", "0.5", pwMarked}, "", "")
+	same("passwords stdin", []string{"passwords", "-t", "0.5", "-"}, []string{"passwords", "-t", "0.5", "-"}, pw, mark+pw)
+	same("passwords gzip", []string{"passwords", "-t", "0.5", pwPlain}, []string{"passwords", "-t", "0.5", writeBytes(t, dir, "pw.gz", gzipText(t, mark+pw))}, "", "")
+	same("passwords check candidates", []string{"passwords", "check", "-t", "0.5", "--against", pwPlain}, []string{"passwords", "check", "-t", "0.5", "--against", pwMarked}, "password3\n", mark+"password3\n")
+}

@@ -46,7 +46,7 @@ type joinConfig struct {
 // addFlags registers the shared flags on fs.
 func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N (a byte-order mark that starts a record is dropped)")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.methodName, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")

@@ -3,6 +3,11 @@
 // magic bytes of gzip or zstd (internal/decompress), so that no flag has to
 // say so. It is the counterpart of internal/outfile.
 //
+// A UTF-8 byte-order mark that starts an input (after decompression) is not
+// part of it: Open and Batches drop it, so that the first record of a list
+// or of standard input reads as the others do. (The tokenizers drop one at
+// the start of every record too: see shingle.Spec.Append.)
+//
 // Open reads nothing but the first bytes (to recognise a compression); the
 // File it returns is read once, front to back, by one goroutine, and must be
 // closed. A directory is refused with a message pointing to --files, which
@@ -17,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/decompress"
@@ -65,8 +71,49 @@ func Open(name string, stdin io.Reader) (*File, error) {
 		return nil, &simjoin.LineError{Name: in.Name, Err: err}
 	}
 	closeFile := in.close
-	in.Reader, in.Format, in.close = dr, format, func() { done(); closeFile() }
+	in.Reader, in.Format, in.close = dropBOM(dr), format, func() { done(); closeFile() }
 	return in, nil
+}
+
+// bom is U+FEFF in UTF-8.
+const bom = "\uFEFF"
+
+// dropBOM returns a reader of r's stream without the byte-order mark
+// (U+FEFF) that starts it, if any. Its first Read reads at most three bytes
+// of r (and waits for a third only after EF BB, the start of the mark), so
+// that a stream read as it arrives is not held up.
+func dropBOM(r io.Reader) io.Reader { return &bomReader{r: r} }
+
+// bomReader is dropBOM's reader.
+type bomReader struct {
+	r    io.Reader
+	done bool   // the start has been decided
+	pend []byte // bytes read while deciding, to return first
+	err  error  // r's error while deciding, to return after pend
+}
+
+func (b *bomReader) Read(p []byte) (int, error) {
+	for !b.done {
+		var buf [len(bom)]byte
+		n := copy(buf[:], b.pend)
+		m, err := b.r.Read(buf[n:])
+		b.pend = append(b.pend[:0], buf[:n+m]...)
+		if len(b.pend) == len(bom) || !strings.HasPrefix(bom, string(b.pend)) || err != nil {
+			b.done, b.err = true, err
+			if string(b.pend) == bom {
+				b.pend = nil
+			}
+		}
+	}
+	if len(b.pend) > 0 {
+		n := copy(p, b.pend)
+		b.pend = b.pend[n:]
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.r.Read(p)
 }
 
 // OneStream reports whether the file arguments a and b ("-" is stdin) are

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
@@ -188,5 +189,44 @@ func TestOneStream(t *testing.T) {
 		if got := OneStream(tc.a, tc.b, tc.stdin); got != tc.want {
 			t.Errorf("OneStream(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestDropBOM: the mark is dropped at the start of a stream only, however
+// the stream arrives (a byte at a time too), and a stream that merely
+// starts like it, or ends within it, comes through whole.
+func TestDropBOM(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "abc": "abc", "\uFEFF": "", "\uFEFFabc\n": "abc\n", "\uFEFF\uFEFFx": "\uFEFFx",
+		"\xef": "\xef", "\xef\xbb": "\xef\xbb", "\xefabc": "\xefabc", "\xef\xbbX": "\xef\xbbX", "a\uFEFF": "a\uFEFF",
+	} {
+		for name, r := range map[string]io.Reader{"whole": strings.NewReader(in), "bytes": iotest.OneByteReader(strings.NewReader(in))} {
+			got, err := io.ReadAll(dropBOM(r))
+			if err != nil || string(got) != want {
+				t.Errorf("%q read as %s: %q, %v; want %q", in, name, got, err, want)
+			}
+		}
+	}
+	boom := errors.New("boom")
+	if got, err := io.ReadAll(dropBOM(io.MultiReader(strings.NewReader("\xef"), iotest.ErrReader(boom)))); !errors.Is(err, boom) || string(got) != "\xef" {
+		t.Errorf("an error after the first byte: %q, %v", got, err)
+	}
+	// Open drops it from a file, compressed or not.
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("\uFEFFa b\n"))
+	zw.Close()
+	for name, data := range map[string][]byte{"plain": []byte("\uFEFFa b\n"), "gzip": gz.Bytes()} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		f, err := Open(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := io.ReadAll(f); string(got) != "a b\n" {
+			t.Errorf("Open of a %s file: %q", name, got)
+		}
+		f.Close()
 	}
 }
