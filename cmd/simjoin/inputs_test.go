@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -254,6 +255,16 @@ func TestMemoryLimit(t *testing.T) {
 			!strings.Contains(stderr, "needs about") || !strings.Contains(stderr, "--memory-limit") {
 			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, stderr)
 		}
+	}
+	// Sizes below a KiB are bytes: not "the 0 KiB", not "0.0 KiB".
+	if _, _, stderr := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "10", in); !strings.Contains(stderr, "more than the 10 B this process may use") {
+		t.Errorf("--memory-limit 10: %q", stderr)
+	}
+	small := filepath.Join(dir, "small")
+	os.Mkdir(small, 0o755)
+	cliWrite(t, small, "a", strings.Repeat("x", 34))
+	if _, stderr := cliOK(t, "", "join", "--files", "-t", "0.5", "--stats", small); !regexp.MustCompile(`bytes read +34 B\n`).MatchString(stderr) {
+		t.Errorf("a 34-byte file read:\n%s", stderr)
 	}
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
