@@ -60,7 +60,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 func (c *joinConfig) parse() error {
 	var err error
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
-		return usageError{err}
+		return usageError{rpt.FlagValueError("--tokens", err)}
 	}
 	if err := c.docs.parse(&c.spec, c.fs); err != nil {
 		return err

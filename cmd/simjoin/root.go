@@ -14,6 +14,7 @@ import (
 	"github.com/simjoin/simjoin/internal/buildinfo"
 	"github.com/simjoin/simjoin/internal/cpuprofile"
 	"github.com/simjoin/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
 // Exit statuses.
@@ -75,8 +76,10 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 				return err
 			}
 			var err error
-			stopProfile, err = cpuprofile.Start(cpuProfile)
-			return err
+			if stopProfile, err = cpuprofile.Start(cpuProfile); err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
@@ -110,7 +113,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", err)
+	fmt.Fprintln(stderr, "simjoin:", rpt.Plain(err))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError

@@ -23,7 +23,7 @@ func ReasonText(p *planner.Plan) string {
 	case planner.ReasonAsked:
 		return fmt.Sprintf("%s was asked for", p.Method)
 	case planner.ReasonNoLSH:
-		return fmt.Sprintf("exact: LSH is not available here (%v)", p.LSH.Why)
+		return fmt.Sprintf("exact: LSH is not available here (%s)", Plain(p.LSH.Why))
 	case planner.ReasonNoPairs:
 		return "exact: there are no pairs to join"
 	case planner.ReasonExactWithin:
