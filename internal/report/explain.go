@@ -72,7 +72,8 @@ func ExplainJSON(res *simjoin.Explanation) any {
 }
 
 // WriteExplanation writes res as simjoin explain prints it to w, in one
-// write whose error it returns: as indented JSON (ExplainJSON) when asJSON,
+// write whose error it returns: as indented JSON (ExplainJSON, its floats
+// rounded as the statistics report's: roundFloats) when asJSON,
 // else as text (WriteExplain, with rs and crossSeed).
 func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, crossSeed uint64) error {
 	var b bytes.Buffer
@@ -82,6 +83,9 @@ func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, cr
 		if err := enc.Encode(ExplainJSON(res)); err != nil {
 			return err
 		}
+		rounded := roundFloats(b.Bytes())
+		b.Reset()
+		b.Write(rounded)
 	} else {
 		WriteExplain(&b, res, rs, crossSeed)
 	}
