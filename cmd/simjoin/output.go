@@ -97,6 +97,9 @@ func (r *runFlags) createOutputs(e *env, out bool, inputs ...string) (*outfile.F
 	if slices.Contains(inputs, "-") {
 		e.outs.ProtectReader(e.stdin)
 	}
+	if err := e.outs.CheckProtected(); err != nil {
+		return nil, usageError{fmt.Errorf("--cpuprofile: %w", err)} // the one output created before
+	}
 	var f *outfile.File
 	if out {
 		var err error

@@ -389,3 +389,38 @@ func TestOutputsOnStdoutByIdentity(t *testing.T) {
 	}
 	noPartial(t, dir)
 }
+
+// TestCPUProfileIsAnOutput: --cpuprofile's file is written as the run's
+// other outputs are: whole when the run succeeds, the old file kept when it
+// fails, and never one of the run's inputs or other outputs.
+func TestCPUProfileIsAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
+	bad := cliWrite(t, dir, "bad", "\xff\n")
+	prof := cliWrite(t, dir, "cpu.pprof", "old")
+	if code, _, stderr := cliRun(t, "", "join", "--cpuprofile", prof, "--tokens", "words", "-t", "0.5", bad); code != exitRuntime {
+		t.Errorf("a failing run: exit %d (%s)", code, stderr)
+	}
+	if b, _ := os.ReadFile(prof); string(b) != "old" {
+		t.Errorf("a failing run left the profile holding %d bytes, want the old file", len(b))
+	}
+	cliOK(t, "", "join", "--cpuprofile", prof, "-t", "0.5", in)
+	if b, _ := os.ReadFile(prof); len(b) == 0 || string(b) == "old" {
+		t.Errorf("a run that ended well left the profile holding %q", b)
+	}
+	for _, args := range [][]string{
+		{"join", "--cpuprofile", in, "-t", "0.5", in},
+		{"join", "--cpuprofile", prof, "-o", prof, "-t", "0.5", in},
+		{"join", "--cpuprofile", prof, "--stats-json", dir + "/./cpu.pprof", "-t", "0.5", in},
+		{"join", "--cpuprofile", "-", "-t", "0.5", in},
+		{"passwords", "--cpuprofile", in, in},
+	} {
+		if code, _, stderr := cliRun(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--cpuprofile") && !strings.Contains(stderr, "already") {
+			t.Errorf("%v: exit %d, %q; want 2", args, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != "a b c\na b c d\n" {
+		t.Errorf("the input now holds %q", b)
+	}
+	noPartial(t, dir)
+}

@@ -75,8 +75,16 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			if err := checkFlags(cmd); err != nil {
 				return err
 			}
-			var err error
-			if stopProfile, err = cpuprofile.Start(cpuProfile); err != nil {
+			if cpuProfile == "" {
+				return nil
+			}
+			// An output of the run: it appears when the run ends well,
+			// and may be no other output or input.
+			f, err := e.create(cpuProfile)
+			if err == nil {
+				stopProfile, err = cpuprofile.Start(f)
+			}
+			if err != nil {
 				return fmt.Errorf("--cpuprofile: %w", err)
 			}
 			return nil

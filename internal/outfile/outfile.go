@@ -134,6 +134,23 @@ func (s *Set) ProtectReader(r io.Reader) {
 	}
 }
 
+// CheckProtected returns ErrInput for an output of s created before
+// Protect or ProtectReader named it as an input (Create checks the inputs
+// named before it).
+func (s *Set) CheckProtected() error {
+	for _, f := range s.files {
+		if f.info == nil || !f.info.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range s.inputs {
+			if os.SameFile(in.info, f.info) {
+				return fmt.Errorf("%s %w", shown(f.path), ErrInput)
+			}
+		}
+	}
+	return nil
+}
+
 // StdoutFree reports whether no file of s has claimed standard output.
 func (s *Set) StdoutFree() bool { return !s.stdoutTaken }
 
