@@ -130,12 +130,12 @@ func TestParseIDs(t *testing.T) {
 	if err != nil || fmt.Sprint(ids) != "[3 1 18446744073709551615]" {
 		t.Errorf("ParseIDs: got %v, %v", ids, err)
 	}
-	for _, bad := range []string{"", "1,,2", "-1", "x", "1,2 3"} {
+	for _, bad := range []string{"", "1,,2", "-1", "x", "1,2 3", "0", "01", "+1", "0x1", "1e3", "18446744073709551616", "1_000"} {
 		if _, err := ParseIDs(bad); !errors.Is(err, ErrNotID) {
 			t.Errorf("ParseIDs(%q): got %v, want ErrNotID", bad, err)
 		}
 	}
-	if _, err := ParseID(" 1"); err == nil || err.Error() != `" 1" is not a record id (an integer >= 0)` {
+	if _, err := ParseID(" 1"); err == nil || err.Error() != `" 1" is not a record id (a decimal integer >= 1, no leading zeros)` {
 		t.Errorf("ParseID(\" 1\"): got %v", err)
 	}
 	ids, err = ReadIDs(strings.NewReader("4\n 5 \r\n6"), "<stdin>")
@@ -143,7 +143,7 @@ func TestParseIDs(t *testing.T) {
 		t.Errorf("ReadIDs: got %v, %v", ids, err)
 	}
 	_, err = ReadIDs(strings.NewReader("4\nfive\n"), "<stdin>")
-	if err == nil || err.Error() != "<stdin>:2: not a record id (an integer >= 0)" {
+	if err == nil || err.Error() != "<stdin>:2: not a record id (a decimal integer >= 1, no leading zeros)" {
 		t.Errorf("ReadIDs of a bad line: got %v", err)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/internal/synth"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
@@ -122,7 +124,7 @@ func TestLSHTopKReopen(t *testing.T) {
 		if _, err := ix.Insert(ctx, texts, prefix.Threshold{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.Delete([]ID{5}); err != nil {
+		if _, err := ix.Delete([]ID{6}); err != nil { // the sixth record
 			t.Fatal(err)
 		}
 		opt := SearchOptions{TopK: 2, RefineK: 10}
@@ -135,7 +137,7 @@ func TestLSHTopKReopen(t *testing.T) {
 			if len(h) > 2 {
 				t.Fatalf("top-2 gave %d hits", len(h))
 			}
-			if len(h) > 0 && h[0].ID == ID(i) {
+			if len(h) > 0 && h[0].ID == ID(i)+1 {
 				found++
 				if h[0].Estimated == raw {
 					t.Fatalf("raw %v: hit %+v", raw, h[0])
@@ -144,7 +146,7 @@ func TestLSHTopKReopen(t *testing.T) {
 					t.Fatalf("exact similarity %v, want %v", h[0].Sim, 27.0/33)
 				}
 			}
-			if i == 5 && len(h) > 0 && h[0].ID == 5 {
+			if i == 5 && len(h) > 0 && h[0].ID == 6 {
 				t.Fatal("deleted record found")
 			}
 		}
@@ -277,5 +279,67 @@ func TestSearchOptionsCheck(t *testing.T) {
 	var oe *OptionError
 	if err := ix.CheckSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
 		t.Errorf("CheckSearch: %v", err)
+	}
+}
+
+// TestSearchEachPieces searches an index of 3,000 copies of one record
+// with 100 copies as queries (300,000 hits), with a query that does not
+// tokenize among them or not: SearchEach answers in query order what Search
+// answers, or fails before any answer; SearchLines hands its callback the
+// batch in several pieces (each about searchChunkHits hits), whose
+// concatenation is Search's answer.
+func TestSearchEachPieces(t *testing.T) {
+	ix, _ := mustCreate(t, Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: Exact, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2}})
+	defer ix.Close()
+	ctx := context.Background()
+	recs := make([][]byte, 3000)
+	for i := range recs {
+		recs[i] = []byte("alpha beta gamma")
+	}
+	if _, err := ix.Insert(ctx, recs, prefix.Threshold{}); err != nil {
+		t.Fatal(err)
+	}
+	opt := SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 2}}
+	queries := recs[:100]
+	want, err := ix.Search(ctx, queries, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	err = ix.SearchEach(ctx, queries, opt, func(i int, hits []Hit) error {
+		if i != next || !slices.Equal(hits, want[i]) {
+			t.Fatalf("SearchEach: query %d (want %d): %d hits, want %d", i, next, len(hits), len(want[i]))
+		}
+		next++
+		return nil
+	})
+	if err != nil || next != len(queries) {
+		t.Fatalf("SearchEach: %d answers, %v", next, err)
+	}
+	bad := slices.Clone(queries)
+	bad[77] = []byte("bad \xff")
+	calls := 0
+	err = ix.SearchEach(ctx, bad, opt, func(int, []Hit) error { calls++; return nil })
+	var re *RecordError
+	if !errors.As(err, &re) || !re.Query || re.Index != 77 || calls != 0 {
+		t.Errorf("SearchEach with query 78 invalid: %v after %d answers, want a *RecordError for it before any", err, calls)
+	}
+	var got [][]Hit
+	pieces := 0
+	err = ix.SearchLines(ctx, strings.NewReader(strings.Repeat("alpha beta gamma\n", 100)), simjoin.BatchOptions{}, opt, func(first int, qs [][]byte, hits [][]Hit) error {
+		if first != len(got)+1 || len(qs) != len(hits) {
+			t.Fatalf("piece from line %d of %d queries, %d answers; %d answered before", first, len(qs), len(hits), len(got))
+		}
+		got = append(got, hits...)
+		pieces++
+		return nil
+	})
+	if err != nil || len(got) != len(want) || pieces < 3 {
+		t.Fatalf("SearchLines: %d answers in %d pieces, %v", len(got), pieces, err)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("SearchLines: line %d differs", i+1)
+		}
 	}
 }

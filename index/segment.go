@@ -116,7 +116,7 @@ func (s *segment) bucket(j int, key uint64) []bandEntry {
 }
 
 // rowOf returns the row of id.
-func (s *segment) rowOf(id ID) (int, bool) {
+func (s *segment) rowOf(id seq) (int, bool) {
 	return slices.BinarySearch(s.ids, uint64(id))
 }
 

@@ -49,7 +49,7 @@ func newIndexAddCmd(e *env) *cobra.Command {
 }
 
 func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f fieldenc.Format, batch, workers int) error {
-	return withIndex(dir, workers, func(ix *index.Index) error {
+	return withIndex(e, dir, index.OpenOptions{Workers: workers}, func(ix *index.Index) error {
 		cfg := ix.Config()
 		var t prefix.Threshold
 		var err error

@@ -1,6 +1,7 @@
 // Command simjoin finds every pair of similar records in a collection.
 //
-// See README.md for the commands, flags and output formats.
+// See docs/README.md for the guide, and docs/reference for every command and
+// flag (generated from the commands: go generate ./cmd/simjoin).
 package main
 
 import (

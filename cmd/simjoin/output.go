@@ -177,10 +177,11 @@ func (e *env) open(name string, rep *rpt.Report) (*infile.File, error) {
 // "" are standard output, a regular file is replaced only when the run
 // succeeds, devices and pipes are written straight). The run commits every
 // output together when the command succeeds and removes them otherwise.
-// Asking for standard output twice, or for an input, is a usage error.
+// Asking for standard output twice, for an input or for a file inside an
+// index the command opens, is a usage error.
 func (e *env) create(path string) (*outfile.File, error) {
 	f, err := e.outs.Create(path)
-	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrDuplicate) {
+	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrInputDir) || errors.Is(err, outfile.ErrDuplicate) {
 		return nil, usageError{err}
 	}
 	return f, err

@@ -39,7 +39,9 @@
 //
 // Protect names the inputs of a run: an output that is the same regular
 // file as an input (same device and inode), standard output included, is
-// refused with ErrInput, before anything is written. A Set is not safe for concurrent use; RemoveTemporaries, for a
+// refused with ErrInput, before anything is written; ProtectDir names a
+// directory read whole, inside which an output is refused with
+// ErrInputDir. A Set is not safe for concurrent use; RemoveTemporaries, for a
 // signal handler, is.
 package outfile
 
@@ -66,6 +68,8 @@ var (
 	ErrInput = errors.New("is an input of this run: refusing to overwrite it")
 	// ErrDuplicate: two outputs of a Set are the same file.
 	ErrDuplicate = errors.New("is already an output of this run")
+	// ErrInputDir: the output is inside a directory protected by ProtectDir.
+	ErrInputDir = errors.New("is inside a directory this run reads: refusing to write there")
 )
 
 // kind says how a File reaches its target.
@@ -100,6 +104,7 @@ type Set struct {
 	stdoutTaken bool
 	files       []*File
 	inputs      []inputInfo
+	inputDirs   []inputInfo // ProtectDir's directories
 }
 
 type inputInfo struct {
@@ -122,6 +127,39 @@ func (s *Set) Protect(paths ...string) {
 			s.inputs = append(s.inputs, inputInfo{p, st})
 		}
 	}
+}
+
+// ProtectDir names a directory the run reads as a whole (an index): Create
+// refuses to write any file in it, or any file that is one of its files
+// (same device and inode: a hard link elsewhere), decided by identity, not
+// by name. A path that is not a directory is ignored.
+func (s *Set) ProtectDir(dir string) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return
+	}
+	s.inputDirs = append(s.inputDirs, inputInfo{dir, st})
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		s.Protect(filepath.Join(dir, e.Name()))
+	}
+}
+
+// inInputDir returns the directory of ProtectDir that holds target, if any.
+func (s *Set) inInputDir(target string) (string, bool) {
+	if len(s.inputDirs) == 0 {
+		return "", false
+	}
+	st, err := os.Stat(filepath.Dir(target))
+	if err != nil {
+		return "", false
+	}
+	for _, d := range s.inputDirs {
+		if os.SameFile(d.info, st) {
+			return d.path, true
+		}
+	}
+	return "", false
 }
 
 // ProtectReader names an input read from r (standard input, say) when r is
@@ -205,6 +243,9 @@ func (s *Set) Create(path string) (*File, error) {
 	}
 	if fd >= 0 {
 		return s.straightFD(path, fd)
+	}
+	if dir, ok := s.inInputDir(target); ok {
+		return nil, fmt.Errorf("%s %w (%s)", path, ErrInputDir, dir)
 	}
 	st, err := os.Stat(target)
 	switch {

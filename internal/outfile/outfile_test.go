@@ -331,6 +331,54 @@ func TestInputProtected(t *testing.T) {
 	s.Abort()
 }
 
+// TestInputDirProtected: ProtectDir refuses an output inside the directory
+// (an existing file, a new name, through a symbolic link to the directory or
+// to a file in it) and a hard link to one of its files elsewhere, and
+// leaves its files as they were; a file beside the directory is written.
+func TestInputDirProtected(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "ix")
+	os.Mkdir(dir, 0o755)
+	man := filepath.Join(dir, "MANIFEST")
+	os.WriteFile(man, []byte("data"), 0o644)
+	os.Symlink("ix", filepath.Join(root, "dirlink"))
+	os.Symlink("ix/MANIFEST", filepath.Join(root, "filelink"))
+	os.Link(man, filepath.Join(root, "hard"))
+	for _, c := range []struct {
+		path string
+		want error
+	}{
+		{man, ErrInputDir},
+		{filepath.Join(dir, "new"), ErrInputDir},
+		{filepath.Join(root, "dirlink", "MANIFEST"), ErrInputDir},
+		{filepath.Join(root, "dirlink", "new"), ErrInputDir},
+		{filepath.Join(root, "filelink"), ErrInputDir},
+		{filepath.Join(root, "hard"), ErrInput},
+		{filepath.Join(root, ".", "ix", "..", "ix", "MANIFEST"), ErrInputDir},
+	} {
+		s := NewSet(nil)
+		s.ProtectDir(filepath.Join(root, "dirlink"))
+		if _, err := s.Create(c.path); !errors.Is(err, c.want) {
+			t.Errorf("Create(%s) in a protected directory: %v, want %v", c.path, err, c.want)
+		}
+		s.Abort()
+	}
+	if got := readFile(t, man); got != "data" {
+		t.Errorf("the directory's file now holds %q", got)
+	}
+	noTemporaries(t, dir)
+	s := NewSet(nil)
+	s.ProtectDir(dir)
+	f, err := s.Create(filepath.Join(root, "out"))
+	if err != nil {
+		t.Fatalf("Create beside the protected directory: %v", err)
+	}
+	f.Write([]byte("ok"))
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestStdoutOnce(t *testing.T) {
 	var out bytes.Buffer
 	s := NewSet(&out)

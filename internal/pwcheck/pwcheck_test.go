@@ -100,7 +100,7 @@ func TestIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != "candidate,id,similarity\n2,0,0.833333\n" {
+	if out.String() != "candidate,id,similarity\n2,1,0.833333\n" {
 		t.Errorf("rows %q", out.String())
 	}
 	if *cs != (passwords.CheckStats{Candidates: 2, TooClose: 1, Matches: 1}) || rep.Results != 1 {

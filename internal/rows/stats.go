@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
@@ -13,12 +12,12 @@ import (
 
 // WriteIndexStats writes the statistics st of an index of configuration cfg
 // (simjoin index stats): in JSONL one JSON object, the one GET /v1/stats of
-// simjoin serve answers (httpapi.MarshalStats); otherwise one key<TAB>value
-// a line, the configuration first, then each statistic as its JSON value
-// with strings unquoted.
+// simjoin serve answers (httpapi.MarshalStats); otherwise the same fields
+// (httpapi.StatsFields, the configuration first) one key<TAB>value a line,
+// strings as they are, numbers as JSON writes them.
 func WriteIndexStats(w io.Writer, cfg index.Config, st index.Stats, jsonl bool) error {
 	if jsonl {
-		b, err := httpapi.MarshalStats(st)
+		b, err := httpapi.MarshalStats(cfg, st)
 		if err != nil {
 			return err
 		}
@@ -26,10 +25,11 @@ func WriteIndexStats(w io.Writer, cfg index.Config, st index.Stats, jsonl bool) 
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "config\t%s\n", cfg)
-	for _, f := range httpapi.StatsFields(st) {
-		if b, err := json.Marshal(f.Value); err == nil {
-			fmt.Fprintf(bw, "%s\t%s\n", f.Key, strings.Trim(string(b), `"`))
+	for _, f := range httpapi.StatsFields(cfg, st) {
+		if s, ok := f.Value.(string); ok {
+			fmt.Fprintf(bw, "%s\t%s\n", f.Key, s)
+		} else if b, err := json.Marshal(f.Value); err == nil {
+			fmt.Fprintf(bw, "%s\t%s\n", f.Key, b)
 		}
 	}
 	return bw.Flush()

@@ -3,6 +3,7 @@ package rows
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,11 +11,13 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// TestWriteIndexStats: TSV starts with the configuration and gives one
-// statistic a line, strings unquoted; JSONL is one object of the same keys.
+// TestWriteIndexStats: TSV and JSONL hold the same statistics, the
+// configuration first (in both: JSONL's "config" is TSV's first line), TSV
+// one a line with strings unquoted, JSONL one object with ">=" written as it
+// is.
 func TestWriteIndexStats(t *testing.T) {
 	cfg := index.Config{Method: index.Exact, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2}}
-	st := index.Stats{Method: index.Exact, Records: 5, Live: 4, Deleted: 1}
+	st := index.Stats{Method: index.Exact, Records: 5, Live: 3, Deleted: 1, Dropped: 1}
 	var tsv, jsonl bytes.Buffer
 	if err := WriteIndexStats(&tsv, cfg, st, false); err != nil {
 		t.Fatal(err)
@@ -30,16 +33,19 @@ func TestWriteIndexStats(t *testing.T) {
 	if err := json.Unmarshal(jsonl.Bytes(), &m); err != nil || strings.Count(jsonl.String(), "\n") != 1 {
 		t.Fatalf("jsonl %q: %v", jsonl.String(), err)
 	}
-	if len(lines)-1 != len(m) {
-		t.Errorf("%d statistics in TSV, %d in JSONL", len(lines)-1, len(m))
+	if !strings.HasPrefix(jsonl.String(), `{"config":"`+cfg.String()+`",`) {
+		t.Errorf("jsonl %q does not start with the configuration %q", jsonl.String(), cfg)
 	}
-	for _, l := range lines[1:] {
+	if len(lines) != len(m) {
+		t.Errorf("%d statistics in TSV, %d in JSONL", len(lines), len(m))
+	}
+	for _, l := range lines {
 		k, v, _ := strings.Cut(l, "\t")
-		if _, ok := m[k]; !ok || strings.HasPrefix(v, `"`) {
-			t.Errorf("TSV line %q: key not in the JSON object, or a quoted value", l)
+		if fmt.Sprint(m[k]) != v {
+			t.Errorf("TSV line %q: JSONL has %q = %v", l, k, m[k])
 		}
 	}
-	if m["live"] != 4.0 {
-		t.Errorf("live %v, want 4", m["live"])
+	if m["live"] != 3.0 || m["dropped"] != 1.0 {
+		t.Errorf("live %v, dropped %v, want 3 and 1", m["live"], m["dropped"])
 	}
 }
