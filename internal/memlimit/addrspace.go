@@ -33,8 +33,9 @@ const (
 	heapArena   = 64 << 20 // the Go heap's unit of growth (heapArenaBytes on 64-bit Linux)
 	mallocArena = 64 << 20 // a glibc malloc arena's reservation (HEAP_MAX_SIZE on 64-bit)
 	goStack     = 64 << 10 // about what a thread the Go runtime starts itself takes
-	// glibcStack is the C library's thread stack when RLIMIT_STACK is
-	// unlimited (glibc's ARCH_STACK_DEFAULT_SIZE on x86-64 and arm64).
+	// glibcStack is taken for the C library's thread stack when
+	// RLIMIT_STACK is unlimited: glibc's default, 2 MiB on x86-64
+	// (measured), is larger on some other architectures.
 	glibcStack = 8 << 20
 )
 
@@ -126,7 +127,7 @@ func (a addressSpace) threadRoom(procs, cpus int) int64 {
 // (VmSize), less room for the threads yet to start and for one more heap
 // arena (see the constants above). ok is false when there is no such limit
 // (or it cannot be read: not Linux); a Limit with Bytes <= 0 leaves a run
-// nothing, and its Source says so. It reads /proc/self/status and
+// nothing (Limit.Room refuses it). It reads /proc/self/status and
 // /proc/self/maps: call it at the start of a run, not in a loop.
 func AddressSpace() (_ Limit, ok bool) {
 	a, ok := readAddressSpace()

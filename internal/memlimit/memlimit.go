@@ -10,6 +10,12 @@
 // skipped. The address-space bound is hard: a size the user gives cannot
 // raise it, since the runtime dies past it. Linux only; elsewhere Detect
 // finds no bound.
+//
+// A command reads its bound once, at the start (Given), refuses at once a
+// bound that leaves nothing (Limit.Room), makes it the runtime's soft limit
+// (Limit.SetSoft), checks each estimate against it before the large
+// allocations (Check), and under the address-space limit watches the
+// phases that grow step by step (Limit.Watch).
 package memlimit
 
 import (
