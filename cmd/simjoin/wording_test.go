@@ -82,6 +82,7 @@ func TestErrorsDoNotStutter(t *testing.T) {
 		{"passwords", trunc},
 		{"passwords", "check", "--against", filepath.Join(dir, "missing"), "x"},
 		{"passwords", "check", "--against", pw, "--memory-limit", "10", "x"},
+		{"passwords", "check", "--index", dir, "x"},
 	} {
 		code, _, stderr := cliRun(t, "", args...)
 		msg := strings.TrimSuffix(stderr, "\n")
