@@ -53,6 +53,14 @@ func setsByID(t *testing.T, in *order.Input) map[int][]uint64 {
 // SetsByID is setsByID for the tests of package simjoin_test.
 var SetsByID = setsByID
 
+// SetHoldLineBytes sets the length up to which a line is held whole
+// (holdLineBytes) and returns a function that puts it back.
+func SetHoldLineBytes(n int) (restore func()) {
+	old := holdLineBytes
+	holdLineBytes = n
+	return func() { holdLineBytes = old }
+}
+
 // TestReadFilesVanished: a file that disappears between listing and reading
 // is reported with its path, and skipped with keepGoing.
 func TestReadFilesVanished(t *testing.T) {

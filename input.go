@@ -173,6 +173,9 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	if sto != nil {
 		sin = sto.(*order.Input)
 	}
+	// The order's phase starts here: counting the vocabulary enters the
+	// keys that wait (order.Input.Vocabulary), the order's first step.
+	tm = startTiming()
 	if opts.MemoryCheck != nil {
 		records, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
 		if sin != nil {
@@ -185,7 +188,6 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tm = startTiming()
 	in := &Input{rid: rid, sid: sid, opts: opts, t: t}
 	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
 		return nil, err

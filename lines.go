@@ -110,8 +110,16 @@ type ReadOptions struct {
 
 // batchBytes is the size of the blocks of input a tokenizing worker takes
 // at a time (a block is cut after its last line end; a longer line makes a
-// larger block).
+// larger block, up to holdLineBytes).
 const batchBytes = 1 << 20
+
+// holdLineBytes is the length up to which a line is held whole, in a block
+// of its own, and tokenized by a worker as any other (as small values where
+// its tokens are: a set of a million token ids numbered beforehand is a
+// line of megabytes). A longer line is tokenized as it is read, by the
+// reading goroutine, holding its distinct keys and a few pieces of its text
+// (blockReader.long), never the line. Can change for testing.
+var holdLineBytes = 8 << 20
 
 // lineBatch is a block of whole lines and, once tokenized, their sorted
 // distinct keys.
@@ -133,9 +141,12 @@ type lineBatch struct {
 //
 // Cost: one pass over r on a reading goroutine, which hands blocks of about
 // 1 MiB of whole lines to opts.Workers goroutines that split and tokenize
-// them; the sets are added to the result in line order. Memory: the sets'
-// keys (8 bytes per distinct token of each line) and a few blocks of text in
-// flight, their buffers reused. All goroutines have ended when it returns; r
+// them, and tokenizes a line longer than 8 MiB itself as it reads it; the
+// sets are added to the result in line order. Memory: the sets' keys (8
+// bytes per distinct token of each line) and a few blocks of text in
+// flight, their buffers reused; a line longer than 8 MiB is held as its
+// distinct keys and a few pieces of its text (shingle.SetBuilder), not
+// whole, except under Go tokens, which cannot be cut. All goroutines have ended when it returns; r
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
 	in := &order.Input{Workers: opts.Workers}
@@ -192,7 +203,7 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	appendValues, vk := valuesOf(spec)
 	var ints atomic.Bool // blocks are still tried as values
 	ints.Store(appendValues != nil && sink.values != nil)
-	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2)}
+	br := &blockReader{r: r, free: parallel.NewBuffers[byte](4*workers + 2), spec: spec, freeKeys: freeKeys}
 	// Keys a KiB of text in the last block tokenized (to start with, about
 	// one for every four bytes, typical of token sets, or one a byte for
 	// q-grams): a block's keys are sized from it, so that they rarely grow
@@ -206,7 +217,14 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	var read int64
 	line := 0 // lines before the current batch
 	err := parallel.OrderedStream(ctx, workers, br.next,
-		func(_ int, text []byte) *lineBatch {
+		func(_ int, blk block) *lineBatch {
+			if blk.long != nil {
+				// Its keys, made as it was read: later blocks are read
+				// as keys too (the values' road gives the same sets).
+				ints.Store(false)
+				return blk.long
+			}
+			text := blk.text
 			b := &lineBatch{text: text}
 			room := min(int(int64(len(b.text))*perKiB.Load()/1024*9/8)+16, 1<<20)
 			if ints.Load() {
@@ -258,43 +276,58 @@ func readLines(ctx context.Context, r io.Reader, spec shingle.Spec, opts ReadOpt
 	return err // nil, or ctx's cause
 }
 
-// blockReader cuts a reader into blocks of whole lines, for one goroutine.
-type blockReader struct {
-	r     io.Reader
-	free  *parallel.Buffers[byte] // used blocks, given back for reuse
-	carry []byte                  // the start of a line the last block did not end
-	err   error                   // io.EOF or the read error that ended the input
+// block is what the reading goroutine hands the workers: whole lines of
+// text, or one long line already tokenized.
+type block struct {
+	text []byte     // whole lines (the input's last perhaps without its newline)
+	long *lineBatch // or one line longer than a block, tokenized (text nil)
 }
 
-// next returns the next block of about batchBytes: whole lines, a longer
-// line alone, or the input's last line without its newline; ok false after
-// the last block, and the read error, if one ended the input, after the
-// block of the text read before it.
-func (br *blockReader) next() (text []byte, ok bool, err error) {
-	if br.err != nil {
-		if br.err == io.EOF {
-			return nil, false, nil
-		}
-		return nil, false, br.err
+// blockReader cuts a reader into blocks of whole lines, for one goroutine.
+type blockReader struct {
+	r        io.Reader
+	free     *parallel.Buffers[byte] // used blocks, given back for reuse
+	carry    []byte                  // the start of a line the last block did not end
+	err      error                   // io.EOF or the read error that ended the input
+	spec     shingle.Spec            // how a long line is tokenized (long)
+	sb       shingle.SetBuilder      // a long line's keys so far
+	freeKeys *parallel.Buffers[uint64]
+}
+
+// fill reads into text up to its capacity, or until the input ends (br.err).
+func (br *blockReader) fill(text []byte) []byte {
+	for len(text) < cap(text) && br.err == nil {
+		n, err := br.r.Read(text[len(text):cap(text)])
+		text = text[:len(text)+n]
+		br.err = err
 	}
-	text = br.free.Get(max(batchBytes, 2*len(br.carry)))
+	return text
+}
+
+// next returns the next block of about batchBytes: whole lines, or a
+// longer line tokenized as it is read (long), or the input's last line
+// without its newline; ok false after the last block, and the read error,
+// if one ended the input, after the block of the text read before it.
+func (br *blockReader) next() (blk block, ok bool, err error) {
+	if br.err != nil && len(br.carry) == 0 { // (long may leave lines read before the end)
+		if br.err == io.EOF {
+			return block{}, false, nil
+		}
+		return block{}, false, br.err
+	}
+	text := br.free.Get(max(batchBytes, 2*len(br.carry)))
 	text = append(text, br.carry...)
 	br.carry = br.carry[:0]
-	for br.err == nil {
-		for len(text) < cap(text) {
-			n, err := br.r.Read(text[len(text):cap(text)])
-			text = text[:len(text)+n]
-			if err != nil {
-				br.err = err
-				break
-			}
-		}
-		if br.err != nil {
+	for {
+		if text = br.fill(text); br.err != nil {
 			break
 		}
 		if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
 			br.carry = append(br.carry, text[i+1:]...)
-			return text[:i+1], true, nil
+			return block{text: text[:i+1]}, true, nil
+		}
+		if len(text) >= holdLineBytes {
+			return block{long: br.long(text)}, true, nil
 		}
 		// A line longer than the block: double the block.
 		text = slices.Grow(text, cap(text))
@@ -303,7 +336,60 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 		br.free.Put(text)
 		return br.next()
 	}
-	return text, true, nil
+	return block{text: text}, true, nil
+}
+
+// long tokenizes a line longer than holdLineBytes, of which text (without
+// a line end) is the start, reading the rest of it through text's buffer
+// in pieces of batchBytes, and returns its batch (one line; its error, if it does not
+// tokenize, as lineBatch.err): the line is never held whole (but under Go
+// tokens, see shingle.SetBuilder). The text after its end is left in
+// br.carry.
+func (br *blockReader) long(text []byte) *lineBatch {
+	sb := &br.sb
+	sb.Reset(br.spec)
+	n, cr := 0, false // bytes of the line written; whether a '\r' is held back
+	write := func(p []byte) {
+		if len(p) == 0 {
+			return
+		}
+		if cr {
+			sb.Write([]byte{'\r'})
+			n++
+		}
+		// A '\r' at the end is held back: it is dropped if '\n' follows.
+		if cr = len(p) > 0 && p[len(p)-1] == '\r'; cr {
+			p = p[:len(p)-1]
+		}
+		sb.Write(p)
+		n += len(p)
+	}
+	for {
+		i := bytes.IndexByte(text, '\n')
+		if i >= 0 {
+			write(text[:i]) // and a '\r' held back is dropped: the line ends in "\r\n"
+			br.carry = append(br.carry, text[i+1:]...)
+			break
+		}
+		write(text)
+		if br.err != nil {
+			if cr {
+				sb.Write([]byte{'\r'}) // a last line's '\r' is its own
+				n++
+			}
+			break
+		}
+		text = br.fill(text[:0:min(cap(text), batchBytes)])
+	}
+	br.free.Put(text)
+	b := &lineBatch{lines: 1, read: int64(n) + 1, offs: []int{0}}
+	var err error
+	if b.keys, err = sb.AppendTo(br.freeKeys.Get(0)); err != nil {
+		b.err = &LineError{Line: 1, Err: err}
+		return b
+	}
+	b.offs = append(b.offs, len(b.keys))
+	return b
 }
 
 // sinkOf returns how readLines hands its batches to to: a keyBatches

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,15 +45,7 @@ func TestReadLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := new(order.Input)
-		for _, line := range lines {
-			keys, err := spec.AppendSet(nil, line)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Add(keys)
-		}
-		wantSets := simjoin.SetsByID(t, want)
+		wantSets := linesSets(t, spec, lines)
 		for _, workers := range []int{1, 3, 0} {
 			var last int64
 			got, err := simjoin.ReadLines(strings.NewReader(b.String()), spec, simjoin.ReadOptions{Workers: workers,
@@ -87,6 +80,21 @@ func TestReadLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// linesSets returns the sets of lines, each tokenized alone by AppendSet,
+// by record id (SetsByID).
+func linesSets(t *testing.T, spec shingle.Spec, lines []string) map[int][]uint64 {
+	t.Helper()
+	want := new(order.Input)
+	for _, line := range lines {
+		keys, err := spec.AppendSet(nil, line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(keys)
+	}
+	return simjoin.SetsByID(t, want)
 }
 
 // errReader fails after its text.
@@ -142,16 +150,21 @@ func TestLineReader(t *testing.T) {
 }
 
 // TestLongLineMemory: a one-line input's memory follows its distinct tokens,
-// not its tokens: under qgram:2 a line of L bytes with few distinct grams
-// allocates a few times L (the line itself, read and batched), where its
-// grams alone would take 8·L. Measured as an allocation ratio.
+// not its tokens nor its length: a line of L bytes with few distinct
+// tokens, past the length held whole (8 MiB; 1 MiB here), allocates at
+// most L/4 bytes (a few blocks and pieces of its text, its distinct keys),
+// where the line alone takes L and its grams 8·L, for every tokenizer that
+// can cut a line (all but Go). Before, the reader doubled its block until
+// it held the line (2 to 5 bytes allocated a byte of it). Measured as an
+// allocation ratio.
 func TestLongLineMemory(t *testing.T) {
 	if race.Enabled {
 		t.Skip("the race detector drops pooled buffers at random: allocations are not the program's")
 	}
-	const size = 16 << 20
+	defer simjoin.SetHoldLineBytes(1 << 20)()
+	const size = 32 << 20
 	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", size/44)
-	for _, tokens := range []string{"qgram:2", "set", "shingle:3"} {
+	for _, tokens := range []string{"qgram:2", "set", "words", "shingle:3"} {
 		spec, err := shingle.Parse(tokens)
 		if err != nil {
 			t.Fatal(err)
@@ -165,13 +178,101 @@ func TestLongLineMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		ratio := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(line))
-		t.Logf("%s: %.2f bytes allocated per input byte", tokens, ratio)
-		if ratio > 5 {
-			t.Errorf("%s: %.2f bytes allocated per byte of a one-line input, want at most 5", tokens, ratio)
+		t.Logf("%s: %.3f bytes allocated per input byte", tokens, ratio)
+		if ratio > 0.25 {
+			t.Errorf("%s: %.3f bytes allocated per byte of a one-line input, want at most 0.25", tokens, ratio)
 		}
 		if in.Len() != 1 {
 			t.Errorf("%s: %d records", tokens, in.Len())
 		}
+	}
+}
+
+// TestReadLinesLong: lines longer than a block, held whole (up to 8 MiB)
+// or tokenized as they are read (past 1 MiB here), give the sets AppendSet
+// gives them whole, among short lines, with \r\n ends (a '\r' at a
+// block's end included), a '\r' of its own, and as the last line without
+// a newline; one that does not tokenize is named by its line number; for
+// every tokenizer (on GOMAXPROCS workers: the reading goroutine tokenizes
+// what it streams). -short runs two tokenizers, streamed.
+func TestReadLinesLong(t *testing.T) {
+	holds := []int{1 << 20, 0}
+	if testing.Short() {
+		holds = holds[:1] // tokenized as read; the lines held whole are TestReadLines's
+	}
+	for _, hold := range holds {
+		t.Run(fmt.Sprintf("hold=%d", hold), func(t *testing.T) {
+			if hold > 0 {
+				defer simjoin.SetHoldLineBytes(hold)()
+			}
+			readLinesLong(t)
+		})
+	}
+}
+
+func readLinesLong(t *testing.T) {
+	seed := uint64(11)
+	t.Logf("Using rng seed %d.", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	words := []string{"alpha", "beta", "gamma", "é", "字", "x1", "(", "+"}
+	long := func(n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(" \t"[r.IntN(2)])
+		}
+		return b.String()
+	}
+	// The first line's '\r' of its "\r\n" is the last byte of the second
+	// block (blocks of 1 MiB).
+	first := long(2 << 20)[:2<<20-2] + "z"
+	// The lines after the last long one are read with its end, before the
+	// input's end is seen.
+	lines := []string{first, "a b", "", "c\rd", long(1<<20 + 12345), "e", long(1<<20 + 5000), "f g", "h"}
+	ends := []string{"\r\n", "\n", "\n", "\n", "\n", "\r\n", "\n", "\n", ""}
+	var b strings.Builder
+	for i, line := range lines {
+		b.WriteString(line)
+		b.WriteString(ends[i])
+	}
+	text := b.String()
+	kinds := []string{"set", "words", "qgram:2", "shingle:3", "go:2"}
+	if testing.Short() {
+		kinds = []string{"words", "go:2"} // cut at spaces; held whole
+	}
+	for _, tokens := range kinds {
+		spec, err := shingle.Parse(tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSets := linesSets(t, spec, lines)
+		var last int64
+		got, err := simjoin.ReadLines(strings.NewReader(text), spec, simjoin.ReadOptions{Progress: func(n int64) { last = n }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Len() != len(lines) {
+			t.Fatalf("%s: %d records, want %d", tokens, got.Len(), len(lines))
+		}
+		gotSets := simjoin.SetsByID(t, got)
+		if len(gotSets) != len(wantSets) {
+			t.Fatalf("%s: %d non-empty sets, want %d", tokens, len(gotSets), len(wantSets))
+		}
+		for id, w := range wantSets {
+			if !slices.Equal(gotSets[id], w) {
+				t.Fatalf("%s: record %d: %d keys, want %d", tokens, id, len(gotSets[id]), len(w))
+			}
+		}
+		if want := int64(len(text) - strings.Count(text, "\r\n") + 1); last != want {
+			t.Errorf("%s: progress ended at %d bytes, want %d", tokens, last, want)
+		}
+	}
+	bad := "a\n" + long(2<<20) + "\xff" + long(1<<20) + "\nb\n"
+	spec, _ := shingle.Parse("words")
+	_, err := simjoin.ReadLines(strings.NewReader(bad), spec, simjoin.ReadOptions{Name: "in.txt"})
+	var le *simjoin.LineError
+	if !errors.As(err, &le) || le.Name != "in.txt" || le.Line != 2 || !errors.Is(err, shingle.ErrUTF8) {
+		t.Fatalf("err = %v, want in.txt:2 wrapping ErrUTF8", err)
 	}
 }
 

@@ -23,9 +23,13 @@ import (
 var ErrTooLarge = errors.New("order: collection too large")
 
 // Input accumulates raw token sets, each a list of 64-bit keys as the shingle
-// package produces them. As records arrive, every key is given a provisional
-// 32-bit id in a hash table that also counts document frequencies, so the
-// arena holds 4 bytes a token and no key is stored twice. The arena is a list
+// package produces them. Every key is given a provisional 32-bit id in a
+// hash table that also counts document frequencies, so the arena holds 4
+// bytes a token and no key is stored twice. The first keys wait, copied (8
+// bytes a token, up to 64 MiB), until the order is built or their number
+// reaches pendingCap: the table is then made once at the length that their
+// number of distinct keys, counted by a sketch, asks for, rather than
+// doubling as they arrive (pending.go). The arena is a list
 // of chunks that are filled, never copied: a growing slice would copy the
 // arena about once more and touch about twice its pages on the way. The zero
 // value is empty and ready. An Input is not safe for concurrent mutation.
@@ -46,7 +50,11 @@ type Input struct {
 	// for its chunk k: offs counts tokens over all chunks; nil before the
 	// first record, then offs[0] = 0, non-decreasing.
 	offs []int
-	voc  vocab // every key added, with its provisional id and document frequency
+	voc  vocab // every key entered, with its provisional id and document frequency
+	// pend holds the keys of the last records, added but not yet entered
+	// in voc nor given ids in chunks: while it holds any, voc has no
+	// tables (voc.ready is false) and dense is nil.
+	pend pending
 	// dense, when not nil, is the vocabulary instead of voc (which is then
 	// empty): every record so far came as small values (AddValues), and a
 	// token's provisional id is its value v. dense[v] holds v's document
@@ -86,11 +94,15 @@ const (
 
 // reserve returns room for n ids of records about to be added: the end of
 // the last chunk, or a new chunk if it has not enough room.
-func (in *Input) reserve(n int) []uint32 {
+func (in *Input) reserve(n int) []uint32 { return in.reserveAt(in.Len(), n) }
+
+// reserveAt is reserve for the records from record onward, which may have
+// been counted already (their keys waited: pending).
+func (in *Input) reserveAt(record, n int) []uint32 {
 	k := len(in.chunks) - 1
 	if k < 0 || len(in.chunks[k])+n > cap(in.chunks[k]) {
 		in.chunks = appendChunk(in.chunks, n)
-		in.first = append(in.first, in.Len())
+		in.first = append(in.first, record)
 		k++
 	}
 	c := in.chunks[k]
@@ -99,13 +111,13 @@ func (in *Input) reserve(n int) []uint32 {
 }
 
 // appendChunk appends to chunks an empty one with room for at least n
-// ids: capacities double from firstChunkIDs up to chunkIDs.
-func appendChunk(chunks [][]uint32, n int) [][]uint32 {
+// ids (or keys): capacities double from firstChunkIDs up to chunkIDs.
+func appendChunk[T uint32 | uint64](chunks [][]T, n int) [][]T {
 	size := firstChunkIDs
 	if k := len(chunks) - 1; k >= 0 {
 		size = min(2*cap(chunks[k]), chunkIDs)
 	}
-	return append(chunks, make([]uint32, 0, max(n, size)))
+	return append(chunks, make([]T, 0, max(n, size)))
 }
 
 // chunkOf returns the chunk holding record r (-1 if no chunk precedes it: r
@@ -156,7 +168,9 @@ func (in *Input) add(keys []uint64) {
 	if in.offs == nil {
 		in.offs = append(in.offs, 0)
 	}
-	if len(keys) > 0 {
+	if len(keys) > 0 && in.waits(len(keys)) {
+		in.pend.hold(in.Len(), keys)
+	} else if len(keys) > 0 {
 		in.voc.prepare()
 		ids := in.reserve(len(keys))
 		for j, k := range keys {
@@ -164,6 +178,21 @@ func (in *Input) add(keys []uint64) {
 		}
 	}
 	in.offs = append(in.offs, in.Tokens()+len(keys))
+	in.flushFull()
+}
+
+// waits reports whether n more keys are to wait (pending) rather than be
+// entered: no table has been made yet (by Grow, or for keys that waited
+// before) and the Input is not on the values' road.
+func (in *Input) waits(n int) bool { return !in.voc.ready && in.dense == nil && n > 0 }
+
+// flushFull enters the keys waiting once pendingCap of them do, the tables
+// sized for the distinct keys so far with room to double one shard after
+// another (spread 1) as later records add more.
+func (in *Input) flushFull() {
+	if in.pend.n >= pendingCap {
+		in.flush(1)
+	}
 }
 
 // AddBatch appends len(offs)-1 records at once: record r has the keys
@@ -193,13 +222,16 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 	if n > 0 && in.dense != nil {
 		in.toKeys()
 	}
-	if n > 0 {
+	if in.waits(n) {
+		in.pend.hold(in.Len(), keys[:n])
+	} else if n > 0 {
 		in.voc.addBatch(keys[:n], in.reserve(n), in.Workers)
 	}
 	in.offs = slices.Grow(in.offs, len(offs)-1)
 	for _, o := range offs[1:] {
 		in.offs = append(in.offs, base+o)
 	}
+	in.flushFull()
 }
 
 // Grow sizes an empty Input's vocabulary for about distinct keys, so that
@@ -209,8 +241,11 @@ func (in *Input) AddBatch(keys []uint64, offs []int) {
 // hint three quarters full, 1 to 1.16 times, so that, should the hint fall
 // short, the tables double one after another rather than all at once); on
 // an Input that already holds keys, or values (AddValues), it does nothing.
+// Without it, the first keys wait until the order is built and the tables
+// are sized for them then (pending.go): Grow is for a caller that knows the
+// number better, or cannot spare the 8 bytes a waiting key costs.
 func (in *Input) Grow(distinct int) {
-	if in.voc.len() > 0 || in.dense != nil || distinct <= 0 {
+	if in.voc.len() > 0 || in.pend.n > 0 || in.dense != nil || distinct <= 0 {
 		return
 	}
 	var keys [shards]int
@@ -236,11 +271,13 @@ func (in *Input) Tokens() int {
 	return in.offs[len(in.offs)-1]
 }
 
-// Vocabulary returns the number of distinct keys added so far.
+// Vocabulary returns the number of distinct keys added so far. Keys still
+// waiting are entered first (the work the order's build would do).
 func (in *Input) Vocabulary() int {
 	if in.dense != nil {
 		return in.distinct
 	}
+	in.flush(1)
 	return in.voc.len()
 }
 
@@ -488,6 +525,9 @@ func Build(inputs ...*Input) ([]*Collection, error) {
 		if in.Len() >= 1<<32-1 || in.Tokens() >= 1<<32-1 {
 			return nil, ErrTooLarge
 		}
+	}
+	for _, in := range inputs {
+		in.flush(0.125) // no key comes after: tables of the length the sketch asks for
 	}
 	dense := true
 	for _, in := range inputs {

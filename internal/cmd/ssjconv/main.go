@@ -11,7 +11,12 @@
 //   - -format text, the raw integer input of Mann, Augsten and Bouros's
 //     set_sim_join (VLDB 2016): one record a line, its ids in decimal
 //     separated by single spaces (that program numbers records by line, so
-//     its pairs are compared with simjoin's by count).
+//     its pairs are compared with simjoin's by count);
+//   - -format keys, the same lines with each token's 64-bit key (its
+//     hash, as the tokenizer makes it) in place of its id: the sets as a
+//     user who hashed their own tokens would write them, for timing
+//     simjoin's order on hash-valued integers rather than on ids already
+//     numbered.
 //
 // With -files, INPUT is one or more files or directories and each file is a
 // record, selected as simjoin's --files selects them (-include, -exclude,
@@ -46,14 +51,14 @@ func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
 
 func main() {
 	tokens := flag.String("tokens", "set", "how a record becomes a set, as simjoin's --tokens: set, words, qgram:N, shingle:N or go:N")
-	format := flag.String("format", "bin", "bin (Tsinghua's int32 records) or text (set_sim_join's integer lines)")
+	format := flag.String("format", "bin", "bin (Tsinghua's int32 records), text (set_sim_join's integer lines) or keys (the tokens' 64-bit keys as integer lines)")
 	files := flag.Bool("files", false, "INPUT is one or more files or directories, each file a record (as simjoin's --files)")
 	var fo simjoin.FileOptions
 	flag.Var((*globs)(&fo.Include), "include", "with -files: take only files matching GLOB (repeatable)")
 	flag.Var((*globs)(&fo.Exclude), "exclude", "with -files: leave out files matching GLOB (repeatable)")
 	flag.IntVar(&fo.MinTokens, "min-tokens", 0, "with -files: drop files with fewer distinct tokens")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] [-format bin|text] [-files [-include GLOB] [-exclude GLOB] [-min-tokens N]] INPUT... > OUTPUT")
+		fmt.Fprintln(os.Stderr, "usage: ssjconv [-tokens SPEC] [-format bin|text|keys] [-files [-include GLOB] [-exclude GLOB] [-min-tokens N]] INPUT... > OUTPUT")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -66,8 +71,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ssjconv:", err)
 		os.Exit(2)
 	}
-	if *format != "bin" && *format != "text" {
-		fmt.Fprintf(os.Stderr, "ssjconv: -format %q: want bin or text\n", *format)
+	if *format != "bin" && *format != "text" && *format != "keys" {
+		fmt.Fprintf(os.Stderr, "ssjconv: -format %q: want bin, text or keys\n", *format)
 		os.Exit(2)
 	}
 	var src simjoin.Source
@@ -84,7 +89,7 @@ func main() {
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	opts := simjoin.Options{Tokens: spec, Threshold: 1, Method: simjoin.Exact, Files: fo}
-	err = convert(w, src, opts, *format == "text")
+	err = convert(w, src, opts, *format)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -95,9 +100,8 @@ func main() {
 }
 
 // convert reads src as simjoin.Load does with opts and writes its sets to
-// w, as integer lines if text, else as Tsinghua's binary records (see the
-// package comment).
-func convert(w io.Writer, src simjoin.Source, opts simjoin.Options, text bool) error {
+// w in format: bin, text or keys (see the package comment).
+func convert(w io.Writer, src simjoin.Source, opts simjoin.Options, format string) error {
 	in, err := simjoin.Load(context.Background(), src, simjoin.Source{}, opts)
 	if err != nil {
 		return err
@@ -107,12 +111,16 @@ func convert(w io.Writer, src simjoin.Source, opts simjoin.Options, text bool) e
 	for i := range c.Len() {
 		set := c.Set(i)
 		buf = buf[:0]
-		if text {
+		if format != "bin" {
 			for j, t := range set {
 				if j > 0 {
 					buf = append(buf, ' ')
 				}
-				buf = strconv.AppendUint(buf, uint64(t), 10)
+				v := uint64(t)
+				if format == "keys" {
+					v = c.Dict().Key(t)
+				}
+				buf = strconv.AppendUint(buf, v, 10)
 			}
 			buf = append(buf, '\n')
 		} else {

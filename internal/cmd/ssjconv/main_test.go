@@ -22,7 +22,7 @@ func TestConvert(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := convertFile(t, &out, path, false); err != nil {
+	if err := convertFile(t, &out, path, "bin"); err != nil {
 		t.Fatal(err)
 	}
 	var got [][]uint32 // id, size, tokens...
@@ -70,10 +70,10 @@ func TestConvertText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bin, text bytes.Buffer
-	if err := convertFile(t, &bin, path, false); err != nil {
+	if err := convertFile(t, &bin, path, "bin"); err != nil {
 		t.Fatal(err)
 	}
-	if err := convertFile(t, &text, path, true); err != nil {
+	if err := convertFile(t, &text, path, "text"); err != nil {
 		t.Fatal(err)
 	}
 	var want strings.Builder
@@ -95,15 +95,47 @@ func TestConvertText(t *testing.T) {
 	}
 }
 
+// TestConvertKeys checks -format keys: the text format's lines with each
+// id replaced by its token's key, which read back as integers give the same
+// sets in the same order.
+func TestConvertKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(path, []byte("a b c\n\na b\nd a\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var text, keys bytes.Buffer
+	if err := convertFile(t, &text, path, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if err := convertFile(t, &keys, path, "keys"); err != nil {
+		t.Fatal(err)
+	}
+	if keys.String() == text.String() {
+		t.Fatalf("keys format wrote the ids: %q", keys.String())
+	}
+	back := filepath.Join(dir, "keys.txt")
+	if err := os.WriteFile(back, keys.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := convertFile(t, &again, back, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != text.String() {
+		t.Fatalf("keys read back give\n%q\nwant the text format's sets\n%q", again.String(), text.String())
+	}
+}
+
 // convertFile converts the line file at path with whitespace tokens.
-func convertFile(t *testing.T, w *bytes.Buffer, path string, text bool) error {
+func convertFile(t *testing.T, w *bytes.Buffer, path, format string) error {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return convert(w, simjoin.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, text)
+	return convert(w, simjoin.Lines(f, path), simjoin.Options{Threshold: 1, Method: simjoin.Exact}, format)
 }
 
 // TestConvertFiles checks that a Files source gives one record a file,
@@ -117,7 +149,7 @@ func TestConvertFiles(t *testing.T) {
 	}
 	var out bytes.Buffer
 	opts := simjoin.Options{Threshold: 1, Method: simjoin.Exact, Files: simjoin.FileOptions{Include: []string{"*.txt"}}}
-	if err := convert(&out, simjoin.Files(dir), opts, true); err != nil {
+	if err := convert(&out, simjoin.Files(dir), opts, "text"); err != nil {
 		t.Fatal(err)
 	}
 	// Document frequencies: z 1, x 2, y 2: the sets {x, y} and {z, x, y}.
