@@ -141,9 +141,9 @@ func (st *state) liveRows(i int) int { return st.segs[i].rows() - st.tombs[i].Co
 
 // recordsOf returns the records at the given places (ascending ids) for
 // writeSegment.
-func (st *state) recordsOf(live []liveRec) records {
+func (st *state) recordsOf(live []liveRec) segmentRecords {
 	rb := st.cfg.Perm * st.cfg.Bits / 8
-	recs := records{ids: make([]uint64, len(live))}
+	recs := segmentRecords{ids: make([]uint64, len(live))}
 	for i, lr := range live {
 		if lr.part < 0 {
 			recs.ids[i] = uint64(st.mut.base) + uint64(lr.row)

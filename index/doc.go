@@ -14,9 +14,9 @@
 // releases it. The package's Verify checks a directory without changing it,
 // and Repair cuts a damaged end off its log. InsertLines and
 // SearchLines stream the lines of a reader through Insert and Search in
-// batches (simjoin.ReadBatches), naming the line of a record that does not
-// tokenize; CheckSearch checks search options before any input is read
-// (SearchOptions.Check the rules every search follows, an *OptionError
+// batches (records.ReadBatches), naming the line of a record that does not
+// tokenize; ValidateSearch checks search options before any input is read
+// (SearchOptions.Validate the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the
 // field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
 // Record ids (ID) are assigned 1, 2, 3, ... in insertion order and never

@@ -17,6 +17,7 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -44,9 +45,6 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// ErrMethod is wrapped by the error of ParseMethod.
-var ErrMethod = errors.New("index: unknown method")
-
 // ParseMethod reads a method by its String: "exact" or "lsh".
 func ParseMethod(s string) (Method, error) {
 	for _, m := range []Method{Exact, LSH} {
@@ -54,7 +52,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q: want exact or lsh", ErrMethod, s)
+	return 0, fmt.Errorf("index: %w %q: want exact or lsh", planner.ErrMethod, s)
 }
 
 // Config is fixed at Create and stored in the manifest, in the form
@@ -218,12 +216,12 @@ type SearchOptions struct {
 	Only, Exclude []ID
 }
 
-// Check reports whether o is a search at all: a Threshold or a TopK, not
+// Validate reports whether o is a search at all: a Threshold or a TopK, not
 // both; RefineK only with TopK and at least TopK; TopK not below 1 when
 // given. The first rule broken, in that order, gives an *OptionError naming
-// the option. (Whether the threshold suits an index is Index.CheckSearch's
+// the option. (Whether the threshold suits an index is Index.ValidateSearch's
 // to say; Only and Exclude may both be given.) Cost: O(1).
-func (o SearchOptions) Check() error {
+func (o SearchOptions) Validate() error {
 	switch {
 	case o.Threshold.Den != 0 && o.TopK != 0:
 		return &OptionError{"TopK", errors.New("top-k with a threshold: give one")}
@@ -240,7 +238,7 @@ func (o SearchOptions) Check() error {
 }
 
 // OptionError reports the option of SearchOptions that breaks a rule of
-// SearchOptions.Check, named as the field is ("Threshold", "TopK" or
+// SearchOptions.Validate, named as the field is ("Threshold", "TopK" or
 // "RefineK"), so that a caller (a command line, an HTTP API)
 // can word it by its own name for the option. It wraps ErrOptions.
 type OptionError struct {
@@ -303,7 +301,7 @@ var (
 	// invalid Config.
 	ErrConfig = errors.New("index: bad config")
 	// ErrOptions is returned (wrapped) for invalid search options: by an
-	// *OptionError for the rules of SearchOptions.Check.
+	// *OptionError for the rules of SearchOptions.Validate.
 	ErrOptions = errors.New("index: bad search options")
 	// ErrLocked is returned by Open when another Index (in this process or
 	// another) has the directory open.
@@ -417,14 +415,10 @@ var (
 	maxSegments = 8
 )
 
+// validThreshold reports whether t is a threshold for m (prefix.Validate).
 func validThreshold(m prefix.Measure, t prefix.Threshold) bool {
-	if t.Den == 0 || t.Num == 0 {
-		return false
-	}
-	if m == prefix.Overlap {
-		return t.Den == 1
-	}
-	return t.Num <= t.Den
+	_, err := prefix.Validate(m, t)
+	return err == nil
 }
 
 // below reports a/b < c/d exactly.
@@ -463,16 +457,16 @@ func (cfg *Config) check() error {
 			case cfg.Perm != 0 && cfg.Perm != sh.B*sh.R:
 				return configError("Shape", "shape %s uses %d values, perm is %d", sh, sh.B*sh.R, cfg.Perm)
 			}
-			if err := sh.Check(approx.MaxK); err != nil {
+			if err := sh.Validate(approx.MaxK); err != nil {
 				return configError("Shape", "%w", err)
 			}
 			cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
 		}
 		cfg.Perm, cfg.Bits = cmp.Or(cfg.Perm, approx.DefaultK), cmp.Or(cfg.Bits, approx.DefaultBits)
-		if err := approx.CheckBits(cfg.Bits); err != nil {
+		if err := approx.ValidateBits(cfg.Bits); err != nil {
 			return configError("Bits", "%w", err)
 		}
-		if err := approx.CheckK(cfg.Perm); err != nil {
+		if err := approx.ValidateK(cfg.Perm); err != nil {
 			return configError("Perm", "%w", err)
 		}
 		if cfg.Bands == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -75,7 +76,7 @@ func (st *state) appendRecord(q *query) {
 			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
 		}
 		l := pairPrefix(minB, len(q.set))
-		mask := tokenMask(q.set)
+		mask := join.TokenMask(q.set)
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
 				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size, mask: mask})

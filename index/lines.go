@@ -8,26 +8,26 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // InsertLines inserts each line of r as a record (Insert, with dedup as
-// there), batch by batch as simjoin.ReadBatches cuts them (opt names the
+// there), batch by batch as records.ReadBatches cuts them (opt names the
 // input and bounds a batch), and calls f with each batch's outcomes once the
 // batch is durable: f may acknowledge them. f is called for every durable
 // batch, also for one that Insert returns with an error (a checkpoint after
 // it failed), before that error is returned: a caller that acknowledges in
 // f never leaves a durable record unacknowledged, and never acknowledges one
-// that is not durable. A line that does not tokenize is a *simjoin.LineError
+// that is not durable. A line that does not tokenize is a *records.LineError
 // naming opt.Name and the line, returned before its batch is written; the
 // other errors of Insert (ctx done, a threshold the index refuses, a failed
 // write) come back as Insert returns them, and so do f's.
 //
 // Cost: Insert's per batch; memory one batch of lines. Safe for concurrent
 // use as Insert is: the batches of concurrent calls interleave.
-func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, recs [][]byte) error {
+func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt records.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
+	return records.ReadBatches(r, opt, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, dedup)
 		if outs != nil {
 			if ferr := f(first, outs); err == nil {
@@ -42,18 +42,18 @@ func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // SearchLines searches each line of r as a query (Search, with sopt), batch
-// by batch as simjoin.ReadBatches cuts them, and calls f with the queries
+// by batch as records.ReadBatches cuts them, and calls f with the queries
 // and their hits piece by piece, in order (hits[k] answers queries[k], line
 // first+k): one call a batch, or more when a batch's hits pass about 64Ki,
 // so that memory holds one piece of the answer, not a batch's (SearchEach).
 // Errors as InsertLines has them; a line that does not tokenize fails its
 // batch before f sees any of it. A search of no lines calls nothing and
-// returns nil: check the options first with CheckSearch.
+// returns nil: check the options first with ValidateSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
 // workers; memory one batch of lines and a piece of its hits.
-func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, qs [][]byte) error {
+func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt records.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
+	return records.ReadBatches(r, opt, func(first int, qs [][]byte) error {
 		var hits [][]Hit
 		start, held := 0, 0
 		err := ix.SearchEach(ctx, qs, sopt, func(i int, h []Hit) error {
@@ -76,7 +76,7 @@ func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.Batch
 }
 
 // lineError turns a *RecordError of the batch starting at line first into
-// a *simjoin.LineError naming the line.
+// a *records.LineError naming the line.
 func lineError(err error, name string, first int) error {
 	var re *RecordError
 	if !errors.As(err, &re) {
@@ -85,13 +85,13 @@ func lineError(err error, name string, first int) error {
 	if name == "" {
 		name = "<input>"
 	}
-	return &simjoin.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+	return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
 }
 
-// CheckSearch reports whether Search would take opt (ErrThresholdBelowMin,
+// ValidateSearch reports whether Search would take opt (ErrThresholdBelowMin,
 // ErrOptions), without reading or searching anything: callers check before
 // they read their queries.
-func (ix *Index) CheckSearch(opt SearchOptions) error {
+func (ix *Index) ValidateSearch(opt SearchOptions) error {
 	_, err := ix.Search(context.Background(), nil, opt)
 	return err
 }
@@ -125,10 +125,10 @@ func ParseIDs(s string) ([]ID, error) {
 }
 
 // ReadIDs reads record ids one a line (spaces around each allowed) from r. A
-// line that is not an id is a *simjoin.LineError naming name and the line
+// line that is not an id is a *records.LineError naming name and the line
 // (ErrNotID; the line is not quoted).
 func ReadIDs(r io.Reader, name string) ([]ID, error) {
-	lr := simjoin.NewLineReader(r)
+	lr := records.NewLineReader(r)
 	var ids []ID
 	for {
 		line, err := lr.Next()
@@ -136,11 +136,11 @@ func ReadIDs(r io.Reader, name string) ([]ID, error) {
 			return ids, nil
 		}
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Err: err}
+			return nil, &records.LineError{Name: name, Err: err}
 		}
 		id, err := ParseID(strings.TrimSpace(string(line)))
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
+			return nil, &records.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
 		}
 		ids = append(ids, id)
 	}

@@ -50,7 +50,7 @@ type mpost struct {
 	row  uint32
 	pos  uint32 // Exact: position of the token in the set
 	size uint32 // Exact: size of the set
-	mask uint64 // Exact pairs: tokenMask of the set
+	mask uint64 // Exact pairs: join.TokenMask of the set
 }
 
 func newMutable(base seq) *mutable {

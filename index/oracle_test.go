@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )

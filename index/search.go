@@ -11,7 +11,7 @@ import (
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
-// opt must pass SearchOptions.Check, and its threshold suit the index.
+// opt must pass SearchOptions.Validate, and its threshold suit the index.
 // Queries are tokenized like records (the first that does not tokenize fails
 // the call with a *RecordError) and answered on the index's workers from
 // one snapshot. Safe for concurrent use, with each other and with the writer.
@@ -49,7 +49,7 @@ func (ix *Index) SearchEach(ctx context.Context, queries [][]byte, opt SearchOpt
 // search is SearchEach, or with fn nil Search: the queries in one chunk,
 // each answer a slice of its own (never nil), all returned.
 func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions, fn func(i int, hits []Hit) error) ([][]Hit, error) {
-	if err := opt.Check(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	if opt.Threshold.Den != 0 {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -244,10 +244,10 @@ func TestWorkersClamped(t *testing.T) {
 	}
 }
 
-// TestSearchOptionsCheck: SearchOptions.Check names the option of the first
+// TestSearchOptionsCheck: SearchOptions.Validate names the option of the first
 // rule broken (a threshold or top-k, not both; refine-k only with top-k and
 // at least top-k; top-k at least 1), wrapping ErrOptions; Search and
-// CheckSearch refuse the same.
+// ValidateSearch refuse the same.
 func TestSearchOptionsCheck(t *testing.T) {
 	half := prefix.Threshold{Num: 1, Den: 2}
 	for _, tc := range []struct {
@@ -268,7 +268,7 @@ func TestSearchOptionsCheck(t *testing.T) {
 		{SearchOptions{TopK: 5, RefineK: 4}, "RefineK"},
 		{SearchOptions{TopK: 5, RefineK: -1}, "RefineK"},
 	} {
-		err := tc.opt.Check()
+		err := tc.opt.Validate()
 		var oe *OptionError
 		if tc.option == "" && err != nil || tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option || !errors.Is(err, ErrOptions)) {
 			t.Errorf("%+v: %v, want option %q", tc.opt, err, tc.option)
@@ -277,8 +277,8 @@ func TestSearchOptionsCheck(t *testing.T) {
 	ix, _ := mustCreate(t, exactConfig(prefix.Jaccard, half))
 	defer ix.Close()
 	var oe *OptionError
-	if err := ix.CheckSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
-		t.Errorf("CheckSearch: %v", err)
+	if err := ix.ValidateSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
+		t.Errorf("ValidateSearch: %v", err)
 	}
 }
 
@@ -326,7 +326,7 @@ func TestSearchEachPieces(t *testing.T) {
 	}
 	var got [][]Hit
 	pieces := 0
-	err = ix.SearchLines(ctx, strings.NewReader(strings.Repeat("alpha beta gamma\n", 100)), simjoin.BatchOptions{}, opt, func(first int, qs [][]byte, hits [][]Hit) error {
+	err = ix.SearchLines(ctx, strings.NewReader(strings.Repeat("alpha beta gamma\n", 100)), records.BatchOptions{}, opt, func(first int, qs [][]byte, hits [][]Hit) error {
 		if first != len(got)+1 || len(qs) != len(hits) {
 			t.Fatalf("piece from line %d of %d queries, %d answers; %d answered before", first, len(qs), len(hits), len(got))
 		}

@@ -230,7 +230,7 @@ func (sc *scratch) grow() {
 // index (pairs.go) are met through the pairs of q's pair prefix, filtered and
 // verified the same way one token later; when q has too many pairs to look
 // up (maxQueryPairs) they are met by walking runs and verified in full with
-// join.Check.
+// join.Verify.
 func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id seq, sim float64)) {
 	if len(q) == 0 {
 		return
@@ -246,7 +246,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		lp = 0 // no record of an admissible size is in the pair index
 	}
 	walk := lp*(lp-1)/2 > maxQueryPairs
-	qmask := tokenMask(q)
+	qmask := join.TokenMask(q)
 	// pass applies the size-dependent bounds to a record of size x met first
 	// through its k-th shared token (k = 1: single-token prefix; k = 2: pair),
 	// at position i of q and j of x, before anything of the record is read:
@@ -270,7 +270,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		if !f.keep(id) {
 			return
 		}
-		if o, ok := join.Check(b, q, x); ok {
+		if o, ok := join.Verify(b, q, x); ok {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
 	}
@@ -408,15 +408,12 @@ func (st *state) keysOf(c cand) []uint64 {
 	return st.segs[c.part].keySet(int(c.row))
 }
 
-// exactLSH verifies a candidate against q exactly (raw sets kept).
+// exactLSH verifies a candidate against q exactly (raw sets kept), by
+// join.Verify.
 func (st *state) exactLSH(q []uint64, c cand, b prefix.Bounds) (float64, bool) {
 	x := st.keysOf(c)
-	need := b.MinOverlap(len(q), len(x))
-	if need > min(len(q), len(x)) || need <= 0 && len(q) == 0 {
-		return 0, false
-	}
-	o := join.OverlapAtLeast(q, x, need)
-	if !b.Passes(o, len(q), len(x)) {
+	o, ok := join.Verify(b, q, x)
+	if !ok {
 		return 0, false
 	}
 	return b.Similarity(o, len(q), len(x)), true

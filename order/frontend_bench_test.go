@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/mix"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/shingle"
 )
 

@@ -29,7 +29,7 @@
 #     as integers (each shingle's 64-bit hash, as a user who hashed their own
 #     tokens writes them: ssjconv -format keys), and once from the source
 #     files; the C++ programs join the same sets numbered rare-first.
-# internal/cmd/ssjconv converts each input with simjoin's own tokenizer and
+# internal/testkit/cmd/ssjconv converts each input with simjoin's own tokenizer and
 # rare-first order (integer ids, sets sorted, records by size) into each
 # suite's format, so every program joins identical sets.
 #
@@ -80,7 +80,7 @@ data=$(mkdir -p "${DATA:-/tmp/simjoin-cpp}" && cd "${DATA:-/tmp/simjoin-cpp}" &&
 runs=${RUNS:-3}
 
 go build -o "$data/simjoin" ./cmd/simjoin
-go build -o "$data/ssjconv" ./internal/cmd/ssjconv
+go build -o "$data/ssjconv" ./internal/testkit/cmd/ssjconv
 goflags=(--files --tokens go:5 --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50)
 gosrc=$(go env GOROOT)/src
 
@@ -88,11 +88,11 @@ gosrc=$(go env GOROOT)/src
 prepare() {
   local w=$1
   case $w in
-  zipf) [ -s "$data/zipf.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+  zipf) [ -s "$data/zipf.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
       -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf.txt" ;;
-  long) [ -s "$data/long.txt" ] || go run ./internal/cmd/gen sets -n 20000 -min 200 -max 400 \
+  long) [ -s "$data/long.txt" ] || go run ./internal/testkit/cmd/gen sets -n 20000 -min 200 -max 400 \
       -universe 20000 -zipf 1 -dup 0.1 -replace 0.1 -seed 2 > "$data/long.txt" ;;
-  pw) [ -s "$data/pw.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw.txt" ;;
+  pw) [ -s "$data/pw.txt" ] || go run ./internal/testkit/cmd/pwgen -n 59000 -seed 1 > "$data/pw.txt" ;;
   gotree) [ -s "$data/gotree.txt" ] || "$data/ssjconv" -format keys "${goflags[@]}" "$gosrc" > "$data/gotree.txt" ;;
   esac
   local tokens=set

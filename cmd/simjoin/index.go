@@ -21,7 +21,7 @@ func init() { register(newIndexCmd) }
 
 // addBatch is --batch's default: records of one insert batch at most. A
 // batch is inserted and synced, or answered, and its lines written before
-// the next is read (simjoin.ReadBatches: it also ends when the input has
+// the next is read (records.ReadBatches: it also ends when the input has
 // nothing more ready, so a slow stream goes line by line).
 const addBatch = 1 << 16
 
@@ -111,13 +111,13 @@ func indexError(err error, flag string) error {
 }
 
 // searchThreshold reads -t for a search of ix (or a dedup): a threshold of
-// its measure, at least its minimum (Index.CheckSearch).
+// its measure, at least its minimum (Index.ValidateSearch).
 func searchThreshold(ix *index.Index, s string) (prefix.Threshold, error) {
 	t, err := prefix.ParseThreshold(ix.Config().Measure, s)
 	if err != nil {
 		return t, usageError{err}
 	}
-	return t, indexError(ix.CheckSearch(index.SearchOptions{Threshold: t}), "-t")
+	return t, indexError(ix.ValidateSearch(index.SearchOptions{Threshold: t}), "-t")
 }
 
 type indexCreateFlags struct {
@@ -199,7 +199,7 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
-	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Check(), seedErr); err != nil {
+	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Validate(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
 	cfg.Bits, cfg.Recall, cfg.RawSets = f.bits, f.recall, f.rawSets

@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/rows"
+	"github.com/simjoin/simjoin/records"
 )
 
 func newIndexDeleteCmd(e *env) *cobra.Command {
@@ -22,7 +22,7 @@ func newIndexDeleteCmd(e *env) *cobra.Command {
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ids, err := infile.IDs(args[1:], e.stdin)
-			var le *simjoin.LineError // stdin's; an argument's error is the user's
+			var le *records.LineError // stdin's; an argument's error is the user's
 			if err != nil && !errors.As(err, &le) {
 				return usageError{err}
 			} else if err != nil {

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 type indexSearchFlags struct {
@@ -130,7 +130,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		if err != nil {
 			return err
 		}
-		if err := ix.CheckSearch(opt); err != nil {
+		if err := ix.ValidateSearch(opt); err != nil {
 			return f.searchError(err, opt)
 		}
 		in, err := e.open(queries, nil)
@@ -139,7 +139,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		}
 		defer in.Close()
 		hw := rows.NewHits(out, outFmt, cfg, "query")
-		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
+		err = ix.SearchLines(ctx, in, records.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			return hw.WriteBatch(first, res)
 		})
 		if err != nil {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
 
 // newsTxt is the collection of the tests below: lines 2 and 5 are near
@@ -126,7 +126,7 @@ func TestIndexAddOracle(t *testing.T) {
 			fmt.Fprintf(&want, "%d\tinserted\t%d\n", i+1, len(kept)) // ids from 1
 			continue
 		}
-		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best+1, rows.AppendSimilarity(nil, float64(bo)/float64(len(x)+by-bo), false))
+		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best+1, sink.AppendSimilarity(nil, float64(bo)/float64(len(x)+by-bo), false))
 	}
 	if out != want.String() {
 		t.Errorf("index add --dedup differs from the greedy dedup:\n got %q\nwant %q", out, want.String())

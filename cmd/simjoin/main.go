@@ -8,9 +8,9 @@ import (
 	"context"
 	"os"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/gcpace"
-	"github.com/simjoin/simjoin/internal/memlimit"
-	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func main() {

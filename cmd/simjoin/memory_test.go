@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 )
 
 // TestAddressSpaceLimit runs joins in child processes under address-space

@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
-	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -82,9 +82,9 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 }
 
 // checkMemory checks that the memory a join of n things (records,
-// passwords) of size needs is within --memory-limit (memlimit.Check).
+// passwords) of size needs is within --memory-limit (memlimit.Enough).
 func (r *runFlags) checkMemory(need int64, n int, things, size string) error {
-	return memlimit.Check(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
+	return memlimit.Enough(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
 }
 
 // reporting says whether a statistics report was asked for.
@@ -173,7 +173,7 @@ func (e *env) open(name string, rep *rpt.Report) (*infile.File, error) {
 	return f, err
 }
 
-// create opens path as an output of the run (see internal/outfile: "-" and
+// create opens path as an output of the run (see cmd/simjoin/internal/outfile: "-" and
 // "" are standard output, a regular file is replaced only when the run
 // succeeds, devices and pipes are written straight). The run commits every
 // output together when the command succeeds and removes them otherwise.

@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/pwcheck"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/pwcheck"
-	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
 // pwIndexFixed are the flags of passwords check that an index fixes at

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 // TestCheckIndex checks passwords check --index against passwords check

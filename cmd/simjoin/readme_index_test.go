@@ -156,11 +156,20 @@ type readmeServer struct {
 type lockedBuffer struct {
 	mu sync.Mutex // protects b
 	b  bytes.Buffer
+	// wrote, if not nil, is told of each write (without blocking: one
+	// pending signal stands for any number of writes).
+	wrote chan struct{}
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote != nil {
+		select {
+		case l.wrote <- struct{}{}:
+		default:
+		}
+	}
 	return l.b.Write(p)
 }
 
@@ -180,19 +189,25 @@ func startReadmeServer(t *testing.T, args []string) *readmeServer {
 	}
 	var ctx context.Context
 	ctx, s.cancel = context.WithCancel(context.Background())
-	stderr := &lockedBuffer{}
+	stderr := &lockedBuffer{wrote: make(chan struct{}, 1)}
 	go func() { s.done <- runContext(ctx, args, strings.NewReader(""), io.Discard, stderr) }()
-	deadline := time.Now().Add(30 * time.Second)
+	// Each write to stderr is looked at for the address the server listens
+	// on, which it writes once it listens.
+	timeout := time.After(30 * time.Second)
 	for s.addr == "" {
-		if time.Now().After(deadline) {
+		select {
+		case <-stderr.wrote:
+		case code := <-s.done:
+			t.Fatalf("simjoin serve exited %d: %s", code, stderr.String())
+		case <-timeout:
 			t.Fatalf("simjoin serve did not start: %s", stderr.String())
 		}
-		for _, line := range strings.Split(stderr.String(), "\n") {
+		lines := strings.Split(stderr.String(), "\n")
+		for _, line := range lines[:len(lines)-1] { // whole lines
 			if a, ok := strings.CutPrefix(line, "listening on "); ok {
 				s.addr = a
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	return s
 }

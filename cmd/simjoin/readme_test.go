@@ -17,8 +17,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 )
 
 // The command outputs that the project's markdown pages show (README.md,
@@ -32,7 +32,7 @@ import (
 //	====
 //
 // Command lines are `simjoin ARGS` (run in-process, from the repository's
-// root) or `go run ./internal/cmd/gen ARGS > FILE` (the generator, whose FILE
+// root) or `go run ./internal/testkit/cmd/gen ARGS > FILE` (the generator, whose FILE
 // later commands name); a command must exit 0, or N for the last with
 // exit=N. The block is the last command's stream: the lines of section
 // TITLE only (from the line TITLE to the next unindented line), of those the
@@ -116,13 +116,13 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 	for k, line := range c.cmds {
 		args := strings.Fields(line)
 		switch {
-		case len(args) > 5 && strings.Join(args[:3], " ") == "go run ./internal/cmd/gen" && args[len(args)-2] == ">":
+		case len(args) > 5 && strings.Join(args[:3], " ") == "go run ./internal/testkit/cmd/gen" && args[len(args)-2] == ">":
 			path := filepath.Join(dir, args[len(args)-1])
 			out, err := os.Create(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command("go", append([]string{"run", "./internal/cmd/gen"}, args[3:len(args)-2]...)...)
+			cmd := exec.Command("go", append([]string{"run", "./internal/testkit/cmd/gen"}, args[3:len(args)-2]...)...)
 			cmd.Stdout = out
 			var errb bytes.Buffer
 			cmd.Stderr = &errb

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/internal/buildinfo"
-	"github.com/simjoin/simjoin/internal/cpuprofile"
-	"github.com/simjoin/simjoin/internal/outfile"
-	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/cpuprofile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 )
 
 // Exit statuses.
@@ -86,7 +86,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", rpt.Plain(err))
+	fmt.Fprintln(stderr, "simjoin:", rpt.Plain(inFlags(err)))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
-	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func init() { register(newServeCmd) }

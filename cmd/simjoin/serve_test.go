@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/prefix"
 )
 

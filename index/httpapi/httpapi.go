@@ -567,7 +567,7 @@ type SearchResponse struct {
 }
 
 // searchOptions reads a search request's options: the index's rules
-// (SearchOptions.Check, worded by the JSON fields: searchError), then this
+// (SearchOptions.Validate, worded by the JSON fields: searchError), then this
 // API's own: only or exclude, and the caps on top_k, refine_k and the id
 // lists.
 func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) {
@@ -583,7 +583,7 @@ func (s *Server) searchOptions(req *searchRequest) (index.SearchOptions, error) 
 	if opt.Exclude, err = ids("exclude", req.Exclude); err != nil {
 		return opt, err
 	}
-	if err := opt.Check(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return opt, s.searchError(err, req, t)
 	}
 	switch {
@@ -612,7 +612,7 @@ func given(p *int) int {
 	return *p
 }
 
-// searchError words the rule of SearchOptions.Check that req (of threshold
+// searchError words the rule of SearchOptions.Validate that req (of threshold
 // t) breaks, an *index.OptionError, by its JSON fields.
 func (s *Server) searchError(err error, req *searchRequest, t prefix.Threshold) error {
 	var oe *index.OptionError
