@@ -145,6 +145,16 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 	}
 	st.Read, st.Files = tm.done(), rd.FileStats()
 	if keys {
+		// The memory is checked before the batches are joined into one
+		// arena, which holds every key twice for a moment.
+		n, tokens := rto.(*records.KeyBatches).Len()
+		if sto != nil {
+			sn, stokens := sto.(*records.KeyBatches).Len()
+			n, tokens = n+sn, tokens+stokens
+		}
+		if err := checkKeysMemory(opts, t, n, tokens); err != nil {
+			return nil, err
+		}
 		rk, sk := rto.(*records.KeyBatches).Sets(opts.Workers), (*approx.KeySets)(nil)
 		if sto != nil {
 			sk = sto.(*records.KeyBatches).Sets(opts.Workers)
@@ -206,7 +216,7 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sk
 // is nil for a self-join), counted (its distinct tokens only on
-// demand, by Vocabulary), its memory checked.
+// demand, by Vocabulary); Load has checked its memory.
 func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
 	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder)}
 	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
@@ -225,21 +235,25 @@ func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, r
 		return nil, fmt.Errorf("simjoin: collection %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
-	if opts.MemoryCheck != nil {
-		lsh := opts.LSH
-		lsh.Measure, lsh.Threshold = opts.Measure, t
-		if r, err := lsh.Resolve(); err == nil {
-			lsh = r
-		}
-		if err := opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
-			return nil, err
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	in.loaded = st
 	return in, nil
+}
+
+// checkKeysMemory checks the memory a key-set join of n sets of tokens
+// keys in all needs (opts.MemoryCheck, if any).
+func checkKeysMemory(opts Options, t prefix.Threshold, n, tokens int) error {
+	if opts.MemoryCheck == nil {
+		return nil
+	}
+	lsh := opts.LSH
+	lsh.Measure, lsh.Threshold = opts.Measure, t
+	if r, err := lsh.Resolve(); err == nil {
+		lsh = r
+	}
+	return opts.MemoryCheck(approx.EstimateKeysMemory(n, tokens, lsh), n, tokens)
 }
 
 // rs reports whether the input is an R-S join's.

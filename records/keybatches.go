@@ -70,6 +70,9 @@ func (k *KeyBatches) take(keys []uint64, offs []int) bool {
 	return kept
 }
 
+// Len returns the number of sets added and the number of keys they hold.
+func (k *KeyBatches) Len() (records, keys int) { return k.records, k.keys }
+
 // Sets joins the batches into one arena, copying them on workers
 // goroutines, and releases them.
 func (k *KeyBatches) Sets(workers int) *approx.KeySets {

@@ -47,7 +47,7 @@ type joinConfig struct {
 // addFlags registers the shared flags on fs.
 func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N (a byte-order mark that starts a record is dropped)")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.methodName, "method", "auto", "join method: auto, exact or lsh")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
@@ -61,7 +61,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 func (c *joinConfig) parse() error {
 	var err error
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
-		return usageError{err}
+		return usageError{rpt.FlagValueError("--tokens", err)}
 	}
 	if err := c.docs.parse(&c.spec, c.fs); err != nil {
 		return err
@@ -106,7 +106,9 @@ func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run fu
 		if err := cfg.docs.checkArgs(args); err != nil {
 			return err
 		}
-		return run(cmd.Context())
+		ctx, stop := cfg.mem.Watch(cmd.Context())
+		defer stop()
+		return run(ctx)
 	}
 	cfg.addFlags(cmd.Flags())
 	return cmd
@@ -180,8 +182,8 @@ func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
 func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *loaded, err error) {
-	if cfg.docs.args[0] == "-" && cfg.against == "-" {
-		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+	if in := cfg.docs.args[0]; cfg.against != "" && !cfg.docs.Files && infile.OneStream(in, cfg.against, e.stdin) {
+		return nil, nil, usagef("INPUT %s and --against %s are one stream (standard input, a pipe or a terminal), which can be read once: give one of them as a file", in, cfg.against)
 	}
 	if out, err = cfg.createOutputs(e, true, append([]string{cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, err

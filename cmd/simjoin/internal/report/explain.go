@@ -23,7 +23,7 @@ func ReasonText(p *planner.Plan) string {
 	case planner.ReasonAsked:
 		return fmt.Sprintf("%s was asked for", p.Method)
 	case planner.ReasonNoLSH:
-		return fmt.Sprintf("exact: LSH is not available here (%v)", p.LSH.Why)
+		return fmt.Sprintf("exact: LSH is not available here (%s)", Plain(p.LSH.Why))
 	case planner.ReasonNoPairs:
 		return "exact: there are no pairs to join"
 	case planner.ReasonExactWithin:
@@ -72,7 +72,8 @@ func ExplainJSON(res *simjoin.Explanation) any {
 }
 
 // WriteExplanation writes res as simjoin explain prints it to w, in one
-// write whose error it returns: as indented JSON (ExplainJSON) when asJSON,
+// write whose error it returns: as indented JSON (ExplainJSON, its floats
+// rounded as the statistics report's: roundFloats) when asJSON,
 // else as text (WriteExplain, with rs and crossSeed).
 func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, crossSeed uint64) error {
 	var b bytes.Buffer
@@ -82,6 +83,9 @@ func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, cr
 		if err := enc.Encode(ExplainJSON(res)); err != nil {
 			return err
 		}
+		rounded := roundFloats(b.Bytes())
+		b.Reset()
+		b.Write(rounded)
 	} else {
 		WriteExplain(&b, res, rs, crossSeed)
 	}

@@ -21,7 +21,7 @@ func TestReasonText(t *testing.T) {
 	}{
 		{planner.Plan{Method: planner.LSH, Forced: true, Reason: planner.Reason{Code: planner.ReasonAsked}}, "lsh was asked for"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoLSH}, LSH: planner.LSHEstimate{Why: errors.New("approx: no bound")}},
-			"exact: LSH is not available here (approx: no bound)"},
+			"exact: LSH is not available here (no bound)"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoPairs}}, "exact: there are no pairs to join"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonExactWithin, ExactCPU: 0.00604320, LSHCPU: 0.0301, Prefer: 1.25}},
 			"exact: predicted at 6.04 ms of CPU against 30.1 ms for LSH (0.20x); exact is preferred within 1.25x, since it loses no pair"},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -16,8 +17,9 @@ import (
 // changes meaning; adding a field does not change it.
 //
 // The schema's rules: names in snake_case; durations in seconds as numbers
-// whose names end in "_s"; counts of things as integers; byte counts end in
-// "_bytes" or are named "bytes".
+// whose names end in "_s", to the nanosecond; other fractions to 15
+// significant digits (roundFloats); counts of things as integers; byte
+// counts end in "_bytes" or are named "bytes".
 const SchemaVersion = 1
 
 // Report is the statistics report of a run: text for people (--stats, on
@@ -87,11 +89,17 @@ func (r *Report) WriteText(w io.Writer) {
 	WriteText(w, rows, r.extra, r.Histogram, r.Phases, r.PeakRSS)
 }
 
-// WriteJSON writes the report as indented JSON to w.
+// WriteJSON writes the report as indented JSON to w, its floats rounded to
+// what they can tell (roundFloats).
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(roundFloats(b.Bytes()))
+	return err
 }
 
 // MarshalJSON writes the report with the schema's version and the exact
