@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -225,7 +225,7 @@ func SelfJoinKeys(ctx context.Context, s *KeySets, opt Options, yield func(join.
 	if err != nil {
 		return Stats{}, err
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	us, skipped, err := keyUnits(ctx, s, opt.MinSize, opt.Workers)
 	if err != nil {
 		return Stats{}, err
@@ -248,7 +248,7 @@ func RSJoinKeys(ctx context.Context, r, s *KeySets, opt Options, yield func(join
 	if err != nil {
 		return Stats{}, err
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	ru, rskip, err := keyUnits(ctx, r, opt.MinSize, opt.Workers)
 	if err != nil {
 		return Stats{}, err
