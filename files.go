@@ -156,6 +156,7 @@ func (l *loading) readListTo(ctx context.Context, files []fileset.File, warn fun
 				keys := c.Out[start:r.end]
 				start = r.end
 				st.Bytes += r.bytes
+				l.stats.Bytes += r.bytes
 				readT += r.readT
 				tokensT += r.tokensT
 				switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
@@ -14,6 +15,7 @@ import (
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -29,13 +31,21 @@ type Input struct {
 	// rk and sk are the sets as token keys when Method is LSH, which needs
 	// no token order (approx.JoinKeys); nil otherwise. sk is nil for a
 	// self-join.
-	rk, sk   *approx.KeySets
-	lazy     *lazyOrder       // builds r and s from rk and sk once
+	rk, sk *approx.KeySets
+	// rb and sb are the records as read when Method is Auto (keyBatches
+	// with values): the planner reads them before any order is built, and
+	// the order is built from them for the exact path (values taking the
+	// order's array road, as if read into it), or the key sets made of
+	// them for LSH. nil otherwise; sb is nil for a self-join.
+	rb, sb   *keyBatches
+	lazy     *lazyOrder       // builds r and s from rb and sb, or rk and sk, once
 	rid, sid []string         // record ids of Files sources; nil otherwise
 	opts     Options          // as given, Workers resolved
 	t        prefix.Threshold // the threshold, exactly
 	loaded   Stats            // the input's counts and the timings of Read and Order
 	planned  *Plan            // set by WithPlan
+	values   int64            // tokens read as small values (order.Input.AddValues)
+	ready    bool             // read from ready sets (Sets): no tokenizer
 }
 
 // loading is the state of one Load: options, the keyers shared by Sets
@@ -46,6 +56,8 @@ type loading struct {
 	nextKey uint64
 	filter  *fileset.Filter
 	stats   Stats
+	values  int64 // tokens read as small values (order.Input.AddValues)
+	ready   bool  // a source of ready sets: no tokenizer
 }
 
 // progress returns a reporter of one stage's advance to Options.Progress (a
@@ -127,11 +139,17 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
 	// token order is built unless asked for (Collections). CheckRecall's
-	// exact join needs it.
+	// exact join needs it. With Auto the records are kept as read, values
+	// and all, and the order is built only if the planner needs it (for
+	// the exact path).
 	keys := opts.Method == LSH && !opts.CheckRecall
+	deferred := opts.Method == Auto && !opts.CheckRecall
 	newSets := func() setSink {
-		if keys {
+		switch {
+		case keys:
 			return new(keyBatches)
+		case deferred:
+			return &keyBatches{values: true}
 		}
 		return &order.Input{Workers: opts.Workers}
 	}
@@ -152,10 +170,17 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		}
 	}
 	l.stats.Read = tm.done()
-	if keys {
-		rk, sk := rto.(*keyBatches).sets(opts.Workers), (*approx.KeySets)(nil)
+	if deferred {
+		rb, sb := rto.(*keyBatches), (*keyBatches)(nil)
 		if sto != nil {
-			sk = sto.(*keyBatches).sets(opts.Workers)
+			sb = sto.(*keyBatches)
+		}
+		return loadDeferred(ctx, l, t, rb, sb, rid, sid)
+	}
+	if keys {
+		rk, sk := rto.(*keyBatches).sets(opts.Workers, false), (*approx.KeySets)(nil)
+		if sto != nil {
+			sk = sto.(*keyBatches).sets(opts.Workers, false)
 		}
 		return loadKeys(ctx, l, t, rk, sk, rid, sid)
 	}
@@ -177,7 +202,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		return nil, err
 	}
 	tm = startTiming()
-	in := &Input{rid: rid, sid: sid, opts: opts, t: t}
+	in := &Input{rid: rid, sid: sid, opts: opts, t: t, values: l.values, ready: l.ready}
 	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
 		return nil, err
 	}
@@ -215,16 +240,57 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 // is nil for a self-join), counted (its distinct tokens only on
 // demand, by Vocabulary), its memory checked.
 func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
-	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder), ready: l.ready}
+	lsh := l.opts.LSH
+	lsh.Measure, lsh.Threshold = l.opts.Measure, t
+	if r, err := lsh.Resolve(); err == nil {
+		lsh = r
+	}
+	return in.finishLoad(ctx, l, func(records, tokens int) int64 { return approx.EstimateKeysMemory(records, tokens, lsh) })
+}
+
+// loadDeferred finishes Load for Method Auto: the planner reads the
+// records before any order is built, which is built only for the exact
+// path. Records read as keys become key sets at once, as LSH's Load makes
+// them; where some came as small values the batches stay as read (sb is
+// nil for a self-join), for the order to take the values' road, and the
+// key sets are made from them when LSH asks. Counted, and the memory
+// checked for the exact path (about half as many distinct tokens as
+// tokens) with the keys kept beside it.
+func loadDeferred(ctx context.Context, l *loading, t prefix.Threshold, rb, sb *keyBatches, rid, sid []string) (*Input, error) {
+	in := &Input{rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder), values: l.values, ready: l.ready}
+	if rb.hasValues() || sb != nil && sb.hasValues() {
+		in.rb, in.sb = rb, sb
+		for _, kb := range []*keyBatches{rb, sb} {
+			if kb != nil {
+				kb.index()
+			}
+		}
+	} else {
+		in.rk = rb.sets(l.opts.Workers, false)
+		if sb != nil {
+			in.sk = sb.sets(l.opts.Workers, false)
+		}
+	}
+	return in.finishLoad(ctx, l, func(records, tokens int) int64 {
+		return join.EstimateMemory(records, tokens, tokens/2) + 8*int64(tokens)
+	})
+}
+
+// finishLoad counts the records of an input loaded without an order
+// (their distinct tokens only on demand, by Vocabulary) and checks the
+// memory need says the join will take.
+func (in *Input) finishLoad(ctx context.Context, l *loading, need func(records, tokens int) int64) (*Input, error) {
 	st := &l.stats
-	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
+	for _, ks := range in.keySides() {
 		if ks == nil {
 			continue
 		}
 		st.Records += ks.Len()
-		st.Tokens += ks.Tokens()
 		for i := range ks.Len() {
-			if ks.Offs[i+1] == ks.Offs[i] {
+			n := ks.Size(i)
+			st.Tokens += n
+			if n == 0 {
 				st.Skipped++
 			}
 		}
@@ -234,12 +300,7 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *appro
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
 	if l.opts.MemoryCheck != nil {
-		lsh := l.opts.LSH
-		lsh.Measure, lsh.Threshold = l.opts.Measure, t
-		if r, err := lsh.Resolve(); err == nil {
-			lsh = r
-		}
-		if err := l.opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
+		if err := l.opts.MemoryCheck(need(st.Records, st.Tokens), st.Records, st.Tokens); err != nil {
 			return nil, err
 		}
 	}
@@ -250,21 +311,53 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *appro
 	return in, nil
 }
 
-// rs reports whether the input is an R-S join's.
-func (in *Input) rs() bool { return in.s != nil || in.sk != nil }
+// keySides returns the sides of an input loaded without an order as
+// planner.Keys (rb and sb, or rk and sk); the second is nil for a
+// self-join, both for an input loaded with its order.
+func (in *Input) keySides() []planner.Keys {
+	switch {
+	case in.rb != nil:
+		if in.sb == nil {
+			return []planner.Keys{in.rb, nil}
+		}
+		return []planner.Keys{in.rb, in.sb}
+	case in.rk != nil:
+		if in.sk == nil {
+			return []planner.Keys{planner.KeySetsOf(in.rk), nil}
+		}
+		return []planner.Keys{planner.KeySetsOf(in.rk), planner.KeySetsOf(in.sk)}
+	}
+	return nil
+}
 
-// lazyOrder builds an LSH input's collections, and counts its distinct
-// tokens, on first use.
+// rs reports whether the input is an R-S join's.
+func (in *Input) rs() bool { return in.s != nil || in.sk != nil || in.sb != nil }
+
+// lazyOrder builds the collections of an input loaded without them, makes
+// the key sets of an Auto input, and counts its distinct tokens, each on
+// first use.
 type lazyOrder struct {
-	once      sync.Once
-	r, s      *order.Collection
+	once sync.Once
+	r, s *order.Collection
+	// distinct is about the distinct tokens (the planner's estimate; 0:
+	// unknown), which sizes the vocabulary's table; Order is the time the
+	// build took, and built says it ran.
+	distinct int64
+	order    Timing
+	built    atomic.Bool
+
+	keysOnce sync.Once
+	rk, sk   *approx.KeySets
+	keys     Timing // making the key sets of an Auto input
+
 	vocabOnce sync.Once
 	vocab     int
 }
 
 // Vocabulary returns the number of distinct tokens of the input (of both
-// sides of an R-S join): the token order's length. An LSH input has no
-// order (Stats.Vocabulary is -1): the first call counts its distinct keys by
+// sides of an R-S join): the token order's length. An input loaded without
+// its order (Method LSH or Auto) has none until a join needs it
+// (Stats.Vocabulary is -1): then the first call counts its distinct keys by
 // a sort of every key on the input's workers (keysort.CountDistinct, a
 // fraction of what building the order costs), and later calls return the
 // count. Safe for concurrent use.
@@ -272,10 +365,14 @@ func (in *Input) Vocabulary() int {
 	if in.lazy == nil {
 		return in.r.Dict().Len()
 	}
+	if in.lazy.built.Load() {
+		return in.lazy.r.Dict().Len()
+	}
 	in.lazy.vocabOnce.Do(func() {
-		all := in.rk.Keys[:in.rk.Tokens()]
-		if in.sk != nil {
-			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Tokens()]...)
+		rk, sk := in.keySets()
+		all := rk.Keys[:rk.Tokens()]
+		if sk != nil {
+			all = append(slices.Clip(all), sk.Keys[:sk.Tokens()]...)
 		}
 		in.lazy.vocab = keysort.CountDistinct(all, in.opts.Workers)
 	})
@@ -283,27 +380,59 @@ func (in *Input) Vocabulary() int {
 }
 
 // collections returns the input's collections, building the token order
-// from the key sets on first use when Load did not (Method LSH). Load
-// checked the limits that building the order could fail on.
+// on first use when Load did not (Method LSH or Auto): from the records as
+// read (Auto), else from the key sets. Load checked the limits that
+// building the order could fail on.
 func (in *Input) collections() (r, s *order.Collection) {
 	if in.lazy == nil {
 		return in.r, in.s
 	}
-	in.lazy.once.Do(func() {
-		toInput := func(ks *approx.KeySets) *order.Input {
-			if ks == nil {
-				return nil
+	lz := in.lazy
+	lz.once.Do(func() {
+		tm := startTiming()
+		distinct := int(lz.distinct)
+		if distinct == 0 {
+			distinct = in.loaded.Tokens / 2
+		}
+		toInput := func(kb *keyBatches, ks *approx.KeySets) *order.Input {
+			switch {
+			case kb != nil:
+				return kb.input(in.opts.Workers, distinct)
+			case ks != nil:
+				oi := &order.Input{Workers: in.opts.Workers}
+				oi.Grow(distinct)
+				oi.AddBatch(ks.Keys, ks.Offs)
+				return oi
 			}
-			oi := &order.Input{Workers: in.opts.Workers}
-			oi.AddBatch(ks.Keys, ks.Offs)
-			return oi
+			return nil
 		}
 		var err error
-		if in.lazy.r, in.lazy.s, err = buildOrder(toInput(in.rk), toInput(in.sk)); err != nil {
+		if lz.r, lz.s, err = buildOrder(toInput(in.rb, in.rk), toInput(in.sb, in.sk)); err != nil {
 			panic(err) // unreachable: Load checked the limits
 		}
+		lz.order = tm.done()
+		lz.built.Store(true)
 	})
-	return in.lazy.r, in.lazy.s
+	return lz.r, lz.s
+}
+
+// keySets returns the input's key sets (sk nil for a self-join): those Load
+// made (Method LSH, or Auto over keys), or made on first use from the
+// records as read (Auto where some came as values, which become keys).
+func (in *Input) keySets() (rk, sk *approx.KeySets) {
+	if in.rb == nil {
+		return in.rk, in.sk
+	}
+	lz := in.lazy
+	lz.keysOnce.Do(func() {
+		tm := startTiming()
+		lz.rk = in.rb.sets(in.opts.Workers, true)
+		if in.sb != nil {
+			lz.sk = in.sb.sets(in.opts.Workers, true)
+		}
+		lz.keys = tm.done()
+	})
+	return lz.rk, lz.sk
 }
 
 // Collections returns the ordered collections: r, and s for an R-S join (nil

@@ -3,9 +3,11 @@ package simjoin
 import (
 	"context"
 	"slices"
+	"sort"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/order"
 )
 
 // keyBatches collects a source's key sets batch by batch, as readers make
@@ -14,16 +16,28 @@ import (
 // batches arrive doubles instead, copying what it holds and clearing fresh
 // memory each time (a third of reading the 1M Zipf sets). The zero value is
 // empty and ready; it is not safe for concurrent use.
+//
+// With values set (a join whose method the planner chooses once the
+// records are read), it also keeps blocks of small values as readers give
+// them (order.Input.AddValues's form), each record's values sorted and
+// distinct: the order is then built from the batches as they came (input),
+// values and all, or the key sets made of them (sets).
 type keyBatches struct {
 	batches []keyBatch
 	records int
 	keys    int
 	own     bool // the last batch was made by Add and may grow
+	values  bool // takes blocks of values (addValues)
+	starts  []int
 }
 
-// keyBatch is len(offs)-1 sets: set r is keys[offs[r]:offs[r+1]].
+// keyBatch is len(offs)-1 sets: set r is keys[offs[r]:offs[r+1]], or, for
+// a block of values (vk not nil), the keys vk gives the values
+// vals[offs[r]:offs[r+1]] (sorted and distinct).
 type keyBatch struct {
 	keys []uint64
+	vals []uint32
+	vk   order.Values
 	offs []int
 }
 
@@ -70,9 +84,43 @@ func (k *keyBatches) take(keys []uint64, offs []int) bool {
 	return kept
 }
 
-// sets joins the batches into one arena, copying them on workers
-// goroutines, and releases them.
-func (k *keyBatches) sets(workers int) *approx.KeySets {
+// addValues appends a block of records given as small values
+// (order.Input.AddValues's form: any order, repeats), copied, each record's
+// values sorted and made distinct.
+func (k *keyBatches) addValues(vals []uint32, offs []int, vk order.Values) {
+	if len(offs) < 2 {
+		return
+	}
+	b := keyBatch{vals: make([]uint32, 0, offs[len(offs)-1]), vk: vk, offs: make([]int, 1, len(offs))}
+	for r := 1; r < len(offs); r++ {
+		start := len(b.vals)
+		b.vals = append(b.vals, vals[offs[r-1]:offs[r]]...)
+		set := b.vals[start:]
+		if !strictlyAscending(set) {
+			slices.Sort(set)
+			b.vals = b.vals[:start+len(slices.Compact(set))]
+		}
+		b.offs = append(b.offs, len(b.vals))
+	}
+	k.batches = append(k.batches, b)
+	k.own = false
+	k.records += len(offs) - 1
+	k.keys += len(b.vals)
+}
+
+func strictlyAscending(s []uint32) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// sets joins the batches into one arena, copying them (a block of values
+// as its keys, each record's sorted) on workers goroutines, and releases
+// them unless keep is set (then it only reads them).
+func (k *keyBatches) sets(workers int, keep bool) *approx.KeySets {
 	ks := &approx.KeySets{Keys: make([]uint64, k.keys), Offs: make([]int, 1, k.records+1)}
 	starts := make([]int, len(k.batches))
 	for i, b := range k.batches {
@@ -83,9 +131,105 @@ func (k *keyBatches) sets(workers int) *approx.KeySets {
 	}
 	parallel.For(context.Background(), len(k.batches), 1, workers, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			copy(ks.Keys[starts[i]:], k.batches[i].keys)
+			b := &k.batches[i]
+			if b.vk == nil {
+				copy(ks.Keys[starts[i]:], b.keys)
+				continue
+			}
+			dst := ks.Keys[starts[i] : starts[i]+len(b.vals)]
+			for j, v := range b.vals {
+				dst[j] = b.vk.Key(v)
+			}
+			for r := 1; r < len(b.offs); r++ {
+				slices.Sort(dst[b.offs[r-1]:b.offs[r]])
+			}
 		}
 	})
-	*k = keyBatches{}
+	if !keep {
+		*k = keyBatches{}
+	}
 	return ks
+}
+
+// hasValues reports whether a batch holds values.
+func (k *keyBatches) hasValues() bool {
+	for _, b := range k.batches {
+		if b.vk != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// input enters the batches into an order.Input as they came (blocks of
+// values through AddValues, keys through AddBatch) on workers goroutines,
+// its vocabulary sized for about distinct keys. The batches are kept.
+func (k *keyBatches) input(workers int, distinct int) *order.Input {
+	in := &order.Input{Workers: workers}
+	if len(k.batches) > 0 && k.batches[0].vk == nil {
+		in.Grow(distinct)
+	}
+	for _, b := range k.batches {
+		if b.vk != nil {
+			in.AddValues(b.vals, b.offs, b.vk)
+		} else {
+			in.AddBatch(b.keys, b.offs)
+		}
+	}
+	if len(k.batches) == 0 {
+		in.AddBatch(nil, []int{0})
+	}
+	return in
+}
+
+// Len returns the records collected; with Size and AppendKeys it makes
+// the batches a planner.Keys. Safe for concurrent use once the batches are
+// complete (index made).
+func (k *keyBatches) Len() int { return k.records }
+
+// index numbers the batches' records (their first records), for Size and
+// AppendKeys.
+func (k *keyBatches) index() {
+	k.starts = make([]int, len(k.batches))
+	n := 0
+	for i, b := range k.batches {
+		k.starts[i] = n
+		n += len(b.offs) - 1
+	}
+}
+
+// record returns record i's batch and its index in it.
+func (k *keyBatches) record(i int) (*keyBatch, int) {
+	b := sort.Search(len(k.starts), func(j int) bool { return k.starts[j] > i }) - 1
+	return &k.batches[b], i - k.starts[b]
+}
+
+// Size returns the distinct tokens of record i.
+func (k *keyBatches) Size(i int) int {
+	b, r := k.record(i)
+	return b.offs[r+1] - b.offs[r]
+}
+
+// AppendKeys appends record i's distinct keys (a block of values' in value
+// order).
+func (k *keyBatches) AppendKeys(dst []uint64, i int) []uint64 {
+	b, r := k.record(i)
+	if b.vk == nil {
+		return append(dst, b.keys[b.offs[r]:b.offs[r+1]]...)
+	}
+	for _, v := range b.vals[b.offs[r]:b.offs[r+1]] {
+		dst = append(dst, b.vk.Key(v))
+	}
+	return dst
+}
+
+// valueTokens returns the tokens held as values.
+func (k *keyBatches) valueTokens() int64 {
+	var n int64
+	for _, b := range k.batches {
+		if b.vk != nil {
+			n += int64(len(b.vals))
+		}
+	}
+	return n
 }

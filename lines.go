@@ -139,7 +139,7 @@ type lineBatch struct {
 // is read to its end or to the first error, and not closed.
 func ReadLines(r io.Reader, spec shingle.Spec, opts ReadOptions) (*order.Input, error) {
 	in := &order.Input{Workers: opts.Workers}
-	if err := readLines(context.Background(), r, spec, opts, sinkOf(in)); err != nil {
+	if err := readLines(context.Background(), r, spec, opts, sinkOf(in, nil)); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -154,7 +154,7 @@ func ReadKeySets(r io.Reader, spec shingle.Spec, opts ReadOptions) (*approx.KeyS
 	if err := readLines(context.Background(), r, spec, opts, batchSink{keys: kb.take}); err != nil {
 		return nil, err
 	}
-	return kb.sets(opts.Workers), nil
+	return kb.sets(opts.Workers, false), nil
 }
 
 // batchSink is where readLines hands each block's sets, on its calling
@@ -307,18 +307,32 @@ func (br *blockReader) next() (text []byte, ok bool, err error) {
 }
 
 // sinkOf returns how readLines hands its batches to to: a keyBatches
-// keeps them, other sinks copy them, and an order.Input takes blocks of
-// small values as values (order.Input.AddValues).
-func sinkOf(to setSink) batchSink {
-	if kb, ok := to.(*keyBatches); ok {
-		return batchSink{keys: kb.take}
-	}
+// keeps them, other sinks copy them, and an order.Input (or a keyBatches
+// that takes values) takes blocks of small values as values
+// (order.Input.AddValues), counting their tokens into values when it is
+// not nil.
+func sinkOf(to setSink, values *int64) batchSink {
 	sink := batchSink{keys: func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
 		return false
 	}}
-	if in, ok := to.(*order.Input); ok {
-		sink.values = in.AddValues
+	var addValues func([]uint32, []int, order.Values)
+	switch to := to.(type) {
+	case *keyBatches:
+		sink.keys = to.take
+		if to.values {
+			addValues = to.addValues
+		}
+	case *order.Input:
+		addValues = to.AddValues
+	}
+	if addValues != nil {
+		sink.values = func(vals []uint32, offs []int, vk order.Values) {
+			if values != nil {
+				*values += int64(offs[len(offs)-1])
+			}
+			addValues(vals, offs, vk)
+		}
 	}
 	return sink
 }

@@ -107,6 +107,11 @@ type Options struct {
 	// Method chooses the path; Auto (the zero value) lets the planner
 	// choose. Explain prices both paths whatever it says.
 	Method Method
+	// LSHMargin is the factor by which LSH's whole run must be predicted
+	// cheaper than exact's for Auto to take it (planner.Options.Prefer):
+	// exact loses no pair. 0 means planner.DefaultPrefer (1.25); it must be
+	// >= 1.
+	LSHMargin float64
 	// LSH holds the LSH parameters (scheme, K, bits, banding or target
 	// recall, seed, verification, bucket cap, minimum size). Its Measure,
 	// Threshold, Workers, Progress and Copies are taken from these Options.

@@ -36,6 +36,7 @@ func Strings(records []string) Source {
 	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		var buf []uint64
 		for i, rec := range records {
+			l.stats.Bytes += int64(len(rec))
 			var err error
 			if buf, err = l.opts.Tokens.Append(buf[:0], rec); err != nil {
 				return nil, &RecordError{Side: side, Index: i, Err: err}
@@ -54,6 +55,7 @@ func Strings(records []string) Source {
 // hash-map operation per token to number the tokens.
 func Sets[T cmp.Ordered](sets [][]T) Source {
 	return Source{func(_ context.Context, l *loading, side Side, to setSink) ([]string, error) {
+		l.ready = true
 		k := keyerOf[T](l)
 		var buf []uint64
 		for _, set := range sets {
@@ -75,8 +77,10 @@ func Lines(r io.Reader, name string) Source {
 	return Source{func(ctx context.Context, l *loading, side Side, to setSink) ([]string, error) {
 		report := l.progress(StageRead, name)
 		defer report(-1, -1, true)
+		var read int64
+		defer func() { l.stats.Bytes += read }()
 		return nil, readLines(ctx, r, l.opts.Tokens, ReadOptions{Name: name, Workers: l.opts.Workers,
-			Progress: func(n int64) { report(n, -1, false) }}, sinkOf(to))
+			Progress: func(n int64) { read = n; report(n, -1, false) }}, sinkOf(to, &l.values))
 	}, true}
 }
 

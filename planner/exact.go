@@ -25,7 +25,7 @@ type ExactWork struct {
 	// filter, 2 or 3 the ℓ-prefix.
 	Ell          int   `json:"key_tokens"`
 	Groups       int   `json:"groups"`        // distinct non-empty sets (identical sets are probed once)
-	ProbeTokens  int64 `json:"probe_tokens"`  // tokens in the probe prefixes (keys looked up, for Ell > 1)
+	ProbeTokens  int64 `json:"probe_tokens"`  // probe-prefix tokens held by two sets or more, which probes look up (keys looked up, for Ell > 1)
 	IndexEntries int64 `json:"index_entries"` // postings in the prefix index (key index entries, for Ell > 1)
 	Postings     int64 `json:"postings"`      // postings scanned by the probes, within the size window
 	// SameSetPairs is the number of pairs among identical copies, which the
@@ -74,8 +74,9 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 		}
 		if lo <= n {
 			px := b.ProbePrefix(n)
-			w.ProbeTokens += int64(px)
-			for _, t := range shared(set[:px], once) {
+			probe := shared(set[:px], once)
+			w.ProbeTokens += int64(len(probe))
+			for _, t := range probe {
 				w.Postings += int64(cnt[int(t)-once])
 			}
 		}
@@ -127,9 +128,9 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 			}
 			tail++
 		}
-		px := b.ProbePrefix(n)
-		w.ProbeTokens += int64(px)
-		for _, t := range shared(set[:px], once) {
+		probe := shared(set[:b.ProbePrefix(n)], once)
+		w.ProbeTokens += int64(len(probe))
+		for _, t := range probe {
 			w.Postings += int64(cnt[int(t)-once])
 		}
 	}

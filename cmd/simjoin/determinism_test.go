@@ -18,6 +18,10 @@ var measured = []*regexp.Regexp{
 	regexp.MustCompile(`\d[\d,.]*(e[+-]?\d+)? ?(ns|µs|ms|s|KiB|MiB|GiB)\b`),
 	regexp.MustCompile(`(?m)^(\s*workers\s+)\d+`),
 	regexp.MustCompile(`(?m)^(\s*on )\d+ cores?`),
+	// Planning's measured CPU time as a share of the chosen path's.
+	regexp.MustCompile(`\d[\d.]*% of (exact|lsh)'s predicted`),
+	// explain --analyze's ratios of predicted to measured.
+	regexp.MustCompile(`\d[\d.]*x!?(\s|$)`),
 }
 
 // maskText replaces the measured parts of a text report, and collapses runs
@@ -26,6 +30,8 @@ func maskText(s string) string {
 	s = measured[0].ReplaceAllString(s, "<measured>")
 	s = measured[1].ReplaceAllString(s, "${1}<workers>")
 	s = measured[2].ReplaceAllString(s, "${1}<workers>")
+	s = measured[3].ReplaceAllString(s, "<measured>")
+	s = measured[4].ReplaceAllString(s, "<measured>$1")
 	return spaces.ReplaceAllString(s, " ")
 }
 
@@ -49,7 +55,7 @@ func maskJSON(t *testing.T, data []byte) string {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, e := range x {
-				if strings.HasSuffix(k, "_s") || k == "peak_rss_bytes" || k == "workers" || k == "parallel" {
+				if strings.HasSuffix(k, "_s") || k == "peak_rss_bytes" || k == "workers" || k == "parallel" || k == "ratio" || k == "off" {
 					x[k] = "<measured>"
 				} else {
 					x[k] = walk(e)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,20 +41,26 @@ type explainJSON struct {
 			} `json:"cost"`
 		} `json:"lsh"`
 	} `json:"plan"`
-	Analyze *struct {
-		Method   string `json:"method"`
-		Measured struct {
+	Analyze []struct {
+		Method    string  `json:"method"`
+		Predicted float64 `json:"predicted_cpu_s"`
+		Measured  float64 `json:"measured_cpu_s"`
+		Phases    []struct {
+			Name      string  `json:"name"`
+			Predicted float64 `json:"predicted_cpu_s"`
+		} `json:"phases"`
+		Terms []struct {
+			Name      string  `json:"name"`
+			Predicted float64 `json:"predicted"`
+			Measured  float64 `json:"measured"`
+		} `json:"terms"`
+		Run struct {
 			Results    int64 `json:"results"`
 			Candidates int64 `json:"candidates"`
 			Phases     []struct {
 				Name string `json:"name"`
 			} `json:"phases"`
-		} `json:"measured"`
-		Predicted struct {
-			Phases []struct {
-				Name string `json:"name"`
-			} `json:"phases"`
-		} `json:"predicted"`
+		} `json:"run"`
 	} `json:"analyze"`
 	CrossCheck *struct {
 		Whole  bool                    `json:"whole"`
@@ -123,8 +130,10 @@ func TestExplainText(t *testing.T) {
 	}
 }
 
-// TestExplainAnalyze: --analyze runs the chosen method; its measured results
-// are the join's.
+// TestExplainAnalyze: --analyze runs the chosen method whole; its measured
+// results are the join's, its phases the whole run's (the read, the order,
+// the join's), each beside its prediction; the terms' counts measured are
+// the run's own. With --cross-check it runs the other method too.
 func TestExplainAnalyze(t *testing.T) {
 	code, pairs, _ := runCLI(t, "join", "-t", "0.6", "--method", "exact", "../../testdata/sets.txt")
 	if code != 0 {
@@ -138,19 +147,32 @@ func TestExplainAnalyze(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ex); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	a := ex.Analyze
-	if a == nil || a.Method != "exact" || !ex.Plan.Forced {
-		t.Fatalf("analyze %+v, forced %v", a, ex.Plan.Forced)
+	if len(ex.Analyze) != 1 || ex.Analyze[0].Method != "exact" || !ex.Plan.Forced {
+		t.Fatalf("analyze %+v, forced %v", ex.Analyze, ex.Plan.Forced)
 	}
-	if a.Measured.Results != int64(lines(pairs)) {
-		t.Errorf("analyze measured %d results, join wrote %d pairs", a.Measured.Results, lines(pairs))
+	a := ex.Analyze[0]
+	if a.Run.Results != int64(lines(pairs)) {
+		t.Errorf("analyze measured %d results, join wrote %d pairs", a.Run.Results, lines(pairs))
 	}
-	if len(a.Measured.Phases) != 2 || len(a.Predicted.Phases) != 2 || a.Predicted.Phases[1].Name != "join" {
-		t.Errorf("phases: measured %+v, predicted %+v", a.Measured.Phases, a.Predicted.Phases)
+	var phases []string
+	for _, ph := range a.Phases {
+		phases = append(phases, ph.Name)
+	}
+	if !slices.Equal(phases, []string{"read", "order", "index", "join"}) || a.Predicted <= 0 || a.Measured <= 0 {
+		t.Errorf("phases %v, predicted %v s, measured %v s of CPU", phases, a.Predicted, a.Measured)
+	}
+	for _, term := range a.Terms {
+		if term.Name == "results" && term.Measured != float64(lines(pairs)) {
+			t.Errorf("term results: measured %v, join wrote %d", term.Measured, lines(pairs))
+		}
 	}
 	code, out, _ = runCLI(t, "explain", "-t", "0.6", "--method", "lsh", "--analyze", "../../testdata/sets.txt")
 	if code != 0 || !strings.Contains(out, "analyze: ran lsh") || !strings.Contains(out, "band collisions") || !strings.Contains(out, "signatures") {
 		t.Errorf("explain --method lsh --analyze: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "explain", "-t", "0.6", "--analyze", "--cross-check", "all", "../../testdata/sets.txt")
+	if code != 0 || strings.Count(out, "analyze: ran ") != 2 || !strings.Contains(out, "analyze: ran lsh") || !strings.Contains(out, "analyze: ran exact") {
+		t.Errorf("explain --analyze --cross-check: exit %d\n%s", code, out)
 	}
 }
 

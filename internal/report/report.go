@@ -44,6 +44,15 @@ type Report struct {
 	Phases     []Phase        `json:"phases"`
 	PeakRSS    int64          `json:"peak_rss_bytes"`
 	extra      []Section      // the text of Sections, in the order added
+	vocabulary func() int     // counts Vocabulary when it is -1 (AddInput)
+}
+
+// countVocabulary sets Vocabulary from the counter AddInput was given when
+// nothing counted it yet.
+func (r *Report) countVocabulary() {
+	if r.Vocabulary < 0 && r.vocabulary != nil {
+		r.Vocabulary = r.vocabulary()
+	}
 }
 
 // AddSection adds a section: v goes into the JSON under key, rows into the
@@ -63,6 +72,7 @@ func (r *Report) AddPhase(name string, t simjoin.Timing) {
 
 // WriteText writes the report for people, aligned, with units.
 func (r *Report) WriteText(w io.Writer) {
+	r.countVocabulary()
 	rows := [][2]string{
 		{"command", r.Command},
 		{"input", strings.Join(r.Input, " ")},
@@ -89,6 +99,7 @@ func (r *Report) WriteText(w io.Writer) {
 
 // WriteJSON writes the report as indented JSON to w.
 func (r *Report) WriteJSON(w io.Writer) error {
+	r.countVocabulary()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
