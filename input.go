@@ -342,7 +342,7 @@ type lazyOrder struct {
 	// distinct is about the distinct tokens (the planner's estimate; 0:
 	// unknown), which sizes the vocabulary's table; Order is the time the
 	// build took, and built says it ran.
-	distinct int64
+	distinct atomic.Int64
 	order    Timing
 	built    atomic.Bool
 
@@ -353,6 +353,10 @@ type lazyOrder struct {
 	vocabOnce sync.Once
 	vocab     int
 }
+
+// sizeHint records about how many distinct tokens the input holds, to size
+// the vocabulary's table when the order is built.
+func (lz *lazyOrder) sizeHint(distinct int64) { lz.distinct.Store(distinct) }
 
 // Vocabulary returns the number of distinct tokens of the input (of both
 // sides of an R-S join): the token order's length. An input loaded without
@@ -390,7 +394,7 @@ func (in *Input) collections() (r, s *order.Collection) {
 	lz := in.lazy
 	lz.once.Do(func() {
 		tm := startTiming()
-		distinct := int(lz.distinct)
+		distinct := int(lz.distinct.Load())
 		if distinct == 0 {
 			distinct = in.loaded.Tokens / 2
 		}

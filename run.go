@@ -199,10 +199,14 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	}
 	sides := in.keySides()
 	p, err := planner.NewKeys(ctx, sides[0], sides[1], opt)
-	if err != nil || !p.NeedsOrder() {
-		return p, err
+	if err != nil {
+		return nil, err
 	}
-	in.lazy.distinct = p.FrontEnd.Distinct
+	// The estimate sizes the vocabulary's table, should the order be built.
+	in.lazy.sizeHint(p.FrontEnd.Distinct)
+	if !p.NeedsOrder() {
+		return p, nil
+	}
 	r, sc := in.collections()
 	return p.WithOrder(ctx, r, sc)
 }

@@ -28,8 +28,9 @@ type units[T token] struct {
 	members func(u int) (lo, hi int)
 	id      func(pos int) int
 	// signWith returns the signer of unit u's set (hashing each token key
-	// through h, or reading words a shared dictionary precomputed).
-	signWith func(h *Hasher) func(dst []uint64, u int) []uint64
+	// through h, or reading words a shared dictionary precomputed), which
+	// also returns the probes densification made.
+	signWith func(h *Hasher) func(dst []uint64, u int) ([]uint64, int)
 	keep     []bool // by unit: false when dropped by MinSize
 }
 
@@ -43,8 +44,8 @@ func collectionUnits(c *order.Collection, minSize int, words *[]uint64) *units[u
 		id:      c.ID,
 		keep:    make([]bool, c.Groups()),
 	}
-	s.signWith = func(h *Hasher) func([]uint64, int) []uint64 {
-		return func(dst []uint64, u int) []uint64 { return h.SignWords(dst, *words, s.set(u)) }
+	s.signWith = func(h *Hasher) func([]uint64, int) ([]uint64, int) {
+		return func(dst []uint64, u int) ([]uint64, int) { return h.signWords(dst, *words, s.set(u)) }
 	}
 	for u := range s.keep {
 		lo, _ := c.Group(u)
@@ -87,30 +88,38 @@ func (s *units[T]) dropped() int {
 	return n
 }
 
-// sign computes the signatures of every unit of each side with one hasher.
-func sign[T token](ctx context.Context, h *Hasher, bits, workers int, sides ...*units[T]) ([]*Signatures, error) {
+// sign computes the signatures of every unit of each side with one hasher,
+// and returns them with the probes densification made.
+func sign[T token](ctx context.Context, h *Hasher, bits, workers int, sides ...*units[T]) ([]*Signatures, int64, error) {
 	out := make([]*Signatures, len(sides))
+	var probes int64
 	for i, s := range sides {
 		sigs, err := NewSignatures(s.n, h.K(), bits)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		signUnit := s.signWith(h)
 		buf := make([][]uint64, max(workers, 1))
+		made := make([]int64, max(workers, 1))
 		err = parallel.For(ctx, s.n, 64, workers, func(w, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				if s.keep[u] {
-					buf[w] = signUnit(buf[w], u)
+					var n int
+					buf[w], n = signUnit(buf[w], u)
+					made[w] += int64(n)
 					sigs.Put(u, buf[w])
 				}
 			}
 		})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
+		}
+		for _, n := range made {
+			probes += n
 		}
 		out[i] = sigs
 	}
-	return out, nil
+	return out, probes, nil
 }
 
 // verifier decides candidates and turns them into pairs. One per worker.
@@ -263,10 +272,11 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 // and options and t0 the start of signing.
 func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Options, st Stats, t0 rusage.Clock, yield func(join.Pair) bool) (Stats, error) {
 	st.Units, st.Dropped = us.n, us.dropped()
-	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, us)
+	sigs, probes, err := sign(ctx, h, opt.Bits, opt.Workers, us)
 	if err != nil {
 		return st, err
 	}
+	st.Probes = probes
 	st.SignatureBytes = int64(len(sigs[0].data))
 	st.Tokens = us.tokens()
 	st.SignTime, st.SignCPU = t0.Lap()
@@ -402,10 +412,11 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 // and options and t0 the start of signing.
 func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Options, st Stats, t0 rusage.Clock, yield func(join.Pair) bool) (Stats, error) {
 	st.Units, st.Dropped = ru.n+su.n, ru.dropped()+su.dropped()
-	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, ru, su)
+	sigs, probes, err := sign(ctx, h, opt.Bits, opt.Workers, ru, su)
 	if err != nil {
 		return st, err
 	}
+	st.Probes = probes
 	st.SignatureBytes = int64(len(sigs[0].data) + len(sigs[1].data))
 	st.Tokens = ru.tokens() + su.tokens()
 	st.SignTime, st.SignCPU = t0.Lap()

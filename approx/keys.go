@@ -187,8 +187,8 @@ func keyUnits(ctx context.Context, s *KeySets, minSize, workers int) (*units[uin
 		id:      func(pos int) int { return int(perm[pos]) },
 		keep:    make([]bool, len(group)-1),
 	}
-	us.signWith = func(h *Hasher) func([]uint64, int) []uint64 {
-		return func(dst []uint64, u int) []uint64 { return h.Sign(dst, us.set(u)) }
+	us.signWith = func(h *Hasher) func([]uint64, int) ([]uint64, int) {
+		return func(dst []uint64, u int) ([]uint64, int) { return h.signKeys(dst, us.set(u)) }
 	}
 	for u := range us.keep {
 		us.keep[u] = len(us.set(u)) >= minSize

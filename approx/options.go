@@ -194,6 +194,10 @@ type Stats struct {
 	// sets and an Index, which hash the keys themselves).
 	Tokens int64
 	Words  int
+	// Probes is the probes the densification of one-permutation
+	// signatures made: the empty bins of sets smaller than K filled (0 for
+	// the classic scheme).
+	Probes int64
 
 	Scheme           Scheme
 	K, Bits          int

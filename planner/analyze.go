@@ -106,7 +106,9 @@ func off(r float64) bool { return r != 0 && (r > OffBy || r < 1/OffBy) && !math.
 
 // Counted prices run m's own counts (and fe's, its front end) as the plan
 // prices its predictions: the terms of m.Method's cost with the counts the
-// engine reported. It is what the model says the run should have cost.
+// engine reported. It is what the model says the run should have cost. A
+// run without an engine's statistics (neither m.Exact nor m.LSH) prices
+// the front end alone: the reading and the order.
 func (p *Plan) Counted(m Measured, fe FrontEnd) Cost {
 	cal := p.opt.Calibration
 	if cal == nil {
@@ -128,12 +130,15 @@ func (p *Plan) Counted(m Measured, fe FrontEnd) Cost {
 	case m.LSH != nil:
 		st := m.LSH
 		w := lshCounts{scheme: st.Scheme, k: st.K, bands: st.Shape.B, keys: !fe.Ordered,
-			recordTokens: float64(fe.Tokens), units: float64(st.Units), tokens: float64(st.Tokens), words: float64(st.Words),
+			recordTokens: float64(fe.Tokens), units: float64(st.Units), tokens: float64(st.Tokens), words: float64(st.Words), probes: float64(st.Probes),
 			collisions: float64(st.Collisions), candidates: float64(st.Candidates), results: float64(st.Results)}
 		if st.Units > 0 {
 			w.verifiedToken = float64(st.Tokens) / float64(st.Units)
 		}
 		c = cal.lshCost(fe, w)
+	case fe.given():
+		cal.readCost(&c, fe)
+		cal.orderCost(&c, fe)
 	}
 	c.wall(p.parallel())
 	return c

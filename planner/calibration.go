@@ -83,7 +83,8 @@ type LSHCosts struct {
 	WordHashed     float64 `json:"word_hashed"`     // per dictionary entry hashed (collections)
 	TokenSigned    float64 `json:"token_signed"`    // per token of a distinct set binned from its entry's hash (collections)
 	HashFunction   float64 `json:"hash_function"`   // per token and signature value (classic scheme only)
-	SignatureValue float64 `json:"signature_value"` // per signature value: initialising, densifying, packing
+	SignatureValue float64 `json:"signature_value"` // per signature value: initialising, packing
+	Probe          float64 `json:"probe"`           // per densification probe (one-permutation scheme)
 	BandKey        float64 `json:"band_key"`        // per (set, band): the band's key, sorted into its table
 	Collision      float64 `json:"collision"`       // per band collision (a pair meeting in a bucket, repeats included)
 	Candidate      float64 `json:"candidate"`       // per distinct candidate pair: setting up its exact check

@@ -201,6 +201,7 @@ type lshCounts struct {
 	units         float64 // distinct sets signed
 	tokens        float64 // their tokens
 	words         float64 // dictionary entries hashed (collections)
+	probes        float64 // densification probes (one-permutation scheme)
 	collisions    float64
 	candidates    float64
 	verifiedToken float64 // tokens per candidate verified: the units' mean size
@@ -232,6 +233,9 @@ func (cal *Calibration) lshCost(fe FrontEnd, w lshCounts) Cost {
 		c.add(TermHashFunctions, PhaseSignatures, w.tokens*float64(w.k), l.HashFunction)
 	}
 	c.add(TermSignatureValues, PhaseSignatures, w.units*float64(w.k), l.SignatureValue)
+	if w.scheme != approx.Classic {
+		c.add(TermDensifyProbes, PhaseSignatures, w.probes, l.Probe)
+	}
 	c.add(TermBandKeys, PhaseBands, w.units*float64(w.bands), l.BandKey)
 	c.add(TermBandCollisions, PhaseVerify, w.collisions, l.Collision)
 	c.add(TermCandidates, PhaseVerify, w.candidates, l.Candidate)

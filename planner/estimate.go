@@ -315,6 +315,9 @@ func (pl *planning) resolveLSH() {
 		return
 	}
 	jt, _ := approx.JaccardThreshold(ro.Measure, ro.Threshold)
+	if ro.Scheme == approx.OnePerm {
+		p.probes = pl.densifyProbes(ro.K)
+	}
 	p.LSH = LSHEstimate{
 		Available:        true,
 		Scheme:           ro.Scheme,
@@ -327,6 +330,41 @@ func (pl *planning) resolveLSH() {
 		AtThreshold:      ro.Shape.P(jt),
 		opt:              ro,
 	}
+}
+
+// densifyProbes returns the expected number of probes optimal
+// densification makes over the distinct sets with k bins: a set of S tokens
+// leaves about k·e^(-S/k) bins empty, and each probes 1/(1-e^(-S/k)) bins
+// on average to find a full one. From the collections' groups, or before
+// the order from every set's size scaled to the distinct sets.
+func (pl *planning) densifyProbes(k int) float64 {
+	at := func(n int) float64 {
+		e := math.Exp(-float64(n) / float64(k))
+		if e >= 1 {
+			return 0
+		}
+		return float64(k) * e / (1 - e)
+	}
+	sum := 0.0
+	if pl.keySizes != nil {
+		sets := 0
+		for _, sizes := range pl.keySizes {
+			for _, n := range sizes {
+				sum += at(int(n))
+			}
+			sets += len(sizes)
+		}
+		if sets > 0 {
+			sum *= float64(pl.p.units) / float64(sets)
+		}
+		return sum
+	}
+	for _, c := range pl.sides {
+		for g := range c.Groups() {
+			sum += at(c.Size(groupSet(c, g)))
+		}
+	}
+	return sum
 }
 
 func (pl *planning) exactCost(w exactCounts) Cost {
@@ -346,7 +384,7 @@ func (p *Plan) priceLSH(cal *Calibration, w lshCounts) Cost {
 	w.scheme, w.k, w.bands = l.Scheme, l.K, l.Bands
 	w.keys = !p.FrontEnd.Ordered
 	w.recordTokens = float64(p.FrontEnd.Tokens)
-	w.units, w.tokens = float64(p.units), float64(p.unitTokens)
+	w.units, w.tokens, w.probes = float64(p.units), float64(p.unitTokens), p.probes
 	if !w.keys {
 		w.words = float64(p.FrontEnd.Distinct)
 	}

@@ -107,11 +107,15 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 		w.IndexEntries += int64(b.ProbePrefix(n))
 	}
 	head, tail := 0, 0 // groups of s in [tail, head) are counted
+	largest := 0       // the largest set of s: no window reaches past it
+	if ns > 0 {
+		largest = s.Size(groupSet(s, ns-1))
+	}
 	for gx := 0; gx < nr; gx++ {
 		set := r.Set(groupSet(r, gx))
 		n := len(set)
 		lo, hi := b.SizeRange(n)
-		if lo > hi {
+		if hi = min(hi, largest); lo > hi {
 			continue
 		}
 		for head < ns && s.Size(groupSet(s, head)) <= hi {

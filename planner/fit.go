@@ -179,6 +179,8 @@ func (cal *Calibration) termUnits(t Term, fe FrontEnd) []unitWeight {
 		return one(&l.HashFunction)
 	case TermSignatureValues:
 		return one(&l.SignatureValue)
+	case TermDensifyProbes:
+		return one(&l.Probe)
 	case TermBandKeys:
 		return one(&l.BandKey)
 	case TermBandCollisions:

@@ -9,7 +9,6 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
-	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
 
@@ -387,6 +386,9 @@ func (p *Plan) WithOrder(ctx context.Context, c, s *order.Collection) (*Plan, er
 			q.unitTokens += int64(c.Size(groupSet(c, g)))
 		}
 	}
+	if q.LSH.Available && q.LSH.Scheme == approx.OnePerm {
+		q.probes = pl.densifyProbes(q.LSH.K)
+	}
 	pl.setBudget()
 	if err := pl.sampleExact(ctx); err != nil {
 		return nil, err
@@ -394,5 +396,3 @@ func (p *Plan) WithOrder(ctx context.Context, c, s *order.Collection) (*Plan, er
 	pl.finish()
 	return &q, nil
 }
-
-var _ = join.Overlap

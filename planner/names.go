@@ -58,11 +58,11 @@ const (
 	TermFiles                          // files listed and read
 	TermSetTokens                      // tokens of ready sets, numbered through the source's map
 	// Exact path: the token order.
-	TermTokensEntered // tokens entered into the vocabulary's table
-	TermValuesEntered // tokens entered as small values (the order's array)
-	TermDistinctKeys  // distinct tokens: the vocabulary's keys, the dictionary's entries
-	TermTokensOrdered // tokens rewritten as ids and sorted within their sets
-	TermRecordsOrdered
+	TermTokensEntered  // tokens entered into the vocabulary's table
+	TermValuesEntered  // tokens entered as small values (the order's array)
+	TermDistinctKeys   // distinct tokens: the vocabulary's keys, the dictionary's entries
+	TermTokensOrdered  // tokens rewritten as ids and sorted within their sets
+	TermRecordsOrdered // records sorted by size and grouped
 	// Exact path: the index phase.
 	TermDistinctSets // distinct sets grouped
 	TermIndexEntries // entries of the prefix index
@@ -86,6 +86,7 @@ const (
 	TermTokensSigned    // tokens of the distinct sets signed from the dictionary's hashes (a collection's join)
 	TermHashFunctions   // token hash functions evaluated (classic scheme)
 	TermSignatureValues // signature values
+	TermDensifyProbes   // densification probes (one-permutation scheme: sets smaller than K)
 	TermBandKeys        // band keys
 	TermBandCollisions  // band collisions, repeats included
 )
@@ -100,7 +101,8 @@ var termNames = [...]string{
 	TermCandidates: "candidates", TermVerifiedTokens: "verified tokens", TermResults: "results",
 	TermTokensGrouped: "tokens grouped", TermTokensHashed: "tokens hashed", TermWordsHashed: "dictionary entries hashed",
 	TermTokensSigned: "tokens signed", TermHashFunctions: "token hash functions", TermSignatureValues: "signature values",
-	TermBandKeys: "band keys", TermBandCollisions: "band collisions",
+	TermDensifyProbes: "densification probes",
+	TermBandKeys:      "band keys", TermBandCollisions: "band collisions",
 }
 
 // String returns the term's name, such as "prefix postings".

@@ -296,6 +296,7 @@ type Plan struct {
 	// set before it).
 	units      int
 	unitTokens int64
+	probes     float64   // the densification probes expected (one-permutation scheme)
 	keyRate    float64   // the share of distinct keys NewKeys counted exactly (1 on the order)
 	pairHist   []float64 // the pairs of random pairs below the threshold, by Jaccard bin
 	exactRes   []float64 // the results by Jaccard bin from the exact sample
