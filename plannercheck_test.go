@@ -21,6 +21,7 @@ import (
 
 var (
 	calibrate    = flag.Bool("calibrate", false, "fit the planner's unit costs on the planner suite and write planner/calibration.json (several minutes)")
+	observations = flag.String("observations", "", "with -calibrate: write the calibration's measured runs to `FILE`, or fit those FILE holds (written by an earlier run) instead of measuring")
 	plannerTable = flag.Bool("plannersuite", false, "run both paths and auto on every workload of the planner suite and print BENCHMARKS.md's table (several minutes)")
 )
 
@@ -137,6 +138,32 @@ func TestCalibrate(t *testing.T) {
 	if !*calibrate {
 		t.Skip("run with -calibrate to fit the planner's unit costs and write planner/calibration.json")
 	}
+	var obs []planner.Observation
+	if *observations != "" {
+		if data, err := os.ReadFile(*observations); err == nil {
+			if err := json.Unmarshal(data, &obs); err != nil {
+				t.Fatalf("%s: %v", *observations, err)
+			}
+			t.Logf("fitting the %d runs %s holds", len(obs), *observations)
+		}
+	}
+	if obs == nil {
+		obs = measureCalibration(t)
+		if *observations != "" {
+			data, err := json.MarshalIndent(obs, "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(*observations, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fitCalibration(t, obs)
+}
+
+// measureCalibration measures the calibration's runs (see TestCalibrate).
+func measureCalibration(t *testing.T) []planner.Observation {
 	ctx := context.Background()
 	const reps = 3
 	var obs []planner.Observation
@@ -180,7 +207,8 @@ func TestCalibrate(t *testing.T) {
 		t.Logf("%s: exact %v, lsh %v", name, eBest, lBest)
 	}
 	// LSH over collections: an input loaded with its order.
-	for _, w := range []plannerWorkload{plannerSuite()[0], plannerSuite()[2], plannerSuite()[6], plannerSuite()[9]} {
+	suite := plannerSuite()
+	for _, w := range []plannerWorkload{suite[0], suite[2], suite[6], suite[9]} {
 		best := map[planner.PhaseName]float64{}
 		var c planner.Cost
 		var fe planner.FrontEnd
@@ -215,6 +243,12 @@ func TestCalibrate(t *testing.T) {
 		observe(w.name, (&planner.Plan{}).Counted(planner.Measured{}, fe), fe, best)
 		t.Logf("%s: %v", w.name, best)
 	}
+	return obs
+}
+
+// fitCalibration fits the unit costs to obs and writes
+// planner/calibration.json.
+func fitCalibration(t *testing.T, obs []planner.Observation) {
 	cal, reports := planner.Fit(obs, planner.DefaultCalibration())
 	f := planner.CalibrationFile{
 		Command: "go test . -run TestCalibrate -calibrate -timeout 1h",
@@ -224,7 +258,12 @@ func TestCalibrate(t *testing.T) {
 	}
 	for _, r := range reports {
 		f.Fit[r.Phase.String()] = [2]float64{round3(r.Low), round3(r.Hi)}
-		t.Logf("phase %s: %d runs fitted within %.2fx..%.2fx of their measured CPU time (relative residual norm %.2f)", r.Phase, r.Runs, r.Low, r.Hi, r.Residual)
+		var rows strings.Builder
+		for _, row := range r.Rows {
+			fmt.Fprintf(&rows, "\n  %-50s measured %8.4f s, fitted %8.4f s (%.2fx)", row.Name, row.Measured, row.Fitted, row.Fitted/row.Measured)
+		}
+		t.Logf("phase %s: %d runs fitted within %.2fx..%.2fx of their measured CPU time (relative residual norm %.2f)%s",
+			r.Phase, r.Runs, r.Low, r.Hi, r.Residual, rows.String())
 	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

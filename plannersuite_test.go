@@ -85,10 +85,14 @@ func linesText(lines func() []string) func() []byte {
 	return cached(func() []byte { return []byte(strings.Join(lines(), "\n") + "\n") })
 }
 
+// passwordsText writes n distinct generated passwords, one a line, as a
+// published list has them (a raw leak repeats its popular passwords, and a
+// sample of its records then over-represents them: see the planner's
+// documentation).
 func passwordsText(n int, seed uint64) func() []byte {
 	return cached(func() []byte {
 		var b []byte
-		for pw := range synth.Passwords(synth.PasswordsConfig{N: n, Seed: seed}) {
+		for pw := range synth.Passwords(synth.PasswordsConfig{N: n, Seed: seed, Distinct: true}) {
 			b = append(append(b, pw...), '\n')
 		}
 		return b
@@ -100,10 +104,10 @@ var (
 	longFrequent = setsText(synth.SetsConfig{N: 10000, MinSize: 300, MaxSize: 300, Universe: 20000, DupFraction: 0.05, Replace: 0.3, Seed: 7})
 	longZipf     = setsText(synth.SetsConfig{N: 20000, MinSize: 250, MaxSize: 350, Universe: 100000, Zipf: 0.8, DupFraction: 0.05, Replace: 0.1, Seed: 2})
 	uniform      = setsText(synth.SetsConfig{N: 20000, MinSize: 100, MaxSize: 200, Universe: 5000, DupFraction: 0.05, Replace: 0.1, Seed: 3})
-	mediumZipf   = setsText(synth.SetsConfig{N: 50000, MinSize: 50, MaxSize: 100, Universe: 50000, Zipf: 1, DupFraction: 0.1, Replace: 0.1, Seed: 4})
+	mediumZipf   = setsText(synth.SetsConfig{N: 10000, MinSize: 50, MaxSize: 100, Universe: 20000, Zipf: 1, DupFraction: 0.1, Replace: 0.1, Seed: 4})
 	nearDups     = setsText(synth.SetsConfig{N: 100000, MinSize: 10, MaxSize: 40, Universe: 200000, Zipf: 0.5, DupFraction: 0.6, Replace: 0.05, Seed: 5})
 	rareDocs     = docsText(synth.BenchDocs(7))
-	passwordList = passwordsText(300000, 1)
+	passwordList = passwordsText(60000, 1)
 	textDocs     = linesText(func() []string {
 		return synth.Text(synth.TextConfig{N: 20000, MinWords: 150, MaxWords: 400, Vocabulary: 50000, Zipf: 1,
 			DupFraction: 0.1, Edit: 0.1, Seed: 6})

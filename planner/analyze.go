@@ -122,7 +122,7 @@ func (p *Plan) Counted(m Measured, fe FrontEnd) Cost {
 		if st.Groups > 0 && p.units > 0 {
 			meanSize = float64(p.unitTokens) / float64(p.units)
 		}
-		c = cal.exactCost(fe, exactCounts{
+		c = cal.exactCost(fe, exactCounts{setTokens: float64(p.unitTokens),
 			work: ExactWork{Ell: max(st.Ell, 1), Groups: st.Groups, ProbeTokens: st.ProbeTokens,
 				IndexEntries: int64(st.IndexEntries), Postings: windowPostings(*st)},
 			examined: float64(st.Postings - st.MaskPruned), candidates: float64(st.Candidates),

@@ -66,8 +66,10 @@ type OrderCosts struct {
 
 // ExactCosts are the costs of the exact join (package join).
 type ExactCosts struct {
-	Group         float64 `json:"group"`          // per distinct set: grouping, per-probe setup
+	Group         float64 `json:"group"`          // per distinct set: grouping
+	SetToken      float64 `json:"set_token"`      // per token of a distinct set: its bitmap
 	IndexEntry    float64 `json:"index_entry"`    // per index entry: building the prefix index
+	ProbeGroup    float64 `json:"probe_group"`    // per distinct set probed: its setup, its candidates' pass
 	ProbeToken    float64 `json:"probe_token"`    // per probe-prefix token looked up: its posting list and the size window
 	Posting       float64 `json:"posting"`        // per posting in the size window: reading it, the cheap early checks
 	Examined      float64 `json:"examined"`       // per posting examined: the candidate's counter and the positional filter
@@ -78,14 +80,14 @@ type ExactCosts struct {
 
 // LSHCosts are the costs of the LSH join (package approx).
 type LSHCosts struct {
-	TokenGrouped   float64 `json:"token_grouped"`   // per token of a record hashed to group identical sets (key sets)
-	TokenHashed    float64 `json:"token_hashed"`    // per token of a distinct set hashed and binned (key sets)
+	TokenHashed    float64 `json:"token_hashed"`    // per token of a record hashed to group identical sets, or of a distinct set hashed and binned (key sets)
 	WordHashed     float64 `json:"word_hashed"`     // per dictionary entry hashed (collections)
 	TokenSigned    float64 `json:"token_signed"`    // per token of a distinct set binned from its entry's hash (collections)
 	HashFunction   float64 `json:"hash_function"`   // per token and signature value (classic scheme only)
 	SignatureValue float64 `json:"signature_value"` // per signature value: initialising, packing
 	Probe          float64 `json:"probe"`           // per densification probe (one-permutation scheme)
-	BandKey        float64 `json:"band_key"`        // per (set, band): the band's key, sorted into its table
+	BandKey        float64 `json:"band_key"`        // per (set, band): the band's key
+	BandSort       float64 `json:"band_sort"`       // per band key and log2 of the sets banded: sorting the tables
 	Collision      float64 `json:"collision"`       // per band collision (a pair meeting in a bucket, repeats included)
 	Candidate      float64 `json:"candidate"`       // per distinct candidate pair: setting up its exact check
 	VerifiedToken  float64 `json:"verified_token"`  // per token of a candidate's set: the exact check

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"slices"
 
 	"github.com/simjoin/simjoin/approx"
@@ -105,6 +106,7 @@ func (c Cost) Term(name TermName, phase PhaseName) (Term, bool) {
 // (join.Stats, Plan.Counted).
 type exactCounts struct {
 	work       ExactWork // groups, index entries, probe tokens, postings
+	setTokens  float64   // tokens of the distinct sets
 	examined   float64
 	candidates float64
 	verified   float64 // candidates merged
@@ -135,6 +137,8 @@ func (cal *Calibration) exactCost(fe FrontEnd, w exactCounts) Cost {
 	c.add(TermDistinctSets, PhaseIndex, float64(w.work.Groups), cal.Exact.Group)
 	c.add(names[0], PhaseIndex, float64(w.work.IndexEntries), cal.Exact.IndexEntry)
 	c.Terms[k].Serial, c.Terms[k+1].Serial = true, true
+	c.add(TermBitmapTokens, PhaseIndex, w.setTokens, cal.Exact.SetToken)
+	c.add(TermProbeGroups, PhaseJoin, float64(w.work.Groups), cal.Exact.ProbeGroup)
 	c.add(names[1], PhaseJoin, float64(w.work.ProbeTokens), cal.Exact.ProbeToken)
 	c.add(names[2], PhaseJoin, float64(w.work.Postings), cal.Exact.Posting)
 	c.add(names[3], PhaseJoin, w.examined, cal.Exact.Examined)
@@ -193,9 +197,10 @@ type lshCounts struct {
 	k      int
 	bands  int
 	// keys: the run is over key sets (approx.JoinKeys), which groups
-	// identical sets by hashing every record's tokens and hashes each
-	// unit's tokens; otherwise over collections, whose dictionary entries
-	// are hashed once and the units' tokens signed from them.
+	// identical sets by hashing every record's tokens (recordTokens) and
+	// hashes each unit's tokens; otherwise over collections, whose
+	// dictionary entries are hashed once and the units' tokens signed from
+	// them.
 	keys          bool
 	recordTokens  float64 // tokens of every record (grouped, over key sets)
 	units         float64 // distinct sets signed
@@ -223,8 +228,10 @@ func (cal *Calibration) lshCost(fe FrontEnd, w lshCounts) Cost {
 	}
 	l := &cal.LSH
 	if w.keys {
-		c.add(TermTokensGrouped, PhaseSignatures, w.recordTokens, l.TokenGrouped)
-		c.add(TermTokensHashed, PhaseSignatures, w.tokens, l.TokenHashed)
+		// Every record's tokens hashed to group identical sets, and every
+		// distinct set's into its signature: nearly the same count twice,
+		// one cost.
+		c.add(TermTokensHashed, PhaseSignatures, w.recordTokens+w.tokens, l.TokenHashed)
 	} else {
 		c.add(TermWordsHashed, PhaseSignatures, w.words, l.WordHashed)
 		c.add(TermTokensSigned, PhaseSignatures, w.tokens, l.TokenSigned)
@@ -236,7 +243,9 @@ func (cal *Calibration) lshCost(fe FrontEnd, w lshCounts) Cost {
 	if w.scheme != approx.Classic {
 		c.add(TermDensifyProbes, PhaseSignatures, w.probes, l.Probe)
 	}
-	c.add(TermBandKeys, PhaseBands, w.units*float64(w.bands), l.BandKey)
+	keys := w.units * float64(w.bands)
+	c.add(TermBandKeys, PhaseBands, keys, l.BandKey)
+	c.add(TermBandSort, PhaseBands, keys*math.Log2(max(w.units, 2)), l.BandSort)
 	c.add(TermBandCollisions, PhaseVerify, w.collisions, l.Collision)
 	c.add(TermCandidates, PhaseVerify, w.candidates, l.Candidate)
 	c.add(TermVerifiedTokens, PhaseVerify, w.candidates*w.verifiedToken, l.VerifiedToken)

@@ -158,7 +158,7 @@ func (pl *planning) setBudget() {
 // the order, grouping the sets; no probe.
 func (pl *planning) exactLeast() Cost {
 	p := pl.p
-	return pl.exactCost(exactCounts{work: ExactWork{Ell: 1, Groups: p.units}, meanSize: pl.meanSize})
+	return pl.exactCost(exactCounts{work: ExactWork{Ell: 1, Groups: p.units}, setTokens: float64(p.unitTokens), meanSize: pl.meanSize})
 }
 
 // lshLeast is the least the LSH path's whole run can cost: reading,
@@ -170,7 +170,7 @@ func (pl *planning) lshLeast() Cost { return pl.lshCost(0, 0, 0) }
 // worth the sample.
 func (pl *planning) sampleExact(ctx context.Context) error {
 	post := float64(pl.p.Exact.Work.Postings)
-	hi := pl.exactCost(exactCounts{work: pl.p.Exact.Work, examined: post, candidates: post, verified: post, meanSize: pl.meanSize})
+	hi := pl.exactCost(exactCounts{work: pl.p.Exact.Work, setTokens: float64(pl.p.unitTokens), examined: post, candidates: post, verified: post, meanSize: pl.meanSize})
 	m := pl.sampleSize(hi.CPU-pl.exactLeast().CPU, true, true)
 	if m == 0 {
 		return nil
@@ -238,7 +238,7 @@ func (pl *planning) estimateExact() {
 		e.Candidates = post * candRatio
 		e.Verified = post * verRatio
 	}
-	e.Cost = pl.exactCost(exactCounts{work: e.Work, examined: e.Examined, candidates: e.Candidates,
+	e.Cost = pl.exactCost(exactCounts{work: e.Work, setTokens: float64(p.unitTokens), examined: e.Examined, candidates: e.Candidates,
 		verified: e.Verified, meanSize: pl.meanSize, results: s.Predicted})
 	e.Least = pl.exactLeast().CPU
 }
@@ -460,6 +460,11 @@ func (pl *planning) joinSample(ctx context.Context, ss []*Sample, frac float64) 
 		s.ExactRecords = append(s.ExactRecords, x.C.Len())
 	}
 	s.ExactFraction = frac
+	records := 0
+	for _, x := range ss {
+		records += x.C.Len()
+	}
+	s.ExactUnitFraction = pl.unitShare(frac, records, st.Groups)
 	s.Ell = ell
 	// On the ℓ-prefix path a posting past the mask bound is examined (its
 	// group checked against those already met).
@@ -497,6 +502,14 @@ func (pl *planning) sampleLSHKeys(ctx context.Context, pos [][]int, keysOf func(
 	p := pl.p
 	opt := p.LSH.opt
 	opt.Verify = approx.VerifyExact // the sample's results must be true ones
+	// A bucket of b distinct sets of the input holds about b·m/n of the
+	// sample's: the cap scaled alike caps in the sample the buckets the
+	// run caps (whose pairs yield no candidates), about.
+	if opt.MaxBucket > 0 {
+		side := len(pos) - 1 // the side the buckets are built of
+		share := float64(len(pos[side])) / float64(max(pl.sets[side], 1))
+		opt.MaxBucket = max(2, int(math.Round(float64(opt.MaxBucket)*share)))
+	}
 	sets := make([]*approx.KeySets, 2)
 	var keys []uint64
 	for k, ps := range pos {
@@ -538,6 +551,11 @@ func (pl *planning) lshSampled(st approx.Stats, frac float64, found []float64) {
 	p := pl.p
 	s := &p.Sample
 	s.LSHFraction = frac
+	records := 0
+	for _, n := range s.LSHRecords {
+		records += n
+	}
+	s.LSHUnitFraction = pl.unitShare(frac, records, st.Units)
 	s.LSHCollisions, s.LSHCandidates, s.LSHResults = st.Collisions, st.Candidates, st.Results
 	p.lshRes = make([]float64, Bins)
 	shape := p.LSH.opt.Shape
@@ -546,6 +564,21 @@ func (pl *planning) lshSampled(st approx.Stats, frac float64, found []float64) {
 			p.lshRes[bin(j)] += 1 / (pj * frac)
 		}
 	}
+}
+
+// unitShare returns the share of the input's pairs of distinct sets a
+// sample holds whose pairs of records are frac of the input's, sampling
+// records of which units are distinct: bands and candidates pair distinct
+// sets, and n records holding u distinct ones have about (u/n)² of their
+// pairs of records as pairs of distinct sets (a list with popular
+// passwords repeated has far fewer than its records).
+func (pl *planning) unitShare(frac float64, records, units int) float64 {
+	if records == 0 || units == 0 || pl.p.units == 0 || pl.allSets == 0 {
+		return frac
+	}
+	sample := float64(units) / float64(records)
+	input := float64(pl.p.units) / float64(pl.allSets)
+	return min(1, frac*sample*sample/(input*input))
 }
 
 // estimateLSH prices the LSH path: the S-curve over the similarity
@@ -569,8 +602,8 @@ func (pl *planning) estimateLSH() {
 	l.CurveCollisions = expectedCollisions(shape, hist)
 	l.Collisions, l.Candidates = l.CurveCollisions, l.CurveCandidates
 	if len(s.LSHRecords) > 0 && s.LSHCandidates >= minCandidates {
-		l.Collisions = float64(s.LSHCollisions) / s.LSHFraction
-		l.Candidates = float64(s.LSHCandidates) / s.LSHFraction
+		l.Collisions = float64(s.LSHCollisions) / s.LSHUnitFraction
+		l.Candidates = float64(s.LSHCandidates) / s.LSHUnitFraction
 	}
 	var found, all float64
 	for i, n := range pl.resHist {

@@ -11,20 +11,27 @@ import (
 // it), the front end they were read with, and the CPU seconds each phase
 // measured (the least of a few runs).
 type Observation struct {
-	Name     string
-	Cost     Cost
-	FrontEnd FrontEnd
-	CPU      map[PhaseName]float64
+	Name     string                `json:"name"`
+	Cost     Cost                  `json:"cost"`
+	FrontEnd FrontEnd              `json:"front_end"`
+	CPU      map[PhaseName]float64 `json:"cpu_s"`
 }
 
 // FitReport says how well a phase's fit matches the observations: the
 // least and greatest ratio of fitted to measured CPU time over them, and
-// how many there were.
+// each observation's.
 type FitReport struct {
 	Phase    PhaseName
 	Runs     int
 	Low, Hi  float64
 	Residual float64 // the norm of the relative errors
+	Rows     []FitRow
+}
+
+// FitRow is one observation's measured and fitted CPU seconds in a phase.
+type FitRow struct {
+	Name             string
+	Measured, Fitted float64
 }
 
 // Fit returns base with the unit costs fitted to obs, phase by phase: for
@@ -90,6 +97,7 @@ func Fit(obs []Observation, base Calibration) (Calibration, []FitReport) {
 			}
 			q := fitted / measured[i]
 			rep.Low, rep.Hi = min(rep.Low, q), max(rep.Hi, q)
+			rep.Rows = append(rep.Rows, FitRow{Name: names[i], Measured: measured[i], Fitted: fitted})
 		}
 		reports = append(reports, rep)
 	}
@@ -145,8 +153,6 @@ func (cal *Calibration) termUnits(t Term, fe FrontEnd) []unitWeight {
 		return one(&r.Token)
 	case TermFiles:
 		return one(&r.File)
-	case TermSetTokens:
-		return one(&r.SetToken)
 	case TermTokensEntered:
 		return one(&o.TokenEntered)
 	case TermValuesEntered:
@@ -159,6 +165,12 @@ func (cal *Calibration) termUnits(t Term, fe FrontEnd) []unitWeight {
 		return one(&o.Record)
 	case TermDistinctSets:
 		return one(&e.Group)
+	case TermSetTokens:
+		return one(&r.SetToken)
+	case TermBitmapTokens:
+		return one(&e.SetToken)
+	case TermProbeGroups:
+		return one(&e.ProbeGroup)
 	case TermIndexEntries, TermIndexKeys:
 		return one(&e.IndexEntry)
 	case TermProbeTokens, TermKeysLookedUp:
@@ -167,8 +179,6 @@ func (cal *Calibration) termUnits(t Term, fe FrontEnd) []unitWeight {
 		return one(&e.Posting)
 	case TermExamined, TermPastMask:
 		return one(&e.Examined)
-	case TermTokensGrouped:
-		return one(&l.TokenGrouped)
 	case TermTokensHashed:
 		return one(&l.TokenHashed)
 	case TermWordsHashed:
@@ -183,6 +193,8 @@ func (cal *Calibration) termUnits(t Term, fe FrontEnd) []unitWeight {
 		return one(&l.Probe)
 	case TermBandKeys:
 		return one(&l.BandKey)
+	case TermBandSort:
+		return one(&l.BandSort)
 	case TermBandCollisions:
 		return one(&l.Collision)
 	case TermCandidates, TermVerifiedTokens, TermResults:

@@ -69,6 +69,11 @@ func (t Tokenizer) String() string { return enumText(tokenizerNames[:], t, "toke
 // MarshalText returns the tokenizer's name.
 func (t Tokenizer) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads a tokenizer's name.
+func (t *Tokenizer) UnmarshalText(b []byte) error {
+	return unmarshalEnum(tokenizerNames[:], t, b, "tokenizer")
+}
+
 // given reports whether fe says anything: a zero FrontEnd prices neither
 // the reading nor the order (Options.FrontEnd).
 func (fe FrontEnd) given() bool { return fe.Records > 0 || fe.Tokens > 0 || fe.Bytes > 0 }

@@ -338,8 +338,8 @@ func (pl *planning) keyExactWork() {
 		}
 	}
 	s := &p.Sample
-	if len(s.ExactRecords) > 0 && s.ExactFraction > 0 {
-		f := s.ExactFraction
+	if len(s.ExactRecords) > 0 && s.ExactUnitFraction > 0 {
+		f := s.ExactUnitFraction // postings and candidates pair distinct sets
 		w.Postings = int64(math.Round(float64(s.Postings) / f))
 		e.Examined = float64(s.Examined) / f
 		e.Candidates = float64(s.Candidates) / f
@@ -367,7 +367,7 @@ func (p *Plan) WithOrder(ctx context.Context, c, s *order.Collection) (*Plan, er
 	q.Stats = slices.Clone(p.Stats)
 	q.Sample = p.Sample
 	q.Sample.ExactRecords = nil
-	q.Sample.ExactFraction, q.Sample.Ell = 0, 0
+	q.Sample.ExactFraction, q.Sample.ExactUnitFraction, q.Sample.Ell = 0, 0, 0
 	q.Sample.Postings, q.Sample.Examined, q.Sample.Candidates, q.Sample.Verified, q.Sample.Results = 0, 0, 0, 0, 0
 	q.Sample.IndexEntries, q.Sample.ProbeTokens = 0, 0
 	q.exactRes = nil

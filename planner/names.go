@@ -1,6 +1,9 @@
 package planner
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // The planner's typed names: the phases a run times, the terms of a cost,
 // the figures behind a plan and their units. Each is a small integer whose
@@ -46,6 +49,9 @@ func (p PhaseName) String() string { return enumText(phaseNames[:], p, "phase") 
 // MarshalText returns the phase's name, so that JSON shows "index".
 func (p PhaseName) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText reads a phase's name.
+func (p *PhaseName) UnmarshalText(b []byte) error { return unmarshalEnum(phaseNames[:], p, b, "phase") }
+
 // TermName is a term of a path's predicted cost (Term): the unit of work it
 // counts, each a count the engine reports for its phase (the simjoin
 // package's Stats, join.Stats, approx.Stats).
@@ -65,10 +71,12 @@ const (
 	TermRecordsOrdered // records sorted by size and grouped
 	// Exact path: the index phase.
 	TermDistinctSets // distinct sets grouped
+	TermBitmapTokens // tokens of the distinct sets: their bitmaps
 	TermIndexEntries // entries of the prefix index
 	TermIndexKeys    // entries of the ℓ-prefix path's key index
 	// Exact path: the join phase. The ℓ-prefix path counts keys and key
 	// postings where the prefix filter counts tokens and prefix postings.
+	TermProbeGroups    // distinct sets probed
 	TermProbeTokens    // probe-prefix tokens looked up
 	TermKeysLookedUp   // keys looked up (ℓ-prefix)
 	TermPrefixPostings // postings in the size window
@@ -80,14 +88,14 @@ const (
 	TermVerifiedTokens // tokens of the sets verified
 	TermResults        // result pairs emitted and written
 	// LSH path.
-	TermTokensGrouped   // tokens of the records hashed to group identical sets (key sets)
-	TermTokensHashed    // tokens of the distinct sets hashed into their signatures (key sets)
+	TermTokensHashed    // tokens hashed: every record's, to group identical sets, and every distinct set's, into its signature (key sets)
 	TermWordsHashed     // dictionary entries hashed (a collection's join)
 	TermTokensSigned    // tokens of the distinct sets signed from the dictionary's hashes (a collection's join)
 	TermHashFunctions   // token hash functions evaluated (classic scheme)
 	TermSignatureValues // signature values
 	TermDensifyProbes   // densification probes (one-permutation scheme: sets smaller than K)
 	TermBandKeys        // band keys
+	TermBandSort        // band keys times log2 of the sets banded: sorting the band tables
 	TermBandCollisions  // band collisions, repeats included
 )
 
@@ -95,11 +103,12 @@ var termNames = [...]string{
 	TermBytes: "bytes read", TermTokensRead: "tokens read", TermFiles: "files read", TermSetTokens: "set tokens numbered",
 	TermTokensEntered: "tokens entered", TermValuesEntered: "values entered", TermDistinctKeys: "distinct tokens",
 	TermTokensOrdered: "tokens ordered", TermRecordsOrdered: "records ordered",
-	TermDistinctSets: "distinct sets", TermIndexEntries: "index entries", TermIndexKeys: "index entries (keys)",
+	TermDistinctSets: "distinct sets", TermBitmapTokens: "set tokens (bitmaps)", TermIndexEntries: "index entries", TermIndexKeys: "index entries (keys)",
+	TermProbeGroups: "sets probed",
 	TermProbeTokens: "probe-prefix tokens", TermKeysLookedUp: "keys looked up", TermPrefixPostings: "prefix postings",
 	TermKeyPostings: "key postings", TermExamined: "postings examined", TermPastMask: "postings past the mask",
 	TermCandidates: "candidates", TermVerifiedTokens: "verified tokens", TermResults: "results",
-	TermTokensGrouped: "tokens grouped", TermTokensHashed: "tokens hashed", TermWordsHashed: "dictionary entries hashed",
+	TermTokensHashed: "tokens hashed", TermWordsHashed: "dictionary entries hashed",
 	TermTokensSigned: "tokens signed", TermHashFunctions: "token hash functions", TermSignatureValues: "signature values",
 	TermDensifyProbes: "densification probes",
 	TermBandKeys:      "band keys", TermBandCollisions: "band collisions",
@@ -110,6 +119,9 @@ func (t TermName) String() string { return enumText(termNames[:], t, "term") }
 
 // MarshalText returns the term's name.
 func (t TermName) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads a term's name.
+func (t *TermName) UnmarshalText(b []byte) error { return unmarshalEnum(termNames[:], t, b, "term") }
 
 // FigureName is a figure that decided a plan (Figure).
 type FigureName uint8
@@ -197,6 +209,17 @@ func (k StepKind) String() string { return enumText(stepNames[:], k, "step") }
 
 // MarshalText returns the step's name.
 func (k StepKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// unmarshalEnum sets *v to the value whose name is b.
+func unmarshalEnum[T ~uint8](names []string, v *T, b []byte, kind string) error {
+	for i, n := range names {
+		if n != "" && n == string(b) {
+			*v = T(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("planner: unknown %s %q", kind, b)
+}
 
 // enumText returns names[v], or kind(v) for a value without a name.
 func enumText[T ~uint8](names []string, v T, kind string) string {

@@ -213,6 +213,10 @@ type SampleEstimate struct {
 	// postings). Its pairs are ExactFraction of the input's.
 	ExactRecords  []int   `json:"exact_records,omitempty"`
 	ExactFraction float64 `json:"exact_fraction,omitempty"`
+	// ExactUnitFraction and LSHUnitFraction are the samples' shares of the
+	// input's pairs of distinct sets, which postings, band collisions and
+	// candidates pair (fewer than the pairs of records where sets repeat).
+	ExactUnitFraction float64 `json:"exact_unit_fraction,omitempty"`
 	// Ell is the tokens per index key of the sample's exact join: the
 	// path the whole join takes (join.ChooseEll).
 	Ell        int   `json:"key_tokens,omitempty"`
@@ -227,11 +231,12 @@ type SampleEstimate struct {
 	ProbeTokens  int64 `json:"probe_tokens"`
 	// LSHRecords is the records per side of the sample joined with LSH,
 	// whose pairs are LSHFraction of the input's.
-	LSHRecords    []int   `json:"lsh_records,omitempty"`
-	LSHFraction   float64 `json:"lsh_fraction,omitempty"`
-	LSHCollisions int64   `json:"lsh_collisions"`
-	LSHCandidates int64   `json:"lsh_candidates"`
-	LSHResults    int64   `json:"lsh_results"`
+	LSHRecords      []int   `json:"lsh_records,omitempty"`
+	LSHFraction     float64 `json:"lsh_fraction,omitempty"`
+	LSHUnitFraction float64 `json:"lsh_unit_fraction,omitempty"`
+	LSHCollisions   int64   `json:"lsh_collisions"`
+	LSHCandidates   int64   `json:"lsh_candidates"`
+	LSHResults      int64   `json:"lsh_results"`
 	// Pairs is the number of random pairs whose similarity was measured.
 	Pairs int `json:"pairs"`
 	// Predicted is the expected number of results of the input.

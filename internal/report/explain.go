@@ -154,7 +154,12 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 			side = []string{" (R)", " (S)"}[i]
 		}
 		line("  records"+side, fmt.Sprintf("%s (%s empty)", numfmt.Group(int64(st.Records)), numfmt.Group(int64(st.Empty))))
-		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", numfmt.Group(st.Tokens), numfmt.Group(int64(st.Distinct))))
+		distinct := numfmt.Group(int64(st.Distinct)) + " distinct"
+		if st.Sampled < 1 {
+			distinct = fmt.Sprintf("about %s distinct (the order is not built: frequencies from %s of the distinct tokens, hash-sampled)",
+				numfmt.Group(int64(st.Distinct)), share(st.Sampled))
+		}
+		line("  tokens"+side, fmt.Sprintf("%s in sets, %s", numfmt.Group(st.Tokens), distinct))
 		z := st.Size
 		line("  set size"+side, fmt.Sprintf("min %d, p25 %d, median %d, p75 %d, p90 %d, p99 %d, max %d, mean %.1f",
 			z.Min, z.P25, z.P50, z.P75, z.P90, z.P99, z.Max, z.Mean))
