@@ -441,9 +441,9 @@ func (in *Input) keySets() (rk, sk *approx.KeySets) {
 
 // Collections returns the ordered collections: r, and s for an R-S join (nil
 // for a self-join). They are shared, not copied: read them only. With
-// Method LSH, Load builds no token order; the first call builds it (the cost
-// Load's order phase has otherwise) and later calls return the same
-// collections.
+// Method LSH or Auto, Load builds no token order; the first call (or the
+// planner, for Auto) builds it (the cost Load's order phase has otherwise)
+// and later calls return the same collections.
 func (in *Input) Collections() (r, s *order.Collection) { return in.collections() }
 
 // IDs returns the record ids of Files sources (the paths), for r and for s;

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/order"
 )
@@ -223,13 +224,28 @@ func (k *keyBatches) AppendKeys(dst []uint64, i int) []uint64 {
 	return dst
 }
 
-// valueTokens returns the tokens held as values.
-func (k *keyBatches) valueTokens() int64 {
-	var n int64
+// Each calls f with every record in order and its distinct tokens: the
+// keys of a block of keys, and for a block of values a mix of each value
+// (valueID), which costs less than its key (planner.Keys).
+func (k *keyBatches) Each(f func(i int, ids []uint64)) {
+	var buf []uint64
+	i := 0
 	for _, b := range k.batches {
-		if b.vk != nil {
-			n += int64(len(b.vals))
+		for r := 1; r < len(b.offs); r++ {
+			if b.vk == nil {
+				f(i, b.keys[b.offs[r-1]:b.offs[r]])
+			} else {
+				buf = buf[:0]
+				for _, v := range b.vals[b.offs[r-1]:b.offs[r]] {
+					buf = append(buf, valueID(v))
+				}
+				f(i, buf)
+			}
+			i++
 		}
 	}
-	return n
 }
+
+// valueID stands for the token of small value v in planning's scan
+// (keyBatches.Each): distinct values, distinct ids.
+func valueID(v uint32) uint64 { return mix.Mix64(uint64(v) + 0x5bd1e995) }

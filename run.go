@@ -316,11 +316,15 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement
 			}
-		} else if in.lazy != nil {
+		} else if in.lazy != nil && !in.lazy.built.Load() {
+			// No order: LSH signs the keys (made from the records as read).
 			rk, sk := in.keySets()
 			as, err = approx.JoinKeys(ctx, rk, sk, lsh, emit)
 		} else {
-			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
+			// The order is built (as read, or for the planner): signing
+			// through its dictionary costs less than making key sets.
+			r, s := in.collections()
+			as, err = approx.Join(ctx, r, s, lsh, emit)
 		}
 		report(-1, -1, true)
 		if err == nil || as.K > 0 {

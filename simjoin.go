@@ -24,8 +24,11 @@
 // collections (package order): Load returns that Input. With Method LSH
 // (and no CheckRecall) Load builds no order: MinHash signs the token keys
 // themselves and candidates are verified on sorted keys (approx.KeySets, 8
-// bytes a token), and the order is built only if Collections, Plan or
-// Explain asks for it. Input.Join then
+// bytes a token), and the order is built only if Collections or Explain
+// asks for it. With Method Auto (the default) Load keeps the records as
+// read and builds no order either: the planner prices both paths' whole
+// runs on the records first, and the order is built only when LSH does not
+// clearly pay without it (the exact path needs it). Input.Join then
 // plans (for Method Auto) and runs the chosen path, streaming the pairs to a
 // callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
 // plan and the counters of the path that ran. Input.Dedup clusters the pairs
@@ -71,8 +74,8 @@ type Method = planner.Method
 
 // The methods.
 const (
-	// Auto lets the planner choose between Exact and LSH by predicted CPU
-	// time (planner.New); it is the zero value.
+	// Auto lets the planner choose between Exact and LSH by the predicted
+	// CPU time of each path's whole run (Input.Plan); it is the zero value.
 	Auto = planner.Auto
 	// Exact finds every pair: the prefix-filter joins of package join.
 	Exact = planner.Exact

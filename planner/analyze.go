@@ -129,7 +129,7 @@ func (p *Plan) Counted(m Measured, fe FrontEnd) Cost {
 			verified: float64(st.Verified), meanSize: meanSize, results: float64(st.Results)})
 	case m.LSH != nil:
 		st := m.LSH
-		w := lshCounts{scheme: st.Scheme, k: st.K, bands: st.Shape.B, keys: !fe.Ordered,
+		w := lshCounts{scheme: st.Scheme, k: st.K, bands: st.Shape.B, keys: st.Words == 0, // key sets hash no dictionary
 			recordTokens: float64(fe.Tokens), units: float64(st.Units), tokens: float64(st.Tokens), words: float64(st.Words), probes: float64(st.Probes),
 			collisions: float64(st.Collisions), candidates: float64(st.Candidates), results: float64(st.Results)}
 		if st.Units > 0 {

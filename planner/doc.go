@@ -13,7 +13,8 @@
 //     the exact path's can cost (its reading, its order and grouping its
 //     sets: ExactEstimate.Least); otherwise the plan is exact pending the
 //     order (Plan.NeedsOrder), and Plan.WithOrder completes it on the
-//     collections and decides on the order's exact counts.
+//     collections and decides on the order's exact counts (LSH, if chosen
+//     then, runs over the collections, the order spent).
 //   - New plans on collections already built (the order read with the
 //     records): both paths start from the order, and LSH runs over the
 //     collections.
@@ -107,6 +108,17 @@
 // once the sample meets 20 candidates; the S-curve's below that). Each
 // candidate costs an exact check through join.Check, and each result
 // written.
+//
+// Samples draw records uniformly, and band collisions, candidates and
+// postings pair distinct sets: a sample's are scaled by its share of the
+// input's pairs of distinct sets, (u/n)² of its pairs of records for n
+// records holding u distinct sets (SampleEstimate's unit fractions), and
+// its bucket cap by its share of the records. That corrects the count of
+// pairs but not their mix: where records repeat (a raw leak's popular
+// passwords), a sample over-represents the popular sets, which also meet
+// more others in the bands, and LSH's price comes out high. Pairs of
+// random pairs that share no token never meet in a band and are left out
+// of the S-curve's similarity distribution.
 //
 // Results and their similarities come from whichever sample holds more
 // pairs: the exact one's results scaled by its share of the pairs, or the

@@ -382,7 +382,9 @@ func (pl *planning) lshCost(collisions, candidates, results float64) Cost {
 func (p *Plan) priceLSH(cal *Calibration, w lshCounts) Cost {
 	l := &p.LSH
 	w.scheme, w.k, w.bands = l.Scheme, l.K, l.Bands
-	w.keys = !p.FrontEnd.Ordered
+	// On the order (New, WithOrder) LSH runs over the collections, which
+	// sign through the dictionary; before it, over the key sets.
+	w.keys = !p.Ordered
 	w.recordTokens = float64(p.FrontEnd.Tokens)
 	w.units, w.tokens, w.probes = float64(p.units), float64(p.unitTokens), p.probes
 	if !w.keys {
@@ -637,7 +639,10 @@ func (pl *planning) pairCount() int {
 // pairSample measures k random pairs, draw giving a pair's overlap and
 // sizes, and adds the share of all pairs that each pair below the threshold
 // stands for to hist (those at or above it are counted by the samples'
-// joins).
+// joins). A pair that shares no token is left out: it never meets in a band
+// (their MinHash values differ), where the S-curve at its bin's midpoint
+// would count it as a chance candidate, and on documents of rare shingles
+// nearly every pair is one.
 func (pl *planning) pairSample(hist []float64, k int, draw func(r *rand.Rand) (o, x, y int)) {
 	if k <= 0 {
 		return
@@ -646,7 +651,7 @@ func (pl *planning) pairSample(hist []float64, k int, draw func(r *rand.Rand) (o
 	w := pl.pairs / float64(k)
 	for range k {
 		o, x, y := draw(r)
-		if pl.b.Passes(o, x, y) {
+		if o == 0 || pl.b.Passes(o, x, y) {
 			continue
 		}
 		hist[bin(jaccard(o, x, y))] += w

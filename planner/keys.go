@@ -9,6 +9,7 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 )
 
@@ -19,6 +20,13 @@ type Keys interface {
 	Len() int                                // records, empty ones included
 	Size(i int) int                          // the distinct tokens of record i
 	AppendKeys(dst []uint64, i int) []uint64 // appends record i's distinct keys, in any order
+	// Each calls f with every record in order: its index and its distinct
+	// tokens as 64-bit stand-ins, the same for the same token wherever it
+	// was read alike: its key, or for a token read as a small value a mix
+	// of the value, which costs less to make than the key (a token read
+	// both ways then counts as two). ids is valid during the call only.
+	// It is how planning reads every token once.
+	Each(f func(i int, ids []uint64))
 }
 
 // KeySetsOf returns ks as Keys.
@@ -29,6 +37,11 @@ type keySets struct{ ks *approx.KeySets }
 func (k keySets) Len() int                                { return k.ks.Len() }
 func (k keySets) Size(i int) int                          { return len(k.ks.Set(i)) }
 func (k keySets) AppendKeys(dst []uint64, i int) []uint64 { return append(dst, k.ks.Set(i)...) }
+func (k keySets) Each(f func(i int, ids []uint64)) {
+	for i := range k.ks.Len() {
+		f(i, k.ks.Set(i))
+	}
+}
 
 // NewKeys plans a self-join of r (an R-S join of r against s when s is not
 // nil) before the token order is built: the order is the exact path's
@@ -92,10 +105,10 @@ func NewKeys(ctx context.Context, r, s Keys, opt Options) (*Plan, error) {
 // order will number.
 func (pl *planning) scanKeys() {
 	p := pl.p
-	var tokens int64
-	for _, ks := range pl.keys {
-		for i := range ks.Len() {
-			tokens += int64(ks.Size(i))
+	tokens := pl.opt.FrontEnd.Tokens
+	if tokens == 0 {
+		for _, ks := range pl.keys {
+			ks.Each(func(_ int, ids []uint64) { tokens += int64(len(ids)) })
 		}
 	}
 	// Keys whose hash falls below cut are counted exactly: about
@@ -110,23 +123,21 @@ func (pl *planning) scanKeys() {
 	}
 	union := map[uint64]struct{}{}
 	var setHashes []uint64
-	var keys []uint64
 	p.Stats = p.Stats[:0]
 	for _, ks := range pl.keys {
 		df := map[uint64]int32{}
 		var sizes []int32
 		st := Stats{Records: ks.Len()}
-		for i := range ks.Len() {
-			n := ks.Size(i)
+		ks.Each(func(_ int, ids []uint64) {
+			n := len(ids)
 			if n == 0 {
 				st.Empty++
-				continue
+				return
 			}
 			sizes = append(sizes, int32(n))
 			st.Tokens += int64(n)
-			keys = ks.AppendKeys(keys[:0], i)
 			var sum uint64
-			for _, k := range keys {
+			for _, k := range ids {
 				h := mix.Mix64(k)
 				sum += h
 				if h <= cut {
@@ -134,7 +145,7 @@ func (pl *planning) scanKeys() {
 				}
 			}
 			setHashes = append(setHashes, mix.Mix64(sum^uint64(n)))
-		}
+		})
 		st.Sets = len(sizes)
 		pl.sets = append(pl.sets, st.Sets)
 		pl.allSets += st.Sets
@@ -237,32 +248,13 @@ func (pl *planning) keyPairs() {
 		for len(pl.keys) == 1 && j == i {
 			j = r.IntN(len(b))
 		}
-		return overlapSorted(a[i], b[j]), len(a[i]), len(b[j])
+		return join.OverlapAtLeast(a[i], b[j], 0), len(a[i]), len(b[j])
 	})
 }
 
 // keyPool is the least number of records per side whose random pairs
 // NewKeys measures.
 const keyPool = 400
-
-// overlapSorted returns the size of the intersection of two sorted sets
-// of distinct keys.
-func overlapSorted(x, y []uint64) int {
-	i, j, o := 0, 0, 0
-	for i < len(x) && j < len(y) {
-		switch {
-		case x[i] < y[j]:
-			i++
-		case x[i] > y[j]:
-			j++
-		default:
-			o++
-			i++
-			j++
-		}
-	}
-	return o
-}
 
 // sampleOrder joins a seeded sample of the records exactly over an order
 // of the sample's own (order.Build on their keys): the exact path's
@@ -353,8 +345,10 @@ func (pl *planning) keyExactWork() {
 // WithOrder completes a plan made before the order (NewKeys) on the
 // collections built from the same records (s nil for a self-join): the
 // exact path priced on the order (SelfWork or RSWork, a sample joined over
-// it), the LSH path as NewKeys priced it (still over the key sets), and the
-// choice made again on the whole runs' prices. A plan already on the
+// it), the LSH path from NewKeys's samples but signing through the order's
+// dictionary (the order built, LSH runs over the collections: no key sets
+// to make), and the choice made again on the whole runs' prices (the
+// order, if LSH is chosen now, spent for nothing). A plan already on the
 // order is returned as it is.
 //
 // Cost: as New's exact part. Deterministic.

@@ -110,13 +110,17 @@ func TestNewKeysPending(t *testing.T) {
 	if w := SelfWork(c, q.Bounds()); q.Exact.Work.Postings != w.Postings {
 		t.Errorf("completed plan counts %d postings, SelfWork %d", q.Exact.Work.Postings, w.Postings)
 	}
-	// LSH's price moves only with what the order counts exactly: the
-	// distinct sets, the results.
+	// LSH's price moves only with what the order counts exactly (the
+	// distinct sets, the results) and its signing through the dictionary.
 	if q.FrontEnd.Distinct != int64(c.Dict().Len()) || math.Abs(q.LSH.Cost.CPU/p.LSH.Cost.CPU-1) > 0.2 {
 		t.Errorf("distinct %d (dictionary %d); LSH %v s then %v s", q.FrontEnd.Distinct, c.Dict().Len(), p.LSH.Cost.CPU, q.LSH.Cost.CPU)
 	}
-	if _, ok := q.LSH.Cost.Term(TermTokensHashed, PhaseSignatures); !ok {
-		t.Errorf("LSH is no longer priced over key sets: %+v", q.LSH.Cost.Terms)
+	// Before the order LSH would sign the key sets; on it, the collections.
+	if _, ok := p.LSH.Cost.Term(TermTokensHashed, PhaseSignatures); !ok {
+		t.Errorf("LSH before the order is not priced over key sets: %+v", p.LSH.Cost.Terms)
+	}
+	if _, ok := q.LSH.Cost.Term(TermWordsHashed, PhaseSignatures); !ok {
+		t.Errorf("LSH on the order is not priced over the collections: %+v", q.LSH.Cost.Terms)
 	}
 	if again, _ := q.WithOrder(ctx, c, nil); again != q {
 		t.Errorf("completing a completed plan made a new one")

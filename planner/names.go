@@ -111,7 +111,7 @@ var termNames = [...]string{
 	TermTokensHashed: "tokens hashed", TermWordsHashed: "dictionary entries hashed",
 	TermTokensSigned: "tokens signed", TermHashFunctions: "token hash functions", TermSignatureValues: "signature values",
 	TermDensifyProbes: "densification probes",
-	TermBandKeys:      "band keys", TermBandCollisions: "band collisions",
+	TermBandKeys:      "band keys", TermBandSort: "band keys sorted (x log2 sets)", TermBandCollisions: "band collisions",
 }
 
 // String returns the term's name, such as "prefix postings".

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -305,5 +306,48 @@ func TestJoinAutoPlans(t *testing.T) {
 	}
 	if len(truth) < 50 || len(got) < len(truth)*9/10 {
 		t.Errorf("auto (lsh) found %d of %d pairs", len(got), len(truth))
+	}
+}
+
+// TestLSHMargin: --lsh-margin is a factor >= 1 (exit 2 otherwise, with one
+// line); it applies to auto, so join refuses it with a method given, while
+// explain (which prices both paths whatever the method) takes it. Where
+// the default margin takes LSH, a margin above exact's price over LSH's
+// keeps exact, and the reason says how far inside the margin it fell.
+func TestLSHMargin(t *testing.T) {
+	in := "../../testdata/sets.txt"
+	for _, bad := range []string{"0.5", "0", "-1", "NaN", "Inf"} {
+		if code, _, stderr := runCLI(t, "join", "-t", "0.5", "--lsh-margin", bad, in); code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("--lsh-margin %s: exit %d, %q", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "join", "-t", "0.5", "--method", "exact", "--lsh-margin", "2", in); code != 2 || !strings.Contains(stderr, "--lsh-margin applies to --method auto") {
+		t.Errorf("join --method exact --lsh-margin: exit %d, %q", code, stderr)
+	}
+	var b strings.Builder
+	for _, set := range synth.Sets(synth.SetsConfig{N: 3000, MinSize: 100, MaxSize: 100, Universe: 1000, Seed: 3}) {
+		for _, tok := range set {
+			fmt.Fprintf(&b, "%d ", tok)
+		}
+		b.WriteString("\n")
+	}
+	path := filepath.Join(t.TempDir(), "frequent.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ex struct {
+		Plan struct {
+			Method string  `json:"method"`
+			Prefer float64 `json:"prefer"`
+			Reason string  `json:"reason"`
+		} `json:"plan"`
+	}
+	_, out, _ := runCLI(t, "explain", "-t", "0.5", "--json", path)
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.Plan.Method != "lsh" || !strings.Contains(ex.Plan.Reason, "outside the 1.25x margin") {
+		t.Fatalf("default margin: %v %+v", err, ex.Plan)
+	}
+	_, out, _ = runCLI(t, "explain", "-t", "0.5", "--json", "--lsh-margin", "1000", path)
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.Plan.Method != "exact" || ex.Plan.Prefer != 1000 || !strings.Contains(ex.Plan.Reason, "inside the 1000x margin") {
+		t.Errorf("margin 1000: %v %+v", err, ex.Plan)
 	}
 }
