@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -42,8 +43,8 @@ func joinAll(t *testing.T, in *simjoin.Input) ([]simjoin.Pair, simjoin.Stats) {
 
 func load(t *testing.T, text string, m simjoin.Method, threshold float64) *simjoin.Input {
 	t.Helper()
-	in, err := simjoin.Load(context.Background(), simjoin.Lines(strings.NewReader(text), "in"), simjoin.Source{},
-		simjoin.Options{Threshold: threshold, Method: m})
+	in, err := simjoin.Load(context.Background(), records.Lines(strings.NewReader(text), "in"), records.Source{},
+		simjoin.Options{Threshold: mustThresholdOf(t, threshold), Method: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +98,10 @@ func TestAutoValuesAsKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := simjoin.Options{Threshold: 0.6, Tokens: tok}
+		opts := simjoin.Options{Threshold: mustThresholdOf(t, 0.6), Tokens: tok}
 		loadAs := func(m simjoin.Method) *simjoin.Input {
 			opts.Method = m
-			in, err := simjoin.Load(context.Background(), simjoin.Lines(strings.NewReader(text), "in"), simjoin.Source{}, opts)
+			in, err := simjoin.Load(context.Background(), records.Lines(strings.NewReader(text), "in"), records.Source{}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

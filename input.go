@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/rusage"
@@ -17,12 +16,13 @@ import (
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // Input is the input of a join, read, tokenized and ordered by Load: one
 // collection for a self-join, two (over one token order) for an R-S join,
 // with the options they were loaded with. It is immutable and safe for
-// concurrent use; Join, Pairs, Dedup and Explain may run on it any number of
+// concurrent use; Join, Dedup and Explain may run on it any number of
 // times.
 type Input struct {
 	// r and s are the collections, s nil for a self-join; with Method LSH
@@ -32,43 +32,24 @@ type Input struct {
 	// no token order (approx.JoinKeys); nil otherwise. sk is nil for a
 	// self-join.
 	rk, sk *approx.KeySets
-	// rb and sb are the records as read when Method is Auto (keyBatches
-	// with values): the planner reads them before any order is built, and
+	// rb and sb are the records as read when Method is Auto (KeyBatches
+	// with Values): the planner reads them before any order is built, and
 	// the order is built from them for the exact path (values taking the
 	// order's array road, as if read into it), or the key sets made of
 	// them for LSH. nil otherwise; sb is nil for a self-join.
-	rb, sb   *keyBatches
+	rb, sb   *records.KeyBatches
 	lazy     *lazyOrder       // builds r and s from rb and sb, or rk and sk, once
 	rid, sid []string         // record ids of Files sources; nil otherwise
 	opts     Options          // as given, Workers resolved
 	t        prefix.Threshold // the threshold, exactly
 	loaded   Stats            // the input's counts and the timings of Read and Order
 	planned  *Plan            // set by WithPlan
-	values   int64            // tokens read as small values (order.Input.AddValues)
-	ready    bool             // read from ready sets (Sets): no tokenizer
+	counts   records.Counts   // the reading's counts: bytes, tokens read as values, ready sets
 }
 
-// loading is the state of one Load: options, the keyers shared by Sets
-// sources, the file filter shared by Files sources, and the counts so far.
-type loading struct {
-	opts    Options
-	keyers  []any
-	nextKey uint64
-	filter  *fileset.Filter
-	stats   Stats
-	values  int64 // tokens read as small values (order.Input.AddValues)
-	ready   bool  // a source of ready sets: no tokenizer
-}
-
-// progress returns a reporter of one stage's advance to Options.Progress (a
-// no-op without it): done of total (-1: unknown), and end once the stage is
-// over.
-func (l *loading) progress(stage Stage, name string) func(done, total int64, end bool) {
-	return progressOf(l.opts.Progress, Progress{Stage: stage, Name: name})
-}
-
-// progressOf is loading.progress for any stage: every report to f is
-// stage's Stage, Name and Method with the counts of the call.
+// progressOf returns a reporter of one stage's advance to f (a no-op without
+// it): every report to f is stage's Stage, Name and Method with the counts of
+// the call, done of total (-1: unknown), and end once the stage is over.
 func progressOf(f func(Progress), stage Progress) func(done, total int64, end bool) {
 	if f == nil {
 		return func(int64, int64, bool) {}
@@ -81,6 +62,10 @@ func progressOf(f func(Progress), stage Progress) func(done, total int64, end bo
 		f(ev)
 	}
 }
+
+// readStages are the stages of package records' reading as Progress names
+// them.
+var readStages = [...]Stage{records.StageLines: StageRead, records.StageFiles: StageFiles}
 
 // timing measures one phase in wall and CPU time.
 type timing struct {
@@ -111,8 +96,8 @@ func (t timing) done() Timing {
 // goroutines. Memory: the
 // sets (about 16 bytes per token while ordering, 4 after). ctx is checked
 // between the phases.
-func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
-	if r.read == nil {
+func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error) {
+	if r.IsZero() {
 		return nil, fmt.Errorf("%w: no records to join", ErrSources)
 	}
 	t, err := opts.threshold()
@@ -120,22 +105,26 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		return nil, err
 	}
 	if opts.Method > LSH {
-		return nil, fmt.Errorf("%w: %d", ErrMethod, opts.Method)
+		return nil, fmt.Errorf("simjoin: %w %d", ErrMethod, opts.Method)
 	}
 	if opts.Method == LSH && opts.Measure == prefix.Overlap {
-		return nil, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, opts.Measure)
+		return nil, fmt.Errorf("simjoin: %w: LSH estimates Jaccard similarity, not %s", ErrNoJaccardBound, opts.Measure)
 	}
-	if r.tokens || s.tokens {
+	if r.Tokenized() || s.Tokenized() {
 		if err := checkTokens(opts.Tokens); err != nil {
 			return nil, err
 		}
 	}
 	opts.Workers = parallel.Workers(opts.Workers)
-	l := &loading{opts: opts}
+	rd := records.NewReader(records.Options{Tokens: opts.Tokens, Files: opts.Files, Workers: opts.Workers,
+		Progress: func(stage records.Stage, name string) func(done, total int64, end bool) {
+			return progressOf(opts.Progress, Progress{Stage: readStages[stage], Name: name})
+		}})
+	var st Stats
 	tm := startTiming()
-	var rside, sside Side
-	if s.read != nil {
-		rside, sside = SideR, SideS
+	var rside, sside records.Side
+	if !s.IsZero() {
+		rside, sside = records.SideR, records.SideS
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
 	// token order is built unless asked for (Collections). CheckRecall's
@@ -144,70 +133,73 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 	// the exact path).
 	keys := opts.Method == LSH && !opts.CheckRecall
 	deferred := opts.Method == Auto && !opts.CheckRecall
-	newSets := func() setSink {
+	newSets := func() records.Sink {
 		switch {
 		case keys:
-			return new(keyBatches)
+			return new(records.KeyBatches)
 		case deferred:
-			return &keyBatches{values: true}
+			return &records.KeyBatches{Values: true}
 		}
 		return &order.Input{Workers: opts.Workers}
 	}
 	rto := newSets()
-	rid, err := r.read(ctx, l, rside, rto)
+	rid, err := rd.Read(ctx, r, rside, rto)
 	if err != nil {
 		return nil, err
 	}
-	var sto setSink
+	var sto records.Sink
 	var sid []string
-	if s.read != nil {
+	if !s.IsZero() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sto = newSets()
-		if sid, err = s.read(ctx, l, sside, sto); err != nil {
+		if sid, err = rd.Read(ctx, s, sside, sto); err != nil {
 			return nil, err
 		}
 	}
-	l.stats.Read = tm.done()
+	st.Read, st.Files = tm.done(), rd.FileStats()
+	counts := rd.Counts()
+	st.Bytes = counts.Bytes
 	if deferred {
-		rb, sb := rto.(*keyBatches), (*keyBatches)(nil)
+		rb, sb := rto.(*records.KeyBatches), (*records.KeyBatches)(nil)
 		if sto != nil {
-			sb = sto.(*keyBatches)
+			sb = sto.(*records.KeyBatches)
 		}
-		return loadDeferred(ctx, l, t, rb, sb, rid, sid)
+		return loadDeferred(ctx, opts, st, counts, t, rb, sb, rid, sid)
 	}
 	if keys {
-		rk, sk := rto.(*keyBatches).sets(opts.Workers, false), (*approx.KeySets)(nil)
+		rk, sk := rto.(*records.KeyBatches).Sets(opts.Workers), (*approx.KeySets)(nil)
 		if sto != nil {
-			sk = sto.(*keyBatches).sets(opts.Workers, false)
+			sk = sto.(*records.KeyBatches).Sets(opts.Workers)
 		}
-		return loadKeys(ctx, l, t, rk, sk, rid, sid)
+		return loadKeys(ctx, opts, st, counts, t, rk, sk, rid, sid)
 	}
 	rin := rto.(*order.Input)
 	var sin *order.Input
 	if sto != nil {
 		sin = sto.(*order.Input)
 	}
+	// The order's phase starts here: counting the vocabulary enters the
+	// keys that wait (order.Input.Vocabulary), the order's first step.
+	tm = startTiming()
 	if opts.MemoryCheck != nil {
-		records, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
+		n, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
 		if sin != nil {
-			records, tokens, vocab = records+sin.Len(), tokens+sin.Tokens(), vocab+sin.Vocabulary()
+			n, tokens, vocab = n+sin.Len(), tokens+sin.Tokens(), vocab+sin.Vocabulary()
 		}
-		if err := opts.MemoryCheck(join.EstimateMemory(records, tokens, vocab), records, tokens); err != nil {
+		if err := opts.MemoryCheck(join.EstimateMemory(n, tokens, vocab), n, tokens); err != nil {
 			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tm = startTiming()
-	in := &Input{rid: rid, sid: sid, opts: opts, t: t, values: l.values, ready: l.ready}
+	in := &Input{rid: rid, sid: sid, opts: opts, t: t, counts: counts}
 	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
 		return nil, err
 	}
-	l.stats.Order = tm.done()
-	st := &l.stats
+	st.Order = tm.done()
 	st.Records, st.Skipped, st.Tokens = in.r.Records(), in.r.Skipped(), in.r.Tokens()
 	if in.s != nil {
 		st.Records += in.s.Records()
@@ -215,7 +207,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		st.Tokens += in.s.Tokens()
 	}
 	st.Vocabulary = in.r.Dict().Len()
-	in.loaded = *st
+	in.loaded = st
 	return in, nil
 }
 
@@ -239,14 +231,14 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sk
 // is nil for a self-join), counted (its distinct tokens only on
 // demand, by Vocabulary), its memory checked.
-func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
-	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder), ready: l.ready}
-	lsh := l.opts.LSH
-	lsh.Measure, lsh.Threshold = l.opts.Measure, t
+func loadKeys(ctx context.Context, opts Options, st Stats, counts records.Counts, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder), counts: counts}
+	lsh := opts.LSH
+	lsh.Measure, lsh.Threshold = opts.Measure, t
 	if r, err := lsh.Resolve(); err == nil {
 		lsh = r
 	}
-	return in.finishLoad(ctx, l, func(records, tokens int) int64 { return approx.EstimateKeysMemory(records, tokens, lsh) })
+	return in.finishLoad(ctx, st, func(records, tokens int) int64 { return approx.EstimateKeysMemory(records, tokens, lsh) })
 }
 
 // loadDeferred finishes Load for Method Auto: the planner reads the
@@ -257,31 +249,30 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *appro
 // key sets are made from them when LSH asks. Counted, and the memory
 // checked for the exact path (about half as many distinct tokens as
 // tokens) with the keys kept beside it.
-func loadDeferred(ctx context.Context, l *loading, t prefix.Threshold, rb, sb *keyBatches, rid, sid []string) (*Input, error) {
-	in := &Input{rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder), values: l.values, ready: l.ready}
-	if rb.hasValues() || sb != nil && sb.hasValues() {
+func loadDeferred(ctx context.Context, opts Options, st Stats, counts records.Counts, t prefix.Threshold, rb, sb *records.KeyBatches, rid, sid []string) (*Input, error) {
+	in := &Input{rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder), counts: counts}
+	if rb.HasValues() || sb != nil && sb.HasValues() {
 		in.rb, in.sb = rb, sb
-		for _, kb := range []*keyBatches{rb, sb} {
+		for _, kb := range []*records.KeyBatches{rb, sb} {
 			if kb != nil {
-				kb.index()
+				kb.Index()
 			}
 		}
 	} else {
-		in.rk = rb.sets(l.opts.Workers, false)
+		in.rk = rb.Sets(opts.Workers)
 		if sb != nil {
-			in.sk = sb.sets(l.opts.Workers, false)
+			in.sk = sb.Sets(opts.Workers)
 		}
 	}
-	return in.finishLoad(ctx, l, func(records, tokens int) int64 {
+	return in.finishLoad(ctx, st, func(records, tokens int) int64 {
 		return join.EstimateMemory(records, tokens, tokens/2) + 8*int64(tokens)
 	})
 }
 
 // finishLoad counts the records of an input loaded without an order
-// (their distinct tokens only on demand, by Vocabulary) and checks the
-// memory need says the join will take.
-func (in *Input) finishLoad(ctx context.Context, l *loading, need func(records, tokens int) int64) (*Input, error) {
-	st := &l.stats
+// (their distinct tokens only on demand, by Vocabulary) into st, the
+// counts so far, and checks the memory need says the join will take.
+func (in *Input) finishLoad(ctx context.Context, st Stats, need func(records, tokens int) int64) (*Input, error) {
 	for _, ks := range in.keySides() {
 		if ks == nil {
 			continue
@@ -296,18 +287,18 @@ func (in *Input) finishLoad(ctx context.Context, l *loading, need func(records, 
 		}
 	}
 	if st.Records >= 1<<32-1 || st.Tokens >= 1<<32-1 {
-		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
+		return nil, fmt.Errorf("simjoin: collection %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
-	if l.opts.MemoryCheck != nil {
-		if err := l.opts.MemoryCheck(need(st.Records, st.Tokens), st.Records, st.Tokens); err != nil {
+	if in.opts.MemoryCheck != nil {
+		if err := in.opts.MemoryCheck(need(st.Records, st.Tokens), st.Records, st.Tokens); err != nil {
 			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in.loaded = *st
+	in.loaded = st
 	return in, nil
 }
 
@@ -398,10 +389,10 @@ func (in *Input) collections() (r, s *order.Collection) {
 		if distinct == 0 {
 			distinct = in.loaded.Tokens / 2
 		}
-		toInput := func(kb *keyBatches, ks *approx.KeySets) *order.Input {
+		toInput := func(kb *records.KeyBatches, ks *approx.KeySets) *order.Input {
 			switch {
 			case kb != nil:
-				return kb.input(in.opts.Workers, distinct)
+				return kb.Input(in.opts.Workers, distinct)
 			case ks != nil:
 				oi := &order.Input{Workers: in.opts.Workers}
 				oi.Grow(distinct)
@@ -430,9 +421,9 @@ func (in *Input) keySets() (rk, sk *approx.KeySets) {
 	lz := in.lazy
 	lz.keysOnce.Do(func() {
 		tm := startTiming()
-		lz.rk = in.rb.sets(in.opts.Workers, true)
+		lz.rk = in.rb.KeepSets(in.opts.Workers)
 		if in.sb != nil {
-			lz.sk = in.sb.sets(in.opts.Workers, true)
+			lz.sk = in.sb.KeepSets(in.opts.Workers)
 		}
 		lz.keys = tm.done()
 	})

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/planner"
 )
 

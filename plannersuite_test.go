@@ -15,8 +15,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/planner"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -141,7 +143,7 @@ func plannerSuite() []plannerWorkload {
 
 // goTreeOptions select the Go tree's non-test source as the README's
 // command does.
-var goTreeOptions = FileOptions{Include: []string{"*.go"}, Exclude: []string{"*_test.go", "*/testdata/*"}, MinTokens: 50}
+var goTreeOptions = records.FileOptions{Include: []string{"*.go"}, Exclude: []string{"*_test.go", "*/testdata/*"}, MinTokens: 50}
 
 // goSrc returns the Go tree's source directory, skipping tb when it is
 // absent.
@@ -161,19 +163,19 @@ func (w plannerWorkload) load(ctx context.Context, tb testing.TB, m Method) *Inp
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t, err := strconv.ParseFloat(w.t, 64)
+	t, err := prefix.ParseThreshold(prefix.Jaccard, w.t)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	opts := Options{Tokens: spec, Threshold: t, Method: m}
-	var src Source
+	var src records.Source
 	if w.files {
 		opts.Files = goTreeOptions
-		src = Files(goSrc(tb))
+		src = records.Files(goSrc(tb))
 	} else {
-		src = Lines(bytes.NewReader(w.text()), w.name)
+		src = records.Lines(bytes.NewReader(w.text()), w.name)
 	}
-	in, err := Load(ctx, src, Source{}, opts)
+	in, err := Load(ctx, src, records.Source{}, opts)
 	if err != nil {
 		tb.Fatalf("%s: %v", w.name, err)
 	}

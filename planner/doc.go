@@ -106,7 +106,7 @@
 // keys (so their signatures are those of the whole run), scaled by the
 // sample's share of the pairs (LSHEstimate.Candidates, what the cost uses
 // once the sample meets 20 candidates; the S-curve's below that). Each
-// candidate costs an exact check through join.Check, and each result
+// candidate costs an exact check through join.Verify, and each result
 // written.
 //
 // Samples draw records uniformly, and band collisions, candidates and
@@ -155,5 +155,5 @@
 // A plan holds no text: why it chose its method is a code with the figures
 // the choice compared (Reason), and the phases, cost terms, figures and
 // check steps are typed names (PhaseName, TermName, FigureName, StepKind)
-// that marshal as text. The command words them (internal/report).
+// that marshal as text. The command words them (cmd/simjoin/internal/report).
 package planner
