@@ -28,7 +28,7 @@ var (
 // TestPlannerPredictions (with -long, which .ci/run gives): on every
 // workload of the planner suite, the predicted CPU time of each path's
 // whole run is within planner.OffBy (2x) of the measured, the least of up
-// to three runs (CPU time, not wall: the machines are shared). An engine
+// to five runs (CPU time, not wall: the machines are shared). An engine
 // change that makes the cost model wrong fails here, naming the workload,
 // the path and each phase's and term's ratio, instead of shipping a wrong
 // choice. Run it again after fitting the model (TestCalibrate).
@@ -41,7 +41,7 @@ func TestPlannerPredictions(t *testing.T) {
 		t.Run(w.name+"/t="+w.t, func(t *testing.T) {
 			_, p := w.planned(ctx, t)
 			for _, m := range methods(p) {
-				a := leastRun(ctx, t, w, m, 3)
+				a := leastRun(ctx, t, w, m, 5)
 				t.Logf("%s", describe(a))
 				if off(a.Ratio) {
 					t.Errorf("%s t=%s, %s's whole run: predicted %.3f s of CPU, measured %.3f s at least (%.2fx, beyond %gx)\n%s",
