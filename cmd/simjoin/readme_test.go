@@ -238,6 +238,7 @@ func maskReadme(block string) string {
 			l = readmeMeasuredShare.ReplaceAllString(l, "<measured>")
 		}
 		l = readmeMeasuredIn.ReplaceAllString(l, "pairs in <measured>")
+		l = offLegend.ReplaceAllString(l, "") // there when a measured ratio is flagged
 		b.WriteString(spaces.ReplaceAllString(l, " "))
 	}
 	return b.String()
