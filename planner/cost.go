@@ -170,8 +170,11 @@ func (cal *Calibration) readCost(c *Cost, fe FrontEnd) {
 }
 
 // orderCost adds the exact path's token order over fe's tokens and
-// distinct tokens: the vocabulary (in PhaseRead when it was filled as the
-// records were read) and the build.
+// distinct tokens: the vocabulary and the build. Keys are entered into the
+// vocabulary's table as they are read when the order is built with the
+// records (in PhaseRead then); small values only wait in blocks until the
+// build counts and numbers them (order.Input.AddValues), so theirs is the
+// order's phase either way.
 func (cal *Calibration) orderCost(c *Cost, fe FrontEnd) {
 	o := &cal.Order
 	vocab := PhaseOrder
@@ -183,7 +186,7 @@ func (cal *Calibration) orderCost(c *Cost, fe FrontEnd) {
 		c.add(TermTokensEntered, vocab, keys, o.TokenEntered)
 	}
 	if fe.Values > 0 {
-		c.add(TermValuesEntered, vocab, float64(fe.Values), o.ValueEntered)
+		c.add(TermValuesEntered, PhaseOrder, float64(fe.Values), o.ValueEntered)
 	}
 	c.add(TermDistinctKeys, PhaseOrder, float64(fe.Distinct), o.Distinct)
 	c.add(TermTokensOrdered, PhaseOrder, float64(fe.Tokens), o.TokenOrdered)

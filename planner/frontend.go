@@ -23,7 +23,7 @@ type FrontEnd struct {
 	// estimated from a hash sample of the keys until the order is built.
 	Distinct int64 `json:"distinct_tokens"`
 	// Ordered says the token order was built as the records were read
-	// (its vocabulary's table steps are part of the read) and before
+	// (its vocabulary's table steps for keys are part of the read) and before
 	// planning: both paths then start from it, and LSH runs over the
 	// collections. Otherwise the order is the exact path's alone, built
 	// only if it runs, and LSH runs over the key sets.
