@@ -46,6 +46,15 @@ type Report struct {
 	Phases     []Phase        `json:"phases"`
 	PeakRSS    int64          `json:"peak_rss_bytes"`
 	extra      []Section      // the text of Sections, in the order added
+	vocabulary func() int     // counts Vocabulary when it is -1 (AddInput)
+}
+
+// countVocabulary sets Vocabulary from the counter AddInput was given when
+// nothing counted it yet.
+func (r *Report) countVocabulary() {
+	if r.Vocabulary < 0 && r.vocabulary != nil {
+		r.Vocabulary = r.vocabulary()
+	}
 }
 
 // AddSection adds a section: v goes into the JSON under key, rows into the
@@ -65,6 +74,7 @@ func (r *Report) AddPhase(name string, t simjoin.Timing) {
 
 // WriteText writes the report for people, aligned, with units.
 func (r *Report) WriteText(w io.Writer) {
+	r.countVocabulary()
 	rows := [][2]string{
 		{"command", r.Command},
 		{"input", strings.Join(r.Input, " ")},
@@ -92,6 +102,7 @@ func (r *Report) WriteText(w io.Writer) {
 // WriteJSON writes the report as indented JSON to w, its floats rounded to
 // what they can tell (roundFloats).
 func (r *Report) WriteJSON(w io.Writer) error {
+	r.countVocabulary()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
