@@ -46,7 +46,7 @@ var flagGroup = map[string]string{
 	"tokens": groupTokens, "case": groupTokens, "punct": groupTokens, "go-semicolons": groupTokens,
 	"qgram": groupTokens, "fold-case": groupTokens, "fold-leet": groupTokens, "strip-suffix": groupTokens,
 
-	"threshold": groupSimilarity, "measure": groupSimilarity, "method": groupSimilarity,
+	"threshold": groupSimilarity, "measure": groupSimilarity, "method": groupSimilarity, "lsh-margin": groupSimilarity,
 	"min-threshold": groupSimilarity, "dedup": groupSimilarity,
 
 	"lsh": groupLSH, "perm": groupLSH, "bits": groupLSH, "recall": groupLSH, "verify": groupLSH,
