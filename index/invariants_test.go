@@ -66,7 +66,7 @@ func TestBandTablesCheckPanics(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	cfg := Config{Method: LSH, Measure: prefix.Jaccard, Perm: 4, Bands: 2, Bits: 8}
+	cfg := Config{Method: LSH, Measure: prefix.Jaccard, Perm: 4, Bands: 2, Rows: 2, Bits: 8, BloomFPP: NoBloom} // no band filters: the test writes none
 	write := func(name string, bent []bandEntry, boff []uint32) {
 		bw, err := createBlockFile(filepath.Join(dir, name), kindSegment)
 		if err != nil {
