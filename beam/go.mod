@@ -6,6 +6,7 @@ replace github.com/simjoin/simjoin => ../
 
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
+	github.com/klauspost/compress v1.20.4
 	github.com/simjoin/simjoin v0.0.0-00010101000000-000000000000
 )
 

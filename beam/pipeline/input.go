@@ -18,6 +18,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/fileset"
@@ -35,6 +36,12 @@ type Input struct {
 	// index here. Sizes are their lengths in bytes.
 	Paths []string
 	Sizes []int64
+	// Compressed marks, by file, the files that start with the magic bytes
+	// of gzip or zstd (internal/decompress, as the CLI recognises them): such
+	// a file is read whole by one worker and decompressed as it is read.
+	// ListInput fills it for line inputs; with Files every file is checked
+	// as it is read.
+	Compressed []bool
 	// SFrom is the index in Paths of the first file of S in an R-S join
 	// (0: a self-join).
 	SFrom int
@@ -81,6 +88,9 @@ type Selection struct {
 // files come in the same order with the same ids. Remote paths (a scheme such
 // as gs://) keep the plain glob expansion: no directory walk, and Filter and
 // KeepGoing are an error there; MinTokens applies to them too.
+//
+// Without files, the first bytes of every file are read to tell gzip and
+// zstd files (Input.Compressed) from plain ones.
 func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spec, sel *Selection) (Input, error) {
 	in := Input{Files: files, Tokens: spec}
 	if files && sel != nil {
@@ -135,6 +145,11 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 			if err == nil {
 				err = add(n, size)
 			}
+			if err == nil && !files {
+				var f decompress.Format
+				f, err = detect(ctx, fs, n)
+				in.Compressed = append(in.Compressed, f != decompress.None)
+			}
 			if err != nil {
 				fs.Close()
 				return in, fmt.Errorf("%s: %w", n, err)
@@ -176,6 +191,21 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 		}
 	}
 	return in, nil
+}
+
+// detect returns the compression of a file from its first bytes.
+func detect(ctx context.Context, fs filesystem.Interface, name string) (decompress.Format, error) {
+	rc, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return decompress.None, err
+	}
+	defer rc.Close()
+	var head [4]byte
+	n, err := io.ReadFull(rc, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return decompress.None, err
+	}
+	return decompress.Detect(head[:n]), nil
 }
 
 // hasGlobMeta reports whether p holds a character filepath.Match treats
@@ -221,11 +251,13 @@ func (x IDs) Append(b []byte, id uint64) []byte {
 }
 
 // Span is a byte range [Start, End) of file File (Size bytes long). The lines
-// of a span are those that start in it.
+// of a span are those that start in it. A compressed file is one span, its
+// lines those of the decompressed stream.
 type Span struct {
 	File             int
 	Path             string
 	Start, End, Size int64
+	Compressed       bool
 }
 
 // SpanLines is the number of lines that start in a span.
@@ -254,8 +286,8 @@ func (in Input) spans() []Span {
 	var out []Span
 	for f, p := range in.Paths {
 		size := in.Sizes[f]
-		if in.Files {
-			out = append(out, Span{File: f, Path: p, End: size, Size: size})
+		if in.Files || f < len(in.Compressed) && in.Compressed[f] {
+			out = append(out, Span{File: f, Path: p, End: size, Size: size, Compressed: !in.Files})
 			continue
 		}
 		for s := int64(0); s < size; s += step {
@@ -270,8 +302,9 @@ func (in Input) spans() []Span {
 // line without a newline is a line, "\r\n" ends a line as "\n" does) or one
 // per file. It counts the lines of every span in parallel, then reads and
 // tokenizes the spans in parallel, each numbering its lines from the counts of
-// the spans before it. Cost: every byte is read twice; the counts are a side
-// input of one small element per span.
+// the spans before it. Cost: every byte is read twice (a compressed file
+// once, by one worker); the counts are a side input of one small element per
+// span.
 func ReadRecords(s beam.Scope, in Input) beam.PCollection {
 	s = s.Scope("ReadRecords")
 	spans := beam.CreateList(s, in.spans())
@@ -333,6 +366,9 @@ type countLinesFn struct{}
 
 func (f *countLinesFn) ProcessElement(ctx context.Context, sp Span) (SpanLines, error) {
 	out := SpanLines{File: sp.File, Start: sp.Start}
+	if sp.Compressed {
+		return out, nil // one span: its lines are numbered from 1
+	}
 	from := max(sp.Start-1, 0)
 	if sp.Start == 0 && sp.Size > 0 {
 		out.Lines = 1
@@ -379,7 +415,25 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 		return err
 	}
 	defer done()
-	br := bufio.NewReaderSize(rc, 1<<20)
+	var r io.Reader = rc
+	if sp.Compressed {
+		dr, format, closeDR, err := decompress.Reader(rc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.Path, err)
+		}
+		defer closeDR()
+		countFormat(ctx, format)
+		r = dr
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if sp.Start == 0 && !sp.Compressed {
+		// A file listed as plain must still be plain: never read compressed
+		// bytes as text.
+		head, _ := br.Peek(4)
+		if f := decompress.Detect(head); f != decompress.None {
+			return fmt.Errorf("%s: %s data in a file listed as plain text", sp.Path, f)
+		}
+	}
 	pos := sp.Start
 	if sp.Start > 0 {
 		// Skip the tail of a line that started before the span.
@@ -400,7 +454,7 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 	}
 	var text []byte
 	var keys []uint64
-	for pos < sp.End && pos < sp.Size {
+	for sp.Compressed || pos < sp.End && pos < sp.Size {
 		text = text[:0]
 		for {
 			chunk, err := br.ReadSlice('\n')
@@ -430,6 +484,16 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 	return nil
 }
 
+// countFormat counts a file decompressed.
+func countFormat(ctx context.Context, f decompress.Format) {
+	switch f {
+	case decompress.Gzip:
+		mGzipFiles.Inc(ctx, 1)
+	case decompress.Zstd:
+		mZstdFiles.Inc(ctx, 1)
+	}
+}
+
 // skipLine consumes the rest of a line, its newline included, and returns the
 // bytes consumed.
 func skipLine(br *bufio.Reader) (int64, error) {
@@ -444,7 +508,8 @@ func skipLine(br *bufio.Reader) (int64, error) {
 	}
 }
 
-// readFilesFn reads a whole file as one record. A file of fewer than
+// readFilesFn reads a whole file as one record, decompressing gzip and zstd
+// files. A file of fewer than
 // MinTokens distinct tokens is dropped; with KeepGoing a file that cannot be
 // read or tokenized is counted and dropped instead of failing the bundle.
 type readFilesFn struct {
@@ -476,10 +541,16 @@ func (f *readFilesFn) read(ctx context.Context, sp Span) ([]uint64, error) {
 		return nil, err
 	}
 	defer done()
-	text, err := io.ReadAll(rc)
+	r, format, closeDR, err := decompress.Reader(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sp.Path, err)
 	}
+	defer closeDR()
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	countFormat(ctx, format)
 	keys, err := f.Tok.keys(nil, text)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sp.Path, err)

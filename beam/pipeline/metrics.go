@@ -27,6 +27,8 @@ var (
 	mSkipped    = beam.NewCounter(Namespace, "skipped")
 	mBelowMin   = beam.NewCounter(Namespace, "below_min_tokens")
 	mUnreadable = beam.NewCounter(Namespace, "unreadable_skipped")
+	mGzipFiles  = beam.NewCounter(Namespace, "gzip_files")
+	mZstdFiles  = beam.NewCounter(Namespace, "zstd_files")
 	mSetTokens  = beam.NewCounter(Namespace, "set_tokens")
 	mVocabulary = beam.NewCounter(Namespace, "vocabulary")
 
@@ -106,6 +108,8 @@ func MetricsOf(r beam.PipelineResult) Metrics {
 // summaryRows lists what the report shows, in order: key, metric, and the
 // counter a share is taken of ("" for none).
 var summaryRows = []struct{ label, name, of string }{
+	{"gzip files", "gzip_files", ""},
+	{"zstd files", "zstd_files", ""},
 	{"below --min-tokens", "below_min_tokens", ""},
 	{"unreadable, skipped", "unreadable_skipped", ""},
 	{"records", "records", ""},

@@ -55,7 +55,7 @@ type config struct {
 }
 
 func (c *config) addFlags(fs *flag.FlagSet) {
-	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files)")
+	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files); gzip and zstd files are decompressed")
 	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB` (exact method)")
 	fs.StringVar(&c.output, "output", "", "output `PREFIX`: files PREFIX-00000-of-0000N, written only when the run succeeds")
 	fs.IntVar(&c.shards, "shards", 1, "number of output files")
@@ -219,6 +219,7 @@ func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, e
 		c.join.SFrom = pipeline.MakeID(in.SFrom, 0)
 		in.Paths = append(in.Paths, s.Paths...)
 		in.Sizes = append(in.Sizes, s.Sizes...)
+		in.Compressed = append(in.Compressed, s.Compressed...)
 	}
 	return in, nil
 }

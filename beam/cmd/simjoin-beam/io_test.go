@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/shingle"
+)
+
+// runCmd runs the command in-process and returns its exit status and what it
+// wrote on stderr. The command sets Beam's flags, which live on the standard
+// flag set for the whole process: they are put back afterwards, so that one
+// run's --runner or --endpoint does not leak into the next.
+func runCmd(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	saved := map[string]string{}
+	flag.CommandLine.VisitAll(func(f *flag.Flag) { saved[f.Name] = f.Value.String() })
+	defer flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if v := saved[f.Name]; f.Value.String() != v {
+			f.Value.Set(v)
+		}
+	})
+	var stderr bytes.Buffer
+	code := run(context.Background(), args, &stderr)
+	return code, stderr.String()
+}
+
+// shards returns the lines of the n output files under prefix, sorted, and
+// fails the test if a temporary file was left.
+func shards(t *testing.T, prefix string, n int) []string {
+	t.Helper()
+	var out []string
+	for i := range n {
+		name := fmt.Sprintf("%s-%05d-of-%05d", prefix, i, n)
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(name + ".partial"); err == nil {
+			t.Errorf("%s: temporary file left", name)
+		}
+		if len(b) > 0 {
+			out = append(out, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nothingWritten fails the test if any file starts with prefix.
+func nothingWritten(t *testing.T, prefix string) {
+	t.Helper()
+	if m, _ := filepath.Glob(prefix + "*"); len(m) != 0 {
+		t.Errorf("files left: %q", m)
+	}
+}
+
+// setsLines returns the lines of testdata/sets.txt.
+func setsLines(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// input tokenizes records as the CLI does.
+func input(t *testing.T, tokens string, recs []string) *order.Input {
+	t.Helper()
+	spec, err := shingle.Parse(tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := new(order.Input)
+	for _, r := range recs {
+		keys, err := spec.Append(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Add(keys)
+	}
+	return in
+}
+
+// exactLines is the oracle of join: the CLI's exact join of r (of s, for an
+// R-S join: s not nil) at threshold th under Jaccard, formatted with the
+// given ids, sorted.
+func exactLines(t *testing.T, tokens, th string, r, s, idR, idS []string) []string {
+	t.Helper()
+	thr, err := prefix.ParseThreshold(prefix.Jaccard, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	yield := func(p join.Pair) bool {
+		out = append(out, idR[p.A]+"\t"+idS[p.B]+"\t"+string(prefix.Jaccard.AppendSim(nil, p.Sim)))
+		return true
+	}
+	opt := join.Options{Threshold: thr}
+	if s == nil {
+		c, err := order.New(input(t, tokens, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = join.SelfJoin(context.Background(), c, opt, yield)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		cs, err := order.Build(input(t, tokens, r), input(t, tokens, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = join.RSJoin(context.Background(), cs[0], cs[1], opt, yield); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// numbers returns the ids "1".."n", or "PREFIX:1".."PREFIX:n".
+func numbers(n int, prefix string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i+1)
+	}
+	return out
+}
+
+func gzipped(t *testing.T, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(text))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zstded(t *testing.T, text string) []byte {
+	t.Helper()
+	w, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	return w.EncodeAll([]byte(text), nil)
+}
+
+func write(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// TestCompressedInputs: gzip and zstd files are read decompressed, as the
+// CLI reads them, wherever an input is named (--input, --against, --files),
+// whole by one worker even when --span-bytes cuts the plain files; a
+// truncated one fails naming it.
+func TestCompressedInputs(t *testing.T) {
+	dir := t.TempDir()
+	all := setsLines(t)
+	text := func(l []string) string { return strings.Join(l, "\n") + "\n" }
+	a := write(t, filepath.Join(dir, "a.gz"), gzipped(t, text(all[:700])))
+	b := write(t, filepath.Join(dir, "b.txt"), []byte(text(all[700:1300])))
+	c := write(t, filepath.Join(dir, "c.zst"), zstded(t, text(all[1300:])))
+
+	// Several files: ids PATH:LINE in glob order, as `simjoin join` numbers them.
+	ids := append(append(numbers(700, a+":"), numbers(600, b+":")...), numbers(700, c+":")...)
+	want := exactLines(t, "set", "0.8", all, nil, ids, ids)
+	out := filepath.Join(dir, "pairs")
+	code, stderr := runCmd(t, "join", "-t", "0.8", "--input", filepath.Join(dir, "*"), "--span-bytes", "1000", "--output", out, "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := shards(t, out, 1); !slices.Equal(got, want) {
+		t.Errorf("several files: %d lines, want %d:\n%s", len(got), len(want), firstDiff(got, want))
+	}
+	for _, row := range []string{"gzip files                 1", "zstd files                 1", "records                    2,000"} {
+		if !strings.Contains(stderr, row) {
+			t.Errorf("--stats lacks %q:\n%s", row, stderr)
+		}
+	}
+
+	// R-S: each side one compressed file, ids its line numbers.
+	want = exactLines(t, "set", "0.7", all[:700], all[1300:], numbers(700, ""), numbers(700, ""))
+	out = filepath.Join(dir, "rs")
+	if code, stderr := runCmd(t, "join", "-t", "0.7", "--input", a, "--against", c, "--output", out); code != 0 {
+		t.Fatalf("R-S: exit %d: %s", code, stderr)
+	}
+	if got := shards(t, out, 1); !slices.Equal(got, want) {
+		t.Errorf("R-S: %d lines, want %d:\n%s", len(got), len(want), firstDiff(got, want))
+	}
+
+	// --files: a compressed file is one record, its text decompressed.
+	docs := filepath.Join(dir, "docs")
+	d1 := write(t, filepath.Join(docs, "d1.txt.gz"), gzipped(t, "the quick brown fox jumps over the lazy dog"))
+	d2 := write(t, filepath.Join(docs, "d2.txt"), []byte("the quick brown fox jumps over the lazy cat"))
+	d3 := write(t, filepath.Join(docs, "d3.txt.zst"), zstded(t, "a quick brown fox jumps over a lazy cat"))
+	want = exactLines(t, "words", "0.5", []string{
+		"the quick brown fox jumps over the lazy dog", "the quick brown fox jumps over the lazy cat", "a quick brown fox jumps over a lazy cat",
+	}, nil, []string{d1, d2, d3}, []string{d1, d2, d3})
+	out = filepath.Join(dir, "files")
+	if code, stderr := runCmd(t, "join", "--files", "--tokens", "words", "-t", "0.5", "--input", docs, "--output", out); code != 0 {
+		t.Fatalf("--files: exit %d: %s", code, stderr)
+	}
+	if got := shards(t, out, 1); !slices.Equal(got, want) || len(want) < 2 {
+		t.Errorf("--files: %q, want %q", got, want)
+	}
+
+	// A truncated gzip file: one line naming it, nothing written.
+	gz := gzipped(t, text(all[:700]))
+	bad := write(t, filepath.Join(dir, "bad", "cut.gz"), gz[:len(gz)/2])
+	out = filepath.Join(dir, "cut")
+	code, stderr = runCmd(t, "join", "-t", "0.8", "--input", bad, "--output", out)
+	if code != 1 || !strings.Contains(stderr, bad+": gzip: ") {
+		t.Errorf("truncated gzip: exit %d, stderr %q; want 1 and an error naming the file", code, stderr)
+	}
+	nothingWritten(t, out)
+}
+
+// firstDiff lists up to five lines only in got and five only in want (both
+// sorted).
+func firstDiff(got, want []string) string {
+	var b strings.Builder
+	only := func(a, c []string, tag string) {
+		k := 0
+		for _, x := range a {
+			if _, ok := slices.BinarySearch(c, x); !ok && k < 5 {
+				fmt.Fprintf(&b, "  %s %q\n", tag, x)
+				k++
+			}
+		}
+	}
+	only(got, want, "extra")
+	only(want, got, "missing")
+	return b.String()
+}
