@@ -46,12 +46,14 @@ type config struct {
 	recall                  float64
 	maxBucket, minSize      int
 	logLevel, cpuProfile    string
+	verbose                 bool
 
-	spec    shingle.Spec
-	filter  *fileset.Filter // with --files: the --include and --exclude globs
-	listing fileset.Stats   // with --files: the local listing, R's and S's
-	join    pipeline.Join
-	lsh     pipeline.LSH
+	submitted *jobID // the job id the SDK logs when it submits
+	spec      shingle.Spec
+	filter    *fileset.Filter // with --files: the --include and --exclude globs
+	listing   fileset.Stats   // with --files: the local listing, R's and S's
+	join      pipeline.Join
+	lsh       pipeline.LSH
 }
 
 func (c *config) addFlags(fs *flag.FlagSet) {
@@ -83,7 +85,8 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.seed, "seed", "0", "lsh: seed of the MinHash functions, in [0, 2^64)")
 	fs.StringVar(&c.minhash, "minhash", "oneperm", "lsh: oneperm or classic")
 	fs.IntVar(&c.maxBucket, "max-bucket", approx.DefaultMaxBucket, "lsh: a band bucket of more units pairs none (0: no cap)")
-	fs.StringVar(&c.logLevel, "log-level", "warn", "level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "with --verbose: level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.BoolVar(&c.verbose, "verbose", false, "print the runner's and SDK's logs on stderr (errors are one line without it)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (Prism runs in this process) to `FILE`")
 	fs.IntVar(&c.minSize, "min-size", 0, "lsh: drop sets of fewer tokens before banding")
 }

@@ -178,7 +178,7 @@ func write(t *testing.T, name string, data []byte) string {
 // TestCompressedInputs: gzip and zstd files are read decompressed, as the
 // CLI reads them, wherever an input is named (--input, --against, --files),
 // whole by one worker even when --span-bytes cuts the plain files; a
-// truncated one fails naming it.
+// truncated one fails with one line naming it.
 func TestCompressedInputs(t *testing.T) {
 	dir := t.TempDir()
 	all := setsLines(t)
@@ -235,8 +235,8 @@ func TestCompressedInputs(t *testing.T) {
 	bad := write(t, filepath.Join(dir, "bad", "cut.gz"), gz[:len(gz)/2])
 	out = filepath.Join(dir, "cut")
 	code, stderr = runCmd(t, "join", "-t", "0.8", "--input", bad, "--output", out)
-	if code != 1 || !strings.Contains(stderr, bad+": gzip: ") {
-		t.Errorf("truncated gzip: exit %d, stderr %q; want 1 and an error naming the file", code, stderr)
+	if code != 1 || !strings.HasPrefix(stderr, "simjoin-beam: "+bad+": gzip: ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("truncated gzip: exit %d, stderr %q; want 1 and one line naming the file", code, stderr)
 	}
 	nothingWritten(t, out)
 }
@@ -257,4 +257,115 @@ func firstDiff(got, want []string) string {
 	only(got, want, "extra")
 	only(want, got, "missing")
 	return b.String()
+}
+
+// TestOutputRefused: an output the CLI's -o refuses is refused before any
+// work, and no directory is created: a prefix in a directory that does not
+// exist or is a file, a shard name that is a directory (exit status 1, the
+// CLI's "create" errors), a shard that is an input (exit status 2).
+func TestOutputRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := write(t, filepath.Join(dir, "file"), []byte("x\n"))
+	shardDir := filepath.Join(dir, "d-00000-of-00001")
+	if err := os.Mkdir(shardDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := write(t, filepath.Join(dir, "in-00000-of-00001"), []byte("a b c\na b c d\n"))
+	for _, tc := range []struct {
+		output, input string
+		code          int
+		msg           string
+	}{
+		{filepath.Join(dir, "no", "such", "x"), sets, 1, "create " + filepath.Join(dir, "no", "such", "x") + "-00000-of-00001: no such file or directory"},
+		{filepath.Join(file, "x"), sets, 1, "create " + filepath.Join(file, "x") + "-00000-of-00001: not a directory"},
+		{filepath.Join(dir, "d"), sets, 1, "create " + shardDir + ": is a directory"},
+		{filepath.Join(dir, "in"), in, 2, in + ": is an input of this run: refusing to overwrite it"},
+	} {
+		code, stderr := runCmd(t, "join", "-t", "0.5", "--input", tc.input, "--output", tc.output)
+		if code != tc.code || stderr != "simjoin-beam: "+tc.msg+"\n" {
+			t.Errorf("--output %s: exit %d, stderr %q; want %d, %q", tc.output, code, stderr, tc.code, tc.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Errorf("the output's directory was created")
+	}
+	if b, _ := os.ReadFile(in); string(b) != "a b c\na b c d\n" {
+		t.Errorf("the input was overwritten: %q", b)
+	}
+}
+
+// TestOneLineError: a bad record fails the run with one line naming it, the
+// runner's logs and plan dumps only with --verbose (and the line last).
+func TestOneLineError(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, filepath.Join(dir, "bad.txt"), []byte("a b c\nx \xff y\n"))
+	out := filepath.Join(dir, "x")
+	want := "simjoin-beam: " + bad + ":2: invalid UTF-8\n"
+	code, stderr := runCmd(t, "join", "-t", "0.5", "--tokens", "words", "--input", bad, "--output", out)
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr (%d bytes):\n%s\nwant 1 and %q", code, len(stderr), stderr, want)
+	}
+	nothingWritten(t, out)
+	code, stderr = runCmd(t, "join", "-t", "0.5", "--tokens", "words", "--input", bad, "--output", out, "--verbose")
+	if code != 1 || !strings.HasSuffix(stderr, "\n"+want) || !strings.Contains(stderr, "level=ERROR") {
+		t.Errorf("--verbose: exit %d, stderr (%d bytes) does not end with %q after the runner's logs:\n%s", code, len(stderr), want, stderr)
+	}
+	nothingWritten(t, out)
+}
+
+// TestNotRun: a runner that accepts the job without running it (Dataflow's
+// --dry_run, which needs no network) leaves no output: the shards appear
+// only when the job writes them.
+func TestNotRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pairs")
+	code, stderr := runCmd(t, "join", "-t", "0.8", "--input", sets, "--output", out,
+		"--runner", "dataflow", "--dry_run", "--project", "p", "--region", "us-central1",
+		"--staging_location", "gs://b/staging", "--temp_location", "gs://b/tmp")
+	if code != 0 || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	nothingWritten(t, out)
+}
+
+// TestLaunchRefused: --async where the job cannot outlive the command
+// (Prism in-process, the LOOPBACK environment) and a --worker_binary that is
+// no linux/amd64 executable are usage errors, found before any work.
+func TestLaunchRefused(t *testing.T) {
+	dir := t.TempDir()
+	notELF := write(t, filepath.Join(dir, "worker"), []byte("#!/bin/sh\n"))
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--async"}, "--async needs a job that outlives this process"},
+		{[]string{"--async", "--runner", "universal", "--endpoint", "localhost:1", "--environment_type", "LOOPBACK"}, "--async needs a job that outlives this process"},
+		{[]string{"--runner", "universal", "--endpoint", "localhost:1", "--environment_type", "DOCKER", "--worker_binary", notELF}, "--worker_binary " + notELF + ": not an ELF executable"},
+		{[]string{"--runner", "flink", "--endpoint", "localhost:1", "--worker_binary", filepath.Join(dir, "none")}, "no such file or directory"},
+	} {
+		out := filepath.Join(dir, "x")
+		code, stderr := runCmd(t, append([]string{"join", "-t", "0.8", "--input", sets, "--output", out}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.msg)
+		}
+		nothingWritten(t, out)
+	}
+}
+
+// TestUnsettled: a dedup whose clusters do not settle in --rounds fails
+// within the job, whatever the runner reports, and writes nothing.
+func TestUnsettled(t *testing.T) {
+	dir := t.TempDir()
+	// A chain: record i shares all but one token with record i+1.
+	var chain []string
+	for i := range 64 {
+		chain = append(chain, fmt.Sprintf("t%d t%d t%d t%d", i, i+1, i+2, i+3))
+	}
+	in := write(t, filepath.Join(dir, "chain.txt"), []byte(strings.Join(chain, "\n")+"\n"))
+	out := filepath.Join(dir, "kept")
+	code, stderr := runCmd(t, "dedup", "--method", "exact", "-t", "0.6", "--rounds", "1", "--input", in, "--output", out)
+	if code != 1 || !strings.HasPrefix(stderr, "simjoin-beam: clusters did not settle in 1 rounds") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	nothingWritten(t, out)
 }
