@@ -58,7 +58,7 @@ type config struct {
 
 func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files); gzip and zstd files are decompressed")
-	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB` (exact method)")
+	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB`")
 	fs.StringVar(&c.output, "output", "", "output `PREFIX`: files PREFIX-00000-of-0000N, written only when the run succeeds")
 	fs.IntVar(&c.shards, "shards", 1, "number of output files")
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
@@ -135,13 +135,7 @@ func (c *config) parse() error {
 	if c.method == "" {
 		c.method = map[string]string{"join": "exact", "dedup": "lsh"}[c.command]
 	}
-	switch c.method {
-	case "exact":
-	case "lsh":
-		if len(c.against) > 0 {
-			return usagef("--against needs --method exact")
-		}
-	default:
+	if c.method != "exact" && c.method != "lsh" {
 		return usagef("unknown --method %q: want exact or lsh", c.method)
 	}
 	if c.command == "dedup" && len(c.against) > 0 {
@@ -220,6 +214,7 @@ func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, e
 		}
 		in.SFrom = len(in.Paths)
 		c.join.SFrom = pipeline.MakeID(in.SFrom, 0)
+		c.lsh.SFrom = c.join.SFrom
 		in.Paths = append(in.Paths, s.Paths...)
 		in.Sizes = append(in.Sizes, s.Sizes...)
 		in.Compressed = append(in.Compressed, s.Compressed...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -349,6 +350,63 @@ func TestLaunchRefused(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.msg)
 		}
 		nothingWritten(t, out)
+	}
+}
+
+// TestLSHRSJoin: the LSH R-S join equals the CLI's (approx.RSJoin, the same
+// seed and banding) line for line, with identical sets within and across
+// the sides, and with a cap that S's buckets exceed.
+func TestLSHRSJoin(t *testing.T) {
+	dir := t.TempDir()
+	all := setsLines(t)
+	r := append(slices.Clone(all[:900]), all[:50]...)     // copies within R
+	s := append(slices.Clone(all[900:]), all[100:150]...) // sets R holds too
+	s = append(s, all[900:920]...)                        // copies within S
+	rf := write(t, filepath.Join(dir, "r.txt"), []byte(strings.Join(r, "\n")+"\n"))
+	sf := write(t, filepath.Join(dir, "s.txt"), []byte(strings.Join(s, "\n")+"\n"))
+	for _, tc := range []struct {
+		th, shape string
+		seed      uint64
+		cap       int
+	}{
+		{"0.6", "", 0, approx.DefaultMaxBucket},
+		{"0.8", "6x8", 7, approx.DefaultMaxBucket}, // recall well inside (0, 1)
+		{"0.5", "", 3, 3},                          // S buckets over the cap
+	} {
+		th, _ := prefix.ParseThreshold(prefix.Jaccard, tc.th)
+		o := approx.Options{Threshold: th, Seed: tc.seed, MaxBucket: tc.cap}
+		if tc.shape != "" {
+			o.Shape, _ = approx.ParseShape(tc.shape)
+		}
+		cs, err := order.Build(input(t, "set", r), input(t, "set", s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		st, err := approx.RSJoin(context.Background(), cs[0], cs[1], o, func(p join.Pair) bool {
+			want = append(want, strconv.Itoa(p.A+1)+"\t"+strconv.Itoa(p.B+1)+"\t"+string(prefix.Jaccard.AppendSim(nil, p.Sim)))
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(want)
+		exact := exactLines(t, "set", tc.th, r, s, numbers(len(r), ""), numbers(len(s), ""))
+		if len(want) == 0 || tc.shape != "" && len(want) >= len(exact) || tc.cap == 3 && st.CappedBuckets == 0 {
+			t.Fatalf("fixture too weak at %s: %d LSH pairs of %d, %d capped buckets", tc.th, len(want), len(exact), st.CappedBuckets)
+		}
+		out := filepath.Join(dir, "lsh-"+tc.th)
+		args := []string{"join", "--method", "lsh", "-t", tc.th, "--seed", strconv.FormatUint(tc.seed, 10),
+			"--max-bucket", strconv.Itoa(tc.cap), "--input", rf, "--against", sf, "--output", out, "--shards", "2"}
+		if tc.shape != "" {
+			args = append(args, "--lsh", tc.shape)
+		}
+		if code, stderr := runCmd(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got := shards(t, out, 2); !slices.Equal(got, want) {
+			t.Errorf("-t %s: %d lines, want %d:\n%s", tc.th, len(got), len(want), firstDiff(got, want))
+		}
 	}
 }
 
