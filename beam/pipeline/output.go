@@ -13,14 +13,20 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// Line is one output line and the ids it sorts by within its file.
+// Line is one output line and the ids it sorts by within its file. Named
+// ids are filled in by name (see IDs.Names): Named is how many of A and B
+// begin the line (1: A; 2: A then B, tab-separated) before Text; Head holds
+// A's name while B's is looked up.
 type Line struct {
-	A, B uint64
-	Text string
+	A, B  uint64
+	Text  string
+	Named uint8
+	Head  string
 }
 
 func init() {
@@ -38,19 +44,27 @@ func init() {
 	register.DoFn4x1[context.Context, int, func(*int) bool, func(*string) bool, error](&commitFn{})
 	register.Iter1[int]()
 	register.Iter1[string]()
+	register.Function2x0(lineByA)
+	register.Emitter2[uint64, Line]()
+	register.Function3x0(nameOf)
+	register.Emitter2[uint64, string]()
+	register.DoFn5x1[uint64, func(*Line) bool, func(*string) bool, func(Line), func(uint64, Line), error](&nameFn{})
 }
 
 // FormatPairs turns pairs into output lines ID_A<TAB>ID_B<TAB>SIM exactly as
 // `simjoin join` writes them: ids as ids formats them, the similarity under m
 // from the exact overlap (prefix.Measure.AppendSim).
 func FormatPairs(s beam.Scope, pairs beam.PCollection, ids IDs, m prefix.Measure) beam.PCollection {
-	return beam.ParDo(s.Scope("FormatPairs"), &formatPairFn{Paths: ids.Paths, Files: ids.Files, SFrom: ids.SFrom, Measure: int(m)}, pairs)
+	s = s.Scope("FormatPairs")
+	lines := beam.ParDo(s, &formatPairFn{Paths: ids.Paths, Files: ids.Files, SFrom: ids.SFrom, Named: ids.Names.IsValid(), Measure: int(m)}, pairs)
+	return nameLines(s, lines, ids)
 }
 
 type formatPairFn struct {
 	Paths   []string
 	Files   bool
 	SFrom   int
+	Named   bool
 	Measure int
 }
 
@@ -59,12 +73,69 @@ func (f *formatPairFn) ProcessElement(p Pair, emit func(Line)) {
 	m := prefix.Measure(f.Measure)
 	// Similarity needs only the measure, not the threshold.
 	sim := prefix.NewBounds(m, prefix.Threshold{Num: 1, Den: 1}).Similarity(int(p.Overlap), int(p.SA), int(p.SB))
+	if f.Named {
+		emit(Line{A: p.A, B: p.B, Named: 2, Text: string(m.AppendSim([]byte{'\t'}, sim))})
+		return
+	}
 	b := ids.Append(nil, p.A)
 	b = append(b, '\t')
 	b = ids.Append(b, p.B)
 	b = append(b, '\t')
 	b = m.AppendSim(b, sim)
 	emit(Line{A: p.A, B: p.B, Text: string(b)})
+}
+
+// nameLines fills in the names of the ids of named lines when ids.Names is
+// set; otherwise it returns lines. Cost: a co-group of the lines with the
+// names by A, and one more by B for the lines naming both: two shuffles of
+// every line and of every record's name.
+func nameLines(s beam.Scope, lines beam.PCollection, ids IDs) beam.PCollection {
+	if !ids.Names.IsValid() {
+		return lines
+	}
+	s = s.Scope("Names")
+	names := beam.ParDo(s, nameOf, ids.Names)
+	done, more := beam.ParDo2(s, &nameFn{}, beam.CoGroupByKey(s, beam.ParDo(s, lineByA, lines), names))
+	last, _ := beam.ParDo2(s, &nameFn{Second: true}, beam.CoGroupByKey(s, more, names))
+	return beam.Flatten(s, done, last)
+}
+
+// nameOf keeps the name of a record's info.
+func nameOf(id uint64, x Info, emit func(uint64, string)) { emit(id, x.Name) }
+
+// lineByA keys a line by its first id.
+func lineByA(l Line, emit func(uint64, Line)) { emit(l.A, l) }
+
+// nameFn names the first id of the lines of one record (the second, with
+// Second): a finished line goes to done, a line that still needs B's name
+// goes to more, keyed by B.
+type nameFn struct {
+	Second bool
+}
+
+func (f *nameFn) ProcessElement(id uint64, lines func(*Line) bool, names func(*string) bool, done func(Line), more func(uint64, Line)) error {
+	var name string
+	if !names(&name) {
+		name = "" // a line of a record without a name: cannot happen
+	}
+	field := string(fieldenc.AppendTSV(nil, []byte(name)))
+	var l Line
+	for lines(&l) {
+		switch {
+		case f.Second:
+			l.Text = l.Head + "\t" + field + l.Text
+			l.Head, l.Named = "", 0
+			done(l)
+		case l.Named == 2:
+			l.Head = field
+			more(l.B, l)
+		default:
+			l.Text = field + l.Text
+			l.Named = 0
+			done(l)
+		}
+	}
+	return nil
 }
 
 // ShardName is the name of output file i of n under prefix.

@@ -47,6 +47,10 @@ type config struct {
 	maxBucket, minSize      int
 	logLevel, cpuProfile    string
 	verbose                 bool
+	jsonlField, jsonlID     string
+	keep                    string
+	outputRecords           bool
+	set                     map[string]bool // the flags given on the command line
 
 	submitted *jobID // the job id the SDK logs when it submits
 	spec      shingle.Spec
@@ -54,6 +58,7 @@ type config struct {
 	listing   fileset.Stats   // with --files: the local listing, R's and S's
 	join      pipeline.Join
 	lsh       pipeline.LSH
+	dedup     pipeline.Dedup
 }
 
 func (c *config) addFlags(fs *flag.FlagSet) {
@@ -74,7 +79,11 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&c.method, "method", "", "exact or lsh (default: exact for join, lsh for dedup)")
 	fs.BoolVar(&c.stats, "stats", false, "print the summary of the run's metrics on stderr")
-	fs.BoolVar(&c.clusters, "clusters", false, "dedup: write ID<TAB>FIRST for every record (FIRST: the kept record of its cluster)")
+	fs.BoolVar(&c.clusters, "clusters", false, "dedup: write ID<TAB>KEPT for every record (KEPT: the record kept of its cluster)")
+	fs.StringVar(&c.keep, "keep", "first", "dedup: the record kept of a cluster: first (in input order), longest or shortest (text, in bytes; the first of equals)")
+	fs.BoolVar(&c.outputRecords, "output-records", false, "dedup: write the kept records' input lines (JSON objects with --jsonl-field) instead of their ids")
+	fs.StringVar(&c.jsonlField, "jsonl-field", "", "read every line as a JSON object whose string field `NAME` is the record's text")
+	fs.StringVar(&c.jsonlID, "jsonl-id", "", "with --jsonl-field: the record's id, in every output, is its field `NAME` (a string or a number, one record each)")
 	fs.IntVar(&c.blockSize, "block-size", pipeline.DefaultBlockSize, "exact: split a group of more records into blocks joined pairwise")
 	fs.IntVar(&c.rounds, "rounds", pipeline.DefaultRounds, "dedup: Hash-to-Min rounds of the connected components")
 	fs.Int64Var(&c.spanBytes, "span-bytes", pipeline.DefaultSpanBytes, "bytes of input one worker reads at a time")
@@ -141,6 +150,9 @@ func (c *config) parse() error {
 	if c.command == "dedup" && len(c.against) > 0 {
 		return usagef("dedup clusters one collection: --against is not allowed")
 	}
+	if err := c.parseFormats(); err != nil {
+		return err
+	}
 	if c.blockSize < 2 {
 		return usagef("--block-size must be >= 2")
 	}
@@ -178,6 +190,50 @@ func (c *config) parse() error {
 	return nil
 }
 
+// parseFormats checks the flags of the input and output formats.
+func (c *config) parseFormats() error {
+	switch {
+	case c.jsonlID != "" && c.jsonlField == "":
+		return usagef("--jsonl-id needs --jsonl-field")
+	case c.jsonlField != "" && c.jsonlField == c.jsonlID:
+		return usagef("--jsonl-field and --jsonl-id name one field %q", c.jsonlField)
+	case c.jsonlField != "" && c.files:
+		return usagef("--jsonl-field reads records from lines: not with --files")
+	}
+	if c.command != "dedup" {
+		for _, f := range []string{"clusters", "keep", "output-records", "rounds"} {
+			if c.set[f] {
+				return usagef("--%s applies to dedup", f)
+			}
+		}
+		return nil
+	}
+	var err error
+	if c.dedup.Keep, err = pipeline.ParseKeep(c.keep); err != nil {
+		return usagef("--keep: %v", err)
+	}
+	switch {
+	case c.outputRecords && c.clusters:
+		return usagef("--output-records writes the kept records, --clusters every record's cluster: choose one")
+	case c.outputRecords && c.files:
+		return usagef("--output-records writes input lines: not with --files")
+	}
+	c.dedup.Clusters, c.dedup.Records = c.clusters, c.outputRecords
+	return nil
+}
+
+// info returns the parts of the records' Info the outputs need.
+func (c *config) info() pipeline.InfoParts {
+	var p pipeline.InfoParts
+	if c.dedup.Keep != pipeline.KeepFirst {
+		p |= pipeline.InfoLen
+	}
+	if c.dedup.Records {
+		p |= pipeline.InfoText
+	}
+	return p
+}
+
 // parseFiles checks the selection flags of --files, as the CLI does
 // (fileset.Flags).
 func (c *config) parseFiles() error {
@@ -207,6 +263,8 @@ func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, e
 		return in, err
 	}
 	in.SpanBytes = c.spanBytes
+	in.JSONL = pipeline.JSONL{Field: c.jsonlField, ID: c.jsonlID}
+	in.Info = c.info()
 	if len(c.against) > 0 {
 		s, err := list(c.against)
 		if err != nil {

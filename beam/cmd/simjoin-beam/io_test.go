@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/cluster"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -410,6 +412,84 @@ func TestLSHRSJoin(t *testing.T) {
 	}
 }
 
+// dedupOracle is `simjoin dedup`'s clustering of recs (exact, Jaccard th):
+// the clusters as lists of record indexes in input order, in the order of
+// their first records.
+func dedupOracle(t *testing.T, tokens, th string, recs []string) [][]int {
+	t.Helper()
+	thr, _ := prefix.ParseThreshold(prefix.Jaccard, th)
+	c, err := order.New(input(t, tokens, recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := cluster.New(len(recs))
+	if _, err := join.SelfJoin(context.Background(), c, join.Options{Threshold: thr}, func(p join.Pair) bool {
+		f.Union(p.A, p.B)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return f.Clusters(1)
+}
+
+// TestDedupOutputs: --keep first|longest|shortest choose the record kept of
+// each cluster (first in input order among equals), --clusters writes every
+// record with the one kept of its cluster, --output-records the kept
+// records' lines; against `simjoin dedup`'s clusters.
+func TestDedupOutputs(t *testing.T) {
+	dir := t.TempDir()
+	all := setsLines(t)
+	// Repeat some sets with a different number of spaces: the same set,
+	// lines of different lengths, so that the rules disagree.
+	recs := slices.Clone(all)
+	for i := 0; i < 300; i += 3 {
+		recs = append(recs, strings.ReplaceAll(all[i], " ", "  "), all[i]+" ")
+	}
+	in := write(t, filepath.Join(dir, "in.txt"), []byte(strings.Join(recs, "\n")+"\n"))
+	clusters := dedupOracle(t, "set", "0.7", recs)
+	if len(clusters) == len(recs) {
+		t.Fatal("no cluster: the fixture is wrong")
+	}
+	better := map[string]func(a, b int) bool{
+		"first":    func(a, b int) bool { return false },
+		"longest":  func(a, b int) bool { return len(recs[a]) > len(recs[b]) },
+		"shortest": func(a, b int) bool { return len(recs[a]) < len(recs[b]) },
+	}
+	for _, keep := range []string{"first", "longest", "shortest"} {
+		var kept, text, labels []string
+		for _, c := range clusters {
+			k := c[0]
+			for _, i := range c[1:] {
+				if better[keep](i, k) {
+					k = i
+				}
+			}
+			kept = append(kept, strconv.Itoa(k+1))
+			text = append(text, recs[k])
+			for _, i := range c {
+				labels = append(labels, strconv.Itoa(i+1)+"\t"+strconv.Itoa(k+1))
+			}
+		}
+		for _, tc := range []struct {
+			flag string
+			want []string
+		}{{"", kept}, {"--clusters", labels}, {"--output-records", text}} {
+			slices.Sort(tc.want)
+			out := filepath.Join(dir, keep+tc.flag)
+			args := []string{"dedup", "--method", "exact", "-t", "0.7", "--keep", keep, "--input", in, "--output", out, "--shards", "3"}
+			if tc.flag != "" {
+				args = append(args, tc.flag)
+			}
+			if code, stderr := runCmd(t, args...); code != 0 {
+				t.Fatalf("%q: exit %d: %s", args, code, stderr)
+			}
+			if got := shards(t, out, 3); !slices.Equal(got, tc.want) {
+				t.Errorf("--keep %s %s: %d lines, want %d:\n%s", keep, tc.flag, len(got), len(tc.want), firstDiff(got, tc.want))
+			}
+		}
+	}
+}
+
 // TestUnsettled: a dedup whose clusters do not settle in --rounds fails
 // within the job, whatever the runner reports, and writes nothing.
 func TestUnsettled(t *testing.T) {
@@ -426,4 +506,101 @@ func TestUnsettled(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	nothingWritten(t, out)
+}
+
+// jsonLine is one JSON Lines record of the tests: an id, the text and a
+// field the command does not read.
+func jsonLine(id any, text string) string {
+	b, _ := json.Marshal(map[string]any{"id": id, "text": text, "meta": map[string]any{"n": 1, "tags": []string{"x"}}})
+	return string(b)
+}
+
+// TestJSONL: JSON Lines inputs (--jsonl-field, --jsonl-id) give the CLI's
+// pairs over their text fields, with the ids the input gives in every
+// output (join, dedup, --clusters), the kept JSON objects whole with
+// --output-records, and one line naming FILE:LINE for a bad line or an id
+// that repeats.
+func TestJSONL(t *testing.T) {
+	dir := t.TempDir()
+	all := setsLines(t)
+	var lines, ids []string
+	for i, l := range all {
+		var id any = fmt.Sprintf("doc\t%d", i) // a tab: escaped in TSV
+		if i%3 == 0 {
+			id = 1000000 + i // a number, written as spelled
+		}
+		lines = append(lines, jsonLine(id, l))
+		ids = append(ids, strings.ReplaceAll(fmt.Sprint(id), "\t", `\t`))
+	}
+	in := write(t, filepath.Join(dir, "docs.jsonl"), []byte(strings.Join(lines, "\r\n")+"\r\n"))
+
+	want := exactLines(t, "set", "0.8", all, nil, ids, ids)
+	out := filepath.Join(dir, "pairs")
+	if code, stderr := runCmd(t, "join", "-t", "0.8", "--jsonl-field", "text", "--jsonl-id", "id", "--input", in, "--output", out, "--shards", "2"); code != 0 {
+		t.Fatalf("join: exit %d: %s", code, stderr)
+	}
+	if got := shards(t, out, 2); !slices.Equal(got, want) {
+		t.Errorf("join: %d lines, want %d:\n%s", len(got), len(want), firstDiff(got, want))
+	}
+	// Without --jsonl-id, ids are line numbers, as for plain lines.
+	want = exactLines(t, "set", "0.8", all, nil, numbers(len(all), ""), numbers(len(all), ""))
+	out = filepath.Join(dir, "numbered")
+	if code, stderr := runCmd(t, "join", "-t", "0.8", "--jsonl-field", "text", "--input", in, "--output", out); code != 0 {
+		t.Fatalf("join: exit %d: %s", code, stderr)
+	}
+	if got := shards(t, out, 1); !slices.Equal(got, want) {
+		t.Errorf("join without ids: %d lines, want %d", len(got), len(want))
+	}
+
+	clusters := dedupOracle(t, "set", "0.8", all)
+	var kept, objects, labels []string
+	for _, c := range clusters {
+		kept = append(kept, ids[c[0]])
+		objects = append(objects, lines[c[0]])
+		for _, i := range c {
+			labels = append(labels, ids[i]+"\t"+ids[c[0]])
+		}
+	}
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{{"", kept}, {"--clusters", labels}, {"--output-records", objects}} {
+		slices.Sort(tc.want)
+		out := filepath.Join(dir, "dedup"+tc.flag)
+		args := []string{"dedup", "--method", "exact", "-t", "0.8", "--jsonl-field", "text", "--jsonl-id", "id", "--input", in, "--output", out}
+		if tc.flag != "" {
+			args = append(args, tc.flag)
+		}
+		if code, stderr := runCmd(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if got := shards(t, out, 1); !slices.Equal(got, tc.want) {
+			t.Errorf("dedup %s: %d lines, want %d:\n%s", tc.flag, len(got), len(tc.want), firstDiff(got, tc.want))
+		}
+	}
+
+	// Bad input: one line naming the file and line, nothing written.
+	for _, tc := range []struct {
+		bad, msg string
+	}{
+		{`{"id": "a", "text": "x y"`, ":3: not a JSON object"},
+		{`["x y"]`, ":3: not a JSON object"},
+		{`{"id": "a", "text": "x y"} {}`, ":3: not a JSON object"},
+		{`{"id": "a", "txt": "x y"}`, `:3: no field "text"`},
+		{`{"text": "x y"}`, `:3: no field "id"`},
+		{`{"id": "a", "text": 5}`, `:3: field "text" is not a string`},
+		{`{"id": "a", "text": "x", "text": "y"}`, `:3: field "text" repeats`},
+		{`{"id": "a", "text": "x \udc00 y"}`, `:3: field "text" holds a lone surrogate escape`},
+		{`{"id": null, "text": "x y"}`, `:3: field "id" is neither a string nor a number`},
+		{"{\"id\": \"a\", \"text\": \"x \xff y\"}", ":3: invalid UTF-8"},
+		{jsonLine("doc\t0", "x y"), `:3: id "doc\t0" repeats the id of ` + filepath.Join(dir, "bad.jsonl") + ":2"},
+	} {
+		bad := write(t, filepath.Join(dir, "bad.jsonl"), []byte(jsonLine(7, "a b")+"\n"+jsonLine("doc\t0", "c d")+"\n"+tc.bad+"\n"))
+		out := filepath.Join(dir, "badout")
+		code, stderr := runCmd(t, "join", "-t", "0.8", "--jsonl-field", "text", "--jsonl-id", "id", "--input", bad, "--output", out)
+		if want := "simjoin-beam: " + bad + tc.msg + "\n"; code != 1 || stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want 1, %q", tc.bad, code, stderr, want)
+		}
+		nothingWritten(t, out)
+	}
 }

@@ -77,6 +77,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simjoin-beam: unexpected argument %q (inputs are given with --input)\n", fs.Arg(0))
 		return 2
 	}
+	c.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 	level, err := parseLevel(c.logLevel)
 	if err != nil {
 		fmt.Fprintln(stderr, "simjoin-beam:", err)
@@ -132,9 +134,13 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	records := pipeline.ReadRecords(s, in)
+	records, info := pipeline.ReadInput(s, in)
 	ids := pipeline.IDsOf(in)
 	var guards []beam.PCollection
+	if in.JSONL.ID != "" {
+		ids.Names = info
+		guards = append(guards, pipeline.RepeatedNames(s, info, ids))
+	}
 	var lines beam.PCollection
 	switch {
 	case c.command == "join" && c.method == "exact":
@@ -151,7 +157,7 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 		}
 		labels := pipeline.Components(s, edges, c.rounds)
 		guards = append(guards, pipeline.Unsettled(s, edges, labels, c.rounds))
-		lines = pipeline.Kept(s, records, labels, ids, c.clusters)
+		lines = pipeline.DedupLines(s, records, labels, info, ids, c.dedup)
 	}
 	pipeline.WriteLines(s, lines, c.output, c.shards, guards...)
 	if c.cpuProfile != "" {
