@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,9 +23,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/prefix"
 )
 
 // bootEnv, when set in the environment of this test binary, makes it the
@@ -224,19 +220,7 @@ func TestJobServer(t *testing.T) {
 	goBuild(t, prism, "github.com/apache/beam/sdks/v2/go/cmd/prism")
 	js := startJobServer(t, prism)
 
-	pairs := oracle(t)
-	var want []string
-	f := cluster.New(2000)
-	for _, p := range pairs {
-		want = append(want, strconv.Itoa(p.A+1)+"\t"+strconv.Itoa(p.B+1)+"\t"+string(prefix.Jaccard.AppendSim(nil, p.Sim)))
-		f.Union(p.A, p.B)
-	}
-	slices.Sort(want)
-	var kept []string
-	for _, i := range f.Firsts() {
-		kept = append(kept, strconv.Itoa(i+1))
-	}
-	slices.Sort(kept)
+	want, kept := setsOutputs(t)
 	abs, err := filepath.Abs(sets)
 	if err != nil {
 		t.Fatal(err)

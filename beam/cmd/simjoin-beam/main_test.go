@@ -61,22 +61,28 @@ func readLines(t *testing.T, name string) []string {
 	return l
 }
 
-// TestCommands runs the README's command lines in-process on Prism.
-func TestCommands(t *testing.T) {
-	dir := t.TempDir()
-	pairs := oracle(t)
-	var want []string
+// setsOutputs returns what the README's commands write for sets.txt at 0.8:
+// the lines of `simjoin join --method exact` and the ids `simjoin dedup`
+// keeps, both sorted.
+func setsOutputs(t *testing.T) (pairs, kept []string) {
+	t.Helper()
 	f := cluster.New(2000)
-	for _, p := range pairs {
-		want = append(want, strings.Join([]string{strconv.Itoa(p.A + 1), strconv.Itoa(p.B + 1), string(prefix.Jaccard.AppendSim(nil, p.Sim))}, "\t"))
+	for _, p := range oracle(t) {
+		pairs = append(pairs, strings.Join([]string{strconv.Itoa(p.A + 1), strconv.Itoa(p.B + 1), string(prefix.Jaccard.AppendSim(nil, p.Sim))}, "\t"))
 		f.Union(p.A, p.B)
 	}
-	slices.Sort(want)
-	var kept []string
 	for _, i := range f.Firsts() {
 		kept = append(kept, strconv.Itoa(i+1))
 	}
+	slices.Sort(pairs)
 	slices.Sort(kept)
+	return pairs, kept
+}
+
+// TestCommands runs the README's command lines in-process on Prism.
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	want, kept := setsOutputs(t)
 
 	var stderr bytes.Buffer
 	out := filepath.Join(dir, "pairs")
