@@ -116,6 +116,15 @@ func TestUsage(t *testing.T) {
 		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--against", sets},
 		{"join", "-t", "0.8", "--input", sets, "--output", x, "--method", "lsh", "--lsh", "40x40"},
 		{"join", "-t", "0.8", "--input", sets, "--output", x, "extra"},
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-id", "id"},                      // no --jsonl-field
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-field", "t", "--jsonl-id", "t"}, // one field
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-field", "t", "--files"},         // lines only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--keep", "longest"},                     // dedup only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--clusters"},                            // dedup only
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--keep", "last"},                       // no such rule
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--clusters"},       // one or the other
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--files"},          // lines only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--verbose", "--log-level", "loud"},      // no such level
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), args, &stderr); code != 2 {
