@@ -65,12 +65,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simjoin-beam", flag.ContinueOnError)
 	c.addFlags(fs)
 	flag.CommandLine.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard) // errors are told in one line below
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stderr, usage)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+		return 0
+	} else if err != nil {
+		fmt.Fprintf(stderr, "simjoin-beam: %v (-h lists the flags)\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -96,8 +98,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	c.submitted = new(jobID)
 	slog.SetDefault(slog.New(&jobLog{Handler: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}), job: c.submitted}))
 	if cmd == "" {
-		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup")
-		fs.Usage()
+		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup (-h lists the flags)")
 		return 2
 	}
 	c.command = cmd

@@ -125,11 +125,17 @@ func TestUsage(t *testing.T) {
 		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--clusters"},       // one or the other
 		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--files"},          // lines only
 		{"join", "-t", "0.8", "--input", sets, "--output", x, "--verbose", "--log-level", "loud"},      // no such level
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--bogus"},
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--shards", "two"},
 	} {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), args, &stderr); code != 2 {
-			t.Errorf("%q: exit %d, want 2 (%s)", args, code, stderr.String())
+		if code := run(context.Background(), args, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, stderr.String())
 		}
+	}
+	var help bytes.Buffer
+	if code := run(context.Background(), []string{"join", "-h"}, &help); code != 0 || !strings.Contains(help.String(), "-jsonl-field") {
+		t.Errorf("-h: exit %d, %d bytes of help", code, help.Len())
 	}
 	var stderr bytes.Buffer
 	out := filepath.Join(t.TempDir(), "none")
