@@ -37,7 +37,7 @@ func (in *Input) Dedup(ctx context.Context, observe func(Pair) bool) (*cluster.F
 			copies = nil
 		}
 		if in.opts.CheckRecall {
-			copies = nil // planner.Check reports record pairs
+			copies = nil // planner.MeasureLSH reports record pairs
 		}
 		var err error
 		st, err = in.run(ctx, yield, copies)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -16,7 +16,7 @@ func ExampleSelfJoin() {
 	passwords := []string{"password", "dragon", "password1", "passw0rd", "letmein", "dragon12", "letmein!"}
 	pairs, stats, err := simjoin.SelfJoin(context.Background(), passwords, simjoin.Options{
 		Tokens:    shingle.Spec{Kind: shingle.QGram, N: 2},
-		Threshold: 0.7,
+		Threshold: simjoin.Threshold{Num: 7, Den: 10},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -33,46 +33,35 @@ func ExampleSelfJoin() {
 	// records: 7 pairs: 3
 }
 
-// Streaming: the pairs go to a callback as they are found and are not held;
-// returning false stops the join.
-func ExampleSelfJoinFunc() {
-	lines := []string{"a b c d", "a b c e", "a b c d", "x y z", "a b c d e"}
-	n := 0
-	_, err := simjoin.SelfJoinFunc(context.Background(), lines, simjoin.Options{Threshold: 0.6},
-		func(p simjoin.Pair) bool {
-			n++
-			return true
-		})
-	fmt.Println(n, err)
-	// Output:
-	// 6 <nil>
-}
-
-// An R-S join: which new passwords are too close to a leaked one? Pairs are
-// (index in r, index in s).
-func ExampleJoin() {
+// Run streams the pairs of an R-S join to a callback as they are found
+// (none is held; returning false stops the join): which new passwords are
+// too close to a leaked one? Pairs are (index in r, index in s).
+func ExampleRun() {
 	leaked := []string{"sunshine", "iloveyou", "princess"}
 	proposed := []string{"sunshine7", "correct horse", "Princess", "iloveyou2"}
-	pairs, _, err := simjoin.Join(context.Background(), leaked, proposed, simjoin.Options{
+	st, err := simjoin.Run(context.Background(), records.Strings(leaked), records.Strings(proposed), simjoin.Options{
 		Tokens:    shingle.Spec{Kind: shingle.QGram, N: 3},
-		Measure:   prefix.Dice,
-		Threshold: 0.8,
+		Measure:   simjoin.Dice,
+		Threshold: simjoin.Threshold{Num: 4, Den: 5},
+	}, func(p simjoin.Pair) bool {
+		fmt.Printf("%s ~ %s  dice=%.3f\n", leaked[p.A], proposed[p.B], p.Sim)
+		return true
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, p := range pairs {
-		fmt.Printf("%s ~ %s  dice=%.3f\n", leaked[p.A], proposed[p.B], p.Sim)
-	}
-	// Output:
+	fmt.Println("pairs:", st.Results)
+	// Unordered output:
 	// sunshine ~ sunshine7  dice=0.923
 	// iloveyou ~ iloveyou2  dice=0.923
 	// princess ~ Princess  dice=0.833
+	// pairs: 3
 }
 
-// Ready token sets, here tags. Duplicates within a set are ignored.
-func ExampleSelfJoinSets() {
+// Ready token sets, here tags, in a self-join (the zero Source as the second
+// side). Duplicates within a set are ignored; an empty set never joins.
+func ExampleRun_sets() {
 	tags := [][]string{
 		{"go", "database", "sql"},
 		{"go", "web", "http"},
@@ -80,16 +69,17 @@ func ExampleSelfJoinSets() {
 		{"http", "web", "go", "go"},
 		{},
 	}
-	pairs, stats, err := simjoin.SelfJoinSets(context.Background(), tags, simjoin.Options{Threshold: 0.75})
+	st, err := simjoin.Run(context.Background(), records.Sets(tags), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 4}},
+		func(p simjoin.Pair) bool {
+			fmt.Printf("%d %d overlap=%d jaccard=%.2f\n", p.A, p.B, p.Overlap, p.Sim)
+			return true
+		})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, p := range pairs {
-		fmt.Printf("%d %d overlap=%d jaccard=%.2f\n", p.A, p.B, p.Overlap, p.Sim)
-	}
-	fmt.Println("skipped:", stats.Skipped)
-	// Output:
+	fmt.Println("skipped:", st.Skipped)
+	// Unordered output:
 	// 0 2 overlap=3 jaccard=0.75
 	// 1 3 overlap=3 jaccard=1.00
 	// skipped: 1
@@ -97,21 +87,20 @@ func ExampleSelfJoinSets() {
 
 // Integer token ids and the overlap measure: pairs sharing at least two
 // tokens.
-func ExampleJoinSets() {
+func ExampleRun_overlap() {
 	r := [][]uint32{{1, 2, 3}, {7, 8}}
 	s := [][]uint32{{3, 2, 9}, {1, 9}, {8, 7, 6, 5}}
-	pairs, _, err := simjoin.JoinSets(context.Background(), r, s, simjoin.Options{
-		Measure:   prefix.Overlap,
-		Threshold: 2,
+	_, err := simjoin.Run(context.Background(), records.Sets(r), records.Sets(s), simjoin.Options{
+		Measure:   simjoin.Overlap,
+		Threshold: simjoin.Threshold{Num: 2, Den: 1},
+	}, func(p simjoin.Pair) bool {
+		fmt.Println(p.A, p.B, p.Overlap)
+		return true
 	})
 	if err != nil {
 		fmt.Println(err)
-		return
 	}
-	for _, p := range pairs {
-		fmt.Println(p.A, p.B, p.Overlap)
-	}
-	// Output:
+	// Unordered output:
 	// 0 0 2
 	// 1 2 2
 }
@@ -119,20 +108,21 @@ func ExampleJoinSets() {
 // Bad options come back as typed errors.
 func ExampleOptions_errors() {
 	ctx := context.Background()
-	records := []string{"a b", "a b c"}
-	_, _, err := simjoin.SelfJoin(ctx, records, simjoin.Options{})
+	recs := []string{"a b", "a b c"}
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{}) // no threshold
+	fmt.Println(errors.Is(err, simjoin.ErrNoThreshold))
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}})
 	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 1.5})
-	fmt.Println(errors.Is(err, simjoin.ErrThreshold))
-	_, _, err = simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}})
+	_, _, err = simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.QGram}})
 	fmt.Println(errors.Is(err, simjoin.ErrTokens))
-	_, _, err = simjoin.SelfJoin(ctx, []string{"ok", "caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	var re *simjoin.RecordError
+	_, _, err = simjoin.SelfJoin(ctx, []string{"ok", "caf\xe9"}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}})
+	var re *records.RecordError
 	fmt.Println(errors.Is(err, simjoin.ErrUTF8), errors.As(err, &re) && re.Index == 1)
 	fmt.Println(err)
 	// In an R-S join the error names the record's side too.
-	_, _, err = simjoin.Join(ctx, []string{"ok"}, []string{"caf\xe9"}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	fmt.Println(errors.As(err, &re) && re.Side == simjoin.SideS && re.Index == 0)
+	_, err = simjoin.Run(ctx, records.Strings([]string{"ok"}), records.Strings([]string{"caf\xe9"}),
+		simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}}, func(simjoin.Pair) bool { return true })
+	fmt.Println(errors.As(err, &re) && re.Side == records.SideS && re.Index == 0)
 	fmt.Println(err)
 	// Output:
 	// true

@@ -15,8 +15,9 @@ import (
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -60,16 +61,16 @@ func collectAll(t *testing.T, in *simjoin.Input) ([]jointest.Pair, simjoin.Stats
 }
 
 // sources are the ways the face reads one side: the same sets each time.
-func sources(t *testing.T, sets [][]uint32) map[string]simjoin.Source {
+func sources(t *testing.T, sets [][]uint32) map[string]records.Source {
 	lines := setLines(sets)
 	text := strings.Join(lines, "\n")
 	if len(lines) > 0 {
 		text += "\n"
 	}
-	return map[string]simjoin.Source{
-		"sets":    simjoin.Sets(sets),
-		"strings": simjoin.Strings(lines),
-		"lines":   simjoin.Lines(strings.NewReader(text), "in"),
+	return map[string]records.Source{
+		"sets":    records.Sets(sets),
+		"strings": records.Strings(lines),
+		"lines":   records.Lines(strings.NewReader(text), "in"),
 	}
 }
 
@@ -88,10 +89,10 @@ func TestFaceAgainstOracle(t *testing.T) {
 			th := floatThresholds(m)[1]
 			t0, _ := prefix.ThresholdOf(m, th)
 			for _, method := range []simjoin.Method{simjoin.Exact, simjoin.Auto} {
-				opts := simjoin.Options{Measure: m, Threshold: th, Method: method, Workers: 2}
+				opts := simjoin.Options{Measure: m, Threshold: t0, Method: method, Workers: 2}
 				for name, src := range sources(t, fx.Sets) {
 					what := fmt.Sprintf("%s/%s/%s/%s/self", fx.Name, m, method, name)
-					in, err := simjoin.Load(ctx, src, simjoin.Source{}, opts)
+					in, err := simjoin.Load(ctx, src, records.Source{}, opts)
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}
@@ -169,15 +170,15 @@ func TestFaceLSH(t *testing.T) {
 		for _, rs := range []bool{false, true} {
 			for _, th := range []float64{0.5, 0.8} {
 				t0, _ := prefix.ThresholdOf(prefix.Jaccard, th)
-				opts := simjoin.Options{Threshold: th, Method: simjoin.LSH, LSH: approx.Options{Seed: 3}}
+				opts := simjoin.Options{Threshold: t0, Method: simjoin.LSH, LSH: approx.Options{Seed: 3}}
 				var in *simjoin.Input
 				var err error
 				var want []jointest.Pair
 				if rs {
-					in, err = simjoin.Load(ctx, simjoin.Sets(fx.Sets[:half]), simjoin.Sets(fx.Sets[half:]), opts)
+					in, err = simjoin.Load(ctx, records.Sets(fx.Sets[:half]), records.Sets(fx.Sets[half:]), opts)
 					want = jointest.RSJoin(fx.Sets[:half], fx.Sets[half:], prefix.Jaccard, t0)
 				} else {
-					in, err = simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, opts)
+					in, err = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 					want = jointest.SelfJoin(fx.Sets, prefix.Jaccard, t0)
 				}
 				if err != nil {
@@ -225,10 +226,10 @@ func TestFaceFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts := simjoin.Options{Threshold: 0.5, Method: simjoin.Exact,
-		Files: simjoin.FileOptions{Include: []string{"*.txt", "*.skip"}, Exclude: []string{"*.skip"}}}
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact,
+		Files: records.FileOptions{Include: []string{"*.txt", "*.skip"}, Exclude: []string{"*.skip"}}}
 	ctx := context.Background()
-	in, err := simjoin.Load(ctx, simjoin.Files(dir), simjoin.Source{}, opts)
+	in, err := simjoin.Load(ctx, records.Files(dir), records.Source{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +255,12 @@ func TestFaceFiles(t *testing.T) {
 		t.Errorf("files: %d pairs, strings: %d", len(got), len(wantPairs))
 	}
 	// R-S: the files against the same records as strings.
-	in, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Strings(kept), opts)
+	in, err = simjoin.Load(ctx, records.Files(dir), records.Strings(kept), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ = collectAll(t, in)
-	rsWant, _, err := simjoin.Join(ctx, kept, kept, opts)
+	rsWant, _, err := simjoin.Collect(ctx, records.Strings(kept), records.Strings(kept), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +271,8 @@ func TestFaceFiles(t *testing.T) {
 	if rid, sid := in.IDs(); !slices.Equal(got, rsPairs) || len(rid) != len(kept) || sid != nil {
 		t.Errorf("files against strings: %d pairs, want %d; %d and %v ids", len(got), len(rsPairs), len(rid), sid)
 	}
-	_, err = simjoin.Load(ctx, simjoin.Files(dir), simjoin.Source{},
-		simjoin.Options{Threshold: 0.5, Files: simjoin.FileOptions{Include: []string{"*.none"}}})
+	_, err = simjoin.Load(ctx, records.Files(dir), records.Source{},
+		simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Files: records.FileOptions{Include: []string{"*.none"}}})
 	if err == nil || !strings.Contains(err.Error(), "matches no file") {
 		t.Errorf("an include glob matching nothing: %v", err)
 	}
@@ -288,7 +289,7 @@ func TestFaceDedup(t *testing.T) {
 		for _, p := range pairs {
 			want.Union(p.A, p.B)
 		}
-		in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+		in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +306,7 @@ func TestFaceDedup(t *testing.T) {
 			t.Errorf("%s: observed %d pairs of %d (%v)", fx.Name, seen, len(pairs), err)
 		}
 	}
-	in, _ := simjoin.Load(ctx, simjoin.Strings([]string{"a"}), simjoin.Strings([]string{"a"}), simjoin.Options{Threshold: 0.5})
+	in, _ := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Strings([]string{"a"}), simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if _, _, err := in.Dedup(ctx, nil); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("Dedup of an R-S join: %v", err)
 	}
@@ -324,7 +325,7 @@ func TestFaceExplain(t *testing.T) {
 	}
 	t0, _ := prefix.ThresholdOf(prefix.Jaccard, 0.5)
 	want := jointest.SelfJoin(fx.Sets, prefix.Jaccard, t0)
-	in, err := simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
+	in, err := simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,51 +339,10 @@ func TestFaceExplain(t *testing.T) {
 	if ex.CrossCheck == nil || ex.CrossCheck.Exact.Results != int64(len(want)) {
 		t.Errorf("cross-check %+v, want %d exact pairs", ex.CrossCheck, len(want))
 	}
-	in, _ = simjoin.Load(ctx, simjoin.Sets(fx.Sets), simjoin.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: 2})
+	in, _ = simjoin.Load(ctx, records.Sets(fx.Sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 2, Den: 1}})
 	ex, err = in.Explain(ctx, simjoin.ExplainOptions{CrossCheck: 10})
 	if !errors.Is(err, simjoin.ErrNoLSH) || ex == nil || ex.Plan == nil {
 		t.Errorf("cross-check without LSH: %v", err)
-	}
-}
-
-// TestFacePairs: the iterator gives Join's pairs in Join's order, stops
-// when the loop does, and ends with the error of a failed join.
-func TestFacePairs(t *testing.T) {
-	ctx := context.Background()
-	records := slices.Repeat([]string{"a b c", "a b d", "x y"}, 30)
-	in, err := simjoin.Load(ctx, simjoin.Strings(records), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: simjoin.Exact})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []simjoin.Pair
-	if _, err := in.Join(ctx, func(p simjoin.Pair) bool { want = append(want, p); return true }); err != nil {
-		t.Fatal(err)
-	}
-	var got []simjoin.Pair
-	var st simjoin.Stats
-	for p, err := range in.Pairs(ctx, &st) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, p)
-	}
-	if !slices.Equal(got, want) || st.Results != int64(len(want)) {
-		t.Errorf("Pairs: %d pairs (stats %d), Join: %d", len(got), st.Results, len(want))
-	}
-	n := 0
-	for range in.Pairs(ctx, nil) {
-		if n++; n == 3 {
-			break
-		}
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	var last error
-	for _, err := range in.Pairs(canceled, nil) {
-		last = err
-	}
-	if !errors.Is(last, context.Canceled) {
-		t.Errorf("canceled: last error %v", last)
 	}
 }
 
@@ -394,7 +354,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 	text := strings.Repeat("a b c\na b d\n", 3000)
 	var events []simjoin.Progress
 	var need int64
-	opts := simjoin.Options{Threshold: 0.5, Method: simjoin.Exact,
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: simjoin.Exact,
 		Progress: func(p simjoin.Progress) { events = append(events, p) },
 		MemoryCheck: func(n int64, records, tokens int) error {
 			if records != 6000 || tokens != 18000 {
@@ -403,7 +363,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 			need = n
 			return nil
 		}}
-	in, err := simjoin.Load(ctx, simjoin.Lines(strings.NewReader(text), "in"), simjoin.Source{}, opts)
+	in, err := simjoin.Load(ctx, records.Lines(strings.NewReader(text), "in"), records.Source{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +400,7 @@ func TestFaceProgressAndMemory(t *testing.T) {
 	}
 	tooLarge := errors.New("too large")
 	opts.MemoryCheck = func(int64, int, int) error { return tooLarge }
-	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a"}), simjoin.Source{}, opts); err != tooLarge {
+	if _, err := simjoin.Load(ctx, records.Strings([]string{"a"}), records.Source{}, opts); err != tooLarge {
 		t.Errorf("MemoryCheck's error: got %v", err)
 	}
 }
@@ -449,47 +409,48 @@ func TestFaceProgressAndMemory(t *testing.T) {
 // unknown method are refused before reading.
 func TestFaceErrors(t *testing.T) {
 	ctx := context.Background()
-	opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}}
-	_, err := simjoin.Load(ctx, simjoin.Lines(strings.NewReader("ok\nbad\xff\n"), "f.txt"), simjoin.Source{}, opts)
-	var le *simjoin.LineError
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}}
+	_, err := simjoin.Load(ctx, records.Lines(strings.NewReader("ok\nbad\xff\n"), "f.txt"), records.Source{}, opts)
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "f.txt" || le.Line != 2 {
 		t.Errorf("bad line: %v", err)
 	}
-	if _, err := simjoin.Load(ctx, simjoin.Source{}, simjoin.Source{}, opts); !errors.Is(err, simjoin.ErrSources) {
+	if _, err := simjoin.Load(ctx, records.Source{}, records.Source{}, opts); !errors.Is(err, simjoin.ErrSources) {
 		t.Errorf("no source: %v", err)
 	}
-	if _, err := simjoin.Load(ctx, simjoin.Strings(nil), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
+	if _, err := simjoin.Load(ctx, records.Strings(nil), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: 9}); !errors.Is(err, simjoin.ErrMethod) {
 		t.Errorf("method 9: %v", err)
 	}
-	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: 2, Method: simjoin.LSH}
-	if _, err := simjoin.Load(ctx, simjoin.Strings([]string{"a b"}), simjoin.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrMethod) {
+	lshOverlap := simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 2, Den: 1}, Method: simjoin.LSH}
+	if _, err := simjoin.Load(ctx, records.Strings([]string{"a b"}), records.Source{}, lshOverlap); !errors.Is(err, simjoin.ErrNoJaccardBound) {
 		t.Errorf("LSH for overlap: %v", err)
 	}
 }
 
-// TestFaceFractionAndPlan: Options.Fraction is the threshold exactly (a pair
-// at 2/3 joins at 2/3, not at the float 2.0/3, which reads as 0.666666667
-// and is above it); WithPlan runs the plan given and reports it.
-func TestFaceFractionAndPlan(t *testing.T) {
+// TestFaceThresholdAndPlan: Options.Threshold is the threshold exactly (a
+// pair at 2/3 joins at 2/3, not at the float 2.0/3, which prefix.ThresholdOf
+// reads as 0.666666667, above it); WithPlan runs the plan given and reports
+// it.
+func TestFaceThresholdAndPlan(t *testing.T) {
 	ctx := context.Background()
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}} // Jaccard 4/6 = 2/3
 	for _, c := range []struct {
 		opts simjoin.Options
 		want int
 	}{
-		{simjoin.Options{Fraction: prefix.Threshold{Num: 2, Den: 3}}, 1},
-		{simjoin.Options{Threshold: 2.0 / 3}, 0},
+		{simjoin.Options{Threshold: simjoin.Threshold{Num: 2, Den: 3}}, 1},
+		{simjoin.Options{Threshold: mustThresholdOf(t, 2.0/3)}, 0},
 	} {
 		c.opts.Method = simjoin.Exact
-		pairs, _, err := simjoin.SelfJoinSets(ctx, sets, c.opts)
+		pairs, _, err := simjoin.Collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("%+v: %v pairs (%v), want %d", c.opts, pairs, err, c.want)
 		}
 	}
-	if _, _, err := simjoin.SelfJoinSets(ctx, sets, simjoin.Options{Fraction: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
-		t.Errorf("Fraction 3/2: %v", err)
+	if _, _, err := simjoin.Collect(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}); !errors.Is(err, simjoin.ErrThreshold) {
+		t.Errorf("threshold 3/2: %v", err)
 	}
-	in, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	in, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +471,7 @@ func TestFaceFractionAndPlan(t *testing.T) {
 func TestFaceResolve(t *testing.T) {
 	ctx := context.Background()
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5, 6}, {7, 8}}
-	auto, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5})
+	auto, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +487,7 @@ func TestFaceResolve(t *testing.T) {
 		t.Errorf("resolved again: %p (want %p), %v, %v", again, in, m, err)
 	}
 	for _, m := range []simjoin.Method{simjoin.Exact, simjoin.LSH} {
-		given, err := simjoin.Load(ctx, simjoin.Sets(sets), simjoin.Source{}, simjoin.Options{Threshold: 0.5, Method: m})
+		given, err := simjoin.Load(ctx, records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Method: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -535,4 +496,14 @@ func TestFaceResolve(t *testing.T) {
 			t.Errorf("%v: %p (input %p), method %v, %v", m, in, given, method, err)
 		}
 	}
+}
+
+// mustThresholdOf is prefix.ThresholdOf for Jaccard.
+func mustThresholdOf(t *testing.T, f float64) simjoin.Threshold {
+	t.Helper()
+	th, err := prefix.ThresholdOf(prefix.Jaccard, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
 }

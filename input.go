@@ -8,19 +8,19 @@ import (
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/fileset"
 	"github.com/simjoin/simjoin/internal/keysort"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // Input is the input of a join, read, tokenized and ordered by Load: one
 // collection for a self-join, two (over one token order) for an R-S join,
 // with the options they were loaded with. It is immutable and safe for
-// concurrent use; Join, Pairs, Dedup and Explain may run on it any number of
+// concurrent use; Join, Dedup and Explain may run on it any number of
 // times.
 type Input struct {
 	// r and s are the collections, s nil for a self-join; with Method LSH
@@ -38,25 +38,9 @@ type Input struct {
 	planned  *Plan            // set by WithPlan
 }
 
-// loading is the state of one Load: options, the keyers shared by Sets
-// sources, the file filter shared by Files sources, and the counts so far.
-type loading struct {
-	opts    Options
-	keyers  []any
-	nextKey uint64
-	filter  *fileset.Filter
-	stats   Stats
-}
-
-// progress returns a reporter of one stage's advance to Options.Progress (a
-// no-op without it): done of total (-1: unknown), and end once the stage is
-// over.
-func (l *loading) progress(stage Stage, name string) func(done, total int64, end bool) {
-	return progressOf(l.opts.Progress, Progress{Stage: stage, Name: name})
-}
-
-// progressOf is loading.progress for any stage: every report to f is
-// stage's Stage, Name and Method with the counts of the call.
+// progressOf returns a reporter of one stage's advance to f (a no-op without
+// it): every report to f is stage's Stage, Name and Method with the counts of
+// the call, done of total (-1: unknown), and end once the stage is over.
 func progressOf(f func(Progress), stage Progress) func(done, total int64, end bool) {
 	if f == nil {
 		return func(int64, int64, bool) {}
@@ -69,6 +53,10 @@ func progressOf(f func(Progress), stage Progress) func(done, total int64, end bo
 		f(ev)
 	}
 }
+
+// readStages are the stages of package records' reading as Progress names
+// them.
+var readStages = [...]Stage{records.StageLines: StageRead, records.StageFiles: StageFiles}
 
 // timing measures one phase in wall and CPU time.
 type timing struct {
@@ -99,8 +87,8 @@ func (t timing) done() Timing {
 // goroutines. Memory: the
 // sets (about 16 bytes per token while ordering, 4 after). ctx is checked
 // between the phases.
-func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
-	if r.read == nil {
+func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error) {
+	if r.IsZero() {
 		return nil, fmt.Errorf("%w: no records to join", ErrSources)
 	}
 	t, err := opts.threshold()
@@ -108,81 +96,86 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		return nil, err
 	}
 	if opts.Method > LSH {
-		return nil, fmt.Errorf("%w: %d", ErrMethod, opts.Method)
+		return nil, fmt.Errorf("simjoin: %w %d", ErrMethod, opts.Method)
 	}
 	if opts.Method == LSH && opts.Measure == prefix.Overlap {
-		return nil, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, opts.Measure)
+		return nil, fmt.Errorf("simjoin: %w: LSH estimates Jaccard similarity, not %s", ErrNoJaccardBound, opts.Measure)
 	}
-	if r.tokens || s.tokens {
+	if r.Tokenized() || s.Tokenized() {
 		if err := checkTokens(opts.Tokens); err != nil {
 			return nil, err
 		}
 	}
 	opts.Workers = parallel.Workers(opts.Workers)
-	l := &loading{opts: opts}
+	rd := records.NewReader(records.Options{Tokens: opts.Tokens, Files: opts.Files, Workers: opts.Workers,
+		Progress: func(stage records.Stage, name string) func(done, total int64, end bool) {
+			return progressOf(opts.Progress, Progress{Stage: readStages[stage], Name: name})
+		}})
+	var st Stats
 	tm := startTiming()
-	var rside, sside Side
-	if s.read != nil {
-		rside, sside = SideR, SideS
+	var rside, sside records.Side
+	if !s.IsZero() {
+		rside, sside = records.SideR, records.SideS
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
 	// token order is built unless asked for (Collections). CheckRecall's
 	// exact join needs it.
 	keys := opts.Method == LSH && !opts.CheckRecall
-	newSets := func() setSink {
+	newSets := func() records.Sink {
 		if keys {
-			return new(keyBatches)
+			return new(records.KeyBatches)
 		}
 		return &order.Input{Workers: opts.Workers}
 	}
 	rto := newSets()
-	rid, err := r.read(ctx, l, rside, rto)
+	rid, err := rd.Read(ctx, r, rside, rto)
 	if err != nil {
 		return nil, err
 	}
-	var sto setSink
+	var sto records.Sink
 	var sid []string
-	if s.read != nil {
+	if !s.IsZero() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sto = newSets()
-		if sid, err = s.read(ctx, l, sside, sto); err != nil {
+		if sid, err = rd.Read(ctx, s, sside, sto); err != nil {
 			return nil, err
 		}
 	}
-	l.stats.Read = tm.done()
+	st.Read, st.Files = tm.done(), rd.FileStats()
 	if keys {
-		rk, sk := rto.(*keyBatches).sets(opts.Workers), (*approx.KeySets)(nil)
+		rk, sk := rto.(*records.KeyBatches).Sets(opts.Workers), (*approx.KeySets)(nil)
 		if sto != nil {
-			sk = sto.(*keyBatches).sets(opts.Workers)
+			sk = sto.(*records.KeyBatches).Sets(opts.Workers)
 		}
-		return loadKeys(ctx, l, t, rk, sk, rid, sid)
+		return loadKeys(ctx, opts, st, t, rk, sk, rid, sid)
 	}
 	rin := rto.(*order.Input)
 	var sin *order.Input
 	if sto != nil {
 		sin = sto.(*order.Input)
 	}
+	// The order's phase starts here: counting the vocabulary enters the
+	// keys that wait (order.Input.Vocabulary), the order's first step.
+	tm = startTiming()
 	if opts.MemoryCheck != nil {
-		records, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
+		n, tokens, vocab := rin.Len(), rin.Tokens(), rin.Vocabulary()
 		if sin != nil {
-			records, tokens, vocab = records+sin.Len(), tokens+sin.Tokens(), vocab+sin.Vocabulary()
+			n, tokens, vocab = n+sin.Len(), tokens+sin.Tokens(), vocab+sin.Vocabulary()
 		}
-		if err := opts.MemoryCheck(join.EstimateMemory(records, tokens, vocab), records, tokens); err != nil {
+		if err := opts.MemoryCheck(join.EstimateMemory(n, tokens, vocab), n, tokens); err != nil {
 			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tm = startTiming()
 	in := &Input{rid: rid, sid: sid, opts: opts, t: t}
 	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
 		return nil, err
 	}
-	l.stats.Order = tm.done()
-	st := &l.stats
+	st.Order = tm.done()
 	st.Records, st.Skipped, st.Tokens = in.r.Records(), in.r.Skipped(), in.r.Tokens()
 	if in.s != nil {
 		st.Records += in.s.Records()
@@ -190,7 +183,7 @@ func Load(ctx context.Context, r, s Source, opts Options) (*Input, error) {
 		st.Tokens += in.s.Tokens()
 	}
 	st.Vocabulary = in.r.Dict().Len()
-	in.loaded = *st
+	in.loaded = st
 	return in, nil
 }
 
@@ -214,9 +207,8 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sk
 // is nil for a self-join), counted (its distinct tokens only on
 // demand, by Vocabulary), its memory checked.
-func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
-	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: l.opts, t: t, lazy: new(lazyOrder)}
-	st := &l.stats
+func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder)}
 	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
 		if ks == nil {
 			continue
@@ -230,23 +222,23 @@ func loadKeys(ctx context.Context, l *loading, t prefix.Threshold, rk, sk *appro
 		}
 	}
 	if st.Records >= 1<<32-1 || st.Tokens >= 1<<32-1 {
-		return nil, fmt.Errorf("simjoin: %w", order.ErrTooLarge) // as building the order would say
+		return nil, fmt.Errorf("simjoin: collection %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
-	if l.opts.MemoryCheck != nil {
-		lsh := l.opts.LSH
-		lsh.Measure, lsh.Threshold = l.opts.Measure, t
+	if opts.MemoryCheck != nil {
+		lsh := opts.LSH
+		lsh.Measure, lsh.Threshold = opts.Measure, t
 		if r, err := lsh.Resolve(); err == nil {
 			lsh = r
 		}
-		if err := l.opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
+		if err := opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
 			return nil, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in.loaded = *st
+	in.loaded = st
 	return in, nil
 }
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // SimilarityBins is the number of bins of Stats.Similarity.
@@ -31,15 +31,15 @@ type Stats struct {
 	// them).
 	Records, Skipped, Tokens, Vocabulary int
 	// Files counts what Files sources listed and read; nil without them.
-	Files *FileStats
+	Files *records.FileStats
 
 	// Exact holds the counters of the exact join when it ran, LSH those of
 	// the LSH join; the other is nil.
 	Exact *join.Stats
 	LSH   *approx.Stats
-	// Check is LSH measured against the exact join on the same input when
-	// Options.CheckRecall asked for it and LSH ran; nil otherwise.
-	Check *planner.CrossCheck
+	// CrossCheck is LSH measured against the exact join on the same input
+	// when Options.CheckRecall asked for it and LSH ran; nil otherwise.
+	CrossCheck *planner.CrossCheck
 
 	// Results counts the pairs found, record pairs: with Dedup, each pair
 	// of groups of identical records counts the record pairs it stands for.
@@ -115,32 +115,9 @@ func (in *Input) Join(ctx context.Context, yield func(Pair) bool) (Stats, error)
 	return in.run(ctx, yield, nil)
 }
 
-// Pairs is Join as an iterator: each pair comes with a nil error, and an
-// error that ends the join comes last, with a zero Pair. When the iteration
-// ends (or is stopped), *st holds the Stats if st is not nil. The join runs
-// while the loop does, once per iteration.
-func (in *Input) Pairs(ctx context.Context, st *Stats) iter.Seq2[Pair, error] {
-	return func(yield func(Pair, error) bool) {
-		stopped := false
-		s, err := in.Join(ctx, func(p Pair) bool {
-			if !yield(p, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		})
-		if st != nil {
-			*st = s
-		}
-		if err != nil && !stopped {
-			yield(Pair{}, err)
-		}
-	}
-}
-
 // Run loads r (and s, for an R-S join) and joins them: Load, then
 // Input.Join.
-func Run(ctx context.Context, r, s Source, opts Options, yield func(Pair) bool) (Stats, error) {
+func Run(ctx context.Context, r, s records.Source, opts Options, yield func(Pair) bool) (Stats, error) {
 	in, err := Load(ctx, r, s, opts)
 	if err != nil {
 		return Stats{}, err
@@ -164,7 +141,7 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	return planner.New(ctx, r, sc, in.plannerOptions(in.opts.Method))
 }
 
-// WithPlan returns in to be joined as p says (p from in.Plan): Join, Pairs
+// WithPlan returns in to be joined as p says (p from in.Plan): Join
 // and Dedup on the result run p.Method, with p's LSH options when that is
 // LSH, and report p as Stats.Plan, instead of planning again. The
 // collections are shared.
@@ -238,7 +215,7 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		st.Exact = &js
 	case LSH:
 		if in.opts.Measure == prefix.Overlap {
-			return st, fmt.Errorf("%w: LSH estimates Jaccard similarity, not %s", ErrMethod, in.opts.Measure)
+			return st, fmt.Errorf("simjoin: %w: LSH estimates Jaccard similarity, not %s", ErrNoJaccardBound, in.opts.Measure)
 		}
 		report := progressOf(in.opts.Progress, Progress{Stage: StageLSH})
 		lsh.Measure, lsh.Threshold, lsh.Workers, lsh.Copies = in.opts.Measure, in.t, in.opts.Workers, group
@@ -248,8 +225,8 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			lsh.Copies = nil
 			r, s := in.collections()
 			var cc *planner.CrossCheck
-			if cc, err = planner.Check(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
-				as, st.Check = *cc.Bandings[0].Runs[0].LSH.LSH, cc
+			if cc, err = planner.MeasureLSH(ctx, r, s, planner.CheckOptions{LSH: lsh, Found: emit}); cc != nil {
+				as, st.CrossCheck = *cc.Bandings[0].Runs[0].LSH.LSH, cc
 			}
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement

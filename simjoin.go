@@ -1,6 +1,6 @@
 // Package simjoin finds every pair of records whose token sets have
-// similarity at least a threshold t: the all-pairs similarity join, as the
-// library calls the simjoin command itself is built on.
+// similarity at least a threshold t: the all-pairs similarity join. It is
+// the library's face, the one the simjoin command itself is built on.
 //
 // Two paths answer it. The exact path is AllPairs (Bayardo, Ma and Srikant,
 // "Scaling up all pairs similarity search", WWW 2007) with the positional
@@ -18,25 +18,39 @@
 //
 // # Lifecycle
 //
-// A join reads its records from Sources (strings, ready sets, lines of a
-// reader, or files selected under directories), tokenizes them (package
-// shingle), builds the rare-first token order and the size-sorted
-// collections (package order): Load returns that Input. With Method LSH
-// (and no CheckRecall) Load builds no order: MinHash signs the token keys
-// themselves and candidates are verified on sorted keys (approx.KeySets, 8
-// bytes a token), and the order is built only if Collections, Plan or
-// Explain asks for it. Input.Join then
-// plans (for Method Auto) and runs the chosen path, streaming the pairs to a
-// callback (Input.Pairs: as an iter.Seq2) and returning Stats that carry the
-// plan and the counters of the path that ran. Input.Dedup clusters the pairs
-// of a self-join; Input.Explain returns the plan, and optionally a measured
-// run and a cross-check of LSH against the exact answer. Run is Load and
-// Join in one call; SelfJoin, Join and friends are the shortest forms for
-// strings and sets in memory.
+// A join reads its records from sources (package records: strings, ready
+// sets, lines of a reader, or files selected under directories), tokenizes
+// them (package shingle), builds the rare-first token order and the
+// size-sorted collections (package order): Load returns that Input. With
+// Method LSH (and no CheckRecall) Load builds no order: MinHash signs the
+// token keys themselves and candidates are verified on sorted keys
+// (approx.KeySets, 8 bytes a token), and the order is built only if
+// Collections, Plan or Explain asks for it. Input.Join then plans (for
+// Method Auto) and runs the chosen path, streaming the pairs to a callback
+// and returning Stats that carry the plan and the counters of the path that
+// ran. Input.Dedup clusters the pairs of a self-join; Input.Explain returns
+// the plan, and optionally a measured run and a cross-check of LSH against
+// the exact answer. Run is Load and Join in one call; SelfJoin is the
+// shortest form for strings in memory, its pairs collected and sorted.
 //
 // An Input is immutable once loaded and safe for concurrent use; every call
 // has ended its goroutines when it returns. The records and sets passed in
 // are only read.
+//
+// # Layers
+//
+// The module's packages stand on layers, each importing only from its own
+// layer or those below, and the folders show them (docs/architecture.md
+// draws them; TestLayers checks every import against its table):
+//
+//	7  cmd/simjoin, and the command's own packages in cmd/simjoin/internal
+//	6  simjoin (this package, the face)   index, index/httpapi
+//	5  records (reading, tokenizing)       sink (writing pairs and clusters)
+//	4  planner   cluster   passwords
+//	3  join      approx
+//	2  order
+//	1  shingle   prefix
+//	0  internal/... (shared mechanisms); the test kit apart in internal/testkit
 //
 // # What it does not do
 //
@@ -50,12 +64,12 @@ package simjoin
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -63,7 +77,7 @@ import (
 // self-join; A indexes the first source and B the second in an R-S join),
 // Overlap the exact size of the intersection of their sets (-1 when the
 // similarity is an LSH estimate, approx.VerifyEstimate), and Sim the
-// similarity (for prefix.Overlap, Sim equals Overlap).
+// similarity (for Overlap, Sim equals Overlap).
 type Pair = join.Pair
 
 // Method is a join path: Auto (the planner's choice), Exact or LSH.
@@ -84,6 +98,26 @@ const (
 // Plan is the planner's choice and the figures behind it.
 type Plan = planner.Plan
 
+// Measure is a set similarity measure (prefix.Measure): Jaccard, Cosine,
+// Dice or Overlap.
+type Measure = prefix.Measure
+
+// The measures.
+const (
+	Jaccard = prefix.Jaccard // |x∩y| / |x∪y|; the zero value
+	Cosine  = prefix.Cosine  // |x∩y| / sqrt(|x|·|y|)
+	Dice    = prefix.Dice    // 2|x∩y| / (|x|+|y|)
+	Overlap = prefix.Overlap // |x∩y|, with an integer threshold
+)
+
+// Threshold is a threshold as an exact fraction Num/Den (prefix.Threshold):
+// every "similarity >= t" decision is made against it in integer
+// arithmetic. Write it as a fraction (Threshold{Num: 4, Den: 5}), or read
+// it from text (prefix.ParseThreshold: "0.8", "4/5") or from a float
+// (prefix.ThresholdOf: the shortest decimal that reads back as the float).
+// The zero Threshold is no threshold (prefix.Validate).
+type Threshold = prefix.Threshold
+
 // Options configures a join. The zero value of every field but Threshold
 // works: whitespace-separated tokens, Jaccard, the planner's choice of
 // method, approx's LSH defaults, one worker per core, no memory check.
@@ -92,18 +126,13 @@ type Options struct {
 	// takes whitespace-separated tokens as they are). Sets sources ignore
 	// it.
 	Tokens shingle.Spec
-	// Measure is the similarity measure; the zero value is prefix.Jaccard.
-	Measure prefix.Measure
+	// Measure is the similarity measure; the zero value is Jaccard.
+	Measure Measure
 	// Threshold is t: in (0, 1] for Jaccard, Cosine and Dice, an integer >= 1
-	// for Overlap. It is converted exactly by prefix.ThresholdOf: the
-	// shortest decimal that reads back as the float, rounded to
-	// prefix.MaxDecimals places, so 0.8 means exactly 4/5 (and 2.0/3 means
-	// 0.666666667, which a pair at exactly 2/3 does not reach).
-	Threshold float64
-	// Fraction, when its Den is not 0, is the threshold as an exact
-	// fraction (prefix.ParseThreshold reads "2/3"), and Threshold is
-	// ignored.
-	Fraction prefix.Threshold
+	// for Overlap. It is required, as for every join of the module: the
+	// zero Threshold fails with ErrNoThreshold, a value out of range with
+	// ErrThreshold (prefix.Validate).
+	Threshold Threshold
 	// Method chooses the path; Auto (the zero value) lets the planner
 	// choose. Explain prices both paths whatever it says.
 	Method Method
@@ -112,11 +141,11 @@ type Options struct {
 	// Threshold, Workers, Progress and Copies are taken from these Options.
 	LSH approx.Options
 	// CheckRecall, when the LSH path runs, also runs the exact join and
-	// measures LSH against it (planner.Check): Stats.Check. The pairs are
+	// measures LSH against it (planner.MeasureLSH): Stats.CrossCheck. The pairs are
 	// LSH's as without it; Dedup then gets copies as pairs.
 	CheckRecall bool
 	// Files applies to the Files sources of a join.
-	Files FileOptions
+	Files records.FileOptions
 	// Workers is the number of goroutines of every phase: reading Lines and
 	// Files, ordering the collections (order.Input.Workers) and the join;
 	// 0 or less means GOMAXPROCS, and more than 4·GOMAXPROCS means
@@ -133,9 +162,12 @@ type Options struct {
 	MemoryCheck func(need int64, records, tokens int) error
 }
 
-// Errors returned (wrapped) by the calls. The first four are the sentinels of
-// the packages that detect them, so errors.Is works with either name.
+// Errors returned (wrapped) by the calls. All but ErrSources are the
+// sentinels of the packages that detect them, so errors.Is works with either
+// name.
 var (
+	// ErrNoThreshold: Options.Threshold is the zero Threshold.
+	ErrNoThreshold = prefix.ErrNoThreshold
 	// ErrThreshold: the threshold is outside its range for the measure.
 	ErrThreshold = prefix.ErrThreshold
 	// ErrMeasure: Options.Measure is not one of the prefix measures.
@@ -144,11 +176,13 @@ var (
 	// kind or normalisation, or a length outside 1..shingle.MaxN).
 	ErrTokens = shingle.ErrSpec
 	// ErrUTF8: a record is not valid UTF-8 and Options.Tokens needs text.
-	// It comes wrapped in a *RecordError or a *LineError.
+	// It comes wrapped in a *records.RecordError or a *records.LineError.
 	ErrUTF8 = shingle.ErrUTF8
-	// ErrMethod: Options.Method is not Auto, Exact or LSH, or names LSH
-	// for a measure LSH cannot estimate (prefix.Overlap).
-	ErrMethod = errors.New("simjoin: unknown or unavailable method")
+	// ErrMethod: Options.Method is not Auto, Exact or LSH.
+	ErrMethod = planner.ErrMethod
+	// ErrNoJaccardBound: Options.Method is LSH for a measure LSH cannot
+	// estimate (Overlap, which no Jaccard threshold bounds).
+	ErrNoJaccardBound = approx.ErrNoJaccardBound
 	// ErrSources: Load was given no first source, or Dedup an R-S join.
 	ErrSources = errors.New("simjoin: wrong sources")
 	// ErrNoLSH: Explain was asked to cross-check LSH where the plan has
@@ -156,64 +190,12 @@ var (
 	ErrNoLSH = planner.ErrNoLSH
 )
 
-// Side is the side of an R-S join a record is on: SideR (the first source)
-// or SideS (the second); the zero Side is a self-join's.
-type Side uint8
-
-const (
-	SideR Side = iota + 1 // the first source of an R-S join
-	SideS                 // the second source of an R-S join
-)
-
-// String returns "r", "s", or "" for a self-join's zero Side.
-func (s Side) String() string {
-	switch s {
-	case 0:
-		return ""
-	case SideR:
-		return "r"
-	case SideS:
-		return "s"
-	}
-	return "side(" + strconv.Itoa(int(s)) + ")"
-}
-
-// MarshalText returns the side's name.
-func (s Side) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// RecordError reports a record that could not be tokenized. It names the
-// record by side and index, and never quotes its text (records may be
-// passwords). Lines and files name theirs by *LineError and path.
-type RecordError struct {
-	Side  Side  // SideR or SideS in an R-S join, 0 in a self-join
-	Index int   // 0-based index of the record in its source
-	Err   error // such as ErrUTF8
-}
-
-func (e *RecordError) Error() string {
-	if e.Side == 0 {
-		return fmt.Sprintf("simjoin: record %d: %v", e.Index, e.Err)
-	}
-	return fmt.Sprintf("simjoin: record %s[%d]: %v", e.Side, e.Index, e.Err)
-}
-
-func (e *RecordError) Unwrap() error { return e.Err }
-
-// threshold checks the measure and threshold of o and returns t exactly.
-func (o *Options) threshold() (prefix.Threshold, error) {
-	if o.Measure > prefix.Overlap {
-		return prefix.Threshold{}, fmt.Errorf("simjoin: %w: %v", ErrMeasure, o.Measure)
-	}
-	var t prefix.Threshold
-	var err error
-	if o.Fraction.Den != 0 {
-		// Read back, which checks the range and reduces the fraction.
-		t, err = prefix.ParseThreshold(o.Measure, o.Fraction.String())
-	} else {
-		t, err = prefix.ThresholdOf(o.Measure, o.Threshold)
-	}
+// threshold checks the measure and threshold of o (prefix.Validate) and
+// returns t in lowest terms.
+func (o *Options) threshold() (Threshold, error) {
+	t, err := prefix.Validate(o.Measure, o.Threshold)
 	if err != nil {
-		return prefix.Threshold{}, fmt.Errorf("simjoin: %w", err)
+		return Threshold{}, fmt.Errorf("simjoin: %w", err)
 	}
 	return t, nil
 }

@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -65,8 +66,9 @@ func sameAs(t *testing.T, what string, got, want []jointest.Pair) {
 
 func head(p []jointest.Pair) []jointest.Pair { return p[:min(len(p), 8)] }
 
-// TestSetsAgainstOracle runs the fixture table through SelfJoinSets and
-// JoinSets (collected and streamed) and compares with the nested-loop oracle.
+// TestSetsAgainstOracle runs the fixture table through Run over Sets
+// sources, self-joins and R-S joins (collected and streamed), and compares
+// with the nested-loop oracle.
 func TestSetsAgainstOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, fx := range jointest.Fixtures(3) {
@@ -80,25 +82,25 @@ func TestSetsAgainstOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				name := fmt.Sprintf("%s/%s/t=%s", fx.Name, m, th)
-				opts := simjoin.Options{Measure: m, Threshold: tf, Workers: 2, Method: simjoin.Exact}
-				pairs, st, err := simjoin.SelfJoinSets(ctx, fx.Sets, opts)
+				opts := simjoin.Options{Measure: m, Threshold: th, Workers: 2, Method: simjoin.Exact}
+				pairs, st, err := simjoin.Collect(ctx, records.Sets(fx.Sets), records.Source{}, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if st.Results != int64(len(pairs)) || st.Records != len(fx.Sets) {
-					t.Errorf("%s: stats %+v for %d pairs of %d records", name, st, len(pairs), len(fx.Sets))
+					t.Errorf("%s: stats %+v for %d pairs of %d recs", name, st, len(pairs), len(fx.Sets))
 				}
 				want := self.Join(m, th)
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(fx.Sets), sizeOf(fx.Sets)), want)
 
-				pairs, _, err = simjoin.JoinSets(ctx, r, s, opts)
+				pairs, _, err = simjoin.Collect(ctx, records.Sets(r), records.Sets(s), opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				sameAs(t, name+"/rs", fromFacade(t, m, pairs, sizeOf(r), sizeOf(s)), cross.Join(m, th))
 
 				var streamed []jointest.Pair
-				_, err = simjoin.JoinSetsFunc(ctx, r, s, opts, func(p simjoin.Pair) bool {
+				_, err = simjoin.Run(ctx, records.Sets(r), records.Sets(s), opts, func(p simjoin.Pair) bool {
 					streamed = append(streamed, jointest.Pair{A: p.A, B: p.B, Overlap: p.Overlap})
 					return true
 				})
@@ -112,11 +114,11 @@ func TestSetsAgainstOracle(t *testing.T) {
 	}
 }
 
-// qgramSets tokenizes records as the oracle sees them: the distinct q-grams,
+// qgramSets tokenizes recs as the oracle sees them: the distinct q-grams,
 // numbered.
-func qgramSets(records []string, q int, ids map[string]uint32) [][]uint32 {
-	out := make([][]uint32, len(records))
-	for i, rec := range records {
+func qgramSets(recs []string, q int, ids map[string]uint32) [][]uint32 {
+	out := make([][]uint32, len(recs))
+	for i, rec := range recs {
 		runes := []rune(rec)
 		for k := 0; k+q <= len(runes); k++ {
 			g := string(runes[k : k+q])
@@ -164,7 +166,7 @@ func TestStringsAgainstOracle(t *testing.T) {
 	seed := uint64(20261130)
 	t.Logf("Using rng seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	records := mutatedPasswords(r, 300)
+	recs := mutatedPasswords(r, 300)
 	other := mutatedPasswords(r, 200)
 	ctx := context.Background()
 	qs := []int{2, 3, 4}
@@ -173,19 +175,19 @@ func TestStringsAgainstOracle(t *testing.T) {
 	}
 	for _, q := range qs {
 		ids := map[string]uint32{}
-		sets, osets := qgramSets(records, q, ids), qgramSets(other, q, ids)
+		sets, osets := qgramSets(recs, q, ids), qgramSets(other, q, ids)
 		self, cross := jointest.SelfOverlaps(sets), jointest.RSOverlaps(sets, osets)
 		for _, m := range allMeasures {
 			for _, tf := range floatThresholds(m) {
 				th, _ := prefix.ThresholdOf(m, tf)
 				name := fmt.Sprintf("q=%d/%s/t=%s", q, m, th)
-				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: tf, Method: simjoin.Exact}
-				pairs, _, err := simjoin.SelfJoin(ctx, records, opts)
+				opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: q}, Measure: m, Threshold: th, Method: simjoin.Exact}
+				pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameAs(t, name+"/self", fromFacade(t, m, pairs, sizeOf(sets), sizeOf(sets)), self.Join(m, th))
-				pairs, _, err = simjoin.Join(ctx, records, other, opts)
+				pairs, _, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings(other), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -200,10 +202,10 @@ func TestStringsAgainstOracle(t *testing.T) {
 // does not depend on the number of workers.
 func TestCollectedSortedStreamedNot(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	records := mutatedPasswords(r, 2000)
+	recs := mutatedPasswords(r, 2000)
 	ctx := context.Background()
-	opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Threshold: 0.6}
-	pairs, _, err := simjoin.SelfJoin(ctx, records, opts)
+	opts := simjoin.Options{Tokens: shingle.Spec{Kind: shingle.QGram, N: 2}, Threshold: simjoin.Threshold{Num: 3, Den: 5}}
+	pairs, _, err := simjoin.SelfJoin(ctx, recs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 	for _, w := range []int{1, 2, 5} {
 		opts.Workers = w
 		var got []simjoin.Pair
-		if _, err := simjoin.SelfJoinFunc(ctx, records, opts, func(p simjoin.Pair) bool {
+		if _, err := simjoin.Run(ctx, records.Strings(recs), records.Source{}, opts, func(p simjoin.Pair) bool {
 			got = append(got, p)
 			return true
 		}); err != nil {
@@ -251,9 +253,9 @@ func TestCollectedSortedStreamedNot(t *testing.T) {
 // TestStopEarly checks that yield returning false stops the stream without
 // an error.
 func TestStopEarly(t *testing.T) {
-	records := slices.Repeat([]string{"a b c"}, 50) // 1225 identical pairs
+	recs := slices.Repeat([]string{"a b c"}, 50) // 1225 identical pairs
 	n := 0
-	_, err := simjoin.SelfJoinFunc(context.Background(), records, simjoin.Options{Threshold: 1}, func(simjoin.Pair) bool {
+	_, err := simjoin.Run(context.Background(), records.Strings(recs), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}}, func(simjoin.Pair) bool {
 		n++
 		return n < 10
 	})
@@ -266,14 +268,14 @@ func TestStopEarly(t *testing.T) {
 func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	records := slices.Repeat([]string{"a b c", "a b d"}, 200)
-	_, _, err := simjoin.SelfJoin(ctx, records, simjoin.Options{Threshold: 0.5})
+	recs := slices.Repeat([]string{"a b c", "a b d"}, 200)
+	_, _, err := simjoin.SelfJoin(ctx, recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	n := 0
-	_, err = simjoin.SelfJoinFunc(ctx, records, simjoin.Options{Threshold: 0.5, Workers: 2}, func(simjoin.Pair) bool {
+	_, err = simjoin.Run(ctx, records.Strings(recs), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 2}, func(simjoin.Pair) bool {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -295,40 +297,39 @@ func TestOptionErrors(t *testing.T) {
 		opts simjoin.Options
 		want error
 	}{
-		{"zero threshold", simjoin.Options{}, simjoin.ErrThreshold},
-		{"negative", simjoin.Options{Threshold: -0.5}, simjoin.ErrThreshold},
-		{"above one", simjoin.Options{Threshold: 1.5}, simjoin.ErrThreshold},
-		{"NaN", simjoin.Options{Threshold: math.NaN()}, simjoin.ErrThreshold},
-		{"Inf", simjoin.Options{Threshold: math.Inf(1)}, simjoin.ErrThreshold},
-		{"overlap fraction", simjoin.Options{Measure: prefix.Overlap, Threshold: 0.5}, simjoin.ErrThreshold},
-		{"overlap zero", simjoin.Options{Measure: prefix.Overlap}, simjoin.ErrThreshold},
-		{"unknown measure", simjoin.Options{Measure: prefix.Overlap + 1, Threshold: 0.5}, simjoin.ErrMeasure},
-		{"qgram:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.QGram}}, simjoin.ErrTokens},
-		{"shingle:65", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle, N: shingle.MaxN + 1}}, simjoin.ErrTokens},
-		{"unknown kind", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go + 1, N: 2}}, simjoin.ErrTokens},
-		{"shingle:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Shingle}}, simjoin.ErrTokens},
-		{"go:0", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Go}}, simjoin.ErrTokens},
-		{"unknown norm", simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words, Norm: 4}}, simjoin.ErrTokens},
+		{"zero threshold", simjoin.Options{}, simjoin.ErrNoThreshold},
+		{"zero numerator", simjoin.Options{Threshold: simjoin.Threshold{Num: 0, Den: 2}}, simjoin.ErrThreshold},
+		{"above one", simjoin.Options{Threshold: simjoin.Threshold{Num: 3, Den: 2}}, simjoin.ErrThreshold},
+		{"too precise", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1_000_000_007}}, simjoin.ErrThreshold},
+		{"overlap fraction", simjoin.Options{Measure: simjoin.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 2}}, simjoin.ErrThreshold},
+		{"overlap zero", simjoin.Options{Measure: simjoin.Overlap}, simjoin.ErrNoThreshold},
+		{"unknown measure", simjoin.Options{Measure: prefix.Overlap + 1, Threshold: simjoin.Threshold{Num: 1, Den: 2}}, simjoin.ErrMeasure},
+		{"qgram:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.QGram}}, simjoin.ErrTokens},
+		{"shingle:65", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Shingle, N: shingle.MaxN + 1}}, simjoin.ErrTokens},
+		{"unknown kind", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Go + 1, N: 2}}, simjoin.ErrTokens},
+		{"shingle:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Shingle}}, simjoin.ErrTokens},
+		{"go:0", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Go}}, simjoin.ErrTokens},
+		{"unknown norm", simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words, Norm: 4}}, simjoin.ErrTokens},
 	}
 	for _, c := range cases {
 		_, _, err := simjoin.SelfJoin(ctx, recs, c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: SelfJoin err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = simjoin.Join(ctx, recs, recs, c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings(recs), c.opts)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: Join err = %v, want %v", c.name, err, c.want)
 		}
 		if c.want == simjoin.ErrTokens {
 			continue // the *Sets calls ignore Tokens
 		}
-		_, _, err = simjoin.SelfJoinSets(ctx, sets, c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Source{}, c.opts)
 		if !errors.Is(err, c.want) {
-			t.Errorf("%s: SelfJoinSets err = %v, want %v", c.name, err, c.want)
+			t.Errorf("%s: self-join of sets: err = %v, want %v", c.name, err, c.want)
 		}
-		_, _, err = simjoin.JoinSets(ctx, sets, sets, c.opts)
+		_, _, err = simjoin.Collect(ctx, records.Sets(sets), records.Sets(sets), c.opts)
 		if !errors.Is(err, c.want) {
-			t.Errorf("%s: JoinSets err = %v, want %v", c.name, err, c.want)
+			t.Errorf("%s: R-S join of sets: err = %v, want %v", c.name, err, c.want)
 		}
 	}
 }
@@ -339,10 +340,10 @@ func TestRecordError(t *testing.T) {
 	ctx := context.Background()
 	secret := "hunter2\xff"
 	for _, kind := range []shingle.Kind{shingle.Words, shingle.QGram, shingle.Shingle} {
-		opts := simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: kind, N: 2}}
-		_, _, err := simjoin.Join(ctx, []string{"fine"}, []string{"ok", "fine", secret}, opts)
-		var re *simjoin.RecordError
-		if !errors.As(err, &re) || re.Side != simjoin.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
+		opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: kind, N: 2}}
+		_, _, err := simjoin.Collect(ctx, records.Strings([]string{"fine"}), records.Strings([]string{"ok", "fine", secret}), opts)
+		var re *records.RecordError
+		if !errors.As(err, &re) || re.Side != records.SideS || re.Index != 2 || !errors.Is(err, simjoin.ErrUTF8) ||
 			!strings.HasPrefix(err.Error(), "simjoin: record s[2]: ") {
 			t.Errorf("%s: err = %v, want a RecordError for s[2] wrapping ErrUTF8", kind, err)
 			continue
@@ -352,16 +353,16 @@ func TestRecordError(t *testing.T) {
 		}
 	}
 	// A self-join's record has no side.
-	_, _, err := simjoin.SelfJoin(ctx, []string{"ok", secret}, simjoin.Options{Threshold: 0.5, Tokens: shingle.Spec{Kind: shingle.Words}})
-	var re *simjoin.RecordError
+	_, _, err := simjoin.SelfJoin(ctx, []string{"ok", secret}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Tokens: shingle.Spec{Kind: shingle.Words}})
+	var re *records.RecordError
 	if !errors.As(err, &re) || re.Side != 0 || re.Index != 1 || !strings.HasPrefix(err.Error(), "simjoin: record 1: ") {
 		t.Errorf("self-join: err = %v, want a RecordError for record 1", err)
 	}
-	if simjoin.SideR.String() != "r" || simjoin.Side(0).String() != "" {
-		t.Errorf("sides %q, %q", simjoin.SideR, simjoin.Side(0))
+	if records.SideR.String() != "r" || records.Side(0).String() != "" {
+		t.Errorf("sides %q, %q", records.SideR, records.Side(0))
 	}
 	// Set takes bytes as they are: no error.
-	pairs, _, err := simjoin.SelfJoin(ctx, []string{secret, secret}, simjoin.Options{Threshold: 1})
+	pairs, _, err := simjoin.SelfJoin(ctx, []string{secret, secret}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil || len(pairs) != 1 {
 		t.Errorf("set tokens on invalid UTF-8: %v, %v", pairs, err)
 	}
@@ -378,7 +379,7 @@ func TestFloatTokens(t *testing.T) {
 		{0, 5},
 		{nan, nan, 7},
 	}
-	pairs, _, err := simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 1})
+	pairs, _, err := simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func TestFloatTokens(t *testing.T) {
 	if !slices.Equal(pairs, want) {
 		t.Fatalf("got %v, want %v", pairs, want)
 	}
-	pairs, _, err = simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Measure: prefix.Overlap, Threshold: 1})
+	pairs, _, err = simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Measure: prefix.Overlap, Threshold: simjoin.Threshold{Num: 1, Den: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,11 +401,11 @@ func TestFloatTokens(t *testing.T) {
 // a pair at similarity exactly 0.8 is kept, and 0.8 + one ulp drops it.
 func TestExactThreshold(t *testing.T) {
 	sets := [][]int{{1, 2, 3, 4}, {1, 2, 3, 4, 5}} // Jaccard 4/5
-	pairs, _, err := simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 0.8})
+	pairs, _, err := simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 4, Den: 5}})
 	if err != nil || len(pairs) != 1 {
 		t.Fatalf("at t=0.8: %v, %v; want the pair", pairs, err)
 	}
-	pairs, _, err = simjoin.SelfJoinSets(context.Background(), sets, simjoin.Options{Threshold: 0.8000001})
+	pairs, _, err = simjoin.Collect(context.Background(), records.Sets(sets), records.Source{}, simjoin.Options{Threshold: simjoin.Threshold{Num: 8000001, Den: 10000000}})
 	if err != nil || len(pairs) != 0 {
 		t.Fatalf("at t=0.8000001: %v, %v; want none", pairs, err)
 	}
@@ -413,13 +414,13 @@ func TestExactThreshold(t *testing.T) {
 // TestEmpty checks empty and all-empty inputs.
 func TestEmpty(t *testing.T) {
 	ctx := context.Background()
-	opts := simjoin.Options{Threshold: 0.5}
+	opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}}
 	for _, recs := range [][]string{nil, {}, {"", "  ", "\t"}} {
 		pairs, st, err := simjoin.SelfJoin(ctx, recs, opts)
 		if err != nil || len(pairs) != 0 || st.Skipped != len(recs) || st.Records != len(recs) {
 			t.Errorf("%q: %v %+v %v", recs, pairs, st, err)
 		}
-		pairs, st, err = simjoin.Join(ctx, recs, []string{"a"}, opts)
+		pairs, st, err = simjoin.Collect(ctx, records.Strings(recs), records.Strings([]string{"a"}), opts)
 		if err != nil || len(pairs) != 0 || st.Records != len(recs)+1 {
 			t.Errorf("%q vs [a]: %v %+v %v", recs, pairs, st, err)
 		}
@@ -434,7 +435,7 @@ func TestTokensNorm(t *testing.T) {
 		norm shingle.Norm
 		want int
 	}{{0, 1}, {shingle.KeepCase, 0}, {shingle.KeepPunct, 0}} {
-		opts := simjoin.Options{Threshold: 1, Tokens: shingle.Spec{Kind: shingle.Words, Norm: c.norm}}
+		opts := simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 1}, Tokens: shingle.Spec{Kind: shingle.Words, Norm: c.norm}}
 		pairs, _, err := simjoin.SelfJoin(context.Background(), recs, opts)
 		if err != nil || len(pairs) != c.want {
 			t.Errorf("norm %s: %v, %v; want %d pairs", c.norm, pairs, err, c.want)
@@ -445,12 +446,12 @@ func TestTokensNorm(t *testing.T) {
 // TestWorkersClamped: a worker count far beyond the machine is lowered to
 // 4·GOMAXPROCS (it used to exhaust memory), and the pairs do not change.
 func TestWorkersClamped(t *testing.T) {
-	records := []string{"a b c", "a b c d", "x y", "x y z"}
-	want, _, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1})
+	recs := []string{"a b c", "a b c d", "x y", "x y z"}
+	want, _, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, st, err := simjoin.SelfJoin(context.Background(), records, simjoin.Options{Threshold: 0.5, Workers: 1 << 40, Method: simjoin.Exact})
+	got, st, err := simjoin.SelfJoin(context.Background(), recs, simjoin.Options{Threshold: simjoin.Threshold{Num: 1, Den: 2}, Workers: 1 << 40, Method: simjoin.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}

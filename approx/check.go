@@ -13,7 +13,7 @@ var ErrSeed = errors.New("approx: bad seed")
 // ErrVerify is wrapped by the error of ParseVerify.
 var ErrVerify = errors.New("approx: unknown verification")
 
-// OptionError is a value that a Check or Parse function of this package
+// OptionError is a value that a Validate or Parse function of this package
 // refuses for one field of Options. It names the field as Options does
 // (K, not a command line's --perm), so that a command line can put its own
 // flag in front of Value and Want, and it wraps ErrShape, ErrRecall, ErrSeed,
@@ -31,38 +31,38 @@ func (e *OptionError) Error() string {
 
 func (e *OptionError) Unwrap() error { return e.Err }
 
-// ErrMinSize is wrapped by the error of CheckMinSize.
+// ErrMinSize is wrapped by the error of ValidateMinSize.
 var ErrMinSize = errors.New("approx: negative minimum size")
 
-// CheckK reports whether k is a signature length: 1..MaxK. (Options.K
+// ValidateK reports whether k is a signature length: 1..MaxK. (Options.K
 // also takes 0, for DefaultK; a length given is never 0.)
-func CheckK(k int) error {
+func ValidateK(k int) error {
 	if k < 1 || k > MaxK {
 		return &OptionError{"K", strconv.Itoa(k), "a signature length in 1.." + strconv.Itoa(MaxK), ErrShape}
 	}
 	return nil
 }
 
-// CheckBits reports whether bits is a width of the stored minima: 8, 16, 32
+// ValidateBits reports whether bits is a width of the stored minima: 8, 16, 32
 // or 64 (ValidBits). (Options.Bits also takes 0, for DefaultBits.)
-func CheckBits(bits int) error {
+func ValidateBits(bits int) error {
 	if !ValidBits(bits) {
 		return &OptionError{"Bits", strconv.Itoa(bits), "8, 16, 32 or 64", ErrShape}
 	}
 	return nil
 }
 
-// CheckRecall reports whether r is a target recall: in (0, 1).
+// ValidateRecall reports whether r is a target recall: in (0, 1).
 // (Options.Recall also takes 0, for DefaultRecall.)
-func CheckRecall(r float64) error {
+func ValidateRecall(r float64) error {
 	if !(r > 0 && r < 1) || math.IsNaN(r) {
 		return &OptionError{"Recall", strconv.FormatFloat(r, 'g', -1, 64), "a number in (0, 1) such as 0.95", ErrRecall}
 	}
 	return nil
 }
 
-// CheckMinSize reports whether n is a minimum set size: n >= 0.
-func CheckMinSize(n int) error {
+// ValidateMinSize reports whether n is a minimum set size: n >= 0.
+func ValidateMinSize(n int) error {
 	if n < 0 {
 		return &OptionError{"MinSize", strconv.Itoa(n), ">= 0", ErrMinSize}
 	}
@@ -80,21 +80,21 @@ func ParseSeed(s string) (uint64, error) {
 }
 
 // Check reports whether the fields of o but the measure and threshold are
-// valid as given, the way a command line gives every one: K (CheckK), Bits
-// (CheckBits), Recall (CheckRecall), a known Scheme and Verify, MinSize
-// (CheckMinSize), and the Shape, when one is given, fitting K (Shape.Check).
+// valid as given, the way a command line gives every one: K (ValidateK), Bits
+// (ValidateBits), Recall (ValidateRecall), a known Scheme and Verify, MinSize
+// (ValidateMinSize), and the Shape, when one is given, fitting K (Shape.Validate).
 // So a caller refuses bad options before it has read the input the
 // threshold may depend on; Resolve fills in the defaults and then calls
 // Check, so zero K, Bits and Recall, which Resolve reads as the defaults,
 // are refused here. The first field refused gives an *OptionError, in the
-// order above; a shape that does not fit K gives Shape.Check's error
+// order above; a shape that does not fit K gives Shape.Validate's error
 // (ErrShape). Cost: O(1).
-func (o Options) Check() error {
-	if err := cmp.Or(CheckK(o.K), CheckBits(o.Bits), CheckRecall(o.Recall), checkScheme(o.Scheme), checkVerify(o.Verify), CheckMinSize(o.MinSize)); err != nil {
+func (o Options) Validate() error {
+	if err := cmp.Or(ValidateK(o.K), ValidateBits(o.Bits), ValidateRecall(o.Recall), checkScheme(o.Scheme), checkVerify(o.Verify), ValidateMinSize(o.MinSize)); err != nil {
 		return err
 	}
 	if o.Shape != (Shape{}) {
-		return o.Shape.Check(o.K)
+		return o.Shape.Validate(o.K)
 	}
 	return nil
 }

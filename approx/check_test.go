@@ -20,16 +20,16 @@ func TestOptionChecks(t *testing.T) {
 		is   error
 		want string
 	}{
-		{CheckK(0), ErrShape, "approx: K 0: want a signature length in 1..1024"},
-		{CheckK(MaxK + 1), ErrShape, "approx: K 1025: want a signature length in 1..1024"},
-		{CheckK(-3), ErrShape, "approx: K -3: want a signature length in 1..1024"},
-		{CheckBits(0), ErrShape, "approx: Bits 0: want 8, 16, 32 or 64"},
-		{CheckBits(7), ErrShape, "approx: Bits 7: want 8, 16, 32 or 64"},
-		{CheckRecall(0), ErrRecall, "approx: Recall 0: want a number in (0, 1) such as 0.95"},
-		{CheckRecall(1), ErrRecall, "approx: Recall 1: want a number in (0, 1) such as 0.95"},
-		{CheckRecall(math.NaN()), ErrRecall, "approx: Recall NaN: want a number in (0, 1) such as 0.95"},
-		{CheckRecall(1e21), ErrRecall, "approx: Recall 1e+21: want a number in (0, 1) such as 0.95"},
-		{CheckMinSize(-1), ErrMinSize, "approx: MinSize -1: want >= 0"},
+		{ValidateK(0), ErrShape, "approx: K 0: want a signature length in 1..1024"},
+		{ValidateK(MaxK + 1), ErrShape, "approx: K 1025: want a signature length in 1..1024"},
+		{ValidateK(-3), ErrShape, "approx: K -3: want a signature length in 1..1024"},
+		{ValidateBits(0), ErrShape, "approx: Bits 0: want 8, 16, 32 or 64"},
+		{ValidateBits(7), ErrShape, "approx: Bits 7: want 8, 16, 32 or 64"},
+		{ValidateRecall(0), ErrRecall, "approx: Recall 0: want a number in (0, 1) such as 0.95"},
+		{ValidateRecall(1), ErrRecall, "approx: Recall 1: want a number in (0, 1) such as 0.95"},
+		{ValidateRecall(math.NaN()), ErrRecall, "approx: Recall NaN: want a number in (0, 1) such as 0.95"},
+		{ValidateRecall(1e21), ErrRecall, "approx: Recall 1e+21: want a number in (0, 1) such as 0.95"},
+		{ValidateMinSize(-1), ErrMinSize, "approx: MinSize -1: want >= 0"},
 		{seed("-1"), ErrSeed, `approx: Seed "-1": want an integer in [0, 2^64)`},
 		{seed("18446744073709551616"), ErrSeed, `approx: Seed "18446744073709551616": want an integer in [0, 2^64)`},
 		{seed(""), ErrSeed, `approx: Seed "": want an integer in [0, 2^64)`},
@@ -40,8 +40,8 @@ func TestOptionChecks(t *testing.T) {
 			t.Errorf("%v, want %q wrapping %v", tc.err, tc.want, tc.is)
 		}
 	}
-	for _, err := range []error{CheckK(1), CheckK(MaxK), CheckBits(8), CheckBits(64), CheckRecall(0.5),
-		CheckRecall(math.Nextafter(1, 0)), CheckMinSize(0), seed("0"), seed("18446744073709551615"), verify("estimate")} {
+	for _, err := range []error{ValidateK(1), ValidateK(MaxK), ValidateBits(8), ValidateBits(64), ValidateRecall(0.5),
+		ValidateRecall(math.Nextafter(1, 0)), ValidateMinSize(0), seed("0"), seed("18446744073709551615"), verify("estimate")} {
 		if err != nil {
 			t.Errorf("refused a good value: %v", err)
 		}
@@ -73,14 +73,14 @@ func TestSchemeText(t *testing.T) {
 	}
 }
 
-// TestOptionsCheck: Options.Check takes every field as given (no defaults:
+// TestOptionsCheck: Options.Validate takes every field as given (no defaults:
 // zero K, Bits and Recall are refused), reports the first field refused in
 // the order K, Bits, Recall, Scheme, Verify, MinSize as an *OptionError,
-// then a shape that does not fit K with Shape.Check's error; Resolve checks
+// then a shape that does not fit K with Shape.Validate's error; Resolve checks
 // through it after filling in the defaults.
 func TestOptionsCheck(t *testing.T) {
 	good := Options{K: 64, Bits: 32, Recall: 0.95}
-	if err := good.Check(); err != nil {
+	if err := good.Validate(); err != nil {
 		t.Fatalf("good options: %v", err)
 	}
 	with := func(f func(o *Options)) Options { o := good; f(&o); return o }
@@ -101,14 +101,14 @@ func TestOptionsCheck(t *testing.T) {
 		{"shape", with(func(o *Options) { o.Shape = Shape{B: 9, R: 13} }), "", ErrShape},
 		{"rows 0", with(func(o *Options) { o.Shape = Shape{B: 4} }), "", ErrShape},
 	} {
-		err := tc.opt.Check()
+		err := tc.opt.Validate()
 		var oe *OptionError
 		if isOE := errors.As(err, &oe); !errors.Is(err, tc.is) || isOE != (tc.option != "") || isOE && oe.Option != tc.option {
 			t.Errorf("%s: %v, want field %q wrapping %v", tc.name, err, tc.option, tc.is)
 		}
 	}
 	for _, o := range []Options{with(func(o *Options) { o.Shape = Shape{B: 8, R: 8} }), with(func(o *Options) { o.MinSize, o.Verify, o.Scheme = 3, VerifyEstimate, Classic })} {
-		if err := o.Check(); err != nil {
+		if err := o.Validate(); err != nil {
 			t.Errorf("%+v: %v", o, err)
 		}
 	}

@@ -18,10 +18,10 @@
 // units differ. The query index goes Builder
 // (Add sets) → Build → Index, which is immutable and answers Query, TopK and
 // QueryAll from many goroutines. Options.Resolve checks the options and
-// chooses the banding before any work starts; CheckK, CheckBits, CheckRecall,
-// CheckMinSize, ParseSeed and ParseVerify check one field as a user gave it
+// chooses the banding before any work starts; ValidateK, ValidateBits, ValidateRecall,
+// ValidateMinSize, ParseSeed and ParseVerify check one field as a user gave it
 // (zero there is a value, not the default), with an *OptionError naming the
-// field, for a command line to refuse it by its flag. Options.Check runs them
+// field, for a command line to refuse it by its flag. Options.Validate runs them
 // all (and the shape's fit) on options whose every field is given, before
 // the measure and threshold are known; Resolve fills in the defaults and
 // checks through it.
@@ -76,13 +76,13 @@
 // banding is chosen for J = t², the least Jaccard similarity of a pair at
 // cosine t (one set inside the other), so the recall bound still holds;
 // candidates are then verified with the measure asked for. The Overlap
-// measure has no Jaccard bound and is refused (ErrMeasure).
+// measure has no Jaccard bound and is refused (ErrNoJaccardBound).
 //
 // # Departures
 //
 // Identical sets are signed once and their pairs reported directly, so a
 // thousand copies of one file never fill a bucket. Verification is exact by
-// default (join.Check with prefix.Bounds, integer arithmetic), so LSH loses
+// default (join.Verify with prefix.Bounds, integer arithmetic), so LSH loses
 // pairs but never reports a false one; VerifyEstimate trades that for not
 // reading the sets again, and marks similarities as estimates.
 //

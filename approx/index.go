@@ -213,7 +213,7 @@ func (ix *Index) verify(q []uint64, row []byte, w int) (Match, bool) {
 		sim, ok := estimateMeasure(ix.b, ix.opt.Threshold.Float(), j, len(q), len(y))
 		return Match{ID: w, Overlap: -1, Sim: sim}, ok
 	}
-	o, ok := check(ix.b, q, y)
+	o, ok := join.Verify(ix.b, q, y)
 	if !ok {
 		return Match{}, false
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 )
 
 // TestPutCheckPanics checks that Put refuses a signature whose length is not

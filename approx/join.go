@@ -115,9 +115,9 @@ type verifier[T token] struct {
 	stood  int64 // with groups: record pairs the pairs of the current chunk stand for
 }
 
-// check decides the candidate unit pair (u of probe, w of build) and, when
+// verify decides the candidate unit pair (u of probe, w of build) and, when
 // it passes, counts it in cs.Passed and appends its record pairs.
-func (v *verifier[T]) check(u, w int, out []join.Pair, cs *Stats) []join.Pair {
+func (v *verifier[T]) verify(u, w int, out []join.Pair, cs *Stats) []join.Pair {
 	x, y := v.probe.set(u), v.build.set(w)
 	if v.opt.Verify == VerifyEstimate {
 		sim, ok := estimateMeasure(v.b, v.tf, v.ps.Estimate(u, v.bs, w), len(x), len(y))
@@ -127,24 +127,11 @@ func (v *verifier[T]) check(u, w int, out []join.Pair, cs *Stats) []join.Pair {
 		}
 		return out
 	}
-	if o, ok := check(v.b, x, y); ok {
+	if o, ok := join.Verify(v.b, x, y); ok {
 		cs.Passed++
 		out = v.emit(u, w, o, v.b.Similarity(o, len(x), len(y)), out)
 	}
 	return out
-}
-
-// check decides whether the sets x and y (sorted ascending, distinct) reach
-// the threshold of b, exactly, and returns their overlap when they do: the
-// merge stops as soon as the least overlap is out of reach (join.Check, for
-// token ids or keys).
-func check[T token](b prefix.Bounds, x, y []T) (overlap int, ok bool) {
-	alpha := b.MinOverlap(len(x), len(y))
-	if alpha > min(len(x), len(y)) {
-		return 0, false
-	}
-	o := join.OverlapAtLeast(x, y, alpha)
-	return o, o >= alpha
 }
 
 // estimateMeasure turns an estimated Jaccard similarity of sets of sizes x
@@ -328,7 +315,7 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 							continue
 						}
 						cs.Candidates++
-						out = v.check(int(u), int(w), out, cs)
+						out = v.verify(int(u), int(w), out, cs)
 					}
 				}
 			}
@@ -414,7 +401,7 @@ func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Opti
 					continue
 				}
 				tab.probe(sigs[0].Row(u), cs, func(w uint32) {
-					out = v.check(u, int(w), out, cs)
+					out = v.verify(u, int(w), out, cs)
 				})
 			}
 			return out

@@ -10,8 +10,8 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -228,6 +228,8 @@ func TestBadOptions(t *testing.T) {
 		want error
 	}{
 		{"no threshold", approx.Options{}, prefix.ErrNoThreshold},
+		{"threshold above 1", approx.Options{Threshold: prefix.Threshold{Num: 3, Den: 2}}, prefix.ErrThreshold},
+		{"threshold 0/5", approx.Options{Threshold: prefix.Threshold{Num: 0, Den: 5}}, prefix.ErrThreshold},
 		{"B*R > K", approx.Options{Threshold: th, K: 64, Shape: approx.Shape{B: 9, R: 13}}, approx.ErrShape},
 		{"K too large", approx.Options{Threshold: th, K: approx.MaxK + 1}, approx.ErrShape},
 		{"K negative", approx.Options{Threshold: th, K: -1}, approx.ErrShape},
@@ -236,7 +238,7 @@ func TestBadOptions(t *testing.T) {
 		{"recall 1", approx.Options{Threshold: th, Recall: 1}, approx.ErrRecall},
 		{"recall -0.5", approx.Options{Threshold: th, Recall: -0.5}, approx.ErrRecall},
 		{"recall unreachable", approx.Options{Threshold: th, K: 4, Recall: 0.9999}, approx.ErrRecall},
-		{"overlap", approx.Options{Measure: prefix.Overlap, Threshold: ov}, approx.ErrMeasure},
+		{"overlap", approx.Options{Measure: prefix.Overlap, Threshold: ov}, approx.ErrNoJaccardBound},
 	} {
 		_, err := tc.opt.Resolve()
 		if !errors.Is(err, tc.want) {

@@ -14,7 +14,7 @@ import (
 type Verify uint8
 
 const (
-	// VerifyExact decides each candidate on the original sets, exactly (join.Check
+	// VerifyExact decides each candidate on the original sets, exactly (join.Verify
 	// with prefix.Bounds): reported similarities are exact. The default.
 	VerifyExact Verify = iota
 	// VerifyEstimate decides each candidate on its signatures' estimate of the
@@ -51,9 +51,9 @@ const (
 	DefaultMaxBucket = 2000
 )
 
-// ErrMeasure is returned (wrapped) for the Overlap measure, which no
+// ErrNoJaccardBound is returned (wrapped) for the Overlap measure, which no
 // Jaccard threshold bounds: use the exact join.
-var ErrMeasure = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
+var ErrNoJaccardBound = errors.New("approx: LSH needs a measure with a Jaccard lower bound (jaccard, dice or cosine)")
 
 // Options configures the LSH joins and the query index. The zero value of
 // every field but Threshold works: Jaccard, one-permutation hashing, K = 128,
@@ -108,8 +108,9 @@ type Options struct {
 // t/(2-t) for Dice (the two are equivalent), t² for Cosine (reached when one
 // set contains the other; otherwise Jaccard is higher). Overlap has none.
 func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
-	if t.Den == 0 {
-		return 0, fmt.Errorf("approx: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(m, t)
+	if err != nil {
+		return 0, fmt.Errorf("approx: %w", err)
 	}
 	f := t.Float()
 	switch m {
@@ -120,16 +121,16 @@ func JaccardThreshold(m prefix.Measure, t prefix.Threshold) (float64, error) {
 	case prefix.Cosine:
 		return f * f, nil
 	}
-	return 0, fmt.Errorf("%w; %s has none", ErrMeasure, m)
+	return 0, fmt.Errorf("%w; %s has none", ErrNoJaccardBound, m)
 }
 
 // Resolve checks o and returns it with every default filled in and the shape
 // chosen. It is what the joins and the index run with, so a caller (a command
 // line, a planner) can report the choice and fail on bad options before any
 // work starts. It checks the measure and threshold, fills in the defaults of
-// K, Bits, Recall and MaxBucket, checks the rest with Check, and chooses the
-// shape when none is given. Errors wrap ErrMeasure or prefix.ErrNoThreshold,
-// or are Check's (*OptionError, or ErrShape for a shape that does not fit
+// K, Bits, Recall and MaxBucket, checks the rest with Validate, and chooses the
+// shape when none is given. Errors wrap ErrNoJaccardBound or prefix.ErrNoThreshold,
+// or are Validate's (*OptionError, or ErrShape for a shape that does not fit
 // K), or ChooseRecall's (ErrRecall). Cost: that of ChooseRecall when no
 // shape is given.
 func (o Options) Resolve() (Options, error) {
@@ -146,7 +147,7 @@ func (o Options) Resolve() (Options, error) {
 	if o.Recall == 0 {
 		o.Recall = DefaultRecall
 	}
-	if err := o.Check(); err != nil {
+	if err := o.Validate(); err != nil {
 		return o, err
 	}
 	if o.Shape == (Shape{}) {

@@ -44,7 +44,7 @@ func ParseShape(text string) (Shape, error) {
 
 // ParseShapes reads a comma-separated list of bandings, each as ParseShape
 // reads it, such as "12x4,16x3"; the error names the first that is not one.
-// Whether each fits a signature length is Shape.Check's (or Options.Check's)
+// Whether each fits a signature length is Shape.Validate's (or Options.Validate's)
 // to say.
 func ParseShapes(list string) ([]Shape, error) {
 	var out []Shape
@@ -58,8 +58,8 @@ func ParseShapes(list string) ([]Shape, error) {
 	return out, nil
 }
 
-// Check reports whether s fits signatures of k values: B, R >= 1 and B·R <= k.
-func (s Shape) Check(k int) error {
+// Validate reports whether s fits signatures of k values: B, R >= 1 and B·R <= k.
+func (s Shape) Validate(k int) error {
 	if s.B < 1 || s.R < 1 {
 		return fmt.Errorf("%w: %s: bands and rows must be >= 1", ErrShape, s)
 	}

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -72,4 +73,28 @@ func ExampleForest() {
 	// Output:
 	// [[0 3 5] [1 2]]
 	// [0 1 1 0 2 0]
+}
+
+// TestSummary: the counts and size bins of a forest of clusters of sizes
+// 1, 1, 2, 3, 4 and 9 (20 records), and of an empty forest.
+func TestSummary(t *testing.T) {
+	f := cluster.New(20)
+	link := func(lo, hi int) {
+		for i := lo + 1; i < hi; i++ {
+			f.Union(lo, i)
+		}
+	}
+	link(2, 4)   // size 2
+	link(4, 7)   // size 3
+	link(7, 11)  // size 4
+	link(11, 20) // size 9
+	got := f.Summary()
+	want := cluster.Summary{Records: 20, Clusters: 6, Singletons: 2, Largest: 9, Unions: 14,
+		Sizes: []cluster.SizeBin{{1, 1, 2, 2}, {2, 2, 1, 2}, {3, 4, 2, 7}, {9, 16, 1, 9}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary %+v\nwant    %+v", got, want)
+	}
+	if got := cluster.New(0).Summary(); !reflect.DeepEqual(got, cluster.Summary{}) {
+		t.Errorf("empty forest: %+v", got)
+	}
 }

@@ -5,7 +5,7 @@ package cluster
 import (
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 )
 
 // TestForestCheckPanics checks that the forest's invariant check catches a

@@ -98,3 +98,45 @@ func (f *Forest) Sizes() []SizeCount {
 	}
 	return out
 }
+
+// Summary is a forest's clusters counted: what a deduplication kept and
+// removed, and how the cluster sizes are distributed.
+type Summary struct {
+	Records    int       // records in the forest (Len)
+	Clusters   int       // clusters, singletons included
+	Singletons int       // clusters of one record
+	Largest    int       // records in the largest cluster (0 for no record)
+	Unions     int64     // pairs the forest was given (Unions)
+	Sizes      []SizeBin // the size distribution in bins 1, 2, 3-4, 5-8, 9-16, ...; only bins that occur
+}
+
+// SizeBin counts the clusters whose size lies in [From, To] and their
+// records.
+type SizeBin struct {
+	From, To          int
+	Clusters, Records int
+}
+
+// Summary counts f's clusters. Cost: O(n), as Sizes.
+func (f *Forest) Summary() Summary {
+	sizes := f.Sizes()
+	s := Summary{Records: f.Len(), Unions: f.Unions()}
+	for _, sc := range sizes {
+		s.Clusters += sc.Clusters
+		if sc.Size == 1 {
+			s.Singletons = sc.Clusters
+		}
+		s.Largest = max(s.Largest, sc.Size)
+		from, to := 1, 1
+		for to < sc.Size {
+			from, to = to+1, 2*to
+		}
+		if len(s.Sizes) == 0 || s.Sizes[len(s.Sizes)-1].From != from {
+			s.Sizes = append(s.Sizes, SizeBin{From: from, To: to})
+		}
+		b := &s.Sizes[len(s.Sizes)-1]
+		b.Clusters += sc.Clusters
+		b.Records += sc.Clusters * sc.Size
+	}
+	return s
+}

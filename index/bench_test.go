@@ -15,7 +15,7 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/cluster"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/passwords"
@@ -89,7 +89,7 @@ func BenchmarkStream(b *testing.B) {
 }
 
 // BenchmarkCheck times one search at t = 0.8 against n held passwords (after
-// a compaction), beside passwords.Index.Check on the same list in the same
+// a compaction), beside passwords.Index.Lookup on the same list in the same
 // run.
 func BenchmarkCheck(b *testing.B) {
 	n := 100_000
@@ -140,7 +140,7 @@ func BenchmarkCheck(b *testing.B) {
 	for _, pw := range recs {
 		l.Add(pw, 1, l.Len()+1)
 	}
-	pix, err := passwords.NewIndex(l, passwords.Options{})
+	pix, err := passwords.NewIndex(l, passwords.Options{Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,11 +149,11 @@ func BenchmarkCheck(b *testing.B) {
 		var ms []passwords.Match
 		k := 0
 		for _, c := range cands {
-			ms = pix.Check(ms[:0], c)
+			ms = pix.Lookup(ms[:0], c)
 		}
 		cpu0, flt0 := cpuTime(), faults()
 		for b.Loop() {
-			ms = pix.Check(ms[:0], cands[k%len(cands)])
+			ms = pix.Lookup(ms[:0], cands[k%len(cands)])
 			k++
 		}
 		reportCPU(b, cpu0, flt0)

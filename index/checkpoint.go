@@ -141,9 +141,9 @@ func (st *state) liveRows(i int) int { return st.segs[i].rows() - st.tombs[i].Co
 
 // recordsOf returns the records at the given places (ascending ids) for
 // writeSegment.
-func (st *state) recordsOf(live []liveRec) records {
+func (st *state) recordsOf(live []liveRec) segmentRecords {
 	rb := st.cfg.Perm * st.cfg.Bits / 8
-	recs := records{ids: make([]uint64, len(live))}
+	recs := segmentRecords{ids: make([]uint64, len(live))}
 	for i, lr := range live {
 		if lr.part < 0 {
 			recs.ids[i] = uint64(st.mut.base) + uint64(lr.row)
@@ -173,6 +173,10 @@ func (st *state) recordsOf(live []liveRec) records {
 // the files it names: the first keep segments stay open as they are, the
 // ones after them in m are opened.
 func (ix *Index) commit(m *manifest, keep int) error {
+	// A damaged log being cut (open): count its bytes, and start the ids
+	// past every id it may have assigned.
+	m.WALCut = ix.man.WALCut + ix.cutBytes
+	m.NextID = max(m.NextID, ix.skipTo)
 	m.WAL = fmt.Sprintf("wal-%d.log", m.Gen)
 	w, err := createWAL(filepath.Join(ix.dir, m.WAL))
 	if err != nil {
@@ -184,8 +188,9 @@ func (ix *Index) commit(m *manifest, keep int) error {
 	}
 	// Committed: from here on a failure leaves a consistent directory that
 	// Open recovers; the in-memory switch below only opens what was written.
+	ix.cutBytes = 0
 	st := ix.live
-	next := &state{cfg: st.cfg, next: st.next, mut: newMutable(st.next), minB: st.minB, pairMax: st.pairMax}
+	next := &state{cfg: st.cfg, next: m.NextID, mut: newMutable(m.NextID), minB: st.minB, pairMax: st.pairMax}
 	next.dict.added = newAdded()
 	for i := 0; i < keep; i++ {
 		next.segs = append(next.segs, st.segs[i])

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -75,7 +76,7 @@ func TestParseMethod(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"", "auto", "Exact", "LSH"} {
-		if _, err := ParseMethod(s); !errors.Is(err, ErrMethod) {
+		if _, err := ParseMethod(s); !errors.Is(err, planner.ErrMethod) {
 			t.Errorf("ParseMethod(%q): %v, want ErrMethod", s, err)
 		}
 	}

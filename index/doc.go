@@ -8,16 +8,19 @@
 //
 // Create makes an index directory with a Config fixed for its life (the
 // tokenizer, the method, the measure and minimum threshold, the LSH shape);
-// Open opens one, checking every file's checksums and replaying the
-// write-ahead log. Insert (optionally deduplicating), Delete and Compact change
-// it; Search, Stats and Verify read it; Close releases it. InsertLines and
+// Open opens one, for writing or read-only, checking every file's checksums
+// and replaying the write-ahead log. Insert (optionally deduplicating),
+// Delete and Compact change it; Search, Stats and Verify read it; Close
+// releases it. The package's Verify checks a directory without changing it,
+// and Repair cuts a damaged end off its log. InsertLines and
 // SearchLines stream the lines of a reader through Insert and Search in
-// batches (simjoin.ReadBatches), naming the line of a record that does not
-// tokenize; CheckSearch checks search options before any input is read
-// (SearchOptions.Check the rules every search follows, an *OptionError
+// batches (records.ReadBatches), naming the line of a record that does not
+// tokenize; ValidateSearch checks search options before any input is read
+// (SearchOptions.Validate the rules every search follows, an *OptionError
 // naming the option); Create refuses a Config with a *ConfigError naming the
 // field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
-// Record ids are assigned 0, 1, 2, ... in insertion order and never reused.
+// Record ids (ID) are assigned 1, 2, 3, ... in insertion order and never
+// reused; the files number records from 0 (docs/index-format.md).
 //
 // # Methods
 //
@@ -72,11 +75,15 @@
 // Every file and block carries a CRC-32C, checked at Open (reading through a
 // small buffer; the files are then dropped from the page cache and mapped
 // with MADV_RANDOM, so that searches page in only what they touch) and by
-// Verify; a
-// mismatch, truncation or inconsistency is a *CorruptError naming the file,
-// never a wrong answer. A batch is acknowledged only after its WAL block is
-// fsynced; on Open a torn last block (a batch never acknowledged) is cut off,
-// a bad block followed by more data is corruption.
+// Verify; a mismatch, truncation or inconsistency is a *CorruptError naming
+// the file, never a wrong answer. Every file name the manifest gives is
+// checked to be a plain name of its kind inside the directory. A batch is
+// acknowledged only after its WAL block is fsynced (an append that fails is
+// cut off again). Open for writing cuts off a partial last block of the log
+// (a batch whose write never completed) and refuses any other damage (a
+// *WALDamage) until Repair cuts it; a cut is recorded (Stats.WALTruncated)
+// and the ids the cut part may have assigned are never assigned again.
+// Verify and a read-only Open (OpenOptions.ReadOnly) never write.
 //
 // # Concurrency
 //
@@ -105,8 +112,9 @@
 //
 // # What it does not do
 //
-// It does not serve several processes at once (Open takes an exclusive
-// lock on the directory: ErrLocked), replicate, or shard; it does not keep the records' text (only
+// It does not let several processes write at once (Open for writing takes
+// an exclusive lock on the directory, a read-only Open a shared one:
+// ErrLocked), replicate, or shard; it does not keep the records' text (only
 // their token keys, or signatures); an Exact index cannot answer below its
 // MinThreshold, and an LSH index supports Jaccard only. Files are
 // little-endian and read in place: big-endian machines are refused.

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -61,11 +61,11 @@ func Example() {
 	st := ix.Stats()
 	fmt.Println("records", st.Records, "live", st.Live)
 	// Output:
-	// password1	inserted	0
-	// password12	duplicate	0	0.889
-	// letmein	inserted	1
-	// Password1	inserted	2
-	// password123	0	0.800
+	// password1	inserted	1
+	// password12	duplicate	1	0.889
+	// letmein	inserted	2
+	// Password1	inserted	3
+	// password123	1	0.800
 	// records 3 live 3
 }
 
@@ -88,7 +88,7 @@ func ExampleIndex_InsertLines() {
 	}
 	defer ix.Close()
 	in := strings.NewReader("password1\npassword12\nletmein\nlet\xffme\n")
-	err = ix.InsertLines(context.Background(), in, simjoin.BatchOptions{Name: "new.txt", MaxLines: 2}, t,
+	err = ix.InsertLines(context.Background(), in, records.BatchOptions{Name: "new.txt", MaxLines: 2}, t,
 		func(first int, outs []index.Outcome) error {
 			for k, o := range outs {
 				fmt.Printf("line %d: inserted %v, id %d\n", first+k, o.Inserted, o.ID)
@@ -98,7 +98,7 @@ func ExampleIndex_InsertLines() {
 	fmt.Println(err)
 	// Line 4 does not tokenize: its batch (lines 3 and 4) is not inserted.
 	// Output:
-	// line 1: inserted true, id 0
-	// line 2: inserted false, id 0
+	// line 1: inserted true, id 1
+	// line 2: inserted false, id 1
 	// new.txt:4: invalid UTF-8
 }

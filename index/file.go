@@ -136,7 +136,13 @@ func (bw *blockWriter) close() error {
 	dir = append(dir, endMagic[:]...)
 	bw.write(dir)
 	if bw.err == nil {
+		bw.err = fault("file write", bw.f.Name())
+	}
+	if bw.err == nil {
 		bw.err = bw.w.Flush()
+	}
+	if bw.err == nil {
+		bw.err = fault("file sync", bw.f.Name())
 	}
 	if bw.err == nil {
 		bw.err = bw.f.Sync()
@@ -157,6 +163,19 @@ type blockFile struct {
 	path   string
 	data   []byte // the mapping; nil for an empty file
 	blocks map[string][]byte
+}
+
+// injectFault, when set, is asked before each write and sync the index
+// makes to disk (op is "wal write", "wal sync", "file write", "file sync"
+// or "manifest"; path the file's) and fails it with the error it returns.
+// Can change for testing.
+var injectFault func(op, path string) error
+
+func fault(op, path string) error {
+	if injectFault == nil {
+		return nil
+	}
+	return injectFault(op, path)
 }
 
 func corrupt(path string, format string, args ...any) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -44,9 +45,6 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// ErrMethod is wrapped by the error of ParseMethod.
-var ErrMethod = errors.New("index: unknown method")
-
 // ParseMethod reads a method by its String: "exact" or "lsh".
 func ParseMethod(s string) (Method, error) {
 	for _, m := range []Method{Exact, LSH} {
@@ -54,7 +52,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q: want exact or lsh", ErrMethod, s)
+	return 0, fmt.Errorf("index: %w %q: want exact or lsh", planner.ErrMethod, s)
 }
 
 // Config is fixed at Create and stored in the manifest, in the form
@@ -159,14 +157,34 @@ func (c Config) String() string {
 	return b.String()
 }
 
-// ID identifies a record: assigned 0, 1, 2, ... in insertion order, never reused.
+// ID identifies a record: assigned 1, 2, 3, ... in insertion order, never
+// reused; 0 is no record's. Every id a caller sees (Outcome, Hit, Stats,
+// WALDamage) and gives (Delete, SearchOptions) is one.
 type ID uint64
+
+// seq is a record's place in insertion order from 0, as the index's files
+// store it: the record of seq s has the ID s+1. Everything inside the
+// package counts in seqs; IDs are made at its edges (seq.id, seqOf).
+type seq uint64
+
+// id returns the ID of the record at s.
+func (s seq) id() ID { return ID(s) + 1 }
+
+// seqOf returns the seq of the record id, and false for 0, which is none.
+func seqOf(id ID) (seq, bool) { return seq(id - 1), id != 0 }
 
 // OpenOptions are the options of Open. The zero value is the default.
 type OpenOptions struct {
 	// Workers bounds the goroutines of a batch search or insert; 0 =
 	// GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
+	// ReadOnly opens the index for Search, Stats and Verify only: nothing
+	// in the directory is written, not even a partial last block of the
+	// log (left for the next open for writing to cut, and counted in
+	// Stats.WALTorn) or the files a crashed checkpoint left. Insert, Delete
+	// and Compact return ErrReadOnly. Any number of read-only opens share
+	// the directory; an open for writing excludes them all (ErrLocked).
+	ReadOnly bool
 }
 
 // Outcome is the answer for one record of an Insert.
@@ -198,12 +216,12 @@ type SearchOptions struct {
 	Only, Exclude []ID
 }
 
-// Check reports whether o is a search at all: a Threshold or a TopK, not
+// Validate reports whether o is a search at all: a Threshold or a TopK, not
 // both; RefineK only with TopK and at least TopK; TopK not below 1 when
 // given. The first rule broken, in that order, gives an *OptionError naming
-// the option. (Whether the threshold suits an index is Index.CheckSearch's
+// the option. (Whether the threshold suits an index is Index.ValidateSearch's
 // to say; Only and Exclude may both be given.) Cost: O(1).
-func (o SearchOptions) Check() error {
+func (o SearchOptions) Validate() error {
 	switch {
 	case o.Threshold.Den != 0 && o.TopK != 0:
 		return &OptionError{"TopK", errors.New("top-k with a threshold: give one")}
@@ -220,7 +238,7 @@ func (o SearchOptions) Check() error {
 }
 
 // OptionError reports the option of SearchOptions that breaks a rule of
-// SearchOptions.Check, named as the field is ("Threshold", "TopK" or
+// SearchOptions.Validate, named as the field is ("Threshold", "TopK" or
 // "RefineK"), so that a caller (a command line, an HTTP API)
 // can word it by its own name for the option. It wraps ErrOptions.
 type OptionError struct {
@@ -240,28 +258,42 @@ type Hit struct {
 
 // Stats describes an index.
 type Stats struct {
-	Method      Method
-	Records     uint64 // ids assigned so far (the next ID)
-	Live        uint64 // records held and not deleted
-	Deleted     uint64 // tombstoned records not yet compacted away
-	Segments    int    // immutable segments
-	Mutable     int    // records in the mutable part (not yet in a segment)
-	Tokens      int    // Exact: distinct tokens in the token order
-	Appended    int    // Exact: tokens appended after the last re-ordering
-	BytesOnDisk int64  // total size of the index's files
-	WALBytes    int64  // size of the write-ahead log
-	// WALTruncated is the number of bytes of a torn last batch (never
-	// acknowledged) that Open cut off the write-ahead log.
+	Method  Method
+	Records uint64 // ids assigned so far: the last ID given (or skipped)
+	Live    uint64 // records held and not deleted
+	Deleted uint64 // tombstoned records not yet compacted away
+	// Dropped counts the ids no record holds any more: deleted records a
+	// compaction (or a checkpoint) has dropped, and ids a cut of a damaged
+	// log took back. Records = Live + Deleted + Dropped.
+	Dropped     uint64
+	Segments    int   // immutable segments
+	Mutable     int   // records in the mutable part (not yet in a segment)
+	Tokens      int   // Exact: distinct tokens in the token order
+	Appended    int   // Exact: tokens appended after the last re-ordering
+	BytesOnDisk int64 // total size of the index's files
+	WALBytes    int64 // size of the write-ahead log
+	// WALTruncated is the number of bytes cut off write-ahead logs over
+	// the index's life (kept in the manifest): partial last blocks cut by
+	// Open, damaged ends cut by Repair.
 	WALTruncated int64
+	// WALTorn is the size of a partial last block that a read-only Open
+	// found and left in the log (the next open for writing cuts it).
+	WALTorn int64
 }
 
 var (
 	// ErrExists is returned by Create for a directory that already holds an index.
 	ErrExists = errors.New("index: directory already holds an index")
+	// ErrNotEmpty is returned (wrapped) by Create for a directory that
+	// holds files of its own.
+	ErrNotEmpty = errors.New("index: directory is not empty")
+	// ErrReadOnly is returned by Insert, Delete and Compact of an index
+	// opened read-only.
+	ErrReadOnly = errors.New("index: opened read-only")
 	// ErrNotIndex is returned by Open for a directory without an index manifest.
 	ErrNotIndex = errors.New("index: not an index directory")
-	// ErrThresholdBelowMin is returned for a search or dedup threshold below
-	// an Exact index's MinThreshold.
+	// ErrThresholdBelowMin is wrapped (by a *ThresholdError) for a search or
+	// dedup threshold below an Exact index's MinThreshold.
 	ErrThresholdBelowMin = errors.New("index: threshold below the index's minimum threshold")
 	// ErrClosed is returned by every method of a closed index.
 	ErrClosed = errors.New("index: closed")
@@ -269,7 +301,7 @@ var (
 	// invalid Config.
 	ErrConfig = errors.New("index: bad config")
 	// ErrOptions is returned (wrapped) for invalid search options: by an
-	// *OptionError for the rules of SearchOptions.Check.
+	// *OptionError for the rules of SearchOptions.Validate.
 	ErrOptions = errors.New("index: bad search options")
 	// ErrLocked is returned by Open when another Index (in this process or
 	// another) has the directory open.
@@ -278,6 +310,19 @@ var (
 	// failed: the index must be reopened, which recovers what was durable.
 	ErrFailed = errors.New("index: a write failed; reopen the index")
 )
+
+// ThresholdError reports a search or dedup threshold below an Exact
+// index's MinThreshold, with both, so that a caller can word it by its own
+// name for the threshold. It wraps ErrThresholdBelowMin.
+type ThresholdError struct {
+	Threshold, Min prefix.Threshold
+}
+
+func (e *ThresholdError) Error() string {
+	return fmt.Sprintf("%v: %s < %s", ErrThresholdBelowMin, e.Threshold, e.Min)
+}
+
+func (e *ThresholdError) Unwrap() error { return ErrThresholdBelowMin }
 
 // ConfigError reports the field of a Config that Create refuses, so that a
 // caller (a command line) can word it by its own name for the field. It
@@ -340,8 +385,15 @@ type Index struct {
 	tombDirty []bool   // per segment of live: tombstones changed since written
 	failed    error
 	wscratch  scratch
-	cut       int64    // WAL bytes cut off as a torn tail at Open
-	lock      *os.File // LOCK, flocked while open
+	// cutBytes and skipTo are what the next commit records of a damaged
+	// log being cut: the bytes (added to the manifest's WALCut) and an id
+	// past every id the cut part may have assigned (the least NextID).
+	cutBytes int64
+	skipTo   seq
+	cut      *WALDamage // what Open cut off the log, if anything
+	readOnly bool       // opened with OpenOptions.ReadOnly: wal.f is nil
+	torn     int64      // read-only: bytes of a partial last block left in the log
+	lock     *os.File   // LOCK, flocked while open (nil: no lock could be taken, read-only)
 
 	snapMu sync.Mutex // guards cur, closed and every state's readers/retired
 	cur    *state
@@ -363,14 +415,10 @@ var (
 	maxSegments = 8
 )
 
+// validThreshold reports whether t is a threshold for m (prefix.Validate).
 func validThreshold(m prefix.Measure, t prefix.Threshold) bool {
-	if t.Den == 0 || t.Num == 0 {
-		return false
-	}
-	if m == prefix.Overlap {
-		return t.Den == 1
-	}
-	return t.Num <= t.Den
+	_, err := prefix.Validate(m, t)
+	return err == nil
 }
 
 // below reports a/b < c/d exactly.
@@ -409,16 +457,16 @@ func (cfg *Config) check() error {
 			case cfg.Perm != 0 && cfg.Perm != sh.B*sh.R:
 				return configError("Shape", "shape %s uses %d values, perm is %d", sh, sh.B*sh.R, cfg.Perm)
 			}
-			if err := sh.Check(approx.MaxK); err != nil {
+			if err := sh.Validate(approx.MaxK); err != nil {
 				return configError("Shape", "%w", err)
 			}
 			cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
 		}
 		cfg.Perm, cfg.Bits = cmp.Or(cfg.Perm, approx.DefaultK), cmp.Or(cfg.Bits, approx.DefaultBits)
-		if err := approx.CheckBits(cfg.Bits); err != nil {
+		if err := approx.ValidateBits(cfg.Bits); err != nil {
 			return configError("Bits", "%w", err)
 		}
-		if err := approx.CheckK(cfg.Perm); err != nil {
+		if err := approx.ValidateK(cfg.Perm); err != nil {
 			return configError("Perm", "%w", err)
 		}
 		if cfg.Bands == 0 {
@@ -441,20 +489,32 @@ func (cfg *Config) check() error {
 	return nil
 }
 
-// Create makes a new index in dir (created if missing) with cfg, and returns
-// it open. It returns ErrExists when dir already holds an index.
+// Create makes a new index in dir and returns it open for writing. dir is
+// created if missing (its parent must exist); an existing one must be empty
+// but for the leftovers of a Create that crashed (files of the index's own
+// names). It returns ErrExists when dir already holds an index and
+// ErrNotEmpty when it holds anything else.
 func Create(dir string, cfg Config) (*Index, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
 		return nil, ErrExists
 	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if n := e.Name(); n != "LOCK" && !(e.Type().IsRegular() && isIndexFile(n)) {
+			return nil, fmt.Errorf("%w: %s holds %s", ErrNotEmpty, dir, n)
+		}
+	}
 	m := manifest{Config: cfg, Gen: 1, WAL: "wal-1.log"}
-	os.Remove(filepath.Join(dir, m.WAL))
+	os.Remove(filepath.Join(dir, m.WAL)) // a crashed Create's
 	w, err := createWAL(filepath.Join(dir, m.WAL))
 	if err != nil {
 		return nil, err
@@ -467,25 +527,90 @@ func Create(dir string, cfg Config) (*Index, error) {
 }
 
 // Open opens the index in dir: it maps and checks every file (a bad one is a
-// *CorruptError naming it), replays the write-ahead log and truncates a
-// torn tail. Cost: reading every file once to verify its checksums (through
-// a small buffer: the files are mapped, not loaded) and replaying the log.
+// *CorruptError naming it) and replays the write-ahead log. Opened for
+// writing (the default), it cuts off a partial last block of the log (a
+// batch whose write never completed, so never acknowledged), counting the
+// bytes in Stats.WALTruncated and never assigning its ids again, by a
+// checkpoint; any other damage to the log is a *CorruptError wrapping a
+// *WALDamage, which Repair cuts. Opened with ReadOnly, it writes nothing.
+// Cost: reading every file once to verify its checksums (through a small
+// buffer: the files are mapped, not loaded) and replaying the log.
 func Open(dir string, opt OpenOptions) (*Index, error) {
+	mode := openWrite
+	if opt.ReadOnly {
+		mode = openRead
+	}
+	ix, _, err := open(dir, opt, mode)
+	return ix, err
+}
+
+// Verify checks the index in dir without changing anything in it: every
+// file's checksums and structure, and that the write-ahead log replays to
+// its end. A problem is a *CorruptError naming the file; for the log it
+// wraps a *WALDamage saying what would be lost, also when the damage is a
+// partial last block that the next open for writing would cut. Verify takes
+// the directory's lock shared, as a read-only Open does (ErrLocked while an
+// Index has it open for writing). Cost: Open's.
+func Verify(dir string) error {
+	ix, dmg, err := open(dir, OpenOptions{ReadOnly: true}, openVerify)
+	if err != nil {
+		return err
+	}
+	if err := ix.Close(); err != nil {
+		return err
+	}
+	if dmg != nil {
+		return &CorruptError{File: dmg.File, Err: dmg}
+	}
+	return nil
+}
+
+// Repair opens the index in dir for writing, cuts off the part of its
+// write-ahead log that cannot be replayed, and returns what it cut (nil
+// when the log was whole, and nothing is written). The bytes cut are added
+// to Stats.WALTruncated and the ids the cut part may have assigned are
+// never assigned again: the records replayed are written to a segment and
+// a new log started (a checkpoint), and the old log is removed. Damage to
+// any other file is a *CorruptError that Repair cannot mend. Cost: Open's
+// and one checkpoint.
+func Repair(dir string) (*WALDamage, error) {
+	ix, dmg, err := open(dir, OpenOptions{}, openRepair)
+	if err != nil {
+		return nil, err
+	}
+	return dmg, ix.Close()
+}
+
+// openMode is what open does with the directory and a damaged log.
+type openMode int
+
+const (
+	openWrite  openMode = iota // for writing: a partial last block is cut, other damage refused
+	openRead                   // read-only: a partial last block is left, other damage refused
+	openVerify                 // read-only: any damage is returned, not refused
+	openRepair                 // for writing: any damage is cut
+)
+
+func (m openMode) readOnly() bool { return m == openRead || m == openVerify }
+
+// open opens the index in dir in mode and returns the damage of its log
+// that mode let pass (and cut, when it writes).
+func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error) {
 	m, err := readManifest(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDir(dir, mode.readOnly())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly()}
 	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
-			lock.Close()
-			return nil, corrupt(filepath.Join(dir, manifestName), "%v", err)
+			ix.unlock()
+			return nil, nil, corrupt(filepath.Join(dir, manifestName), "%v", err)
 		}
 	}
 	st := &state{cfg: &ix.cfg, next: m.NextID, mut: newMutable(m.NextID)}
@@ -495,22 +620,30 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 		st.pairMax = largestPairSize(st.minB)
 	}
 	ix.live = st
-	fail := func(err error) (*Index, error) {
+	fail := func(err error) (*Index, *WALDamage, error) {
 		st.release()
-		lock.Close()
-		return nil, err
+		ix.unlock()
+		return nil, nil, err
 	}
 	if m.Dict != "" {
 		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
 			return fail(err)
 		}
 	}
-	for _, ref := range m.Segments {
+	var last uint64
+	for i, ref := range m.Segments {
 		s, err := openSegment(dir, ref.File, &ix.cfg, true)
 		if err != nil {
 			return fail(err)
 		}
 		st.segs = append(st.segs, s)
+		// The segments hold ascending ids, all below the log's first.
+		if n := s.rows(); n > 0 {
+			if i > 0 && s.ids[0] <= last || s.ids[n-1] >= uint64(m.NextID) {
+				return fail(corrupt(filepath.Join(dir, ref.File), "ids %d to %d out of order with the index's other segments (before %d) and next id %d", s.ids[0], s.ids[n-1], last, m.NextID))
+			}
+			last = s.ids[n-1]
+		}
 		var tomb bitmap.Bitmap
 		if ref.Tomb != "" {
 			if tomb, err = readTomb(filepath.Join(dir, ref.Tomb), s.rows()); err != nil {
@@ -521,61 +654,89 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 		ix.tombFile = append(ix.tombFile, ref.Tomb)
 		ix.tombDirty = append(ix.tombDirty, false)
 	}
-	w, cut, err := openWAL(filepath.Join(dir, m.WAL), ix.replay)
+	walPath := filepath.Join(dir, m.WAL)
+	l, err := readWAL(walPath, func() seq { return ix.live.next }, ix.minRecordBytes(), ix.replay)
 	if err != nil {
 		return fail(err)
 	}
-	ix.wal, ix.cut = w, cut
+	dmg := l.damage
+	switch {
+	case dmg == nil, mode == openVerify, mode == openRepair:
+	case !dmg.Torn:
+		return fail(&CorruptError{File: walPath, Err: dmg})
+	case mode == openRead:
+		ix.torn = dmg.Bytes
+	}
+	if mode.readOnly() {
+		ix.wal = &wal{path: walPath, size: l.good}
+		ix.publish()
+		return ix, dmg, nil
+	}
+	if ix.wal, err = openWALAt(walPath, l.good); err != nil {
+		return fail(err)
+	}
+	if dmg != nil {
+		// Cut the damage by a checkpoint: the records replayed go to a
+		// segment, a new log starts past every id the damaged part may
+		// have assigned, and the manifest counts the bytes cut, all in
+		// one commit; the old log is removed after it.
+		ix.cutBytes, ix.skipTo, ix.cut = dmg.Bytes, l.skipTo, dmg
+		if err := ix.checkpoint(); err != nil {
+			ix.wal.close()
+			return fail(fmt.Errorf("index: cutting the damaged end of %s: %w", walPath, err))
+		}
+	}
 	ix.removeUnreferenced()
 	ix.publish()
-	return ix, nil
+	return ix, dmg, nil
 }
 
-// replay applies one WAL block to the live state.
+// minRecordBytes is the fewest bytes a record takes in an insert block of
+// the log: its key count, or its signature.
+func (ix *Index) minRecordBytes() int {
+	if ix.cfg.Method == LSH && !ix.cfg.RawSets {
+		return ix.cfg.Perm * ix.cfg.Bits / 8
+	}
+	return 4
+}
+
+// replay applies one WAL block to the live state, or returns why it cannot
+// and leaves the state as it was.
 func (ix *Index) replay(payload []byte) error {
-	st := ix.live
-	r := walReader{b: payload}
+	if err := ix.checkBlock(payload); err != nil {
+		return err
+	}
+	ix.applyBlock(payload)
+	return nil
+}
+
+// checkBlock reports why a block cannot be applied to the live state: a
+// payload of the wrong length, an unknown kind, or an insert that does not
+// start at the next id or would pass 2^32-1 records.
+func (ix *Index) checkBlock(payload []byte) error {
 	if len(payload) == 0 {
 		return errShort
 	}
-	kind := payload[0]
-	r.b = r.b[1:]
-	switch kind {
+	r := walReader{b: payload[1:]}
+	switch kind := payload[0]; kind {
 	case walInsert:
-		first := ID(r.u64())
+		first := seq(r.u64())
 		n := int(r.u32())
-		if r.err == nil && first != st.next {
-			return fmt.Errorf("insert of id %d, the index is at %d", first, st.next)
+		if r.err == nil && first != ix.live.next {
+			return fmt.Errorf("insert of id %d, the index is at %d", first, ix.live.next)
 		}
-		var q query
+		if uint64(first)+uint64(n) > 1<<32-1 {
+			return fmt.Errorf("insert of %d records past id %d", n, first)
+		}
 		for i := 0; i < n && r.err == nil; i++ {
 			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-				q.row = r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
+				r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
 			} else {
-				k := int(r.u32())
-				b := r.bytes(8 * k)
-				q.keys = q.keys[:0]
-				for j := 0; j < k && r.err == nil; j++ {
-					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
-				}
-				ix.prepareOne(&q)
-				if st.cfg.Method == Exact {
-					q.set = st.dict.mapSet(q.set[:0], q.keys)
-				}
-			}
-			if r.err == nil {
-				st.appendRecord(&q)
+				r.bytes(8 * int(r.u32()))
 			}
 		}
 	case walDelete:
-		n := int(r.u32())
-		ids := make([]ID, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
-			ids = append(ids, ID(r.u64()))
-		}
-		if r.err == nil {
-			ix.applyDelete(ids)
-		}
+		r.bytes(8 * int(r.u32()))
 	default:
 		return fmt.Errorf("unknown block kind %d", kind)
 	}
@@ -583,6 +744,42 @@ func (ix *Index) replay(payload []byte) error {
 		return fmt.Errorf("%d bytes after the batch", len(r.b))
 	}
 	return r.err
+}
+
+// applyBlock applies a block that checkBlock passed.
+func (ix *Index) applyBlock(payload []byte) {
+	st := ix.live
+	r := walReader{b: payload[1:]}
+	switch payload[0] {
+	case walInsert:
+		r.u64()
+		n := int(r.u32())
+		var q query
+		for i := 0; i < n; i++ {
+			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
+				q.row = r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
+			} else {
+				k := int(r.u32())
+				b := r.bytes(8 * k)
+				q.keys = q.keys[:0]
+				for j := 0; j < k; j++ {
+					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
+				}
+				ix.prepareOne(&q)
+				if st.cfg.Method == Exact {
+					q.set = st.dict.mapSet(q.set[:0], q.keys)
+				}
+			}
+			st.appendRecord(&q)
+		}
+	case walDelete:
+		n := int(r.u32())
+		ids := make([]seq, n)
+		for i := range ids {
+			ids[i] = seq(r.u64())
+		}
+		ix.applyDelete(ids)
+	}
 }
 
 // publish makes a snapshot of the live state the one new searches use.
@@ -648,19 +845,37 @@ func (ix *Index) Close() error {
 	ix.snapMu.Unlock()
 	ix.retire(cur)
 	ix.live.release()
-	err := ix.wal.close()
-	ix.lock.Close()
+	var err error
+	if ix.wal != nil {
+		err = ix.wal.close()
+	}
+	ix.unlock()
 	return err
 }
 
-// lockDir takes an exclusive flock on dir/LOCK (released by Close, or by
-// the kernel when the process dies).
-func lockDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o644)
+// lockDir takes a flock on dir/LOCK, released by Close (or by the kernel
+// when the process dies): exclusive for a writer, shared for a reader. A
+// reader opens LOCK read-only; when it is missing (an index copied without
+// it) a reader creates it if it may, and otherwise goes without a lock (nil).
+func lockDir(dir string, shared bool) (*os.File, error) {
+	path := filepath.Join(dir, "LOCK")
+	how := syscall.LOCK_EX
+	var f *os.File
+	var err error
+	if shared {
+		how = syscall.LOCK_SH
+		if f, err = os.Open(path); errors.Is(err, os.ErrNotExist) {
+			if f, err = os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644); err != nil {
+				return nil, nil
+			}
+		}
+	} else {
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, ErrLocked
@@ -669,6 +884,17 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// unlock releases the directory's lock, if one was taken.
+func (ix *Index) unlock() {
+	if ix.lock != nil {
+		ix.lock.Close()
+	}
+}
+
+// Cut returns what Open (or Repair) cut off the end of the write-ahead log
+// when it opened the index, or nil: a caller may tell its user.
+func (ix *Index) Cut() *WALDamage { return ix.cut }
 
 // Config returns the index's configuration (with the LSH defaults filled in).
 func (ix *Index) Config() Config { return ix.cfg }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -75,7 +76,7 @@ func (st *state) appendRecord(q *query) {
 			m.add(pkey{key: uint64(w)}, mpost{row: row, pos: uint32(i), size: size})
 		}
 		l := pairPrefix(minB, len(q.set))
-		mask := tokenMask(q.set)
+		mask := join.TokenMask(q.set)
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
 				m.add(pairKey(q.set[i], q.set[j]), mpost{row: row, pos: uint32(j), size: size, mask: mask})
@@ -115,7 +116,7 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 		return fmt.Errorf("%w: threshold %s for %v", ErrOptions, t, m)
 	}
 	if ix.cfg.Method == Exact && below(t, ix.cfg.MinThreshold) {
-		return fmt.Errorf("%w: %s < %s", ErrThresholdBelowMin, t, ix.cfg.MinThreshold)
+		return &ThresholdError{t, ix.cfg.MinThreshold}
 	}
 	return nil
 }
@@ -132,6 +133,12 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 // A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
 // the whole batch with a *RecordError before anything is written. ctx is
 // checked while the records are tokenized and before the batch is written.
+//
+// The outcomes say whether the batch is durable: with an error, they are
+// nil when it is not (a write or sync of the log that failed is cut off
+// again; the error says so in the rare case that this fails too), and
+// given when it is but the checkpoint after it failed. A write that fails
+// fails the index (ErrFailed): it must be reopened.
 func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
 	if dedup.Den != 0 {
 		if err := ix.checkThreshold(dedup); err != nil {
@@ -173,7 +180,7 @@ func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Thre
 				continue
 			}
 		}
-		out[i] = Outcome{Inserted: true, ID: st.next}
+		out[i] = Outcome{Inserted: true, ID: st.next.id()}
 		st.appendRecord(q)
 		count++
 		if ix.cfg.Method == LSH && !ix.cfg.RawSets {
@@ -207,6 +214,9 @@ func (ix *Index) writable() error {
 	ix.snapMu.Unlock()
 	if closed {
 		return ErrClosed
+	}
+	if ix.readOnly {
+		return ErrReadOnly
 	}
 	if ix.failed != nil {
 		return fmt.Errorf("%w: %v", ErrFailed, ix.failed)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 	"github.com/simjoin/simjoin/prefix"
 
 	"github.com/kelindar/bitmap"

@@ -5,53 +5,78 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 
-	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 // InsertLines inserts each line of r as a record (Insert, with dedup as
-// there), batch by batch as simjoin.ReadBatches cuts them (opt names the
+// there), batch by batch as records.ReadBatches cuts them (opt names the
 // input and bounds a batch), and calls f with each batch's outcomes once the
-// batch is durable: f may acknowledge them. A line that does not tokenize is
-// a *simjoin.LineError naming opt.Name and the line, returned before its
-// batch is written; the other errors of Insert (ctx done, a threshold the
-// index refuses) come back as Insert returns them, and so do f's.
+// batch is durable: f may acknowledge them. f is called for every durable
+// batch, also for one that Insert returns with an error (a checkpoint after
+// it failed), before that error is returned: a caller that acknowledges in
+// f never leaves a durable record unacknowledged, and never acknowledges one
+// that is not durable. A line that does not tokenize is a *records.LineError
+// naming opt.Name and the line, returned before its batch is written; the
+// other errors of Insert (ctx done, a threshold the index refuses, a failed
+// write) come back as Insert returns them, and so do f's.
 //
 // Cost: Insert's per batch; memory one batch of lines. Safe for concurrent
 // use as Insert is: the batches of concurrent calls interleave.
-func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, recs [][]byte) error {
+func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt records.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
+	return records.ReadBatches(r, opt, func(first int, recs [][]byte) error {
 		outs, err := ix.Insert(ctx, recs, dedup)
+		if outs != nil {
+			if ferr := f(first, outs); err == nil {
+				err = ferr
+			}
+		}
 		if err != nil {
 			return lineError(err, opt.Name, first)
 		}
-		return f(first, outs)
+		return nil
 	})
 }
 
 // SearchLines searches each line of r as a query (Search, with sopt), batch
-// by batch as simjoin.ReadBatches cuts them, and calls f with each batch's
-// queries and their hits (hits[k] answers queries[k], line first+k). Errors
-// as InsertLines has them. A search of no lines calls nothing and returns
-// nil: check the options first with CheckSearch.
+// by batch as records.ReadBatches cuts them, and calls f with the queries
+// and their hits piece by piece, in order (hits[k] answers queries[k], line
+// first+k): one call a batch, or more when a batch's hits pass about 64Ki,
+// so that memory holds one piece of the answer, not a batch's (SearchEach).
+// Errors as InsertLines has them; a line that does not tokenize fails its
+// batch before f sees any of it. A search of no lines calls nothing and
+// returns nil: check the options first with ValidateSearch.
 //
 // Cost: Search's per batch, whose queries share the work on the index's
-// workers; memory one batch of lines and its hits.
-func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt simjoin.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
-	return simjoin.ReadBatches(r, opt, func(first int, qs [][]byte) error {
-		hits, err := ix.Search(ctx, qs, sopt)
+// workers; memory one batch of lines and a piece of its hits.
+func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt records.BatchOptions, sopt SearchOptions, f func(first int, queries [][]byte, hits [][]Hit) error) error {
+	return records.ReadBatches(r, opt, func(first int, qs [][]byte) error {
+		var hits [][]Hit
+		start, held := 0, 0
+		err := ix.SearchEach(ctx, qs, sopt, func(i int, h []Hit) error {
+			hits = append(hits, slices.Clone(h))
+			if held += len(h); held < searchChunkHits {
+				return nil
+			}
+			err := f(first+start, qs[start:i+1], hits)
+			start, held, hits = i+1, 0, nil
+			return err
+		})
 		if err != nil {
 			return lineError(err, opt.Name, first)
 		}
-		return f(first, qs, hits)
+		if start < len(qs) {
+			return f(first+start, qs[start:], hits)
+		}
+		return nil
 	})
 }
 
 // lineError turns a *RecordError of the batch starting at line first into
-// a *simjoin.LineError naming the line.
+// a *records.LineError naming the line.
 func lineError(err error, name string, first int) error {
 	var re *RecordError
 	if !errors.As(err, &re) {
@@ -60,38 +85,39 @@ func lineError(err error, name string, first int) error {
 	if name == "" {
 		name = "<input>"
 	}
-	return &simjoin.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+	return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
 }
 
-// CheckSearch reports whether Search would take opt (ErrThresholdBelowMin,
+// ValidateSearch reports whether Search would take opt (ErrThresholdBelowMin,
 // ErrOptions), without reading or searching anything: callers check before
 // they read their queries.
-func (ix *Index) CheckSearch(opt SearchOptions) error {
+func (ix *Index) ValidateSearch(opt SearchOptions) error {
 	_, err := ix.Search(context.Background(), nil, opt)
 	return err
 }
 
 // ErrNotID is the error of text that is not a record id.
-var ErrNotID = errors.New("not a record id (an integer >= 0)")
+var ErrNotID = errors.New("not a record id (a decimal integer >= 1, no leading zeros)")
 
-// ParseID reads a record id: a decimal integer >= 0. The error quotes s
-// and wraps ErrNotID.
+// ParseID reads a record id: a decimal integer >= 1 written as the index
+// writes it (digits only, no sign, no leading zero), so that one id has one
+// spelling ("01" is not 1). The error quotes s and wraps ErrNotID.
 func ParseID(s string) (ID, error) {
-	id, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
+	v, ok := decimal(s)
+	if !ok || v == 0 {
 		return 0, fmt.Errorf("%q is %w", s, ErrNotID)
 	}
-	return ID(id), nil
+	return ID(v), nil
 }
 
-// ParseIDs reads a comma-separated list of record ids, spaces around each
-// allowed.
+// ParseIDs reads a comma-separated list of record ids (ParseID), spaces
+// around each allowed.
 func ParseIDs(s string) ([]ID, error) {
 	var out []ID
 	for _, f := range strings.Split(s, ",") {
 		id, err := ParseID(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("%q is %w", f, ErrNotID)
+			return nil, err
 		}
 		out = append(out, id)
 	}
@@ -99,10 +125,10 @@ func ParseIDs(s string) ([]ID, error) {
 }
 
 // ReadIDs reads record ids one a line (spaces around each allowed) from r. A
-// line that is not an id is a *simjoin.LineError naming name and the line
+// line that is not an id is a *records.LineError naming name and the line
 // (ErrNotID; the line is not quoted).
 func ReadIDs(r io.Reader, name string) ([]ID, error) {
-	lr := simjoin.NewLineReader(r)
+	lr := records.NewLineReader(r)
 	var ids []ID
 	for {
 		line, err := lr.Next()
@@ -110,12 +136,12 @@ func ReadIDs(r io.Reader, name string) ([]ID, error) {
 			return ids, nil
 		}
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Err: err}
+			return nil, &records.LineError{Name: name, Err: err}
 		}
-		id, err := strconv.ParseUint(strings.TrimSpace(string(line)), 10, 64)
+		id, err := ParseID(strings.TrimSpace(string(line)))
 		if err != nil {
-			return nil, &simjoin.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
+			return nil, &records.LineError{Name: name, Line: lr.Line(), Err: ErrNotID}
 		}
-		ids = append(ids, ID(id))
+		ids = append(ids, id)
 	}
 }

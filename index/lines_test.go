@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -42,7 +42,7 @@ func TestInsertSearchLines(t *testing.T) {
 	}
 	var got []Outcome
 	next := 1
-	opt := simjoin.BatchOptions{Name: "recs", MaxLines: 7}
+	opt := records.BatchOptions{Name: "recs", MaxLines: 7}
 	err := ix.InsertLines(ctx, bytes.NewReader(text.Bytes()), opt, dedup, func(first int, outs []Outcome) error {
 		if first != next || len(outs) > 7 {
 			t.Fatalf("batch of %d outcomes at line %d, want at line %d and at most 7", len(outs), first, next)
@@ -93,9 +93,9 @@ func TestLinesErrors(t *testing.T) {
 	ix, _ := mustCreate(t, cfg)
 	defer ix.Close()
 	in := "alpha\nbeta\ngamma\ndel\xffta\nepsilon\n"
-	opt := simjoin.BatchOptions{Name: "words.txt", MaxLines: 2}
+	opt := records.BatchOptions{Name: "words.txt", MaxLines: 2}
 	err := ix.InsertLines(ctx, strings.NewReader(in), opt, prefix.Threshold{}, func(int, []Outcome) error { return nil })
-	var le *simjoin.LineError
+	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "words.txt" || le.Line != 4 || !errors.Is(err, shingle.ErrUTF8) {
 		t.Fatalf("got %v, want words.txt:4: invalid UTF-8", err)
 	}
@@ -114,14 +114,14 @@ func TestLinesErrors(t *testing.T) {
 		t.Errorf("f's error: got %v", err)
 	}
 	low := SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 3}}
-	if err := ix.CheckSearch(low); !errors.Is(err, ErrThresholdBelowMin) {
-		t.Errorf("CheckSearch below the minimum: got %v", err)
+	if err := ix.ValidateSearch(low); !errors.Is(err, ErrThresholdBelowMin) {
+		t.Errorf("ValidateSearch below the minimum: got %v", err)
 	}
-	if err := ix.CheckSearch(SearchOptions{}); !errors.Is(err, ErrOptions) {
-		t.Errorf("CheckSearch of no threshold nor top-k: got %v", err)
+	if err := ix.ValidateSearch(SearchOptions{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("ValidateSearch of no threshold nor top-k: got %v", err)
 	}
-	if err := ix.CheckSearch(SearchOptions{TopK: 3}); err != nil {
-		t.Errorf("CheckSearch top-3: %v", err)
+	if err := ix.ValidateSearch(SearchOptions{TopK: 3}); err != nil {
+		t.Errorf("ValidateSearch top-3: %v", err)
 	}
 }
 
@@ -130,12 +130,12 @@ func TestParseIDs(t *testing.T) {
 	if err != nil || fmt.Sprint(ids) != "[3 1 18446744073709551615]" {
 		t.Errorf("ParseIDs: got %v, %v", ids, err)
 	}
-	for _, bad := range []string{"", "1,,2", "-1", "x", "1,2 3"} {
+	for _, bad := range []string{"", "1,,2", "-1", "x", "1,2 3", "0", "01", "+1", "0x1", "1e3", "18446744073709551616", "1_000"} {
 		if _, err := ParseIDs(bad); !errors.Is(err, ErrNotID) {
 			t.Errorf("ParseIDs(%q): got %v, want ErrNotID", bad, err)
 		}
 	}
-	if _, err := ParseID(" 1"); err == nil || err.Error() != `" 1" is not a record id (an integer >= 0)` {
+	if _, err := ParseID(" 1"); err == nil || err.Error() != `" 1" is not a record id (a decimal integer >= 1, no leading zeros)` {
 		t.Errorf("ParseID(\" 1\"): got %v", err)
 	}
 	ids, err = ReadIDs(strings.NewReader("4\n 5 \r\n6"), "<stdin>")
@@ -143,7 +143,7 @@ func TestParseIDs(t *testing.T) {
 		t.Errorf("ReadIDs: got %v, %v", ids, err)
 	}
 	_, err = ReadIDs(strings.NewReader("4\nfive\n"), "<stdin>")
-	if err == nil || err.Error() != "<stdin>:2: not a record id (an integer >= 0)" {
+	if err == nil || err.Error() != "<stdin>:2: not a record id (a decimal integer >= 1, no leading zeros)" {
 		t.Errorf("ReadIDs of a bad line: got %v", err)
 	}
 }

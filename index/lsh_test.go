@@ -74,7 +74,7 @@ func TestLSHRecall(t *testing.T) {
 						if g.Inserted {
 							continue
 						}
-						if g.ID != ID(i) {
+						if g.ID != ID(i)+1 {
 							t.Fatalf("variant %d flagged as a duplicate of %d", i, g.ID)
 						}
 						if g.Estimated == raw {

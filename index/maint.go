@@ -7,18 +7,23 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
-// Delete tombstones ids. It is durable on return; unknown or already deleted
-// ids are not an error and not counted.
+// Delete tombstones the records of ids. It is durable on return; unknown
+// or already deleted ids (and 0) are not an error and not counted.
 func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if err := ix.writable(); err != nil {
 		return 0, err
 	}
-	done := ix.applyDelete(ids)
+	seqs := make([]seq, 0, len(ids))
+	for _, id := range ids {
+		if s, ok := seqOf(id); ok {
+			seqs = append(seqs, s)
+		}
+	}
+	done := ix.applyDelete(seqs)
 	if len(done) == 0 {
 		return 0, nil
 	}
@@ -35,11 +40,11 @@ func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 	return len(done), nil
 }
 
-// applyDelete tombstones the live records among ids in the live state
-// (copy-on-write bitmaps) and returns the ids it deleted.
-func (ix *Index) applyDelete(ids []ID) []ID {
+// applyDelete tombstones the live records among seqs in the live state
+// (copy-on-write bitmaps) and returns the seqs it deleted.
+func (ix *Index) applyDelete(ids []seq) []seq {
 	st := ix.live
-	var done []ID
+	var done []seq
 	copied := make(map[int]bool)
 	for _, id := range ids {
 		if id >= st.next {
@@ -58,8 +63,8 @@ func (ix *Index) applyDelete(ids []ID) []ID {
 			done = append(done, id)
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id ID) int {
-			if s.rows() > 0 && ID(s.ids[s.rows()-1]) < id {
+		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
+			if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
 				return -1
 			}
 			return 1
@@ -97,11 +102,12 @@ func (ix *Index) Stats() Stats {
 	d := uint64(st.mut.tomb.Count())
 	s.Live += uint64(st.mut.n) - d
 	s.Deleted += d
+	s.Dropped = s.Records - s.Live - s.Deleted
 	if ix.cfg.Method == Exact {
 		s.Tokens = st.dict.len()
 		s.Appended = len(st.dict.addedKeys)
 	}
-	s.WALBytes, s.WALTruncated = ix.wal.size, ix.cut
+	s.WALBytes, s.WALTruncated, s.WALTorn = ix.wal.size+ix.torn, ix.man.WALCut, ix.torn
 	ents, _ := os.ReadDir(ix.dir)
 	for _, e := range ents {
 		if info, err := e.Info(); err == nil {
@@ -111,9 +117,11 @@ func (ix *Index) Stats() Stats {
 	return s
 }
 
-// Verify re-reads every file of the index from disk and checks every
-// checksum; an error is a *CorruptError naming the file. It holds off
-// writers while it runs. Cost: one read of every file.
+// Verify re-reads every file of the open index from disk and checks every
+// checksum, changing nothing; an error is a *CorruptError naming the file
+// (for the write-ahead log, wrapping a *WALDamage). It holds off writers
+// while it runs. Cost: one read of every file. The package's Verify checks
+// an index that is not open.
 func (ix *Index) Verify() error {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
@@ -149,42 +157,21 @@ func (ix *Index) Verify() error {
 			}
 		}
 	}
-	return verifyWAL(filepath.Join(ix.dir, m.WAL))
-}
-
-// verifyWAL checks every block of a log without changing it: after Open has
-// cut any torn tail, a bad block anywhere is corruption.
-func verifyWAL(path string) error {
-	data, err := os.ReadFile(path)
+	l, err := readWAL(filepath.Join(ix.dir, m.WAL), func() seq { return ix.live.next }, ix.minRecordBytes(), nil)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return corrupt(path, "missing")
-		}
 		return err
 	}
-	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
-		return corrupt(path, "not a write-ahead log")
-	}
-	for off := walHeaderSize; off < len(data); {
-		rest := data[off:]
-		if len(rest) < 8 {
-			return corrupt(path, "truncated block header at offset %d", off)
-		}
-		n := int(binary.LittleEndian.Uint32(rest))
-		if n > len(rest)-8 {
-			return corrupt(path, "truncated block at offset %d", off)
-		}
-		if crc32c(rest[8:8+n]) != binary.LittleEndian.Uint32(rest[4:]) {
-			return corrupt(path, "block at offset %d: checksum mismatch", off)
-		}
-		off += 8 + n
+	if l.damage != nil {
+		return &CorruptError{File: l.path, Err: l.damage}
 	}
 	return nil
 }
 
 // removeUnreferenced deletes the files of the index directory that the
 // manifest does not name (left by a checkpoint or compaction that crashed
-// before its commit, or replaced by one that committed).
+// before its commit, or replaced by one that committed): only regular files
+// whose names are of the forms the index writes (isIndexFile), never
+// anything else a user keeps in the directory.
 func (ix *Index) removeUnreferenced() {
 	keep := map[string]bool{manifestName: true, ix.man.WAL: true, ix.man.Dict: true}
 	for _, r := range ix.man.Segments {
@@ -195,15 +182,8 @@ func (ix *Index) removeUnreferenced() {
 		return
 	}
 	for _, e := range ents {
-		n := e.Name()
-		if keep[n] {
-			continue
-		}
-		for _, p := range []string{"seg-", "dict-", "tomb-", "wal-", manifestName + ".tmp"} {
-			if strings.HasPrefix(n, p) {
-				os.Remove(filepath.Join(ix.dir, n))
-				break
-			}
+		if n := e.Name(); !keep[n] && e.Type().IsRegular() && isIndexFile(n) {
+			os.Remove(filepath.Join(ix.dir, n))
 		}
 	}
 }

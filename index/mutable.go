@@ -20,7 +20,7 @@ import (
 // so readers never see a write. A checkpoint gives the live state a new
 // mutable part; the old one is never written again.
 type mutable struct {
-	base ID
+	base seq
 	n    int
 	post *postIndex
 	offs []uint32 // n+1 offsets into sets (Exact) or keys (LSH with raw sets)
@@ -50,10 +50,10 @@ type mpost struct {
 	row  uint32
 	pos  uint32 // Exact: position of the token in the set
 	size uint32 // Exact: size of the set
-	mask uint64 // Exact pairs: tokenMask of the set
+	mask uint64 // Exact pairs: join.TokenMask of the set
 }
 
-func newMutable(base ID) *mutable {
+func newMutable(base seq) *mutable {
 	return &mutable{base: base, post: &postIndex{m: make(map[pkey][]mpost)}, offs: []uint32{0}}
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -44,7 +44,7 @@ func distinct(s []uint32) []uint32 {
 type model struct {
 	m    prefix.Measure
 	sets map[ID][]uint32
-	next ID
+	next ID // the last id given
 }
 
 func newModel(m prefix.Measure) *model { return &model{m: m, sets: map[ID][]uint32{}} }
@@ -73,8 +73,8 @@ func (o *model) insert(s []uint32, t prefix.Threshold) Outcome {
 			return Outcome{ID: h[0].ID, Sim: h[0].Sim}
 		}
 	}
+	o.next++ // ids from 1
 	id := o.next
-	o.next++
 	o.sets[id] = s
 	return Outcome{Inserted: true, ID: id}
 }

@@ -5,12 +5,13 @@ import (
 	"slices"
 
 	"github.com/simjoin/simjoin/internal/mix"
+	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
 
 // The pair index (ℓ = 2 of AdaptJoin's ℓ-prefix: Wang, Li and Feng, "Can we
-// beat the prefix filtering?", SIGMOD 2012, as package passwords uses it for
-// its joins).
+// beat the prefix filtering?", SIGMOD 2012, as package join's ℓ-prefix path
+// keys its runs, here laid out in a segment's file).
 //
 // A single-token prefix is not selective on short sets over a small
 // vocabulary (password bigrams): even a set's rarest token is common, so
@@ -88,24 +89,13 @@ func singlePrefix(minB prefix.Bounds, x int) int {
 // has Size tokens.
 type pentry struct {
 	B, Row, Size, Pos uint32
-	Mask              uint64 // tokenMask of the record's set
+	Mask              uint64 // join.TokenMask of the record's set
 }
 
-// tokenMask returns the set's tokens folded onto 64 bits (bit w mod 64).
-// A token of x whose bit is not in q's mask is not in q, so
-// |x ∩ q| <= |x| - popcount(mx &^ mq), and symmetrically: a bound on the
-// overlap that needs nothing of the record but its entry (the filter
-// package passwords keeps beside its index entries).
-func tokenMask(set []uint32) uint64 {
-	var m uint64
-	for _, w := range set {
-		m |= 1 << (w & 63)
-	}
-	return m
-}
-
-// maskBound returns the bound of tokenMask on the overlap of sets of sizes
-// x and y with masks mx and my.
+// maskBound returns the bound of their token masks (join.TokenMask: bit w
+// mod 64, as the format stores them) on the overlap of sets of sizes x and
+// y with masks mx and my: a token of x whose bit is not in y's mask is not
+// in y, and symmetrically.
 func maskBound(x int, mx uint64, y int, my uint64) int {
 	return min(x-bits.OnesCount64(mx&^my), y-bits.OnesCount64(my&^mx))
 }
@@ -128,7 +118,7 @@ func buildPairs(n, vocab int, set func(r int) []uint32, minB prefix.Bounds) (ppo
 	for r := 0; r < n; r++ {
 		x := set(r)
 		l := pairPrefix(minB, len(x))
-		mask := tokenMask(x)
+		mask := join.TokenMask(x)
 		for i := 0; i+1 < l; i++ {
 			for j := i + 1; j < l; j++ {
 				pent[ppoff[x[i]+1]] = pentry{B: x[j], Row: uint32(r), Size: uint32(len(x)), Pos: uint32(j), Mask: mask}

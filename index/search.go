@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -12,16 +11,45 @@ import (
 
 // Search answers each query: the records whose similarity reaches
 // opt.Threshold, or the opt.TopK best; best first, ties by ID ascending.
-// opt must pass SearchOptions.Check, and its threshold suit the index.
+// opt must pass SearchOptions.Validate, and its threshold suit the index.
 // Queries are tokenized like records (the first that does not tokenize fails
 // the call with a *RecordError) and answered on the index's workers from
 // one snapshot. Safe for concurrent use, with each other and with the writer.
 // Cost per query (Exact): the postings of its probe prefix within the size
 // range and one verification per candidate; (LSH) signing, b band lookups
 // per segment, one estimate per candidate and, with raw sets, one
-// verification.
+// verification. Memory: every hit of every query; SearchEach streams them.
 func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions) ([][]Hit, error) {
-	if err := opt.Check(); err != nil {
+	return ix.search(ctx, queries, opt, nil)
+}
+
+// searchChunkHits is the number of hits SearchEach aims to hold at a time:
+// it answers the queries in chunks sized for it (from one query a worker up
+// to 64), the first of 16 a worker.
+const searchChunkHits = 1 << 16
+
+// SearchEach answers the queries as Search does, from one snapshot, but
+// calls fn with each query's hits in query order instead of returning them
+// all: fn(i, hits) answers queries[i], and hits is valid only during the
+// call. Every query is tokenized before fn is first called, so a query that
+// does not tokenize fails the call (a *RecordError) before any answer. An
+// error of fn stops the search and is returned; so is ctx's.
+//
+// The queries are answered on the index's workers in chunks whose size
+// adapts to keep about 64Ki hits at a time, so memory holds the hits of one
+// chunk, not the whole answer (a single query's hits are all held: at most
+// the index's records). A call of more queries than its first chunk
+// tokenizes them twice, once to check them all first. Safe for concurrent
+// use, as Search is.
+func (ix *Index) SearchEach(ctx context.Context, queries [][]byte, opt SearchOptions, fn func(i int, hits []Hit) error) error {
+	_, err := ix.search(ctx, queries, opt, fn)
+	return err
+}
+
+// search is SearchEach, or with fn nil Search: the queries in one chunk,
+// each answer a slice of its own (never nil), all returned.
+func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions, fn func(i int, hits []Hit) error) ([][]Hit, error) {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	if opt.Threshold.Den != 0 {
@@ -34,56 +62,122 @@ func (ix *Index) Search(ctx context.Context, queries [][]byte, opt SearchOptions
 		return nil, err
 	}
 	defer ix.releaseSnap(snap)
+	workers := ix.workers
+	chunk := len(queries)
+	if fn != nil {
+		chunk = min(chunk, 16*workers)
+	}
+	if len(queries) > chunk {
+		if err := ix.checkQueries(ctx, queries); err != nil {
+			return nil, err
+		}
+	}
 	f := newFilter(opt.Only, opt.Exclude, snap.next)
-	qs := queries
-	out := make([][]Hit, len(qs))
+	out := make([][]Hit, chunk)
 	var errMu sync.Mutex
-	firstBad := len(qs) // the first query that does not tokenize
+	firstBad := len(queries) // the first query that does not tokenize
 	var badErr error
-	err = parallel.For(ctx, len(qs), 64, ix.workers, func(_, lo, hi int) {
-		sc, _ := ix.pool.Get().(*scratch)
-		if sc == nil {
-			sc = new(scratch)
+	for lo := 0; lo < len(queries); {
+		hi := min(lo+chunk, len(queries))
+		if len(out) < hi-lo {
+			out = append(out, make([][]Hit, hi-lo-len(out))...)
 		}
-		for i := lo; i < hi && ctx.Err() == nil; i++ {
-			q, err := ix.tokenize(sc, qs[i])
-			if err != nil {
-				errMu.Lock()
-				if i < firstBad {
-					firstBad, badErr = i, err
+		err := parallel.For(ctx, hi-lo, max(1, (hi-lo)/(4*workers)), workers, func(_, a, b int) {
+			sc, _ := ix.pool.Get().(*scratch)
+			if sc == nil {
+				sc = new(scratch)
+			}
+			for k := a; k < b && ctx.Err() == nil; k++ {
+				q, err := ix.tokenize(sc, queries[lo+k])
+				if err != nil {
+					errMu.Lock()
+					if lo+k < firstBad {
+						firstBad, badErr = lo+k, err
+					}
+					errMu.Unlock()
+					continue
 				}
-				errMu.Unlock()
-				continue
+				if ix.cfg.Method == Exact {
+					sc.set = snap.dict.mapSet(sc.set[:0], q.keys)
+					q.set = sc.set
+				}
+				if fn == nil {
+					out[k] = append([]Hit{}, snap.search(sc, q, &opt, f)...)
+				} else {
+					out[k] = append(out[k][:0], snap.search(sc, q, &opt, f)...)
+				}
 			}
-			if ix.cfg.Method == Exact {
-				sc.set = snap.dict.mapSet(sc.set[:0], q.keys)
-				q.set = sc.set
+			ix.pool.Put(sc)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if badErr != nil {
+			return nil, &RecordError{Query: true, Index: firstBad, Err: badErr}
+		}
+		if fn == nil {
+			return out, nil
+		}
+		held := 0
+		for k := range hi - lo {
+			if err := fn(lo+k, out[k]); err != nil {
+				return nil, err
 			}
-			out[i] = slices.Clone(snap.search(sc, q, &opt, f))
-			if out[i] == nil {
-				out[i] = []Hit{}
+			held += len(out[k])
+			if cap(out[k]) > searchChunkHits/64 {
+				out[k] = nil // a large answer is not kept for the next chunk
 			}
 		}
-		ix.pool.Put(sc)
+		// The next chunk: as many queries as held about searchChunkHits
+		// hits in this one, from one a worker to 64.
+		chunk = min(max(searchChunkHits*(hi-lo)/max(held, 1), workers), 64*workers)
+		lo = hi
+	}
+	return nil, nil
+}
+
+// checkQueries tokenizes every query, on the index's workers, and returns a
+// *RecordError for the first that does not tokenize.
+func (ix *Index) checkQueries(ctx context.Context, queries [][]byte) error {
+	var mu sync.Mutex
+	first := len(queries)
+	var firstErr error
+	err := parallel.For(ctx, len(queries), 256, ix.workers, func(_, lo, hi int) {
+		var buf []uint64
+		for i := lo; i < hi; i++ {
+			var err error
+			if buf, err = ix.cfg.Tokens.AppendSet(buf[:0], unsafeString(queries[i])); err != nil {
+				mu.Lock()
+				if i < first {
+					first, firstErr = i, err
+				}
+				mu.Unlock()
+				return
+			}
+		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if badErr != nil {
-		return nil, &RecordError{Query: true, Index: firstBad, Err: badErr}
+	if firstErr != nil {
+		return &RecordError{Query: true, Index: first, Err: firstErr}
 	}
-	return out, nil
+	return nil
+}
+
+// unsafeString views b as a string, for the tokenizer that only reads it.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // tokenize prepares one record in sc's buffers (valid until the next call
 // with sc): its sorted distinct keys and, for LSH, its signature.
 func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
-	s := ""
-	if len(rec) > 0 {
-		s = unsafe.String(&rec[0], len(rec))
-	}
 	var err error
-	sc.keys, err = ix.cfg.Tokens.AppendSet(sc.keys[:0], s)
+	sc.keys, err = ix.cfg.Tokens.AppendSet(sc.keys[:0], unsafeString(rec))
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -122,7 +124,7 @@ func TestLSHTopKReopen(t *testing.T) {
 		if _, err := ix.Insert(ctx, texts, prefix.Threshold{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.Delete([]ID{5}); err != nil {
+		if _, err := ix.Delete([]ID{6}); err != nil { // the sixth record
 			t.Fatal(err)
 		}
 		opt := SearchOptions{TopK: 2, RefineK: 10}
@@ -135,7 +137,7 @@ func TestLSHTopKReopen(t *testing.T) {
 			if len(h) > 2 {
 				t.Fatalf("top-2 gave %d hits", len(h))
 			}
-			if len(h) > 0 && h[0].ID == ID(i) {
+			if len(h) > 0 && h[0].ID == ID(i)+1 {
 				found++
 				if h[0].Estimated == raw {
 					t.Fatalf("raw %v: hit %+v", raw, h[0])
@@ -144,7 +146,7 @@ func TestLSHTopKReopen(t *testing.T) {
 					t.Fatalf("exact similarity %v, want %v", h[0].Sim, 27.0/33)
 				}
 			}
-			if i == 5 && len(h) > 0 && h[0].ID == 5 {
+			if i == 5 && len(h) > 0 && h[0].ID == 6 {
 				t.Fatal("deleted record found")
 			}
 		}
@@ -242,10 +244,10 @@ func TestWorkersClamped(t *testing.T) {
 	}
 }
 
-// TestSearchOptionsCheck: SearchOptions.Check names the option of the first
+// TestSearchOptionsCheck: SearchOptions.Validate names the option of the first
 // rule broken (a threshold or top-k, not both; refine-k only with top-k and
 // at least top-k; top-k at least 1), wrapping ErrOptions; Search and
-// CheckSearch refuse the same.
+// ValidateSearch refuse the same.
 func TestSearchOptionsCheck(t *testing.T) {
 	half := prefix.Threshold{Num: 1, Den: 2}
 	for _, tc := range []struct {
@@ -266,7 +268,7 @@ func TestSearchOptionsCheck(t *testing.T) {
 		{SearchOptions{TopK: 5, RefineK: 4}, "RefineK"},
 		{SearchOptions{TopK: 5, RefineK: -1}, "RefineK"},
 	} {
-		err := tc.opt.Check()
+		err := tc.opt.Validate()
 		var oe *OptionError
 		if tc.option == "" && err != nil || tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option || !errors.Is(err, ErrOptions)) {
 			t.Errorf("%+v: %v, want option %q", tc.opt, err, tc.option)
@@ -275,7 +277,69 @@ func TestSearchOptionsCheck(t *testing.T) {
 	ix, _ := mustCreate(t, exactConfig(prefix.Jaccard, half))
 	defer ix.Close()
 	var oe *OptionError
-	if err := ix.CheckSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
-		t.Errorf("CheckSearch: %v", err)
+	if err := ix.ValidateSearch(SearchOptions{TopK: 5, RefineK: 4}); !errors.As(err, &oe) || oe.Option != "RefineK" {
+		t.Errorf("ValidateSearch: %v", err)
+	}
+}
+
+// TestSearchEachPieces searches an index of 3,000 copies of one record
+// with 100 copies as queries (300,000 hits), with a query that does not
+// tokenize among them or not: SearchEach answers in query order what Search
+// answers, or fails before any answer; SearchLines hands its callback the
+// batch in several pieces (each about searchChunkHits hits), whose
+// concatenation is Search's answer.
+func TestSearchEachPieces(t *testing.T) {
+	ix, _ := mustCreate(t, Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: Exact, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2}})
+	defer ix.Close()
+	ctx := context.Background()
+	recs := make([][]byte, 3000)
+	for i := range recs {
+		recs[i] = []byte("alpha beta gamma")
+	}
+	if _, err := ix.Insert(ctx, recs, prefix.Threshold{}); err != nil {
+		t.Fatal(err)
+	}
+	opt := SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 2}}
+	queries := recs[:100]
+	want, err := ix.Search(ctx, queries, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	err = ix.SearchEach(ctx, queries, opt, func(i int, hits []Hit) error {
+		if i != next || !slices.Equal(hits, want[i]) {
+			t.Fatalf("SearchEach: query %d (want %d): %d hits, want %d", i, next, len(hits), len(want[i]))
+		}
+		next++
+		return nil
+	})
+	if err != nil || next != len(queries) {
+		t.Fatalf("SearchEach: %d answers, %v", next, err)
+	}
+	bad := slices.Clone(queries)
+	bad[77] = []byte("bad \xff")
+	calls := 0
+	err = ix.SearchEach(ctx, bad, opt, func(int, []Hit) error { calls++; return nil })
+	var re *RecordError
+	if !errors.As(err, &re) || !re.Query || re.Index != 77 || calls != 0 {
+		t.Errorf("SearchEach with query 78 invalid: %v after %d answers, want a *RecordError for it before any", err, calls)
+	}
+	var got [][]Hit
+	pieces := 0
+	err = ix.SearchLines(ctx, strings.NewReader(strings.Repeat("alpha beta gamma\n", 100)), records.BatchOptions{}, opt, func(first int, qs [][]byte, hits [][]Hit) error {
+		if first != len(got)+1 || len(qs) != len(hits) {
+			t.Fatalf("piece from line %d of %d queries, %d answers; %d answered before", first, len(qs), len(hits), len(got))
+		}
+		got = append(got, hits...)
+		pieces++
+		return nil
+	})
+	if err != nil || len(got) != len(want) || pieces < 3 {
+		t.Fatalf("SearchLines: %d answers in %d pieces, %v", len(got), pieces, err)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("SearchLines: line %d differs", i+1)
+		}
 	}
 }

@@ -116,16 +116,16 @@ func (s *segment) bucket(j int, key uint64) []bandEntry {
 }
 
 // rowOf returns the row of id.
-func (s *segment) rowOf(id ID) (int, bool) {
+func (s *segment) rowOf(id seq) (int, bool) {
 	return slices.BinarySearch(s.ids, uint64(id))
 }
 
 func (s *segment) ref()   { s.file.ref() }
 func (s *segment) unref() { s.file.unref() }
 
-// records is what a segment is written from: n records in ascending ID
+// segmentRecords is what a segment is written from: n records in ascending ID
 // order, given by accessors.
-type records struct {
+type segmentRecords struct {
 	ids  []uint64
 	set  func(r int) []uint32 // Exact
 	keys func(r int) []uint64 // LSH with raw sets
@@ -133,7 +133,7 @@ type records struct {
 }
 
 // writeSegment writes recs as a segment file at path.
-func writeSegment(path string, cfg *Config, vocab int, recs records) error {
+func writeSegment(path string, cfg *Config, vocab int, recs segmentRecords) error {
 	n := len(recs.ids)
 	bw, err := createBlockFile(path, kindSegment)
 	if err != nil {

@@ -27,7 +27,7 @@ type state struct {
 	tombs []bitmap.Bitmap
 	mut   *mutable // the records since the last checkpoint: ids mut.base..next-1
 	dict  dict     // Exact only
-	next  ID       // the id the next inserted record gets: mut.base + mut.n
+	next  seq      // the id the next inserted record gets: mut.base + mut.n
 	// minB is the bounds at MinThreshold (Exact); pairMax the largest set
 	// size whose records are in the pair index (0: none).
 	minB    prefix.Bounds
@@ -64,8 +64,8 @@ func (st *state) check() {
 		})
 	}
 	m := st.mut
-	if seen && uint64(m.base) <= last || m.base+ID(m.n) != st.next || len(m.offs) != m.n+1 && len(m.offs) != 1 {
-		panic(fmt.Sprintf("index: mutable part ids %d..%d after segment id %d, next id %d, %d offsets", m.base, m.base+ID(m.n), last, st.next, len(m.offs)))
+	if seen && uint64(m.base) <= last || m.base+seq(m.n) != st.next || len(m.offs) != m.n+1 && len(m.offs) != 1 {
+		panic(fmt.Sprintf("index: mutable part ids %d..%d after segment id %d, next id %d, %d offsets", m.base, m.base+seq(m.n), last, st.next, len(m.offs)))
 	}
 	m.tomb.Range(func(x uint32) {
 		if int(x) >= m.n {
@@ -113,25 +113,25 @@ type filter struct {
 	hasOnly, hasExcl bool
 }
 
-func newFilter(only, excl []ID, next ID) *filter {
+func newFilter(only, excl []ID, next seq) *filter {
 	if only == nil && excl == nil {
 		return nil
 	}
 	f := &filter{hasOnly: only != nil, hasExcl: excl != nil}
 	for _, id := range only {
-		if id < next {
-			f.only.Set(uint32(id))
+		if s, ok := seqOf(id); ok && s < next {
+			f.only.Set(uint32(s))
 		}
 	}
 	for _, id := range excl {
-		if id < next {
-			f.excl.Set(uint32(id))
+		if s, ok := seqOf(id); ok && s < next {
+			f.excl.Set(uint32(s))
 		}
 	}
 	return f
 }
 
-func (f *filter) keep(id ID) bool {
+func (f *filter) keep(id seq) bool {
 	if f == nil {
 		return true
 	}
@@ -158,7 +158,7 @@ type scratch struct {
 type seenSlot struct{ row, gen uint32 }
 
 type cand struct {
-	id   ID
+	id   seq
 	est  float64
 	part int // -1: mutable
 	row  uint32
@@ -230,8 +230,8 @@ func (sc *scratch) grow() {
 // index (pairs.go) are met through the pairs of q's pair prefix, filtered and
 // verified the same way one token later; when q has too many pairs to look
 // up (maxQueryPairs) they are met by walking runs and verified in full with
-// join.Check.
-func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id ID, sim float64)) {
+// join.Verify.
+func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter, hit func(id seq, sim float64)) {
 	if len(q) == 0 {
 		return
 	}
@@ -246,7 +246,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		lp = 0 // no record of an admissible size is in the pair index
 	}
 	walk := lp*(lp-1)/2 > maxQueryPairs
-	qmask := tokenMask(q)
+	qmask := join.TokenMask(q)
 	// pass applies the size-dependent bounds to a record of size x met first
 	// through its k-th shared token (k = 1: single-token prefix; k = 2: pair),
 	// at position i of q and j of x, before anything of the record is read:
@@ -256,7 +256,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		return alpha, alpha <= len(q) && alpha <= x && k+min(len(q)-i-1, x-j-1) >= alpha
 	}
 	// verify merges the suffixes of a record that passed.
-	verify := func(id ID, x []uint32, k, i, j, alpha int) {
+	verify := func(id seq, x []uint32, k, i, j, alpha int) {
 		if !f.keep(id) {
 			return
 		}
@@ -266,11 +266,11 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 		}
 	}
 	// check verifies a record met through a pair while walking.
-	check := func(id ID, x []uint32) {
+	check := func(id seq, x []uint32) {
 		if !f.keep(id) {
 			return
 		}
-		if o, ok := join.Check(b, q, x); ok {
+		if o, ok := join.Verify(b, q, x); ok {
 			hit(id, b.Similarity(o, len(q), len(x)))
 		}
 	}
@@ -283,7 +283,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					continue
 				}
 				if alpha, ok := pass(1, i, int(ps.Size), int(ps.Pos)); ok {
-					verify(ID(s.ids[ps.Rec]), s.set(int(ps.Rec)), 1, i, int(ps.Pos), alpha)
+					verify(seq(s.ids[ps.Rec]), s.set(int(ps.Rec)), 1, i, int(ps.Pos), alpha)
 				}
 			}
 		}
@@ -301,7 +301,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					if _, ok := slices.BinarySearch(q[i+1:lp], e.B); !ok || sc.seen(e.Row) || tomb.Contains(e.Row) {
 						continue
 					}
-					check(ID(s.ids[e.Row]), s.set(int(e.Row)))
+					check(seq(s.ids[e.Row]), s.set(int(e.Row)))
 				}
 			}
 			continue
@@ -313,7 +313,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 						continue
 					}
 					if alpha, ok := pass(2, j, int(e.Size), int(e.Pos)); ok && maskBound(len(q), qmask, int(e.Size), e.Mask) >= alpha {
-						verify(ID(s.ids[e.Row]), s.set(int(e.Row)), 2, j, int(e.Pos), alpha)
+						verify(seq(s.ids[e.Row]), s.set(int(e.Row)), 2, j, int(e.Pos), alpha)
 					}
 				}
 			}
@@ -327,7 +327,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 				return
 			}
 			if alpha, ok := pass(1, i, int(size), int(pos)); ok {
-				verify(m.base+ID(row), m.set(int(row)), 1, i, int(pos), alpha)
+				verify(m.base+seq(row), m.set(int(row)), 1, i, int(pos), alpha)
 			}
 		})
 	}
@@ -338,7 +338,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 			if len(x) < lo || len(x) > hi || pairPrefix(st.minB, len(x)) == 0 || sc.seen(uint32(row)) || m.tomb.Contains(uint32(row)) {
 				continue
 			}
-			check(m.base+ID(row), x)
+			check(m.base+seq(row), x)
 		}
 		return
 	}
@@ -349,7 +349,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 					return
 				}
 				if alpha, ok := pass(2, j, int(size), int(pos)); ok && maskBound(len(q), qmask, int(size), mask) >= alpha {
-					verify(m.base+ID(row), m.set(int(row)), 2, j, int(pos), alpha)
+					verify(m.base+seq(row), m.set(int(row)), 2, j, int(pos), alpha)
 				}
 			})
 		}
@@ -366,7 +366,7 @@ func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 	for j := 0; j < cfg.Bands; j++ {
 		keys[j] = approx.BandKey(q.row[j*bb:(j+1)*bb], j)
 	}
-	add := func(part int, row uint32, id ID, sig []byte) {
+	add := func(part int, row uint32, id seq, sig []byte) {
 		m := approx.MatchRows(q.row, sig, cfg.Bits)
 		sc.cands = append(sc.cands, cand{id: id, est: approx.EstimateJaccard(m, cfg.Perm, cfg.Bits), part: part, row: row})
 	}
@@ -378,7 +378,7 @@ func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 				if sc.seen(e.row) || tomb.Contains(e.row) {
 					continue
 				}
-				id := ID(s.ids[e.row])
+				id := seq(s.ids[e.row])
 				if f.keep(id) {
 					add(i, e.row, id, s.sig(int(e.row)))
 				}
@@ -392,7 +392,7 @@ func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 			if sc.seen(row) || m.tomb.Contains(row) {
 				return
 			}
-			id := m.base + ID(row)
+			id := m.base + seq(row)
 			if f.keep(id) {
 				add(-1, row, id, m.sig(int(row), rb))
 			}
@@ -408,15 +408,12 @@ func (st *state) keysOf(c cand) []uint64 {
 	return st.segs[c.part].keySet(int(c.row))
 }
 
-// exactLSH verifies a candidate against q exactly (raw sets kept).
+// exactLSH verifies a candidate against q exactly (raw sets kept), by
+// join.Verify.
 func (st *state) exactLSH(q []uint64, c cand, b prefix.Bounds) (float64, bool) {
 	x := st.keysOf(c)
-	need := b.MinOverlap(len(q), len(x))
-	if need > min(len(q), len(x)) || need <= 0 && len(q) == 0 {
-		return 0, false
-	}
-	o := join.OverlapAtLeast(q, x, need)
-	if !b.Passes(o, len(q), len(x)) {
+	o, ok := join.Verify(b, q, x)
+	if !ok {
 		return 0, false
 	}
 	return b.Similarity(o, len(q), len(x)), true
@@ -437,8 +434,8 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			return nil
 		}
 		b := prefix.NewBounds(cfg.Measure, thr)
-		st.probeExact(sc, q.set, b, f, func(id ID, sim float64) {
-			sc.hits = append(sc.hits, Hit{ID: id, Sim: sim})
+		st.probeExact(sc, q.set, b, f, func(id seq, sim float64) {
+			sc.hits = append(sc.hits, Hit{ID: id.id(), Sim: sim})
 		})
 		sortHits(sc.hits)
 	case LSH:
@@ -463,9 +460,9 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 					x := st.keysOf(c)
 					o := join.OverlapAtLeast(q.keys, x, 0)
 					sim := prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 1}).Similarity(o, len(q.keys), len(x))
-					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: sim})
+					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
 				} else {
-					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: c.est, Estimated: true})
+					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: c.est, Estimated: true})
 				}
 			}
 			sortHits(sc.hits)
@@ -475,10 +472,10 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			for _, c := range sc.cands {
 				if cfg.RawSets {
 					if sim, ok := st.exactLSH(q.keys, c, b); ok {
-						sc.hits = append(sc.hits, Hit{ID: c.id, Sim: sim})
+						sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
 					}
 				} else if c.est >= tf {
-					sc.hits = append(sc.hits, Hit{ID: c.id, Sim: c.est, Estimated: true})
+					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: c.est, Estimated: true})
 				}
 			}
 			sortHits(sc.hits)

@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -20,7 +20,7 @@ import (
 // replaced) and dense long sets of uniform tokens, where fixed prefixes leave
 // many candidates. SIMJOIN_BENCH_BIG=1 adds the 1M-set collection, 20,000
 // dense sets, and the long sets of BENCHMARKS.md (20,000 sets of 200-400
-// Zipf tokens over 20,000, 10% near-duplicates: internal/cmd/gen's
+// Zipf tokens over 20,000, 10% near-duplicates: internal/testkit/cmd/gen's
 // "sets -n 20000 -min 200 -max 400 -universe 20000 -zipf 1 -dup 0.1 -seed 2").
 func benchData(b *testing.B) map[string]synth.SetsConfig {
 	data := map[string]synth.SetsConfig{

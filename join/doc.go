@@ -73,7 +73,7 @@
 // (Options.Ell; see lprefix.go): a probe looks up the ℓ-subsets of its
 // ℓ-prefix, skips groups too small by binary search, prunes by a 64-bit
 // token mask kept beside each entry (MaskPruned, by posting), and verifies
-// each distinct group met with Check (so Candidates = Verified there). At
+// each distinct group met with Verify (so Candidates = Verified there). At
 // ℓ = 2 it does not look up the keys its own group introduces (no group
 // before it is indexed under them), which could meet no partner.
 //

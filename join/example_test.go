@@ -66,13 +66,13 @@ func ExampleRSJoin() {
 	// <nil>
 }
 
-// Check verifies one candidate pair exactly, as the LSH path does.
-func ExampleCheck() {
+// Verify decides one candidate pair exactly, as the LSH path does.
+func ExampleVerify() {
 	th, _ := prefix.ParseThreshold(prefix.Jaccard, "4/5")
 	b := prefix.NewBounds(prefix.Jaccard, th)
 	x := []uint32{1, 2, 3, 4, 5}
-	fmt.Println(join.Check(b, x, []uint32{1, 2, 3, 4})) // 4/5: exactly at t
-	_, ok := join.Check(b, x, []uint32{1, 2, 3, 4, 6})  // 4/6: below; the overlap is not computed in full
+	fmt.Println(join.Verify(b, x, []uint32{1, 2, 3, 4})) // 4/5: exactly at t
+	_, ok := join.Verify(b, x, []uint32{1, 2, 3, 4, 6})  // 4/6: below; the overlap is not computed in full
 	fmt.Println(ok)
 	fmt.Println(join.Overlap(x, []uint32{2, 4, 6}))
 	// Output:

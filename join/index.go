@@ -30,7 +30,7 @@ import (
 // keeps the query's prefix on tokens that can match (any total order keeps
 // the filters exact). The query then scans the postings of its own probe
 // prefix, skips groups outside its size range by binary search (postings are
-// in size order), and verifies each distinct group met with Check.
+// in size order), and verifies each distinct group met with Verify.
 //
 // For collections of queryKeysMin sets or more whose sets are short (such as
 // password bigrams at high thresholds), the index also holds the token pairs
@@ -261,7 +261,7 @@ func (ix *Index) queryKeys(dst []Match, qr *querier, x []uint32, px, lo, hi int)
 	alpha := b.MinOverlap(n, max(lo, 1))
 	// Query tokens outside the collection have mask bits of their own: they
 	// only make the bound tighter, never wrong.
-	mx := tokenMask(x)
+	mx := TokenMask(x)
 	qr.pairs = appendKeys(qr.pairs[:0], x, px, 2)
 	for _, key := range qr.pairs {
 		groups, masks := ix.keyIx.lookup(key)
@@ -309,7 +309,7 @@ func (ix *Index) queryPrefix(dst []Match, qr *querier, x []uint32, lo, hi int) [
 // threshold with x.
 func (ix *Index) verify(dst []Match, x []uint32, g int) []Match {
 	y := ix.s.set(g)
-	o, ok := Check(ix.b, x, y)
+	o, ok := Verify(ix.b, x, y)
 	if !ok {
 		return dst
 	}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
 	"github.com/simjoin/simjoin/internal/keymap"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 	"github.com/simjoin/simjoin/order"
 )
 
@@ -47,7 +47,7 @@ func TestKeyIndexCheckPanics(t *testing.T) {
 	s := groupsOf(c)
 	masks := make([]uint64, s.groups())
 	for g := range masks {
-		masks[g] = tokenMask(s.set(g))
+		masks[g] = TokenMask(s.set(g))
 	}
 	build := func() *keyIndex {
 		ix, m, err := newKeyIndex(s, c.Dict().Len(), 2, func(n int) int { return n }, 1, true)

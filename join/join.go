@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/simjoin/simjoin/internal/invariants"
@@ -18,7 +17,9 @@ import (
 // Pair is one result. In a self-join A < B are the original 0-based indices
 // of the two records; in an R-S join A indexes R and B indexes S. Overlap is
 // the exact size of the intersection and Sim the similarity computed from it
-// (for the Overlap measure, Sim equals Overlap).
+// (for the Overlap measure, Sim equals Overlap); this package's joins always
+// give both. A pair of the LSH joins whose similarity is a MinHash estimate
+// (package approx, VerifyEstimate) has Overlap -1 and the estimate as Sim.
 type Pair struct {
 	A, B    int
 	Overlap int
@@ -39,7 +40,7 @@ func ComparePairs(a, b Pair) int {
 // works: Jaccard, all cores.
 type Options struct {
 	Measure   prefix.Measure
-	Threshold prefix.Threshold // from prefix.ParseThreshold or prefix.ThresholdOf; required
+	Threshold prefix.Threshold // required: the zero Threshold is prefix.ErrNoThreshold (prefix.Validate)
 	// Workers is the number of goroutines probing; 0 means GOMAXPROCS, and
 	// more than 4·GOMAXPROCS means 4·GOMAXPROCS. The output is the same for
 	// every value.
@@ -66,12 +67,11 @@ type Options struct {
 }
 
 func (o *Options) check() error {
-	if o.Threshold.Den == 0 {
-		return fmt.Errorf("join: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(o.Measure, o.Threshold)
+	if err != nil {
+		return fmt.Errorf("join: %w", err)
 	}
-	if o.Measure > prefix.Overlap {
-		return fmt.Errorf("join: %w: %d", prefix.ErrMeasure, o.Measure)
-	}
+	o.Threshold = t
 	if o.Ell < 0 || o.Ell > 3 {
 		return fmt.Errorf("%w: %d (want 0 to choose, 1, 2 or 3)", ErrEll, o.Ell)
 	}
@@ -243,7 +243,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	t0 := time.Now()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
-	unique := firstShared(c.Dict())
+	unique := c.Dict().FirstShared()
 	ell := opt.Ell
 	var lengths *prefix.Lengths // the prefix index's list lengths, if the choice counted them
 	if ell == 0 {
@@ -293,13 +293,6 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	return st, err
 }
 
-// firstShared returns the first token id of d held by two sets or more:
-// the ids below it are each held by one set only (order numbers them
-// first), so no probe of a join over d looks them up. Cost: O(log d.Len()).
-func firstShared(d *order.Dictionary) uint32 {
-	return uint32(sort.Search(d.Len(), func(id int) bool { return d.DF(uint32(id)) > 1 }))
-}
-
 // Join is SelfJoin of r when s is nil, and RSJoin of r and s otherwise: the
 // one place that chooses between them.
 func Join(ctx context.Context, r, s *order.Collection, opt Options, yield func(Pair) bool) (Stats, error) {
@@ -328,7 +321,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	t0 := time.Now()
 	rs, ss := groupsOf(r), groupsOf(s)
 	// As in SelfJoin, the tokens held by one set only get no list.
-	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), firstShared(s.Dict()), ss.set, b.ProbePrefix, opt.Workers).Index()
+	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), s.Dict().FirstShared(), ss.set, b.ProbePrefix, opt.Workers).Index()
 	st := Stats{
 		Records:      r.Records() + s.Records(),
 		Skipped:      r.Skipped() + s.Skipped(),

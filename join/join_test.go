@@ -2,13 +2,14 @@ package join_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -273,5 +274,95 @@ func TestLongSetsAgainstOracle(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestThresholdValidated: every entry of the joins validates its threshold
+// by prefix.Validate: the zero Threshold is ErrNoThreshold, and a fraction
+// above 1 (or an Overlap threshold that is not a whole number) is
+// ErrThreshold, not a join at a meaningless bound.
+func TestThresholdValidated(t *testing.T) {
+	ctx := context.Background()
+	c, err := order.New(jointest.Input([][]uint32{{1, 2}, {1, 2, 3}, {2, 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := order.Build(jointest.Input([][]uint32{{1, 2}}), jointest.Input([][]uint32{{1, 2, 3}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		m    prefix.Measure
+		t    prefix.Threshold
+		want error
+	}{
+		{prefix.Jaccard, prefix.Threshold{}, prefix.ErrNoThreshold},
+		{prefix.Overlap, prefix.Threshold{}, prefix.ErrNoThreshold},
+		{prefix.Jaccard, prefix.Threshold{Num: 3, Den: 2}, prefix.ErrThreshold},
+		{prefix.Cosine, prefix.Threshold{Num: 0, Den: 2}, prefix.ErrThreshold},
+		{prefix.Overlap, prefix.Threshold{Num: 3, Den: 2}, prefix.ErrThreshold},
+	} {
+		opt := join.Options{Measure: tc.m, Threshold: tc.t}
+		none := func(join.Pair) bool { return true }
+		_, err1 := join.SelfJoin(ctx, c, opt, none)
+		_, err2 := join.RSJoin(ctx, cs[0], cs[1], opt, none)
+		_, err3 := join.NewIndex(c, opt)
+		for k, err := range []error{err1, err2, err3} {
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s %d/%d, entry %d: %v, want %v", tc.m, tc.t.Num, tc.t.Den, k, err, tc.want)
+			}
+		}
+	}
+}
+
+// TestVerify: the one pair check agrees with the oracle's exact rule
+// (jointest.Reaches) on every pair of small random sets, for every measure
+// and a threshold of each kind, on token ids and on token keys alike; two
+// empty sets never reach a threshold.
+func TestVerify(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var sets [][]uint32
+	for range 60 {
+		var s []uint32
+		for v := range uint32(12) {
+			if r.IntN(3) == 0 {
+				s = append(s, v)
+			}
+		}
+		sets = append(sets, s)
+	}
+	for _, m := range measures {
+		ts := []string{"0.5", "2/3", "0.8", "1"}
+		if m == prefix.Overlap {
+			ts = []string{"1", "2", "4"}
+		}
+		for _, s := range ts {
+			th, err := prefix.ParseThreshold(m, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := prefix.NewBounds(m, th)
+			for _, x := range sets {
+				keys := func(s []uint32) []uint64 {
+					k := make([]uint64, len(s))
+					for i, v := range s {
+						k[i] = uint64(v) << 40
+					}
+					return k
+				}
+				for _, y := range sets {
+					o := join.Overlap(x, y)
+					want := len(x)+len(y) > 0 && jointest.Reaches(m, th, o, len(x), len(y))
+					got, ok := join.Verify(b, x, y)
+					kgot, kok := join.Verify(b, keys(x), keys(y))
+					if ok != want || kok != want || ok && (got != o || kgot != o) {
+						t.Fatalf("%s %s: %v ~ %v: Verify %d %v (keys %d %v), overlap %d, want %v", m, s, x, y, got, ok, kgot, kok, o, want)
+					}
+				}
+			}
+		}
+	}
+	if _, ok := join.Verify(prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}), []uint32{}, nil); ok {
+		t.Error("two empty sets reach a threshold")
 	}
 }

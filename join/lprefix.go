@@ -36,7 +36,7 @@ import (
 // ℓ-subsets of theirs, and a candidate must share ℓ tokens, not one. A key
 // is its first token and, for ℓ = 3, a 32-bit hash of the other two: a hash
 // collision only adds candidates, never loses one. Each candidate is then
-// verified exactly by Check.
+// verified exactly by Verify.
 //
 // As in the prefix path, groups are probed in size order and a probe meets
 // only the groups before it, so α is at least MinOverlap(|x|, lo) for the
@@ -110,7 +110,7 @@ func ChooseEll(c *order.Collection, opt Options) (EllChoice, error) {
 	s := groupsOf(c)
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	if opt.Ell == 0 {
-		ch, _ := ellChoice(s, b, firstShared(c.Dict()), opt.Workers)
+		ch, _ := ellChoice(s, b, c.Dict().FirstShared(), opt.Workers)
 		return ch, nil
 	}
 	ch := EllChoice{Ell: opt.Ell, PrefixPostings: -1}
@@ -281,13 +281,18 @@ func mix32(a, b uint32) uint32 {
 	return uint32(mix.Mix64(uint64(a)<<32|uint64(b)) >> 32)
 }
 
-// tokenMask returns the 64-bit mask of a set: bit h(w) for each token w.
-// Each bit of x's mask that y's lacks stands for at least one token of x
-// not in y, so |x ∩ y| <= |x| - popcount(mask(x) &^ mask(y)).
-func tokenMask(set []uint32) uint64 {
+// TokenMask returns the 64-bit mask of a set of token ids: bit w mod 64 for
+// each token w. Each bit of x's mask that y's lacks stands for at least one
+// token of x not in y, so |x ∩ y| <= |x| - popcount(mask(x) &^ mask(y)): a
+// bound on the overlap that needs nothing of a set but its mask, which the
+// ℓ-prefix runs and the exact query index keep beside their entries (and
+// the persistent index in its segments: its format fixes the bit of a
+// token). Token ids are dense and rare-first, so the ids of a set spread
+// over the bits as a hash would spread them. Cost: O(len(set)).
+func TokenMask(set []uint32) uint64 {
 	var m uint64
 	for _, w := range set {
-		m |= 1 << (uint64(w) * 0x9e3779b97f4a7c15 >> 58)
+		m |= 1 << (w & 63)
 	}
 	return m
 }
@@ -301,7 +306,7 @@ type keyIndex struct {
 	// groups holds the runs back to back, every entry in exactly one run;
 	// within a run group ids ascend strictly.
 	groups []uint32
-	masks  []uint64 // masks[k] is the token mask of groups[k] (tokenMask)
+	masks  []uint64 // masks[k] is the token mask of groups[k] (TokenMask)
 	// table holds every key's run, at most two thirds full (so that the
 	// many lookups of absent keys stop early).
 	table keymap.Map[uint64] // a run packed as start<<32 | end
@@ -343,7 +348,7 @@ func (ix *keyIndex) find(key uint64) keyRun {
 
 // newKeyIndex indexes every group of s under the keys of its first plen(n)
 // tokens (n: its size), and returns the token mask of every group
-// (tokenMask), made in its first pass over the sets; for a self-join's
+// (TokenMask), made in its first pass over the sets; for a self-join's
 // probes (self) it also marks the keys each group introduces (intro,
 // ℓ = 2). The entries go into buckets by first token (a
 // counting sort), each bucket sorted by (rest of key, group) (for ℓ = 2 by a
@@ -370,7 +375,7 @@ func newKeyIndex(s *side, vocab, ell int, plen func(n int) int, workers int, sel
 	var keys []uint64
 	for g := range s.groups() {
 		y := s.set(g)
-		masks[g] = tokenMask(y)
+		masks[g] = TokenMask(y)
 		keys = appendKeys(keys[:0], y, int(lens[len(y)]), ell)
 		for _, k := range keys {
 			start[k>>32+2]++
@@ -383,7 +388,7 @@ func newKeyIndex(s *side, vocab, ell int, plen func(n int) int, workers int, sel
 		start[w] += start[w-1]
 	}
 	if start[len(start)-1] >= 1<<32-1 {
-		return nil, nil, order.ErrTooLarge
+		return nil, nil, fmt.Errorf("join: key index %w", order.ErrTooLarge)
 	}
 	entries := make([]uint64, start[len(start)-1])
 	ix := &keyIndex{ell: ell, groups: make([]uint32, len(entries))}
@@ -567,7 +572,7 @@ type keyProbe struct {
 	prefix int32 // the probe's ℓ-prefix length (probeLen); 0 for a tiny size
 	index  int32 // the ℓ-prefix length a set of this size is indexed with (indexLen)
 	// alpha is the least overlap with the smallest admissible partner: the
-	// mask bound uses it, and Check then decides with the partner's own.
+	// mask bound uses it, and Verify then decides with the partner's own.
 	alpha int32
 	first uint32 // the first group of an admissible partner's size
 }
@@ -710,7 +715,7 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	}
 	for _, gy := range p.list {
 		y := p.build.set(int(gy))
-		if o, ok := Check(b, x, y); ok {
+		if o, ok := Verify(b, x, y); ok {
 			out = p.emit(gx, int(gy), o, n, len(y), out)
 		}
 	}

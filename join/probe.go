@@ -50,7 +50,7 @@ type joiner struct {
 	// unique: token ids below it occur in one set only (ids are in
 	// document-frequency order), so their postings can meet no partner and
 	// probes skip them without a lookup; the index has no list for them
-	// (it is ix.From(), firstShared of the dictionary).
+	// (it is ix.From(), the dictionary's FirstShared).
 	unique uint32
 	// indexed is the number of groups probed through ix: all of build's on
 	// the prefix path; the tiny ones (groups 0..indexed-1) on the ℓ-prefix
@@ -60,7 +60,7 @@ type joiner struct {
 	indexed int
 	ell     int       // tokens per index key: 1, 2 or 3
 	keyIx   *keyIndex // the ℓ-prefix keys of every group; nil when ell == 1 or every group is tiny
-	masks   []uint64  // token mask of each group (tokenMask), with keyIx
+	masks   []uint64  // token mask of each group (TokenMask), with keyIx
 	// keyProbes[n] is what a probe of size n needs on the ℓ-prefix path,
 	// for n up to the largest size; with keyIx.
 	keyProbes []keyProbe
@@ -767,15 +767,19 @@ func (p *prober) emit(gx, gy, o, nx, ny int, out []match) []match {
 // (as order.Collection stores them). Cost: O(|x| + |y|).
 func Overlap(x, y []uint32) int { return intersectAtLeast(x, y, 0) }
 
-// Check decides whether x and y reach the threshold of b, exactly, and
-// returns their overlap when they do. The merge stops as soon as the least
-// overlap is out of reach, so a failing pair costs less than Overlap. It is
-// how candidates from other paths (such as LSH) are verified.
-func Check(b prefix.Bounds, x, y []uint32) (overlap int, ok bool) {
+// Verify decides whether the sets x and y (sorted ascending, distinct:
+// token ids, or token keys) reach the threshold of b, exactly, and returns
+// their overlap when they do. Two empty sets never do (Jaccard of two empty
+// sets is undefined). The merge stops as soon as the least overlap is out of
+// reach, so a failing pair costs less than Overlap. It is the one pair check
+// every path uses: the ℓ-prefix and query-index verifications here, the LSH
+// candidates of package approx (VerifyExact), the index's walks and raw-set
+// LSH candidates. Cost: at most len(x) + len(y) steps; it allocates nothing.
+func Verify[T cmp.Ordered](b prefix.Bounds, x, y []T) (overlap int, ok bool) {
 	alpha := b.MinOverlap(len(x), len(y))
-	if alpha > min(len(x), len(y)) {
+	if alpha < 1 || alpha > min(len(x), len(y)) {
 		return 0, false
 	}
-	o := intersectAtLeast(x, y, alpha)
+	o := OverlapAtLeast(x, y, alpha)
 	return o, o >= alpha
 }

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
 
 // TestIndexLeavesOutUniqueTokens checks that leaving the tokens held by one
-// set out of the prefix index (CountPrefixesFrom at firstShared) changes
+// set out of the prefix index (CountPrefixesFrom at the dictionary's FirstShared) changes
 // no figure: the ℓ-choice's estimate of the prefix postings is the one a
 // count of every token gives, the index counts the same entries, and the
 // lists it keeps are those of the full index; with one worker and two.
@@ -24,9 +24,9 @@ func TestIndexLeavesOutUniqueTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := c.Dict()
-	unique := firstShared(d)
+	unique := d.FirstShared()
 	if unique == 0 || unique == uint32(d.Len()) || d.DF(unique-1) != 1 || d.DF(unique) < 2 {
-		t.Fatalf("firstShared = %d of %d tokens; want the first held by two sets, after some held by one", unique, d.Len())
+		t.Fatalf("FirstShared = %d of %d tokens; want the first held by two sets, after some held by one", unique, d.Len())
 	}
 	s := groupsOf(c)
 	for _, m := range []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap} {

@@ -5,7 +5,11 @@
 // (64-bit keys from the shingle package) a provisional id in the vocabulary,
 // a sharded open-addressing table (internal/keymap) that also counts each
 // key's document frequency, and keeps the ids record by record in chunks
-// filled in place. Then New (or Build, for the two sides of an R-S join)
+// filled in place. (The first keys, up to 8M, wait copied until the order
+// is built, while a HyperLogLog sketch counts the distinct ones, so that
+// the table is made once at its length instead of doubling as keys come;
+// they are entered in the order they came, which leaves the order as it
+// was.) Then New (or Build, for the two sides of an R-S join)
 // assigns dense uint32 ids rare-first by a counting sort (document frequency
 // ascending, ties by a fixed hash of the key and first appearance, so the
 // order is deterministic), rewrites every set as sorted ids in one uint32

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/mix"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -128,6 +128,25 @@ func frontWorkloads() map[string]func() *frontData {
 			return d
 		},
 	}
+	// 1,000 records of 1,500 hash-valued keys, four fifths of them held by
+	// one record (the Go tree's shingles as their 64-bit hashes: 7M
+	// tokens, 4.0M distinct): 1.5M tokens, 1.3M distinct.
+	w["hashes/n=1000"] = func() *frontData {
+		r := rand.New(rand.NewPCG(7, 7))
+		return newFrontData(func(yield func([]uint64)) {
+			for range 1000 {
+				set := make([]uint64, 1500)
+				for i := range set {
+					if r.IntN(5) > 0 {
+						set[i] = r.Uint64()
+					} else {
+						set[i] = mix.Mix64(r.Uint64N(100_000))
+					}
+				}
+				yield(set)
+			}
+		})
+	}
 	if os.Getenv("SIMJOIN_BENCH_BIG") != "" {
 		w["zipf/n=1000000"] = zipf(1_000_000)
 	}
@@ -152,16 +171,17 @@ func (d *frontData) input(ints bool) *Input {
 
 // BenchmarkFrontEnd measures the two phases of the order on the command
 // line's path: phase=add enters every batch into an Input (the vocabulary's
-// hash table: a key's id and document frequency), phase=new builds the
-// dictionary and the collection from it (ids remapped, each set sorted,
-// records sorted). cpu-ns/op is the process's CPU time per op (both cores),
+// hash table: a key's id and document frequency; by keys, the first keys
+// only wait, and are entered by New), phase=new builds the dictionary and
+// the collection from it (ids remapped, each set sorted, records sorted),
+// phase=all both. cpu-ns/op is the process's CPU time per op (both cores),
 // ns/token the wall time per token.
 //
 //	go test ./order -run '^$' -bench FrontEnd -benchtime 5x
 //	SIMJOIN_BENCH_BIG=1 go test ./order -run '^$' -bench 'FrontEnd/data=zipf/n=1000000' -benchtime 3x
 func BenchmarkFrontEnd(b *testing.B) {
 	w := frontWorkloads()
-	for _, name := range []string{"zipf/n=100000", "shingles/n=4000", "zipf/n=1000000"} {
+	for _, name := range []string{"zipf/n=100000", "shingles/n=4000", "hashes/n=1000", "zipf/n=1000000"} {
 		gen, ok := w[name]
 		if !ok {
 			continue
@@ -199,6 +219,17 @@ func BenchmarkFrontEnd(b *testing.B) {
 					cpu += cpuNanos() - c0
 				}
 				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
+			})
+			b.Run(fmt.Sprintf("data=%s/phase=all", data), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := cpuNanos()
+				for b.Loop() {
+					if _, err := New(d.input(ints)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.tokens), "ns/token")
 			})
 		}

@@ -5,7 +5,7 @@ package order
 import (
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 )
 
 // TestGroupsCheckPanics checks that the invariant check catches identical

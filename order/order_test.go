@@ -41,6 +41,10 @@ func TestBuild(t *testing.T) {
 				t.Fatalf("seed %d: ids %d, %d not rare-first", seed, id-1, id)
 			}
 		}
+		// FirstShared is the first id of document frequency 2 or more.
+		if fs := int(d.FirstShared()); fs > d.Len() || fs < d.Len() && d.DF(uint32(fs)) < 2 || fs > 0 && d.DF(uint32(fs-1)) != 1 {
+			t.Fatalf("seed %d: FirstShared %d of %d tokens", seed, fs, d.Len())
+		}
 		if c.Records() != len(raw) {
 			t.Fatalf("seed %d: %d records, want %d", seed, c.Records(), len(raw))
 		}

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -73,7 +73,7 @@ func BenchmarkJoin(b *testing.B) {
 	}
 	// Big lists are opt-in and stay out of the repository:
 	// SIMJOIN_PASSWORD_LISTS=/tmp/pw-1m.txt,/tmp/pw-10m.txt (made with
-	// go run ./passwords/internal/pwgen).
+	// go run ./internal/testkit/cmd/pwgen).
 	for _, path := range strings.Split(os.Getenv("SIMJOIN_PASSWORD_LISTS"), ",") {
 		if path == "" {
 			continue
@@ -138,7 +138,7 @@ func BenchmarkCheck(b *testing.B) {
 		inputs = append(inputs, input{"john", l})
 	}
 	for _, in := range inputs {
-		ix, err := NewIndex(in.l, Options{})
+		ix, err := NewIndex(in.l, Options{Threshold: DefaultThreshold()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func BenchmarkCheck(b *testing.B) {
 			var ms []Match
 			k := 0
 			for b.Loop() {
-				ms = ix.Check(ms[:0], cands[k%len(cands)])
+				ms = ix.Lookup(ms[:0], cands[k%len(cands)])
 				k++
 			}
 		})
@@ -205,7 +205,7 @@ func BenchmarkBruteForce(b *testing.B) {
 		sets[i] = slices.Compact(s)
 	}
 	var want int64
-	Join(context.Background(), l, Options{}, func(Pair) bool { want++; return true })
+	Join(context.Background(), l, Options{Threshold: DefaultThreshold()}, func(Pair) bool { want++; return true })
 	workers := runtime.GOMAXPROCS(0)
 	b.Run(fmt.Sprintf("list=%s/n=%d/q=2/t=0.8/workers=%d", filepath.Base(path), l.Len(), workers), func(b *testing.B) {
 		cpu := cpuTime()

@@ -6,23 +6,23 @@ import (
 	"github.com/simjoin/simjoin/internal/parallel"
 )
 
-// checkBlock is the number of candidates a worker of CheckAll takes at a
+// checkBlock is the number of candidates a worker of LookupAll takes at a
 // time: a check costs microseconds, so a block amortises the hand-over.
 const checkBlock = 64
 
-// CheckAll checks every candidate (Check) on the index's workers
+// LookupAll looks every candidate up (Lookup) on the index's workers
 // (Options.Workers) and returns their matches in candidate order: res[k]
 // answers cands[k]. The result does not depend on the number of workers.
 // ctx stops the checks between blocks of candidates, and its error is
 // returned with a partial result.
 //
-// Cost: one Check per candidate, in blocks of 64 candidates; memory the
-// matches. Safe for concurrent use, as Check is.
-func (ix *Index) CheckAll(ctx context.Context, cands [][]byte) ([][]Match, error) {
+// Cost: one Lookup per candidate, in blocks of 64 candidates; memory the
+// matches. Safe for concurrent use, as Lookup is.
+func (ix *Index) LookupAll(ctx context.Context, cands [][]byte) ([][]Match, error) {
 	res := make([][]Match, len(cands))
 	err := parallel.For(ctx, len(cands), checkBlock, ix.opt.Workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			res[k] = ix.Check(nil, cands[k])
+			res[k] = ix.Lookup(nil, cands[k])
 		}
 	})
 	return res, err

@@ -15,7 +15,7 @@ func TestCheckAll(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 77))
 	known := testList(500, 103)
 	cands := candidates(known, 300, r)
-	opt := Options{}
+	opt := Options{Threshold: DefaultThreshold()}
 	if err := opt.fill(); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestCheckAll(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ix.CheckAll(context.Background(), cands)
+		got, err := ix.LookupAll(context.Background(), cands)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,8 +63,8 @@ func TestCheckAll(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ix, _ := NewIndex(known, Options{})
-	if _, err := ix.CheckAll(ctx, cands); err != context.Canceled {
+	ix, _ := NewIndex(known, Options{Threshold: DefaultThreshold()})
+	if _, err := ix.LookupAll(ctx, cands); err != context.Canceled {
 		t.Errorf("cancelled: got %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package passwords finds similar passwords: the near-copies within a list
 // of passwords (Join, Families), and the known passwords that a new one is
-// too close to (Index.Check).
+// too close to (Index.Lookup).
 //
 // # Passwords as sets
 //
@@ -8,7 +8,7 @@
 // default, see DefaultQ), after optional normalisations (Norm: case folding,
 // leet-speak folding, stripping a trailing run of digits and symbols), and
 // two passwords are similar when their sets reach a threshold under a set
-// similarity measure (Jaccard >= 0.8 by default, see DefaultThreshold()).
+// similarity measure (Jaccard >= 0.8 in the simjoin command, DefaultThreshold).
 // Passwords are bytes: one that is valid UTF-8 is read as code points, any
 // other (a Latin-1 list) as bytes, and grams of the two kinds share a key
 // exactly when they are the same bytes (see Grams). Sets, not bags: "aaaa"
@@ -25,7 +25,7 @@
 // triples) of tokens in each set's ℓ-prefix (AdaptJoin's ℓ-prefix, Wang, Li
 // and Feng 2012; see lprefix.go), which is as exact and meets ten times
 // fewer candidates on passwords, and keeps join.SelfJoin for long sets at
-// low thresholds. Every candidate is verified with join.Check; every answer
+// low thresholds. Every candidate is verified with join.Verify; every answer
 // of this package is exact.
 //
 // # Lifecycle
@@ -38,7 +38,7 @@
 //
 //   - Join streams the similar pairs, or Families groups them into connected
 //     families with a union-find forest (package cluster); or
-//   - NewIndex builds a query index over the list once, and Index.Check
+//   - NewIndex builds a query index over the list once, and Index.Lookup
 //     answers any number of candidate passwords, concurrently if need be
 //     (CheckAll checks a batch on all workers); CheckStats counts the
 //     candidates and holds the check policy: a candidate is too close when

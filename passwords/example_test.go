@@ -27,7 +27,7 @@ func Example() {
 	}
 	fmt.Printf("%d lines, %d distinct passwords\n", st.Lines, l.Len())
 	// Bigrams, Jaccard >= 0.8: the defaults.
-	_, err = passwords.Join(context.Background(), l, passwords.Options{}, func(p passwords.Pair) bool {
+	_, err = passwords.Join(context.Background(), l, passwords.Options{Threshold: passwords.DefaultThreshold()}, func(p passwords.Pair) bool {
 		fmt.Printf("%s ~ %s  %.3f\n", l.Password(p.A), l.Password(p.B), p.Sim)
 		return true
 	})
@@ -42,7 +42,7 @@ func Example() {
 
 func ExampleFamilies() {
 	l, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	opt := passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase | passwords.FoldLeet | passwords.StripSuffix}}
+	opt := passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase | passwords.FoldLeet | passwords.StripSuffix}, Threshold: passwords.DefaultThreshold()}
 	fams, _, err := passwords.Families(context.Background(), l, opt)
 	if err != nil {
 		panic(err)
@@ -60,15 +60,15 @@ func ExampleFamilies() {
 	// 2 passwords, 2 occurrences, most frequent monkey: monkey monkey12
 }
 
-func ExampleIndex_Check() {
+func ExampleIndex_Lookup() {
 	known, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}})
+	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}, Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		panic(err)
 	}
 	var ms []passwords.Match
 	for _, cand := range []string{"Password12", "correct horse", "LetMeIn"} {
-		ms = ix.Check(ms[:0], []byte(cand))
+		ms = ix.Lookup(ms[:0], []byte(cand))
 		fmt.Printf("%s:", cand)
 		for _, m := range ms {
 			fmt.Printf(" %s (%.3f)", known.Password(m.Index), m.Sim)
@@ -83,14 +83,14 @@ func ExampleIndex_Check() {
 
 // A password policy: check a batch of candidates on all cores and reject
 // the batch when one is too close to a known password.
-func ExampleIndex_CheckAll() {
+func ExampleIndex_LookupAll() {
 	known, _, _ := passwords.Read(strings.NewReader(list), passwords.ReadOptions{})
-	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}})
+	ix, err := passwords.NewIndex(known, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldCase}, Threshold: passwords.DefaultThreshold()})
 	if err != nil {
 		panic(err)
 	}
 	cands := [][]byte{[]byte("Password12"), []byte("correct horse"), nil}
-	res, err := ix.CheckAll(context.Background(), cands)
+	res, err := ix.LookupAll(context.Background(), cands)
 	if err != nil {
 		panic(err)
 	}

@@ -58,10 +58,10 @@ func (g Grams) q() int {
 	return g.Q
 }
 
-// Check reports whether g is a gram specification Join, Families and
+// Validate reports whether g is a gram specification Join, Families and
 // NewIndex take: Q in 1..MaxQ (0 for DefaultQ; out of range wraps ErrQ)
 // and known normalisations. Cost: O(1).
-func (g Grams) Check() error {
+func (g Grams) Validate() error {
 	if q := g.q(); q < 1 || q > MaxQ {
 		return fmt.Errorf("%w: %d (want 1 to %d)", ErrQ, q, MaxQ)
 	}

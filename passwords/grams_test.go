@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -198,23 +198,23 @@ func FuzzGrams(f *testing.F) {
 }
 
 // TestGramsCheck: Q in 1..MaxQ (0 for DefaultQ) and known normalisations
-// pass; any other Q wraps ErrQ, and Join refuses what Check refuses.
+// pass; any other Q wraps ErrQ, and Join refuses what Validate refuses.
 func TestGramsCheck(t *testing.T) {
 	for _, g := range []Grams{{}, {Q: 1}, {Q: MaxQ, Norm: FoldCase | FoldLeet | StripSuffix}} {
-		if err := g.Check(); err != nil {
+		if err := g.Validate(); err != nil {
 			t.Errorf("%+v: %v", g, err)
 		}
 	}
 	for _, q := range []int{-1, MaxQ + 1} {
 		g := Grams{Q: q}
-		if err := g.Check(); !errors.Is(err, ErrQ) {
+		if err := g.Validate(); !errors.Is(err, ErrQ) {
 			t.Errorf("Q %d: %v, want ErrQ", q, err)
 		}
-		if _, err := Join(context.Background(), &List{}, Options{Grams: g}, nil); !errors.Is(err, ErrQ) {
+		if _, err := Join(context.Background(), &List{}, Options{Grams: g, Threshold: DefaultThreshold()}, nil); !errors.Is(err, ErrQ) {
 			t.Errorf("Join with Q %d: %v, want ErrQ", q, err)
 		}
 	}
-	if err := (Grams{Norm: 1 << 7}).Check(); err == nil {
+	if err := (Grams{Norm: 1 << 7}).Validate(); err == nil {
 		t.Errorf("an unknown normalisation passes")
 	}
 }

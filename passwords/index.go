@@ -20,7 +20,7 @@ import (
 // lists per check, and a candidate never changes the index, so checks run
 // concurrently.
 //
-// An Index is immutable and safe for concurrent use; each concurrent Check
+// An Index is immutable and safe for concurrent use; each concurrent Lookup
 // borrows scratch space of 4 bytes per known password. Memory: the sets (4
 // bytes a gram), 12 bytes a posting, and with the pair index 12 bytes an
 // entry plus 16 per distinct pair.
@@ -32,13 +32,13 @@ type Index struct {
 	pool  sync.Pool // *checker
 }
 
-// checker is the scratch space of one Check.
+// checker is the scratch space of one Lookup.
 type checker struct {
 	keys    []uint64
 	matches []join.Match
 }
 
-// NewIndex indexes the passwords of known for Check, with opt's grams,
+// NewIndex indexes the passwords of known for Lookup, with opt's grams,
 // measure and threshold (opt.Workers goroutines build it; opt.Progress is not
 // used; opt.Ell as join.NewIndex takes it). The index reads known's passwords
 // when it reports matches: known must not change afterwards.
@@ -76,15 +76,15 @@ type Match struct {
 	Sim     float64
 }
 
-// Check appends to dst every known password whose similarity with pw reaches
+// Lookup appends to dst every known password whose similarity with pw reaches
 // the threshold, most similar first (ties by index ascending), and returns
 // the extended slice. pw is normalised as the known passwords were; a
 // candidate with no q-gram matches nothing. It is exact: the same matches as
-// the brute force. Check is safe for concurrent use and allocates nothing
+// the brute force. Lookup is safe for concurrent use and allocates nothing
 // once warmed up beyond the growth of dst.
 //
 // Cost: O(len(pw)) to take and map the grams, then a query of join.Index.
-func (ix *Index) Check(dst []Match, pw []byte) []Match {
+func (ix *Index) Lookup(dst []Match, pw []byte) []Match {
 	ck, _ := ix.pool.Get().(*checker)
 	if ck == nil {
 		ck = new(checker)

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/race"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/race"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -115,7 +115,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 			found := 0
 			var got []Match
 			for k, c := range cands {
-				got = ix.Check(got[:0], c)
+				got = ix.Lookup(got[:0], c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
 					t.Fatalf("seed %d (%v >= %v, q=%d, %v, ℓ = %d): candidate %d: got %+v, want %+v",
 						seed, m, th, opt.Q, opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
@@ -155,7 +155,7 @@ func TestCheckJohn(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	cands := candidates(known, 300, r)
-	for _, opt := range []Options{{}, {Grams: Grams{Norm: allNorms}, Threshold: prefix.Threshold{Num: 7, Den: 10}}} {
+	for _, opt := range []Options{{Threshold: DefaultThreshold()}, {Grams: Grams{Norm: allNorms}, Threshold: prefix.Threshold{Num: 7, Den: 10}}} {
 		var want [][]Match
 		for _, keys := range []bool{false, true} {
 			ix := newTestIndex(t, known, opt, keys)
@@ -163,7 +163,7 @@ func TestCheckJohn(t *testing.T) {
 				want = checkOracle(known, cands, ix.Options())
 			}
 			for k, c := range cands {
-				got := ix.Check(nil, c)
+				got := ix.Lookup(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
 					t.Fatalf("%v, ℓ = %d: candidate %d: got %+v, want %+v", opt.Norm, ix.Stats().Exact.Ell, k, got, want[k])
 				}
@@ -176,19 +176,19 @@ func TestCheckJohn(t *testing.T) {
 // compares with sequential answers.
 func TestCheckConcurrent(t *testing.T) {
 	known := testList(2000, 8)
-	ix := newTestIndex(t, known, Options{}, true)
+	ix := newTestIndex(t, known, Options{Threshold: DefaultThreshold()}, true)
 	r := rand.New(rand.NewPCG(8, 8))
 	cands := candidates(known, 400, r)
 	want := make([][]Match, len(cands))
 	for k, c := range cands {
-		want[k] = ix.Check(nil, c)
+		want[k] = ix.Lookup(nil, c)
 	}
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
 			var got []Match
 			for k := w; k < len(cands); k += 2 {
-				got = ix.Check(got[:0], cands[k])
+				got = ix.Lookup(got[:0], cands[k])
 				if !slices.Equal(got, want[k]) {
 					t.Errorf("candidate %d: concurrent answer differs", k)
 					return
@@ -207,10 +207,10 @@ func TestCheckAllocs(t *testing.T) {
 	pw := slices.Clone(known.Password(10))
 	pw = append(pw, '1')
 	for _, keys := range []bool{false, true} {
-		ix := newTestIndex(t, known, Options{}, keys)
+		ix := newTestIndex(t, known, Options{Threshold: DefaultThreshold()}, keys)
 		dst := make([]Match, 0, 64)
-		ix.Check(dst, pw) // warm up
-		if n := testing.AllocsPerRun(100, func() { dst = ix.Check(dst[:0], pw) }); n > 0 {
+		ix.Lookup(dst, pw) // warm up
+		if n := testing.AllocsPerRun(100, func() { dst = ix.Lookup(dst[:0], pw) }); n > 0 {
 			t.Errorf("ℓ = %d: Check allocates %v times", ix.Stats().Exact.Ell, n)
 		}
 	}
@@ -237,7 +237,7 @@ func FuzzCheck(f *testing.F) {
 		for _, keys := range []bool{false, true} {
 			ix := newTestIndex(t, known, opt, keys)
 			for k, c := range cands {
-				got := ix.Check(nil, c)
+				got := ix.Lookup(nil, c)
 				if !slices.Equal(got, want[k]) && !(len(got) == 0 && len(want[k]) == 0) {
 					t.Fatalf("ℓ = %d: candidate %q: got %+v, want %+v", ix.Stats().Exact.Ell, c, got, want[k])
 				}

@@ -14,22 +14,25 @@ import (
 	"github.com/simjoin/simjoin/shingle"
 )
 
-// DefaultThreshold returns the threshold used when Options.Threshold is zero:
-// 4/5. At q = 2 it pairs a password of 5 characters or more with the same
-// plus or minus one character at either end ("monkey", "monkey1"), and a
-// password of 9 or more with one character changed at an end; it does not
-// pair two that differ in the middle unless a normalisation makes them
-// meet. It is also the threshold of the published benchmarks on password
-// lists.
+// DefaultThreshold returns 4/5, the threshold the simjoin passwords command
+// takes when none is given. At q = 2 it pairs a password of 5 characters or
+// more with the same plus or minus one character at either end ("monkey",
+// "monkey1"), and a password of 9 or more with one character changed at an
+// end; it does not pair two that differ in the middle unless a
+// normalisation makes them meet. It is also the threshold of the published
+// benchmarks on password lists. Options.Threshold has no default: its zero
+// value is no threshold (prefix.Validate).
 func DefaultThreshold() prefix.Threshold { return prefix.Threshold{Num: 4, Den: 5} }
 
-// Options configures Join, Families and NewIndex. The zero value works:
-// bigrams of the raw passwords, Jaccard >= 0.8, all cores.
+// Options configures Join, Families and NewIndex. The zero value of every
+// field but Threshold works: bigrams of the raw passwords, Jaccard, all
+// cores.
 type Options struct {
 	Grams
 	Measure prefix.Measure
-	// Threshold is from prefix.ParseThreshold or prefix.ThresholdOf; the zero
-	// value means DefaultThreshold (for the Overlap measure it is required).
+	// Threshold is required, as for every join of the module: the zero
+	// Threshold fails with prefix.ErrNoThreshold (prefix.Validate).
+	// DefaultThreshold is the command's choice.
 	Threshold prefix.Threshold
 	// Workers is the number of goroutines; 0 means GOMAXPROCS, and more than
 	// 4·GOMAXPROCS means 4·GOMAXPROCS. Results do not depend on it.
@@ -43,15 +46,14 @@ type Options struct {
 }
 
 func (o *Options) fill() error {
-	if err := o.Grams.Check(); err != nil {
+	if err := o.Grams.Validate(); err != nil {
 		return err
 	}
-	if o.Threshold.Den == 0 {
-		if o.Measure == prefix.Overlap {
-			return fmt.Errorf("passwords: the overlap measure needs a threshold: %w", prefix.ErrNoThreshold)
-		}
-		o.Threshold = DefaultThreshold()
+	t, err := prefix.Validate(o.Measure, o.Threshold)
+	if err != nil {
+		return fmt.Errorf("passwords: %w", err)
 	}
+	o.Threshold = t
 	o.Workers = parallel.Workers(o.Workers)
 	return nil
 }

@@ -3,14 +3,15 @@ package passwords
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -118,14 +119,27 @@ func TestJoinAgainstOracle(t *testing.T) {
 	}
 }
 
-// TestJoinDefaults checks the zero Options: bigrams, Jaccard >= 0.8.
+// TestJoinDefaults checks the zero Options but for the threshold, which
+// has no default: bigrams, Jaccard; and that the zero threshold is
+// prefix.ErrNoThreshold for Join, Families and NewIndex alike.
 func TestJoinDefaults(t *testing.T) {
 	l := testList(400, 99)
-	got, _ := joinPairs(t, l, Options{})
+	got, _ := joinPairs(t, l, Options{Threshold: DefaultThreshold()})
 	want := jointest.SelfJoin(setsOf(l, Grams{Q: 2}), prefix.Jaccard, prefix.Threshold{Num: 4, Den: 5})
 	jointest.Diff(t, "defaults", got, want)
 	if len(want) == 0 {
 		t.Fatal("no pair at the defaults: the test says nothing")
+	}
+	for _, m := range []prefix.Measure{prefix.Jaccard, prefix.Overlap} {
+		opt := Options{Measure: m}
+		_, err1 := Join(context.Background(), l, opt, func(Pair) bool { return true })
+		_, _, err2 := Families(context.Background(), l, opt)
+		_, err3 := NewIndex(l, opt)
+		for _, err := range []error{err1, err2, err3} {
+			if !errors.Is(err, prefix.ErrNoThreshold) {
+				t.Errorf("%s, no threshold: %v, want ErrNoThreshold", m, err)
+			}
+		}
 	}
 }
 
@@ -154,10 +168,10 @@ func TestJoinJohn(t *testing.T) {
 	}
 	sets := setsOf(l, Grams{Q: 2})
 	want := jointest.SelfJoin(sets, prefix.Jaccard, DefaultThreshold())
-	got, st := joinPairs(t, l, Options{})
+	got, st := joinPairs(t, l, Options{Threshold: DefaultThreshold()})
 	jointest.Diff(t, "john q=2 t=0.8", got, want)
 	for _, ell := range []int{2, 3, 1} {
-		other, _ := joinPairs(t, l, Options{Ell: ell})
+		other, _ := joinPairs(t, l, Options{Ell: ell, Threshold: DefaultThreshold()})
 		jointest.Diff(t, fmt.Sprintf("john q=2 t=0.8 ell=%d", ell), other, want)
 	}
 	t.Logf("john: %d passwords, %d too short, %d pairs at q=2, t=0.8", st.Passwords, st.TooShort, len(got))
@@ -196,9 +210,9 @@ func TestJoinJohn(t *testing.T) {
 // and suffix variants of its words, so each must find some.
 func TestNormalisationsFindMore(t *testing.T) {
 	l := testList(3000, 5)
-	raw, _ := joinPairs(t, l, Options{})
+	raw, _ := joinPairs(t, l, Options{Threshold: DefaultThreshold()})
 	for _, n := range []Norm{FoldCase, FoldLeet, StripSuffix} {
-		got, _ := joinPairs(t, l, Options{Grams: Grams{Norm: n}})
+		got, _ := joinPairs(t, l, Options{Grams: Grams{Norm: n}, Threshold: DefaultThreshold()})
 		extra := 0
 		rawSet := map[jointest.Pair]bool{}
 		for _, p := range raw {
@@ -298,10 +312,10 @@ func TestFamiliesAgainstOracle(t *testing.T) {
 func TestJoinStopsEarly(t *testing.T) {
 	l := testList(3000, 2)
 	for _, ell := range []int{2, 3, 1} {
-		all, _ := joinPairs(t, l, Options{Ell: ell})
+		all, _ := joinPairs(t, l, Options{Ell: ell, Threshold: DefaultThreshold()})
 		for _, stop := range []int{1, 5, len(all) - 1} {
 			n := 0
-			_, err := Join(context.Background(), l, Options{Ell: ell}, func(Pair) bool {
+			_, err := Join(context.Background(), l, Options{Ell: ell, Threshold: DefaultThreshold()}, func(Pair) bool {
 				n++
 				return n < stop
 			})
@@ -404,7 +418,7 @@ func TestJoinCancelled(t *testing.T) {
 	cancel()
 	for _, ell := range []int{2, 3, 1} {
 		n := 0
-		_, err := Join(ctx, l, Options{Ell: ell}, func(Pair) bool { n++; return true })
+		_, err := Join(ctx, l, Options{Ell: ell, Threshold: DefaultThreshold()}, func(Pair) bool { n++; return true })
 		if err == nil || n > 0 {
 			t.Errorf("ℓ = %d: err %v after %d pairs, want the context's error and none", ell, err, n)
 		}
@@ -415,13 +429,13 @@ func TestJoinCancelled(t *testing.T) {
 // 4·GOMAXPROCS instead of exhausting memory; the pairs do not change.
 func TestWorkersClamped(t *testing.T) {
 	l := testList(300, 5)
-	want, _ := joinPairs(t, l, Options{Workers: 1})
-	got, st := joinPairs(t, l, Options{Workers: 1 << 40})
+	want, _ := joinPairs(t, l, Options{Workers: 1, Threshold: DefaultThreshold()})
+	got, st := joinPairs(t, l, Options{Workers: 1 << 40, Threshold: DefaultThreshold()})
 	if st.Exact.Workers > 4*runtime.GOMAXPROCS(0) {
 		t.Errorf("Stats.Exact.Workers = %d, want at most %d", st.Exact.Workers, 4*runtime.GOMAXPROCS(0))
 	}
 	jointest.Diff(t, "Workers 1<<40", got, want)
-	if _, err := NewIndex(l, Options{Workers: 1 << 40}); err != nil {
+	if _, err := NewIndex(l, Options{Workers: 1 << 40, Threshold: DefaultThreshold()}); err != nil {
 		t.Fatal(err)
 	}
 }

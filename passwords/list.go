@@ -13,11 +13,8 @@ import (
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/keymap"
 	"github.com/simjoin/simjoin/join"
+	"github.com/simjoin/simjoin/order"
 )
-
-// ErrTooLarge is returned when a list would exceed its 32-bit limits: 2³²-1
-// lines, or 2³² bytes of distinct passwords.
-var ErrTooLarge = errors.New("passwords: list too large")
 
 // List holds distinct passwords, each with its count and the first line it
 // was read from, in order of first appearance. All passwords share one byte
@@ -105,7 +102,7 @@ func (l *List) Add(pw []byte, count uint64, line int) (int, bool, error) {
 	}
 	if line < 0 || line >= math.MaxUint32 || len(l.counts) >= math.MaxUint32-1 ||
 		uint64(len(l.text))+uint64(len(pw)) > math.MaxUint32 {
-		return 0, false, ErrTooLarge
+		return 0, false, errListTooLarge
 	}
 	i := len(l.counts)
 	l.text = append(l.text, pw...)
@@ -224,13 +221,17 @@ type ReadOptions struct {
 	SizeHint int64
 }
 
+// errListTooLarge is the error of a list over its 32-bit limits: 2³²-1
+// lines, or 2³² bytes of distinct passwords (order.ErrTooLarge).
+var errListTooLarge = fmt.Errorf("passwords: list %w", order.ErrTooLarge)
+
 // DefaultMaxLine is ReadOptions.MaxLine's default: real passwords are far
 // shorter, and a list with a longer line is not a password list (a binary
 // or a one-line dump, whose grams would take memory for nothing).
 const DefaultMaxLine = 4096
 
 // ErrLineTooLong is the error of a line longer than ReadOptions.MaxLine.
-var ErrLineTooLong = errors.New("line longer than the limit (--max-line)")
+var ErrLineTooLong = errors.New("line longer than the limit")
 
 // ReadStats counts what Read saw.
 type ReadStats struct {
@@ -312,7 +313,7 @@ func Read(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 		read += int64(len(line))
 		st.Lines++
 		if st.Lines >= math.MaxUint32 {
-			return nil, st, ErrTooLarge
+			return nil, st, errListTooLarge
 		}
 		if opt.Progress != nil && st.Lines%65536 == 0 {
 			opt.Progress(read)

@@ -6,7 +6,7 @@ import (
 )
 
 // readNamed is Read with every error a *LineError naming opt.Name: a line's
-// error gains the name, any other (reading r, ErrTooLarge) is wrapped with
+// error gains the name, any other (reading r, order.ErrTooLarge) is wrapped with
 // Line 0.
 func readNamed(r io.Reader, opt ReadOptions) (*List, ReadStats, error) {
 	name := opt.Name

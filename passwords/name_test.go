@@ -19,7 +19,7 @@ func TestReadName(t *testing.T) {
 	}{
 		{"", "3\tok\nx\tbad\n", ReadOptions{Counts: CountFirst}, "line 2: count is not an unsigned integer", 2, ErrBadCount},
 		{"list.txt", "3\tok\nx\tbad\n", ReadOptions{Counts: CountFirst}, "list.txt:2: count is not an unsigned integer", 2, ErrBadCount},
-		{"<stdin>", "short\ntoo long\n", ReadOptions{MaxLine: 5}, "<stdin>:2: line longer than the limit (--max-line): more than 5 bytes", 2, ErrLineTooLong},
+		{"<stdin>", "short\ntoo long\n", ReadOptions{MaxLine: 5}, "<stdin>:2: line longer than the limit: more than 5 bytes", 2, ErrLineTooLong},
 	} {
 		tc.opt.Name = tc.name
 		_, _, err := Read(strings.NewReader(tc.in), tc.opt)

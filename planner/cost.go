@@ -101,7 +101,7 @@ type Calibration struct {
 // (a hash-table probe against a posting-list lookup), a key-index entry as
 // an index entry, an entry of a key's run as a posting, one past the mask
 // bound as a posting examined. Measured against runs on password lists
-// (BENCHMARKS.md, "Consolidation"), not fitted.
+// (BENCHMARKS.md, "Planner"), not fitted.
 func (cal *Calibration) exactCost(w ExactWork, examined, candidates, verified, meanSize, results float64) Cost {
 	var c Cost
 	names := [...]TermName{TermIndexEntries, TermProbeTokens, TermPrefixPostings, TermExamined}

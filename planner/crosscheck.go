@@ -206,7 +206,7 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 		return nil, ErrNoLSH
 	}
 	opt.LSH = lsh
-	return Check(ctx, c, s, opt)
+	return MeasureLSH(ctx, c, s, opt)
 }
 
 // Check measures LSH against the exact join on the same records: it runs
@@ -233,7 +233,7 @@ func (p *Plan) CrossCheck(ctx context.Context, c, s *order.Collection, opt Check
 // are sorted and every pair measured is looked up among them. ctx cancels
 // the joins and the sample. The collections are only read; the callbacks
 // are called from the calling goroutine.
-func Check(ctx context.Context, c, s *order.Collection, opt CheckOptions) (*CrossCheck, error) {
+func MeasureLSH(ctx context.Context, c, s *order.Collection, opt CheckOptions) (*CrossCheck, error) {
 	ck, err := newChecker(c, s, &opt)
 	if err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ type drawnPair struct {
 
 func pairKey(a, b int) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
 
-// OptionError reports the field of CheckOptions that CheckOptions.Check
+// OptionError reports the field of CheckOptions that CheckOptions.Validate
 // refuses, so that a caller (a command line) can word it by its own name for
 // the field.
 type OptionError struct {
@@ -327,7 +327,7 @@ func (e *OptionError) Unwrap() error { return e.Err }
 // without a Floor, and a banding of Shapes that does not fit LSH's K. Check
 // also refuses a Floor for an R-S join, which its options do not say.
 // Cost: that of Resolve.
-func (o CheckOptions) Check() error {
+func (o CheckOptions) Validate() error {
 	_, err := o.check()
 	return err
 }
@@ -362,7 +362,7 @@ func (o *CheckOptions) check() (approx.Options, error) {
 		return fail("PairSample", "a pair sample needs a floor")
 	}
 	for _, sh := range o.Shapes {
-		if err := sh.Check(lsh.K); err != nil {
+		if err := sh.Validate(lsh.K); err != nil {
 			return lsh, &OptionError{Option: "Shapes", Value: sh.String(), Err: fmt.Errorf("banding %s: %w", sh, err)}
 		}
 	}
@@ -520,7 +520,9 @@ func (ck *checker) banding(ctx context.Context, shape approx.Shape, first bool) 
 	lopt := opt.LSH
 	lopt.Shape, lopt.Copies = shape, nil
 	if ck.floor != nil {
-		lopt.Threshold = prefix.Threshold{Num: 1, Den: 1 << 40}
+		// The least threshold there is (prefix.Validate): every candidate
+		// sharing a token passes, for sets of fewer than 10^9 tokens.
+		lopt.Threshold = prefix.Threshold{Num: 1, Den: 1_000_000_000}
 		lopt.Verify = approx.VerifyExact
 	}
 	runs := float64(ck.seeds)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
@@ -14,7 +14,7 @@ import (
 // Measure two LSH bandings against the exact join on documents with planted
 // near-duplicates: the true pairs each found, beside the recall the S-curve
 // predicts for them.
-func ExampleCheck() {
+func ExampleMeasureLSH() {
 	in := new(order.Input)
 	docs := synth.Documents(synth.DocsConfig{N: 600, MinSize: 60, MaxSize: 100, Planted: 200, PlantedLo: 0.5, PlantedHi: 0.9, Seed: 1})
 	for _, s := range docs.Sets {
@@ -29,7 +29,7 @@ func ExampleCheck() {
 	if err != nil {
 		panic(err)
 	}
-	cc, err := planner.Check(context.Background(), c, nil, planner.CheckOptions{
+	cc, err := planner.MeasureLSH(context.Background(), c, nil, planner.CheckOptions{
 		LSH:    lsh,
 		Shapes: []approx.Shape{{B: 8, R: 8}, {B: 21, R: 3}},
 	})

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -57,7 +57,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 		}
 		var exactGot []join.Pair
 		var foundGot []join.Pair
-		cc, err := Check(ctx, c, nil, CheckOptions{LSH: lsh, Shapes: shapes, Seeds: 2, Floor: 0.2, PairSample: 1 << 30,
+		cc, err := MeasureLSH(ctx, c, nil, CheckOptions{LSH: lsh, Shapes: shapes, Seeds: 2, Floor: 0.2, PairSample: 1 << 30,
 			Exact: func(p join.Pair) bool { exactGot = append(exactGot, p); return true },
 			Found: func(p join.Pair) bool { foundGot = append(foundGot, p); return true }})
 		if err != nil {
@@ -128,7 +128,7 @@ func TestCheckAgainstOracle(t *testing.T) {
 			for r, run := range b.Runs {
 				opt := lsh
 				opt.Shape, opt.Seed = shape, lsh.Seed+uint64(r)
-				opt.Threshold, opt.Verify = prefix.Threshold{Num: 1, Den: 1 << 40}, approx.VerifyExact
+				opt.Threshold, opt.Verify = prefix.Threshold{Num: 1, Den: 1_000_000_000}, approx.VerifyExact
 				got := reported(t, c, nil, opt)
 				if k == 0 && r == 0 && len(foundGot) != len(got) {
 					t.Errorf("%s: Found got %d pairs, the run reported %d", fx.Name, len(foundGot), len(got))
@@ -195,7 +195,7 @@ func TestCheckRSOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc, err := Check(ctx, cs[0], cs[1], CheckOptions{LSH: lsh})
+		cc, err := MeasureLSH(ctx, cs[0], cs[1], CheckOptions{LSH: lsh})
 		if err != nil {
 			t.Fatalf("%s: %v", fx.Name, err)
 		}
@@ -238,7 +238,7 @@ func TestCheckWithinSCurve(t *testing.T) {
 		seeds = 4
 	}
 	shapes := []approx.Shape{{B: 12, R: 4}, {B: 16, R: 3}}
-	cc, err := Check(ctx, c, nil, CheckOptions{LSH: lsh, Shapes: shapes, Seeds: seeds, Floor: 0.2})
+	cc, err := MeasureLSH(ctx, c, nil, CheckOptions{LSH: lsh, Shapes: shapes, Seeds: seeds, Floor: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}

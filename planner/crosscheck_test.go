@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -212,7 +212,7 @@ func TestCrossCheckDeterministic(t *testing.T) {
 	var first *CrossCheck
 	for run := range 8 {
 		lsh.Workers = 1 + run%3
-		cc, err := Check(ctx, c, nil, CheckOptions{LSH: lsh})
+		cc, err := MeasureLSH(ctx, c, nil, CheckOptions{LSH: lsh})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestCrossCheckDeterministic(t *testing.T) {
 	}
 }
 
-// TestCheckOptionsCheck: CheckOptions.Check refuses, before any input, the
+// TestCheckOptionsCheck: CheckOptions.Validate refuses, before any input, the
 // options Check would refuse, naming the field in an *OptionError (ErrNoLSH
 // for Overlap); Check refuses the same, and a floor for an R-S join.
 func TestCheckOptionsCheck(t *testing.T) {
@@ -243,7 +243,7 @@ func TestCheckOptionsCheck(t *testing.T) {
 		f(&o)
 		return o
 	}
-	if err := with(func(*CheckOptions) {}).Check(); err != nil {
+	if err := with(func(*CheckOptions) {}).Validate(); err != nil {
 		t.Fatalf("good options: %v", err)
 	}
 	for _, tc := range []struct {
@@ -263,7 +263,7 @@ func TestCheckOptionsCheck(t *testing.T) {
 		{"sample without a floor", "PairSample", with(func(o *CheckOptions) { o.Floor = 0 })},
 		{"banding", "Shapes", with(func(o *CheckOptions) { o.Shapes = []approx.Shape{{B: 4, R: 4}, {B: 5, R: 4}} })},
 	} {
-		err := tc.opt.Check()
+		err := tc.opt.Validate()
 		var oe *OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option {
 			t.Errorf("%s: %v, want an *OptionError for %s", tc.name, err, tc.option)
@@ -272,17 +272,17 @@ func TestCheckOptionsCheck(t *testing.T) {
 			t.Errorf("%s: value %q, error %v", tc.name, oe.Value, err)
 		}
 	}
-	if err := with(func(o *CheckOptions) { o.LSH.Measure = prefix.Overlap }).Check(); err != ErrNoLSH {
+	if err := with(func(o *CheckOptions) { o.LSH.Measure = prefix.Overlap }).Validate(); err != ErrNoLSH {
 		t.Errorf("overlap: %v, want ErrNoLSH", err)
 	}
 	c, err := order.New(jointest.Input([][]uint32{{1, 2, 3}, {1, 2, 4}, {5, 6}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), c, nil, with(func(o *CheckOptions) { o.Seeds = -1 })); !errors.As(err, new(*OptionError)) {
+	if _, err := MeasureLSH(context.Background(), c, nil, with(func(o *CheckOptions) { o.Seeds = -1 })); !errors.As(err, new(*OptionError)) {
 		t.Errorf("Check with negative seeds: %v", err)
 	}
-	if _, err := Check(context.Background(), c, c, with(func(*CheckOptions) {})); err == nil {
+	if _, err := MeasureLSH(context.Background(), c, c, with(func(*CheckOptions) {})); err == nil {
 		t.Errorf("Check of an R-S join with a floor: no error")
 	}
 }

@@ -62,7 +62,7 @@
 // those of the whole run), scaled by the sample's share of the pairs
 // (LSHEstimate.Candidates, what the cost uses once the sample meets 20
 // candidates; the S-curve's below that). Each candidate costs an exact
-// check through join.Check.
+// check through join.Verify.
 //
 // Results and their similarities come from whichever sample holds more
 // pairs: the exact one's results scaled by its share of the pairs, or the
@@ -96,5 +96,5 @@
 // A plan holds no text: why it chose its method is a code with the figures
 // the choice compared (Reason), and the phases, cost terms, figures and
 // check steps are typed names (PhaseName, TermName, FigureName, StepKind)
-// that marshal as text. The command words them (internal/report).
+// that marshal as text. The command words them (cmd/simjoin/internal/report).
 package planner

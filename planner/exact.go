@@ -54,7 +54,7 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 	w := ExactWork{Ell: 1, Groups: ng}
 	// Tokens held by one set only (ids below once, rare-first) never meet
 	// another set: they are skipped without touching a counter.
-	once := firstShared(c.Dict())
+	once := int(c.Dict().FirstShared())
 	cnt := make([]int32, c.Dict().Len()-once)
 	tail := 0
 	for gx := 0; gx < ng; gx++ {
@@ -99,7 +99,7 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 	nr, ns := r.Groups(), s.Groups()
 	w := ExactWork{Ell: 1, Groups: nr + ns}
-	once := firstShared(r.Dict())
+	once := int(r.Dict().FirstShared())
 	cnt := make([]int32, r.Dict().Len()-once)
 	for g := 0; g < ns; g++ {
 		n := s.Size(groupSet(s, g))
@@ -139,22 +139,6 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 // groupSet returns the position of group g's set in c (its first record).
 func groupSet(c *order.Collection, g int) int {
 	lo, _ := c.Group(g)
-	return lo
-}
-
-// firstShared returns the first token id whose document frequency is 2 or
-// more: ids are assigned rare-first, so every id below it is held by one
-// set of the collections the dictionary was built from. O(log Len()).
-func firstShared(d *order.Dictionary) int {
-	lo, hi := 0, d.Len()
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if d.DF(uint32(m)) < 2 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
 	return lo
 }
 

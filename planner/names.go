@@ -5,7 +5,7 @@ import "strconv"
 // The planner's typed names: the phases a run times, the terms of a cost,
 // the figures behind a plan and their units. Each is a small integer whose
 // String (and MarshalText, so that JSON shows it as text) is its stable
-// name; the words of reports are internal/report's.
+// name; the words of reports are cmd/simjoin/internal/report's.
 
 // PhaseName is a phase of a path: what a run times and a cost's terms are
 // spent in.

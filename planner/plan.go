@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -34,6 +35,11 @@ func (m Method) String() string { return enumText(methodNames[:], m, "method") }
 // MarshalText returns the method's name, so that JSON shows "exact".
 func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// ErrMethod is returned (wrapped) for an unknown method: a name ParseMethod
+// does not know, a Method outside Auto..LSH, and likewise the index's
+// methods (index.ParseMethod). It is the one sentinel for that condition.
+var ErrMethod = errors.New("unknown method")
+
 // ParseMethod reads "auto", "exact" or "lsh".
 func ParseMethod(s string) (Method, error) {
 	for i, n := range methodNames {
@@ -41,7 +47,7 @@ func ParseMethod(s string) (Method, error) {
 			return Method(i), nil
 		}
 	}
-	return 0, fmt.Errorf("planner: unknown method %q: want auto, exact or lsh", s)
+	return 0, fmt.Errorf("planner: %w %q: want auto, exact or lsh", ErrMethod, s)
 }
 
 // Defaults filled in by Options.
@@ -239,7 +245,7 @@ const Bins = 100
 // Plan is the planner's choice for one join and the figures behind it. It is
 // a plain value: safe to copy, print and marshal. It holds no text: its
 // names marshal as text, and the command words its reason
-// (internal/report).
+// (cmd/simjoin/internal/report).
 type Plan struct {
 	Method Method `json:"method"`           // Exact or LSH, never Auto; LSH only when LSH.Available or Forced
 	Forced bool   `json:"forced,omitempty"` // the method was given, not chosen (Reason.Code is ReasonAsked)
@@ -293,12 +299,11 @@ func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Ava
 // (none when upper bounds already decide). Safe for concurrent use; the
 // collections are only read.
 func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error) {
-	if opt.Threshold.Den == 0 {
-		return nil, fmt.Errorf("planner: %w", prefix.ErrNoThreshold)
+	t, err := prefix.Validate(opt.Measure, opt.Threshold)
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
 	}
-	if opt.Measure > prefix.Overlap {
-		return nil, fmt.Errorf("planner: %w: %d", prefix.ErrMeasure, opt.Measure)
-	}
+	opt.Threshold = t
 	if opt.Prefer == 0 {
 		opt.Prefer = DefaultPrefer
 	}
@@ -306,7 +311,7 @@ func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error
 		return nil, fmt.Errorf("planner: Prefer %v: want a factor >= 1", opt.Prefer)
 	}
 	if opt.Method > LSH {
-		return nil, fmt.Errorf("planner: unknown method %d", opt.Method)
+		return nil, fmt.Errorf("planner: %w %d", ErrMethod, opt.Method)
 	}
 	if opt.SampleSize == 0 {
 		opt.SampleSize = DefaultSampleSize

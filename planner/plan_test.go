@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -194,6 +194,9 @@ func TestPlanForcedAndUnavailable(t *testing.T) {
 	}
 	if _, err := New(ctx, c, nil, Options{}); !errors.Is(err, prefix.ErrNoThreshold) {
 		t.Errorf("no threshold: %v", err)
+	}
+	if _, err := New(ctx, c, nil, Options{Threshold: prefix.Threshold{Num: 3, Den: 2}}); !errors.Is(err, prefix.ErrThreshold) {
+		t.Errorf("threshold 3/2: %v, want ErrThreshold", err)
 	}
 	if _, err := New(ctx, c, nil, Options{Threshold: threshold(t, prefix.Jaccard, "0.5"), Prefer: 0.5}); err == nil {
 		t.Error("Prefer 0.5 accepted")

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/shingle"
 )

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/prefix"
 )
 

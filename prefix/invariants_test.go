@@ -5,7 +5,7 @@ package prefix
 import (
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/invariants/invtest"
+	"github.com/simjoin/simjoin/internal/testkit/invtest"
 )
 
 // TestIndexCheckPanics checks that the invariant check catches posting

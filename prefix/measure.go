@@ -70,10 +70,10 @@ func (m Measure) AppendSim(b []byte, sim float64) []byte {
 // ErrMeasure is returned (wrapped) for an unknown measure name.
 var ErrMeasure = errors.New("unknown measure")
 
-// ErrNoThreshold is returned by every join, index and planner of the module
-// when no threshold is given (the zero Threshold), and by the password
-// functions for the Overlap measure, which has no default. It is the one
-// sentinel for that case: test it with errors.Is.
+// ErrNoThreshold is returned (wrapped) by every join, index, planner and
+// password function of the module when no threshold is given: the zero
+// Threshold, which is never a default (see Validate). It is the one sentinel
+// for that case: test it with errors.Is.
 var ErrNoThreshold = errors.New("no threshold given")
 
 // ErrThreshold is returned (wrapped) for a threshold outside its range: (0, 1]
@@ -232,6 +232,47 @@ func parseFraction(s string) (num, den uint64, ok bool) {
 		f, _ = strconv.ParseUint(frac, 10, 64)
 	}
 	return n*den + f, den, true
+}
+
+// Validate returns t in lowest terms if it is a threshold for m: a fraction
+// in (0, 1] whose denominator in lowest terms is at most 10^MaxDecimals for
+// Jaccard, Cosine and Dice, an integer from 1 to 2^32-1 for Overlap.
+//
+// The zero Threshold (Den 0) is no threshold, under every measure: it is
+// ErrNoThreshold, never a default. This is the one rule for the zero value
+// of every threshold of the module (the joins, LSH, the planner, the index,
+// the passwords and the face all validate theirs here); a command that has a
+// default threshold sets it itself. Any other value outside the range wraps
+// ErrThreshold, and an unknown measure ErrMeasure. Cost: O(1).
+func Validate(m Measure, t Threshold) (Threshold, error) {
+	switch {
+	case m > Overlap:
+		return Threshold{}, fmt.Errorf("%w: %v", ErrMeasure, m)
+	case t.Den == 0:
+		return Threshold{}, ErrNoThreshold
+	case m == Overlap:
+		if t.Num%t.Den != 0 || t.Num/t.Den < 1 || t.Num/t.Den > math.MaxUint32 {
+			return Threshold{}, fmt.Errorf("%w %s for %s: want an integer >= 1", ErrThreshold, t, m)
+		}
+		return Threshold{t.Num / t.Den, 1}, nil
+	}
+	g := gcd(t.Num, t.Den)
+	r := Threshold{t.Num / g, t.Den / g}
+	if r.Num == 0 || r.Num > r.Den {
+		return Threshold{}, fmt.Errorf("%w %s for %s: want a number in (0, 1]", ErrThreshold, t, m)
+	}
+	if r.Den > maxDen {
+		return Threshold{}, fmt.Errorf("%w %s for %s: more precise than %d decimal places", ErrThreshold, t, m, MaxDecimals)
+	}
+	return r, nil
+}
+
+// gcd returns the greatest common divisor of a and b (b > 0).
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // ThresholdOf converts a float threshold for m: the shortest decimal that

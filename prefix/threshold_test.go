@@ -74,3 +74,54 @@ func TestTextRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestValidate: the one rule for a threshold given as a value: the zero
+// Threshold is ErrNoThreshold under every measure; a valid one comes back in
+// lowest terms, as ParseThreshold reads its text; anything else out of range
+// is ErrThreshold, and an unknown measure ErrMeasure.
+func TestValidate(t *testing.T) {
+	type T = prefix.Threshold
+	for _, m := range []prefix.Measure{prefix.Jaccard, prefix.Cosine, prefix.Dice, prefix.Overlap} {
+		if _, err := prefix.Validate(m, T{}); !errors.Is(err, prefix.ErrNoThreshold) {
+			t.Errorf("%s: zero threshold: %v, want ErrNoThreshold", m, err)
+		}
+		if _, err := prefix.Validate(m, T{Num: 5, Den: 0}); !errors.Is(err, prefix.ErrNoThreshold) {
+			t.Errorf("%s: 5/0: %v, want ErrNoThreshold", m, err)
+		}
+	}
+	for _, c := range []struct {
+		m    prefix.Measure
+		t    T
+		want T // the zero T: ErrThreshold
+	}{
+		{prefix.Jaccard, T{4, 5}, T{4, 5}},
+		{prefix.Jaccard, T{8, 10}, T{4, 5}},
+		{prefix.Dice, T{3, 3}, T{1, 1}},
+		{prefix.Cosine, T{1, 3}, T{1, 3}},
+		{prefix.Jaccard, T{2_000_000_000, 4_000_000_000}, T{1, 2}},
+		{prefix.Jaccard, T{0, 5}, T{}},
+		{prefix.Jaccard, T{6, 5}, T{}},
+		{prefix.Jaccard, T{1, 1_000_000_007}, T{}},
+		{prefix.Overlap, T{3, 1}, T{3, 1}},
+		{prefix.Overlap, T{6, 2}, T{3, 1}},
+		{prefix.Overlap, T{3, 2}, T{}},
+		{prefix.Overlap, T{0, 1}, T{}},
+		{prefix.Overlap, T{1 << 32, 1}, T{}},
+	} {
+		got, err := prefix.Validate(c.m, c.t)
+		switch {
+		case c.want == T{} && !errors.Is(err, prefix.ErrThreshold):
+			t.Errorf("Validate(%s, %d/%d) = %v, %v; want ErrThreshold", c.m, c.t.Num, c.t.Den, got, err)
+		case c.want != T{} && (err != nil || got != c.want):
+			t.Errorf("Validate(%s, %d/%d) = %d/%d, %v; want %d/%d", c.m, c.t.Num, c.t.Den, got.Num, got.Den, err, c.want.Num, c.want.Den)
+		}
+		if c.want != (T{}) {
+			if parsed, err := prefix.ParseThreshold(c.m, c.t.String()); err != nil || parsed != got {
+				t.Errorf("%s %s: ParseThreshold gives %v, %v; Validate %v", c.m, c.t, parsed, err, got)
+			}
+		}
+	}
+	if _, err := prefix.Validate(prefix.Overlap+1, T{1, 2}); !errors.Is(err, prefix.ErrMeasure) {
+		t.Errorf("unknown measure: %v, want ErrMeasure", err)
+	}
+}

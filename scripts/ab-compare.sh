@@ -13,23 +13,28 @@
 # passwords, character bigrams, t = 0.8), gotree-j2 (the Go tree from source,
 # go:5, t = 0.5), lsh-j2 (the long sets through --method lsh); not run
 # unless named: gotreeints-j2 (the same Go-tree sets written as integer
-# lines by internal/cmd/ssjconv, as scripts/cpp-compare.sh joins them) and
-# zipfrs-j2 (an R-S join of the Zipf sets' first and last 500,000 lines,
+# lines by internal/testkit/cmd/ssjconv, numbered rare-first), gotreekeys-j1 and
+# gotreekeys-j2 (the same sets with each shingle's 64-bit hash for its id, as
+# scripts/cpp-compare.sh joins them: ssjconv -format keys) and zipfrs-j2 (an R-S join of the Zipf sets' first and last 500,000 lines,
 # t = 0.9). Data goes to ${DATA:-/tmp/simjoin-ab}.
 set -euo pipefail
 : "${OLD:?OLD=path of the binary before}" "${NEW:?NEW=path of the binary after}"
 cd "$(dirname "$0")/.."
 data=$(mkdir -p "${DATA:-/tmp/simjoin-ab}" && cd "${DATA:-/tmp/simjoin-ab}" && pwd)
 runs=${RUNS:-5}
-[ -s "$data/zipf.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+[ -s "$data/zipf.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf.txt"
-[ -s "$data/long.txt" ] || go run ./internal/cmd/gen sets -n 20000 -min 200 -max 400 \
+[ -s "$data/long.txt" ] || go run ./internal/testkit/cmd/gen sets -n 20000 -min 200 -max 400 \
   -universe 20000 -zipf 1 -dup 0.1 -replace 0.1 -seed 2 > "$data/long.txt"
-[ -s "$data/pw.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw.txt"
+[ -s "$data/pw.txt" ] || go run ./internal/testkit/cmd/pwgen -n 59000 -seed 1 > "$data/pw.txt"
 gosrc=$(go env GOROOT)/src
 case " ${WORKLOADS:-} " in
-*" gotreeints-"*) [ -s "$data/gotree.txt" ] || go run ./internal/cmd/ssjconv -format text --files --tokens go:5 \
+*" gotreeints-"*) [ -s "$data/gotree.txt" ] || go run ./internal/testkit/cmd/ssjconv -format text --files --tokens go:5 \
   --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50 "$gosrc" > "$data/gotree.txt" ;;
+esac
+case " ${WORKLOADS:-} " in
+*" gotreekeys-"*) [ -s "$data/gotreekeys.txt" ] || go run ./internal/testkit/cmd/ssjconv -format keys --files --tokens go:5 \
+  --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50 "$gosrc" > "$data/gotreekeys.txt" ;;
 esac
 case " ${WORKLOADS:-} " in
 *" zipfrs-"*) [ -s "$data/zipf-r.txt" ] || { head -n 500000 "$data/zipf.txt" > "$data/zipf-r.txt"
@@ -43,6 +48,7 @@ args() { # WORKLOAD: the join's arguments
   lsh-j*) echo "join --method lsh -t 0.5 -j ${1#lsh-j} $data/long.txt" ;;
   pw-j*) echo "join --method exact --tokens qgram:2 -t 0.8 -j ${1#pw-j} $data/pw.txt" ;;
   gotreeints-j*) echo "join --method exact -t 0.5 -j ${1#gotreeints-j} $data/gotree.txt" ;;
+  gotreekeys-j*) echo "join --method exact -t 0.5 -j ${1#gotreekeys-j} $data/gotreekeys.txt" ;;
   zipfrs-j*) echo "join --method exact -t 0.9 -j ${1#zipfrs-j} $data/zipf-r.txt --against $data/zipf-s.txt" ;;
   gotree-j*) echo "join --method exact --files --tokens go:5 --include *.go --exclude *_test.go --exclude */testdata/* --min-tokens 50 -t 0.5 -j ${1#gotree-j} $gosrc" ;;
   *) echo "$0: unknown workload $1" >&2; exit 2 ;;

@@ -12,9 +12,9 @@ ts=${*:-0.9 0.8}
 mkdir -p "$data"
 go build -o "$data/simjoin" ./cmd/simjoin
 (cd beam && go build -o "$data/simjoin-beam" ./cmd/simjoin-beam)
-[ -s "$data/zipf1m.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+[ -s "$data/zipf1m.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
-[ -s "$data/docs20k.txt" ] || go run ./internal/cmd/gen docs -seed 1 > "$data/docs20k.txt"
+[ -s "$data/docs20k.txt" ] || go run ./internal/testkit/cmd/gen docs -seed 1 > "$data/docs20k.txt"
 head -n "$n" "$data/zipf1m.txt" > "$data/zipf-$n.txt"
 row() { # file method threshold
   local f=$1 method=$2 t=$3 cmd=join

@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 data=${DATA:-/tmp/simjoin-bench}
 mkdir -p "$data"
 go build -o "$data/simjoin" ./cmd/simjoin
-[ -s "$data/zipf1m.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+[ -s "$data/zipf1m.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
-[ -s "$data/dense20k.txt" ] || go run ./internal/cmd/gen sets -n 20000 -min 290 -max 310 \
+[ -s "$data/dense20k.txt" ] || go run ./internal/testkit/cmd/gen sets -n 20000 -min 290 -max 310 \
   -universe 20000 -seed 2 > "$data/dense20k.txt"
 run() { # file threshold workers
   /usr/bin/time -f "%e %M" -o "$data/time" "$data/simjoin" join --method exact -t "$2" -j "$3" \

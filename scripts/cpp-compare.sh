@@ -26,10 +26,20 @@
 #   - gotree: the article's experiment, every non-test .go file of
 #     $(go env GOROOT)/src outside testdata with at least 50 shingles, as its
 #     five-token shingles (go:5), t = 0.5. simjoin joins the shingles written
-#     as integers, as the C++ programs do, and once from the source files.
-# internal/cmd/ssjconv converts each input with simjoin's own tokenizer and
+#     as integers (each shingle's 64-bit hash, as a user who hashed their own
+#     tokens writes them: ssjconv -format keys), and once from the source
+#     files; the C++ programs join the same sets numbered rare-first.
+# internal/testkit/cmd/ssjconv converts each input with simjoin's own tokenizer and
 # rare-first order (integer ids, sets sorted, records by size) into each
 # suite's format, so every program joins identical sets.
+#
+# With MANN, set_sim_join also runs from the text simjoin reads, through its
+# own reader (--whitespace, or --qgram 2 for the passwords), with the
+# algorithm MANN_TEXT (default allpairs): the comparison a user makes, text
+# in and pairs out. Those rows ("mann text:...") are left out of the best
+# C++ figures (which read ready ids); the last column compares simjoin's
+# whole CPU with theirs. Their pair counts are shown, not checked: its
+# q-grams and its rounding at t are its own.
 #
 # Measured per process: wall time and CPU (user + system) from /usr/bin/time,
 # and peak RSS. "join" is the join on ready sets: for simjoin its join phase
@@ -70,7 +80,7 @@ data=$(mkdir -p "${DATA:-/tmp/simjoin-cpp}" && cd "${DATA:-/tmp/simjoin-cpp}" &&
 runs=${RUNS:-3}
 
 go build -o "$data/simjoin" ./cmd/simjoin
-go build -o "$data/ssjconv" ./internal/cmd/ssjconv
+go build -o "$data/ssjconv" ./internal/testkit/cmd/ssjconv
 goflags=(--files --tokens go:5 --include '*.go' --exclude '*_test.go' --exclude '*/testdata/*' --min-tokens 50)
 gosrc=$(go env GOROOT)/src
 
@@ -78,12 +88,12 @@ gosrc=$(go env GOROOT)/src
 prepare() {
   local w=$1
   case $w in
-  zipf) [ -s "$data/zipf.txt" ] || go run ./internal/cmd/gen sets -n 1000000 -min 10 -max 50 \
+  zipf) [ -s "$data/zipf.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
       -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf.txt" ;;
-  long) [ -s "$data/long.txt" ] || go run ./internal/cmd/gen sets -n 20000 -min 200 -max 400 \
+  long) [ -s "$data/long.txt" ] || go run ./internal/testkit/cmd/gen sets -n 20000 -min 200 -max 400 \
       -universe 20000 -zipf 1 -dup 0.1 -replace 0.1 -seed 2 > "$data/long.txt" ;;
-  pw) [ -s "$data/pw.txt" ] || go run ./passwords/internal/pwgen -n 59000 -seed 1 > "$data/pw.txt" ;;
-  gotree) [ -s "$data/gotree.txt" ] || "$data/ssjconv" -format text "${goflags[@]}" "$gosrc" > "$data/gotree.txt" ;;
+  pw) [ -s "$data/pw.txt" ] || go run ./internal/testkit/cmd/pwgen -n 59000 -seed 1 > "$data/pw.txt" ;;
+  gotree) [ -s "$data/gotree.txt" ] || "$data/ssjconv" -format keys "${goflags[@]}" "$gosrc" > "$data/gotree.txt" ;;
   esac
   local tokens=set
   [ "$w" = pw ] && tokens=qgram:2
@@ -121,7 +131,7 @@ e = s["exact"]
 cpu = {p["name"]: p.get("cpu_s", float("nan")) for p in s["phases"]}
 print(s["results"], e["index_s"] + e["join_s"], cpu.get("join", float("nan")))' "$data/stats.json")
     ;;
-  mann:*)
+  mann*)
     # set_sim_join prints "Result pair count: N" and, with --timings, the
     # CPU milliseconds of each step.
     read -r pairs join < <(awk '/^Result pair count:/ { p = $4 } $1 == "algoindex" || $1 == "algojoin" { ms += $2 }
@@ -156,6 +166,11 @@ one() {
       # shellcheck disable=SC2086 # $a holds the algorithm and its flag
       timed "$w" "$t" "mann:$name" "$mann" --input "$ints" --threshold "$t" --timings --algorithm $a
     done
+    local reader=--whitespace
+    [ "$w" = pw ] && reader="--qgram 2"
+    # shellcheck disable=SC2086 # $reader holds the flag and its value
+    timed "$w" "$t" "mann text:${MANN_TEXT:-allpairs}" "$mann" --input "$text" --threshold "$t" --timings \
+      --algorithm "${MANN_TEXT:-allpairs}" $reader
   fi
   if [ -n "$ts" ]; then
     timed "$w" "$t" "tsinghua:AllPairs" "$ts/ppjoin-token/allpair-token" j "$bin" "$t"
@@ -212,19 +227,21 @@ def med(key, f):
 def fmt(x, spec):
     return "-" if math.isnan(x) else format(x, spec)
 print("| workload | t | program | runs | pairs | join wall s | join CPU s | whole wall s | whole CPU s | peak RSS MiB "
-      "| join CPU / best C++ join | join wall / best C++ join | whole CPU / best C++ whole |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| join CPU / best C++ join | join wall / best C++ join | whole CPU / best C++ whole | whole CPU / C++ from text |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for w, t in dict.fromkeys((k[0], k[1]) for k in order):
     progs = [k for k in order if k[:2] == (w, t)]
-    cpp = [k for k in progs if not k[2].startswith("simjoin")]
+    cpp = [k for k in progs if not k[2].startswith(("simjoin", "mann text:"))]
+    text = [k for k in progs if k[2].startswith("mann text:")]
     best_join = min(med(k, "joincpu") for k in cpp)
     best_cpu = min(med(k, "cpu") for k in cpp)
+    text_cpu = min((med(k, "cpu") for k in text), default=math.nan)
     for k in progs:
         jc, c = med(k, "joincpu"), med(k, "cpu")
         print(f"| {w} | {t} | {k[2]} | {len(rows[k])} | {rows[k][0]['pairs']:,} | {med(k, 'join'):.3f} | {fmt(jc, '.3f')} | "
               f"{med(k, 'wall'):.2f} | {c:.2f} | {med(k, 'rss') / 1024:.0f} | {fmt(jc / best_join, '.2f')}x | "
-              f"{med(k, 'join') / best_join:.2f}x | {c / best_cpu:.2f}x |")
-    full = {r["pairs"] for k in progs if not k[2].startswith("mann:") for r in rows[k]}
+              f"{med(k, 'join') / best_join:.2f}x | {c / best_cpu:.2f}x | {fmt(c / text_cpu, '.2f')}x |")
+    full = {r["pairs"] for k in progs if not k[2].startswith("mann") for r in rows[k]}
     mann = {r["pairs"] for k in progs if k[2].startswith("mann:") for r in rows[k]}
     if len(full) > 1:
         print(f"\n**{w} t={t}: the programs disagree on the number of pairs: {sorted(full)}**\n")

@@ -3,8 +3,8 @@
 # .go file outside testdata with at least 50 five-token shingles is a record;
 # the exact join at J >= 0.5, then MinHash-LSH with K = 48 (the article's
 # classic scheme, 16-bit values) at 12x4 and 16x3, measured against it and
-# against the S-curve's prediction. Prints the tables of README.md's "Documents
-# and the Go tree"; with DOCS=1 it also redraws docs/gotree-scurve.png and
+# against the S-curve's prediction. Prints the tables of docs/documents.md's "The
+# article's experiment"; with DOCS=1 it also redraws docs/gotree-scurve.png and
 # docs/gotree-circle.svg. Work files go to ${OUT:-/tmp/simjoin-gotree}.
 set -euo pipefail
 cd "$(dirname "$0")/.."

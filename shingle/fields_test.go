@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/shingle"
 )
 
@@ -76,7 +76,7 @@ func FuzzSetFields(f *testing.F) {
 	})
 }
 
-// setLines returns 2,000 lines of Set records as internal/cmd/gen writes
+// setLines returns 2,000 lines of Set records as internal/testkit/cmd/gen writes
 // them: data=decimal64 the 20k documents' (about 300 random 64-bit keys in
 // decimal), data=zipf the 1M Zipf sets' (10 to 50 integers below a million,
 // Zipf-distributed, ascending).

@@ -589,7 +589,11 @@ func TestCLIMatchesLibrary(t *testing.T) {
 		{"words", "dice", "3/4", shingle.Spec{Kind: shingle.Words}, prefix.Dice, 0.75},
 	} {
 		out, _ := cliOK(t, "", "join", "-t", c.t, "--measure", c.measure, "--tokens", c.tokens, "--sort", path)
-		opts := simjoin.Options{Tokens: c.spec, Measure: c.m, Threshold: c.tf}
+		th, err := prefix.ThresholdOf(c.m, c.tf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := simjoin.Options{Tokens: c.spec, Measure: c.m, Threshold: th}
 		pairs, _, err := simjoin.SelfJoin(context.Background(), lines, opts)
 		if err != nil {
 			t.Fatal(err)

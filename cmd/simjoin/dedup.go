@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/rows"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/sink"
 )
 
 func init() { register(newDedupCmd) }
@@ -32,7 +32,7 @@ func runDedup(ctx context.Context, e *env, cfg *joinConfig, all bool) error {
 		f, st, err := in.Dedup(ctx, nil)
 		return st, func() error {
 			l.rep.AddClusters(f, l.names)
-			return rows.WriteClusters(out, cfg.outFmt, f, l.names, all)
+			return sink.WriteClusters(out, cfg.outFmt, f, l.names, all)
 		}, err
 	})
 }

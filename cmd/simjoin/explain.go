@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin"
-	rpt "github.com/simjoin/simjoin/internal/report"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 )
 
 func init() { register(newExplainCmd) }

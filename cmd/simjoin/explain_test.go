@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 // explainJSON is the part of explain --json the tests read.

@@ -46,7 +46,7 @@ func (d *docFlags) parse(spec *shingle.Spec, fs *pflag.FlagSet) error {
 			return usageError{err}
 		}
 	}
-	if _, err := d.Check(); err != nil {
+	if _, err := d.Filter(); err != nil {
 		return usageError{err}
 	}
 	return nil

@@ -5,6 +5,11 @@ import (
 	"strings"
 )
 
+// The reference of every command, docs/reference (markdown) and docs/man
+// (roff), is generated from the commands (reference_test.go):
+//
+//go:generate go test -run ^TestReference$ -update-reference
+
 // helpFiles are the long help texts of the commands, one file a command
 // named by its path ("index create" is help/index-create.txt).
 //

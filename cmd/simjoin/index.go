@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,7 +21,7 @@ func init() { register(newIndexCmd) }
 
 // addBatch is --batch's default: records of one insert batch at most. A
 // batch is inserted and synced, or answered, and its lines written before
-// the next is read (simjoin.ReadBatches: it also ends when the input has
+// the next is read (records.ReadBatches: it also ends when the input has
 // nothing more ready, so a slow stream goes line by line).
 const addBatch = 1 << 16
 
@@ -28,29 +30,67 @@ func newIndexCmd(e *env) *cobra.Command {
 		Use:   "index",
 		Short: "Create, fill, search and maintain a persistent similarity index",
 		Long:  help("index"),
+		// A group runs nothing itself: with no argument it shows its help,
+		// with one that names no subcommand it says so (exit status 2), as
+		// simjoin does for an unknown command.
+		Args:                       cobra.ArbitraryArgs,
+		DisableFlagsInUseLine:      true,
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, args[0])
+		},
 	}
 	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
-		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e))
+		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
+		newIndexRepairCmd(e))
 	return cmd
 }
 
-// withIndex opens the index in dir, calls f and closes the index,
-// returning f's error or else Close's. The library's errors of Open become
-// the command line's: not an index or corrupt, exit status 1 with the file
-// named.
-func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
-	ix, err := index.Open(dir, index.OpenOptions{Workers: workers})
-	switch {
-	case errors.Is(err, index.ErrNotIndex):
-		return fmt.Errorf("%s is not an index (create one with simjoin index create): %w", dir, err)
-	case errors.Is(err, index.ErrLocked):
-		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
-	case err != nil:
-		return err
+// unknownCommand is the usage error of a command group given a name that is
+// none of its subcommands, worded as cobra words simjoin's own, with the
+// subcommands it may be a typo of.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+	}
+	return usageError{errors.New(msg)}
+}
+
+// withIndex opens the index in dir with opt, calls f and closes the index,
+// returning f's error or else Close's. A partial last batch that opening
+// for writing cut off the log is told on stderr. The library's errors of
+// Open become the command line's (openError).
+func withIndex(e *env, dir string, opt index.OpenOptions, f func(ix *index.Index) error) error {
+	ix, err := index.Open(dir, opt)
+	if err != nil {
+		return openError(dir, err)
+	}
+	if d := ix.Cut(); d != nil {
+		fmt.Fprintf(e.stderr, "simjoin: %s: cut %d bytes off the end of %s, a batch whose write never completed (%s)\n", dir, d.Bytes, filepath.Base(d.File), d.Held())
 	}
 	err = f(ix)
 	if cerr := ix.Close(); err == nil {
 		err = cerr
+	}
+	return err
+}
+
+// openError words an error of opening the index in dir (exit status 1):
+// not an index, locked by another process, or a damaged write-ahead log,
+// which simjoin index repair cuts.
+func openError(dir string, err error) error {
+	var wd *index.WALDamage
+	switch {
+	case errors.Is(err, index.ErrNotIndex):
+		return fmt.Errorf("%s is not an index directory (create one with simjoin index create)", dir)
+	case errors.Is(err, index.ErrLocked):
+		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+	case errors.As(err, &wd) && !wd.Torn:
+		return fmt.Errorf("%w (simjoin index repair %s cuts it)", err, dir)
 	}
 	return err
 }
@@ -60,20 +100,24 @@ func withIndex(dir string, workers int, f func(ix *index.Index) error) error {
 // status 2). The index checks the threshold before it reads or writes
 // anything.
 func indexError(err error, flag string) error {
-	if errors.Is(err, index.ErrThresholdBelowMin) || errors.Is(err, index.ErrOptions) {
+	var te *index.ThresholdError
+	switch {
+	case errors.As(err, &te):
+		return usagef("%s %s is below the index's minimum threshold %s", flag, te.Threshold, te.Min)
+	case errors.Is(err, index.ErrOptions):
 		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	return err
 }
 
 // searchThreshold reads -t for a search of ix (or a dedup): a threshold of
-// its measure, at least its minimum (Index.CheckSearch).
+// its measure, at least its minimum (Index.ValidateSearch).
 func searchThreshold(ix *index.Index, s string) (prefix.Threshold, error) {
 	t, err := prefix.ParseThreshold(ix.Config().Measure, s)
 	if err != nil {
 		return t, usageError{err}
 	}
-	return t, indexError(ix.CheckSearch(index.SearchOptions{Threshold: t}), "-t")
+	return t, indexError(ix.ValidateSearch(index.SearchOptions{Threshold: t}), "-t")
 }
 
 type indexCreateFlags struct {
@@ -103,7 +147,7 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 			case errors.As(err, &ce):
 				return f.createError(cfg, ce.Field, ce.Err)
 			case errors.Is(err, index.ErrExists):
-				return fmt.Errorf("%s already holds an index: %w", args[0], err)
+				return fmt.Errorf("%s already holds an index", args[0])
 			case err != nil:
 				return err
 			}
@@ -155,7 +199,7 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
-	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Check(), seedErr); err != nil {
+	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Validate(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
 	cfg.Bits, cfg.Recall, cfg.RawSets = f.bits, f.recall, f.rawSets

@@ -5,11 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 func newIndexAddCmd(e *env) *cobra.Command {
@@ -49,7 +49,7 @@ func newIndexAddCmd(e *env) *cobra.Command {
 }
 
 func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, threshold string, f fieldenc.Format, batch, workers int) error {
-	return withIndex(dir, workers, func(ix *index.Index) error {
+	return withIndex(e, dir, index.OpenOptions{Workers: workers}, func(ix *index.Index) error {
 		cfg := ix.Config()
 		var t prefix.Threshold
 		var err error
@@ -64,7 +64,7 @@ func runIndexAdd(ctx context.Context, e *env, dir, input string, dedup bool, thr
 		}
 		defer in.Close()
 		w := rows.NewOutcomes(e.stdout, f, cfg)
-		err = ix.InsertLines(ctx, in, simjoin.BatchOptions{Name: in.Name, MaxLines: batch}, t, w.WriteBatch)
+		err = ix.InsertLines(ctx, in, records.BatchOptions{Name: in.Name, MaxLines: batch}, t, w.WriteBatch)
 		return indexError(err, "-t")
 	})
 }

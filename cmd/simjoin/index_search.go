@@ -3,13 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/simjoin/simjoin"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 )
 
 type indexSearchFlags struct {
@@ -19,6 +21,7 @@ type indexSearchFlags struct {
 	format        formatFlag
 	output        string
 	workers       int
+	fs            *pflag.FlagSet // to tell a flag given as 0 or "" from one not given
 }
 
 func newIndexSearchCmd(e *env) *cobra.Command {
@@ -33,6 +36,7 @@ func newIndexSearchCmd(e *env) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
+	f.fs = fs
 	fs.StringVarP(&f.threshold, "threshold", "t", "", "report every record at or above this similarity")
 	fs.IntVar(&f.topK, "top-k", 0, "report the `K` most similar records instead")
 	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
@@ -53,24 +57,36 @@ func parseIDs(flag, s string) ([]index.ID, error) {
 	return ids, nil
 }
 
-// options reads the search flags for an index of configuration cfg.
+// options reads the search flags for an index of configuration cfg, by the
+// rules the HTTP API reads a search's JSON: --top-k or --refine-k given as 0
+// is refused as any value below 1 (not taken for "not given"), and --only
+// given must hold an id (--exclude ” excludes nothing).
 func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error) {
 	opt := index.SearchOptions{TopK: f.topK, RefineK: f.refineK}
+	if f.fs.Changed("top-k") {
+		opt.TopK = given(f.topK)
+	}
+	if f.fs.Changed("refine-k") {
+		opt.RefineK = given(f.refineK)
+	}
 	var err error
-	if f.only != "" && f.exclude != "" {
+	if f.fs.Changed("only") && f.fs.Changed("exclude") {
 		return opt, usagef("give --only or --exclude, not both")
+	}
+	if f.fs.Changed("only") && strings.TrimSpace(f.only) == "" {
+		return opt, usagef("--only: want at least one id (for no restriction, leave it out)")
 	}
 	if f.threshold != "" {
 		if opt.Threshold, err = prefix.ParseThreshold(cfg.Measure, f.threshold); err != nil {
 			return opt, usageError{err}
 		}
 	}
-	if f.only != "" {
+	if f.fs.Changed("only") {
 		if opt.Only, err = parseIDs("only", f.only); err != nil {
 			return opt, err
 		}
 	}
-	if f.exclude != "" {
+	if strings.TrimSpace(f.exclude) != "" {
 		if opt.Exclude, err = parseIDs("exclude", f.exclude); err != nil {
 			return opt, err
 		}
@@ -80,7 +96,7 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 
 // searchError words the index's refusal of opt as the search flags': the
 // rule an *index.OptionError names, or indexError's threshold.
-func searchError(err error, opt index.SearchOptions) error {
+func (f *indexSearchFlags) searchError(err error, opt index.SearchOptions) error {
 	var oe *index.OptionError
 	switch {
 	case !errors.As(err, &oe):
@@ -90,11 +106,11 @@ func searchError(err error, opt index.SearchOptions) error {
 	case oe.Option == "TopK" && opt.Threshold.Den != 0:
 		return usagef("give -t or --top-k, not both")
 	case oe.Option == "TopK":
-		return usagef("--top-k %d: want >= 1", opt.TopK)
+		return usagef("--top-k %d: want >= 1", f.topK)
 	case opt.TopK == 0:
 		return usagef("--refine-k needs --top-k")
 	}
-	return usagef("--refine-k %d: want at least --top-k (%d)", opt.RefineK, opt.TopK)
+	return usagef("--refine-k %d: want at least --top-k (%d)", f.refineK, f.topK)
 }
 
 func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queries string) error {
@@ -103,18 +119,19 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		return err
 	}
 	e.outs.Protect(queries)
+	e.outs.ProtectDir(dir)
 	out, err := e.create(f.output)
 	if err != nil {
 		return err
 	}
-	return withIndex(dir, f.workers, func(ix *index.Index) error {
+	return withIndex(e, dir, index.OpenOptions{Workers: f.workers, ReadOnly: true}, func(ix *index.Index) error {
 		cfg := ix.Config()
 		opt, err := f.options(cfg)
 		if err != nil {
 			return err
 		}
-		if err := ix.CheckSearch(opt); err != nil {
-			return searchError(err, opt)
+		if err := ix.ValidateSearch(opt); err != nil {
+			return f.searchError(err, opt)
 		}
 		in, err := e.open(queries, nil)
 		if err != nil {
@@ -122,7 +139,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 		}
 		defer in.Close()
 		hw := rows.NewHits(out, outFmt, cfg, "query")
-		err = ix.SearchLines(ctx, in, simjoin.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
+		err = ix.SearchLines(ctx, in, records.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			return hw.WriteBatch(first, res)
 		})
 		if err != nil {

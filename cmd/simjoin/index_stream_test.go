@@ -38,7 +38,7 @@ func TestIndexAddStreams(t *testing.T) {
 			if !out.Scan() {
 				t.Fatalf("no output line for line %d while the input is open", k)
 			}
-			if want := fmt.Sprintf("%d\tinserted\t%d", k, k-1); out.Text() != want {
+			if want := fmt.Sprintf("%d\tinserted\t%d", k, k); out.Text() != want {
 				t.Fatalf("line %d: %q, want %q", k, out.Text(), want)
 			}
 		}
@@ -109,10 +109,11 @@ func TestIndexAddKill(t *testing.T) {
 			ids = append(ids, id)
 			qs = append(qs, []byte(text))
 		}
-		// Every record held, printed or not: record id is input record id+1.
-		for id := range st.Records {
+		// Every record held, printed or not: its id is its input record's
+		// number.
+		for id := uint64(1); id <= st.Records; id++ {
 			ids = append(ids, id)
-			qs = append(qs, []byte(streamRecord(int(id)+1)))
+			qs = append(qs, []byte(streamRecord(int(id))))
 		}
 		res, err := ix.Search(context.Background(), qs, index.SearchOptions{Threshold: prefix.Threshold{Num: 1, Den: 1}})
 		if err != nil {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/rows"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
 
 // newsTxt is the collection of the tests below: lines 2 and 5 are near
@@ -34,13 +34,13 @@ func TestIndexWorkflow(t *testing.T) {
 		t.Errorf("create: %q, want %q", out, want)
 	}
 	out, _ = cliOK(t, "", "index", "add", ix, "--dedup", "-t", "0.7", news)
-	wantAdd := "1\tinserted\t0\n2\tduplicate\t0\t0.777778\n3\tinserted\t1\n4\tinserted\t2\n5\tduplicate\t0\t1\n6\tduplicate\t2\t0.833333\n"
+	wantAdd := "1\tinserted\t1\n2\tduplicate\t1\t0.777778\n3\tinserted\t2\n4\tinserted\t3\n5\tduplicate\t1\t1\n6\tduplicate\t3\t0.833333\n"
 	if out != wantAdd {
 		t.Errorf("add --dedup:\n got %q\nwant %q", out, wantAdd)
 	}
 	// Searching the same lines: by threshold, best first.
 	out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.5", news)
-	wantSearch := "1\t0\t1\n2\t0\t0.777778\n3\t1\t1\n4\t2\t1\n5\t0\t1\n6\t2\t0.833333\n"
+	wantSearch := "1\t1\t1\n2\t1\t0.777778\n3\t2\t1\n4\t3\t1\n5\t1\t1\n6\t3\t0.833333\n"
 	if out != wantSearch {
 		t.Errorf("search -t 0.5:\n got %q\nwant %q", out, wantSearch)
 	}
@@ -53,24 +53,24 @@ func TestIndexWorkflow(t *testing.T) {
 	if out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.8", "--format", "csv", "-o", res, news); out != "" {
 		t.Errorf("search -o: stdout %q", out)
 	}
-	if data, err := os.ReadFile(res); err != nil || string(data) != "query,id,similarity\n1,0,1\n3,1,1\n4,2,1\n5,0,1\n6,2,0.833333\n" {
+	if data, err := os.ReadFile(res); err != nil || string(data) != "query,id,similarity\n1,1,1\n3,2,1\n4,3,1\n5,1,1\n6,3,0.833333\n" {
 		t.Errorf("search -o %s: %q, %v", res, data, err)
 	}
 	out, _ = cliOK(t, "lorem ipsum dolor\n", "index", "search", ix, "--top-k", "1", "--format", "jsonl", "-")
-	if want := `{"query":1,"id":2,"sim":0.6}` + "\n"; out != want {
+	if want := `{"query":1,"id":3,"sim":0.6}` + "\n"; out != want {
 		t.Errorf("search --top-k 1 --format jsonl: %q, want %q", out, want)
 	}
 	// A record added without --dedup is inserted even when it is a copy.
 	out, _ = cliOK(t, "lorem ipsum dolor sit amet\n", "index", "add", ix, "-")
-	if out != "1\tinserted\t3\n" {
+	if out != "1\tinserted\t4\n" {
 		t.Errorf("add without --dedup: %q", out)
 	}
-	out, _ = cliOK(t, "", "index", "delete", ix, "2", "3", "17")
+	out, _ = cliOK(t, "", "index", "delete", ix, "3", "4", "17")
 	if out != "deleted 2 of 3 ids\n" {
 		t.Errorf("delete: %q", out)
 	}
 	out, _ = cliOK(t, "", "index", "search", ix, "-t", "0.5", news)
-	if want := "1\t0\t1\n2\t0\t0.777778\n3\t1\t1\n5\t0\t1\n"; out != want {
+	if want := "1\t1\t1\n2\t1\t0.777778\n3\t2\t1\n5\t1\t1\n"; out != want {
 		t.Errorf("search after delete:\n got %q\nwant %q", out, want)
 	}
 	cliOK(t, "", "index", "compact", ix)
@@ -122,11 +122,11 @@ func TestIndexAddOracle(t *testing.T) {
 			}
 		}
 		if best < 0 {
-			fmt.Fprintf(&want, "%d\tinserted\t%d\n", i+1, len(kept))
 			kept = append(kept, x)
+			fmt.Fprintf(&want, "%d\tinserted\t%d\n", i+1, len(kept)) // ids from 1
 			continue
 		}
-		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best, rows.AppendSimilarity(nil, float64(bo)/float64(len(x)+by-bo), false))
+		fmt.Fprintf(&want, "%d\tduplicate\t%d\t%s\n", i+1, best+1, sink.AppendSimilarity(nil, float64(bo)/float64(len(x)+by-bo), false))
 	}
 	if out != want.String() {
 		t.Errorf("index add --dedup differs from the greedy dedup:\n got %q\nwant %q", out, want.String())
@@ -148,7 +148,11 @@ func TestIndexErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"index", "create", ix, "--min-threshold", "0.5"}, 1, "already holds an index"},
+		{[]string{"index", "create", ix, "--min-threshold", "0.5"}, 1, "simjoin: " + ix + " already holds an index\n"},
+		{[]string{"index", "create", dir, "--min-threshold", "0.5"}, 1, "is not empty"},
+		{[]string{"index", "create", filepath.Join(dir, "no", "such"), "--min-threshold", "0.5"}, 1, "no such file or directory"},
+		{[]string{"serve", ix, "--addr", "127.0.0.1:99999"}, 2, `--addr "127.0.0.1:99999": want HOST:PORT with a port from 0 to 65535`},
+		{[]string{"serve", ix, "--addr", "localhost"}, 2, `--addr "localhost": want HOST:PORT`},
 		{[]string{"index", "create", filepath.Join(dir, "x"), "--min-threshold", "0.5"}, 0, ""},
 		{[]string{"index", "create", filepath.Join(dir, "y")}, 2, "missing --min-threshold"},
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "1.5"}, 2, "--min-threshold"},
@@ -160,14 +164,14 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
 		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
 		{[]string{"index", "add", ix, "-t", "0.8", in}, 2, "-t applies to --dedup"},
-		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "below the index's minimum threshold: 0.4 < 0.5"},
+		{[]string{"index", "add", ix, "--dedup", "-t", "0.4", in}, 2, "simjoin: -t 0.4 is below the index's minimum threshold 0.5\n"},
 		{[]string{"index", "add", ix, filepath.Join(dir, "missing.txt")}, 1, "missing.txt"},
 		{[]string{"index", "search", ix, in}, 2, "missing -t/--threshold or --top-k"},
 		{[]string{"index", "search", ix, "-t", "0.8", "--top-k", "3", in}, 2, "not both"},
 		{[]string{"index", "search", ix, "--refine-k", "3", "-t", "0.8", in}, 2, "--refine-k needs --top-k"},
 		{[]string{"index", "search", ix, "--top-k", "3", "--refine-k", "2", in}, 2, "--refine-k 2"},
 		{[]string{"index", "search", ix, "-t", "0.8", "--only", "1,x", in}, 2, "--only"},
-		{[]string{"index", "search", ix, "-t", "0.3", in}, 2, "below the index's minimum"},
+		{[]string{"index", "search", ix, "-t", "0.3", in}, 2, "simjoin: -t 0.3 is below the index's minimum threshold 0.5\n"},
 		{[]string{"index", "delete", ix, "x"}, 2, "not a record id"},
 		{[]string{"index", "stats", ix, "--format", "csv"}, 2, `unknown --format "csv": want tsv or jsonl`},
 		{[]string{"index", "search", ix, "-t", "0.8", "-j", "-1", in}, 2, "-j/--workers must be >= 0"},
@@ -179,6 +183,16 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "4x4", "--bands", "4"}, 2, "give --lsh BxR or --bands B, not both"},
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--recall", "1"}, 2, "--recall 1: want a number in (0, 1)"},
 		{[]string{"index", "verify", filepath.Join(dir, "none")}, 1, "not an index"},
+		// The rules of the HTTP API's search and delete: a flag given as 0
+		// is not "not given", --only needs an id, ids are written one way.
+		{[]string{"index", "search", ix, "--top-k", "0", in}, 2, "--top-k 0: want >= 1"},
+		{[]string{"index", "search", ix, "--top-k", "2", "--refine-k", "0", in}, 2, "--refine-k 0"},
+		{[]string{"index", "search", ix, "-t", "0.8", "--only", "", in}, 2, "--only: want at least one id"},
+		{[]string{"index", "search", ix, "-t", "0.8", "--only", "0", in}, 2, `"0" is not a record id`},
+		{[]string{"index", "search", ix, "-t", "0.8", "--exclude", "2,01", in}, 2, `"01" is not a record id`},
+		{[]string{"index", "delete", ix, "01"}, 2, `"01" is not a record id`},
+		{[]string{"index", "delete", ix, "0"}, 2, `"0" is not a record id`},
+		{[]string{"index", "bogus", ix}, 2, `unknown command "bogus" for "simjoin index"`},
 	} {
 		code, _, errs := cliRun(t, "", c.args...)
 		if code != c.code || !strings.Contains(errs, c.msg) {
@@ -277,23 +291,23 @@ func TestIndexLSH(t *testing.T) {
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", raw, "-t", "0.7", "-")
 	// Seed 7 finds the near copy (P(0.78) = 0.9994 under 16x4).
-	if want := "1\t0\t1\n1\t4\t1\n1\t1\t0.777778\n"; out != want {
+	if want := "1\t1\t1\n1\t5\t1\n1\t2\t0.777778\n"; out != want {
 		t.Errorf("raw sets search: %q, want %q", out, want)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "-t", "0.9", "--format", "jsonl", "-")
-	if !strings.HasPrefix(out, `{"query":1,"id":0,"est":1}`+"\n") {
+	if !strings.HasPrefix(out, `{"query":1,"id":1,"est":1}`+"\n") {
 		t.Errorf("estimates in JSONL: %q", out)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "search", est, "--top-k", "1", "--format", "csv", "-")
-	if !strings.HasPrefix(out, "query,id,estimate\n1,0,1\n") {
+	if !strings.HasPrefix(out, "query,id,estimate\n1,1,1\n") {
 		t.Errorf("estimates in CSV: %q", out)
 	}
 	out, _ = cliOK(t, "", "index", "add", est, "--dedup", "-t", "0.9", "--format", "jsonl", news)
-	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":0,"est":1}`) {
+	if !strings.Contains(out, `{"line":5,"status":"duplicate","id":1,"est":1}`) {
 		t.Errorf("add --dedup on estimates: %q", out)
 	}
 	out, _ = cliOK(t, "the quick brown fox jumps over the lazy dog\n", "index", "add", est, "--dedup", "-t", "0.9", "--format", "csv", "-")
-	if out != "line,status,id,estimate\n1,duplicate,0,1\n" {
+	if out != "line,status,id,estimate\n1,duplicate,1,1\n" {
 		t.Errorf("add --dedup --format csv on estimates: %q", out)
 	}
 }

@@ -11,16 +11,17 @@ import (
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/progress"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/fileset"
-	"github.com/simjoin/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/progress"
-	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/records"
 	"github.com/simjoin/simjoin/shingle"
+	"github.com/simjoin/simjoin/sink"
 )
 
 func init() { register(newJoinCmd) }
@@ -131,9 +132,9 @@ type loaded struct {
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	return simjoin.Options{Tokens: c.spec, Measure: c.m, Fraction: c.t, Method: c.method, LSH: c.lsh.opt,
+	return simjoin.Options{Tokens: c.spec, Measure: c.m, Threshold: c.t, Method: c.method, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: prog.Func(),
-		Files: simjoin.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
+		Files: records.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
 		MemoryCheck: func(need int64, records, tokens int) error {
 			return c.checkMemory(need, records, "records", numfmt.Group(int64(tokens))+" tokens")
@@ -147,7 +148,7 @@ func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
 	prog := progress.New(e.stderr)
 	var warn func(error)
 	if cfg.docs.KeepGoing {
-		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", err) }
+		warn = func(err error) { fmt.Fprintf(e.stderr, "simjoin: warning: %v (skipped)\n", inFlags(err)) }
 	}
 	r, s, done, err := infile.Sources(cfg.docs.args, cfg.against, cfg.docs.Files, e.stdin, func(f *infile.File) {
 		rep.NoteCompressed(f.Name, f.Format)
@@ -194,8 +195,8 @@ func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *
 // runJoin runs the join command: load, join, write, report.
 func runJoin(ctx context.Context, e *env, cfg *joinConfig) error {
 	return runJoined(ctx, e, cfg, "join", func(ctx context.Context, in *simjoin.Input, out *outfile.File, l *loaded, estimates bool) (simjoin.Stats, func() error, error) {
-		pw := rows.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
-		sink := rows.NewSink(cfg.sort, pw.WritePair, pw.Flush)
+		pw := sink.NewPairWriter(out, cfg.outFmt, cfg.m == prefix.Overlap, estimates, l.names, l.snames)
+		sink := sink.NewStream(cfg.sort, pw.WritePair, pw.Flush)
 		st, err := in.Join(ctx, sink.Add)
 		return st, sink.Close, cmp.Or(err, sink.Err())
 	})

@@ -57,7 +57,7 @@ func (f *lshFlags) parse(c *joinConfig) error {
 			return usagef("--lsh: %v", err)
 		}
 	}
-	err := cmp.Or(o.Check(), seedErr, verifyErr, schemeErr)
+	err := cmp.Or(o.Validate(), seedErr, verifyErr, schemeErr)
 	if sh := o.Shape; errors.Is(err, approx.ErrShape) && !errors.As(err, new(*approx.OptionError)) {
 		return usagef("--lsh %s with --perm %d: %d bands of %d rows need %d values; lower B or R, or raise --perm", f.shape, f.perm, sh.B, sh.R, sh.B*sh.R)
 	}
@@ -93,7 +93,7 @@ func (f *lshFlags) resolve(c *joinConfig) error {
 	f.opt.Measure, f.opt.Threshold, f.opt.Workers = c.m, c.t, c.workers
 	r, err := f.opt.Resolve()
 	switch {
-	case errors.Is(err, approx.ErrMeasure):
+	case errors.Is(err, approx.ErrNoJaccardBound):
 		return usagef("--method lsh estimates Jaccard similarity and supports --measure jaccard, dice and cosine; use --method exact for %s", c.m)
 	case err != nil:
 		return usageError{err}

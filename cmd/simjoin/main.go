@@ -1,14 +1,15 @@
 // Command simjoin finds every pair of similar records in a collection.
 //
-// See README.md for the commands, flags and output formats.
+// See docs/README.md for the guide, and docs/reference for every command and
+// flag (generated from the commands: go generate ./cmd/simjoin).
 package main
 
 import (
 	"context"
 	"os"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/gcpace"
-	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func main() {

@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/memlimit"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/internal/infile"
-	"github.com/simjoin/simjoin/internal/memlimit"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/internal/parallel"
-	rpt "github.com/simjoin/simjoin/internal/report"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -79,9 +79,9 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 }
 
 // checkMemory checks that the memory a join of n things (records,
-// passwords) of size needs is within --memory-limit (memlimit.Check).
+// passwords) of size needs is within --memory-limit (memlimit.Enough).
 func (r *runFlags) checkMemory(need int64, n int, things, size string) error {
-	return memlimit.Check(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
+	return memlimit.Enough(need, r.mem, fmt.Sprintf("joining %s %s of %s", numfmt.Group(int64(n)), things, size))
 }
 
 // reporting says whether a statistics report was asked for.
@@ -167,14 +167,15 @@ func (e *env) open(name string, rep *rpt.Report) (*infile.File, error) {
 	return f, err
 }
 
-// create opens path as an output of the run (see internal/outfile: "-" and
+// create opens path as an output of the run (see cmd/simjoin/internal/outfile: "-" and
 // "" are standard output, a regular file is replaced only when the run
 // succeeds, devices and pipes are written straight). The run commits every
 // output together when the command succeeds and removes them otherwise.
-// Asking for standard output twice, or for an input, is a usage error.
+// Asking for standard output twice, for an input or for a file inside an
+// index the command opens, is a usage error.
 func (e *env) create(path string) (*outfile.File, error) {
 	f, err := e.outs.Create(path)
-	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrDuplicate) {
+	if errors.Is(err, outfile.ErrStdoutTaken) || errors.Is(err, outfile.ErrInput) || errors.Is(err, outfile.ErrInputDir) || errors.Is(err, outfile.ErrDuplicate) {
 		return nil, usageError{err}
 	}
 	return f, err

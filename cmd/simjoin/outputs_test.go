@@ -14,7 +14,7 @@ import (
 )
 
 // These tests check what a run does to the files it writes: see
-// internal/outfile for the mechanism.
+// cmd/simjoin/internal/outfile for the mechanism.
 
 // TestMain lets a test run the program itself in a child process (for
 // signals): with SIMJOIN_TEST_MAIN set, the test binary is simjoin.

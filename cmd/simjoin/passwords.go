@@ -8,14 +8,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/progress"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/pwcheck"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/progress"
-	"github.com/simjoin/simjoin/internal/pwcheck"
-	rpt "github.com/simjoin/simjoin/internal/report"
-	"github.com/simjoin/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
+	"github.com/simjoin/simjoin/sink"
 )
 
 func init() { register(newPasswordsCmd) }
@@ -47,7 +48,7 @@ type pwConfig struct {
 
 func (c *pwConfig) addFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&c.q, "qgram", "q", passwords.DefaultQ, "q-gram length, 1 to 64")
-	fs.StringVarP(&c.threshold, "threshold", "t", "0.8", "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
+	fs.StringVarP(&c.threshold, "threshold", "t", passwords.DefaultThreshold().String(), "similarity threshold in (0, 1], such as 0.8 or 4/5 (an integer >= 1 for --measure overlap)")
 	// --fold-case, --fold-leet and --strip-suffix are named as passwords.Norm
 	// names the normalisations (parse reads them by name).
 	fs.Bool("fold-case", false, "fold letters to lower case")
@@ -78,7 +79,7 @@ func (c *pwConfig) parse(fs *pflag.FlagSet) error {
 	}
 	norm, _ := passwords.ParseNorm(strings.Join(norms, "+")) // names it knows
 	c.opt = passwords.Options{Grams: passwords.Grams{Q: given(c.q), Norm: norm}, Measure: c.m, Threshold: c.t, Workers: c.workers}
-	if err := c.opt.Grams.Check(); err != nil {
+	if err := c.opt.Grams.Validate(); err != nil {
 		return usagef("-q/--qgram must be from 1 to %d", passwords.MaxQ)
 	}
 	var err error
@@ -201,7 +202,7 @@ func runPasswords(ctx context.Context, e *env, cfg *pwConfig, input string) erro
 		}
 	} else {
 		w := rows.NewPasswordPairs(out, cfg.outFmt, cfg.opt.Measure == prefix.Overlap)
-		sink := rows.NewSink(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
+		sink := sink.NewStream(cfg.sort, func(p passwords.Pair) error { return w.Write(l, p) }, w.Flush)
 		var found rpt.Counter
 		st, err = passwords.Join(ctx, l, opt, func(p passwords.Pair) bool { return found.Add(p) && sink.Add(p) })
 		err = cmp.Or(err, sink.Err())

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 	"github.com/simjoin/simjoin/passwords"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -192,7 +192,7 @@ func TestPasswordsCLIJohn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []jointest.Pair
-	passwords.Join(context.Background(), l, passwords.Options{}, func(p passwords.Pair) bool {
+	passwords.Join(context.Background(), l, passwords.Options{Threshold: passwords.DefaultThreshold()}, func(p passwords.Pair) bool {
 		want = append(want, jointest.Pair{A: l.Line(p.A) - 1, B: l.Line(p.B) - 1})
 		return true
 	})
@@ -337,10 +337,10 @@ func TestPasswordsCheck(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	l, _, _ := passwords.Read(strings.NewReader(strings.Join(lines, "\n")), passwords.ReadOptions{})
-	ix, _ := passwords.NewIndex(l, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldLeet}})
+	ix, _ := passwords.NewIndex(l, passwords.Options{Grams: passwords.Grams{Norm: passwords.FoldLeet}, Threshold: passwords.DefaultThreshold()})
 	var want strings.Builder
 	for i, c := range strings.Split(strings.TrimSuffix(in.String(), "\n"), "\n") {
-		for _, m := range ix.Check(nil, []byte(c)) {
+		for _, m := range ix.Lookup(nil, []byte(c)) {
 			fmt.Fprintf(&want, "%d\t%d\t%s\t%s\n", i+1, l.Line(m.Index), strconv.FormatFloat(m.Sim, 'f', -1, 64), l.Password(m.Index))
 		}
 	}

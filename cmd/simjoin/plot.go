@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/simjoin/simjoin/approx"
-	"github.com/simjoin/simjoin/internal/outfile"
-	"github.com/simjoin/simjoin/internal/plotting"
-	rpt "github.com/simjoin/simjoin/internal/report"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/plotting"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -46,7 +46,7 @@ func newPlotCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// runPlot is the plot command: flags -> Input.Check (planner.Check) -> table,
+// runPlot is the plot command: flags -> Input.MeasureLSH (planner.MeasureLSH) -> table,
 // figures and report.
 func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error {
 	var shapes []approx.Shape
@@ -60,7 +60,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	lsh.Measure, lsh.Threshold = cfg.m, cfg.t
 	var exact rpt.Counter // the exact pairs at -t, counted for the report
 	opt := planner.CheckOptions{LSH: lsh, Shapes: shapes, Seeds: given(pf.seeds), Seed: lsh.Seed, Floor: given(pf.truth), PairSample: pf.sample, Exact: exact.Add}
-	if err := opt.Check(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return pf.error(err, cfg)
 	}
 	for _, f := range pf.scurve {
@@ -87,7 +87,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	rep := l.rep
 	rep.Method = cfg.method.String()
 	fig.Collect(&opt)
-	cc, err := l.in.Check(ctx, opt)
+	cc, err := l.in.MeasureLSH(ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	return cfg.emit(e, rep)
 }
 
-// error words a refusal of planner.CheckOptions.Check as plot's flags.
+// error words a refusal of planner.CheckOptions.Validate as plot's flags.
 func (pf *plotFlags) error(err error, cfg *joinConfig) error {
 	var oe *planner.OptionError
 	errors.As(err, &oe)

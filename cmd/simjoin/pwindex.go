@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/pwcheck"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/numfmt"
-	"github.com/simjoin/simjoin/internal/pwcheck"
-	rpt "github.com/simjoin/simjoin/internal/report"
 )
 
 // pwIndexFixed are the flags of passwords check that an index fixes at
@@ -20,16 +20,22 @@ var pwIndexFixed = []string{"qgram", "measure", "fold-case", "fold-leet", "strip
 // are searched in a persisted index (built with simjoin index create and
 // add) instead of an index built from a list on every call. Matches are
 // written as candidate<TAB>id<TAB>similarity, the id being the index's
-// record id; the exit status is that of passwords check.
+// record id (from 1: the line of a list added in order); the exit status is
+// that of passwords check.
 func runCheckIndex(ctx context.Context, e *env, cfg *pwConfig, fs *pflag.FlagSet, args []string) error {
 	if err := refuseGiven(fs, pwIndexFixed, "--%s: with --index the index's own tokenizer and measure apply (fixed at simjoin index create)"); err != nil {
 		return err
 	}
-	out, err := cfg.createOutputs(e, !cfg.silent, cfg.index)
+	e.outs.ProtectDir(cfg.index)
+	var stdin []string
+	if len(args) == 0 { // the candidates are read from stdin
+		stdin = []string{"-"}
+	}
+	out, err := cfg.createOutputs(e, !cfg.silent, stdin...)
 	if err != nil {
 		return err
 	}
-	return withIndex(cfg.index, cfg.workers, func(ix *index.Index) error {
+	return withIndex(e, cfg.index, index.OpenOptions{Workers: cfg.workers, ReadOnly: true}, func(ix *index.Index) error {
 		t, err := searchThreshold(ix, cfg.threshold)
 		if err != nil {
 			return err

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 )
 
 // TestCheckIndex checks passwords check --index against passwords check
 // --against on the same list: the index holds the list's lines in order
-// (record id = line - 1), so the matches must be the same, line for id.
+// (record id = line), so the matches must be the same, line for id.
 func TestCheckIndex(t *testing.T) {
 	dir := t.TempDir()
 	var list bytes.Buffer
@@ -49,12 +49,13 @@ func TestCheckIndex(t *testing.T) {
 		if code != 3 {
 			t.Fatalf("check --index: exit %d, %s", code, errs)
 		}
-		// candidate, line, sim, password -> candidate, line - 1, sim.
+		// candidate, line, sim, password -> candidate, id, sim: the id of
+		// the record added from a line is the line's number.
 		var conv []string
 		for _, l := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
 			f := strings.Split(l, "\t")
 			n, _ := strconv.Atoi(f[1])
-			conv = append(conv, fmt.Sprintf("%s\t%d\t%s", f[0], n-1, f[2]))
+			conv = append(conv, fmt.Sprintf("%s\t%d\t%s", f[0], n, f[2]))
 		}
 		gotLines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 		// Per candidate both are best first; ties may differ in order
@@ -71,11 +72,11 @@ func TestCheckIndex(t *testing.T) {
 	}
 	// CSV and JSONL name the fields; the candidate is never echoed.
 	_, out, _ := cliRun(t, lines[0]+"\n", "passwords", "check", "--index", ix, "--format", "csv")
-	if !strings.HasPrefix(out, "candidate,id,similarity\n1,0,1\n") {
+	if !strings.HasPrefix(out, "candidate,id,similarity\n1,1,1\n") {
 		t.Errorf("--format csv: %q", out)
 	}
 	_, out, _ = cliRun(t, lines[0]+"\n", "passwords", "check", "--index", ix, "--format", "jsonl")
-	if !strings.HasPrefix(out, `{"candidate":1,"id":0,"sim":1}`+"\n") || strings.Contains(out, lines[0]) {
+	if !strings.HasPrefix(out, `{"candidate":1,"id":1,"sim":1}`+"\n") || strings.Contains(out, lines[0]) {
 		t.Errorf("--format jsonl: %q", out)
 	}
 	// The statistics report follows the published schema (cliRun checks it).

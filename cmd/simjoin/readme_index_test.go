@@ -13,20 +13,24 @@ import (
 	"time"
 )
 
-// TestReadmeIndex runs the README's walk through the index ("A living
-// index") command by command in a temporary directory and checks that each
-// output is the one shown: `cat FILE` blocks define the files, `simjoin ...`
+// indexWalkPage is the page whose walk through the index TestReadmeIndex
+// runs, from the repository's root.
+const indexWalkPage = "docs/living-index.md"
+
+// TestReadmeIndex runs the walk through the index (indexWalkPage, every
+// console block of it) command by command in a temporary directory and
+// checks that each output is the one shown: `cat FILE` blocks define the files, `simjoin ...`
 // lines run the command line in-process, `simjoin serve ... &` starts the
 // server (on a free port instead of the one shown) and `curl` lines are sent
 // to it with net/http.
 func TestReadmeIndex(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	page, err := os.ReadFile(filepath.Join("..", "..", indexWalkPage))
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := readmeSteps(t, string(readme), "## A living index")
+	steps := readmeSteps(t, string(page), "")
 	if len(steps) < 10 {
-		t.Fatalf("the README's index section has %d commands", len(steps))
+		t.Fatalf("%s's walk has %d commands", indexWalkPage, len(steps))
 	}
 	t.Chdir(t.TempDir())
 	var srv *readmeServer
@@ -62,10 +66,10 @@ func TestReadmeIndex(t *testing.T) {
 			}
 			got = srv.curl(t, args[1:])
 		default:
-			t.Fatalf("README command %q: not one the test knows", st.cmd)
+			t.Fatalf("%s: command %q: not one the test knows", indexWalkPage, st.cmd)
 		}
 		if got != st.out {
-			t.Errorf("$ %s\n got:\n%s\nREADME shows:\n%s", st.cmd, got, st.out)
+			t.Errorf("$ %s\n got:\n%s\n%s shows:\n%s", st.cmd, got, indexWalkPage, st.out)
 		}
 	}
 }
@@ -73,16 +77,19 @@ func TestReadmeIndex(t *testing.T) {
 // readmeStep is one command of a console block and the output shown after it.
 type readmeStep struct{ cmd, out string }
 
-// readmeSteps returns the commands of the ```console blocks in the README
-// section that starts with heading.
-func readmeSteps(t *testing.T, readme, heading string) []readmeStep {
-	i := strings.Index(readme, "\n"+heading)
-	if i < 0 {
-		t.Fatalf("README has no section %q", heading)
-	}
-	sec := readme[i+1:]
-	if j := strings.Index(sec[len(heading):], "\n## "); j >= 0 {
-		sec = sec[:len(heading)+j]
+// readmeSteps returns the commands of the ```console blocks of page, in the
+// section that starts with heading ("": the whole page).
+func readmeSteps(t *testing.T, page, heading string) []readmeStep {
+	sec := page
+	if heading != "" {
+		i := strings.Index(page, "\n"+heading)
+		if i < 0 {
+			t.Fatalf("no section %q", heading)
+		}
+		sec = page[i+1:]
+		if j := strings.Index(sec[len(heading):], "\n## "); j >= 0 {
+			sec = sec[:len(heading)+j]
+		}
 	}
 	var steps []readmeStep
 	for {
@@ -107,7 +114,7 @@ func readmeSteps(t *testing.T, readme, heading string) []readmeStep {
 }
 
 // shellWords splits a command line as a POSIX shell does for the forms the
-// README uses: words separated by blanks, single- and double-quoted strings.
+// pages use: words separated by blanks, single- and double-quoted strings.
 func shellWords(t *testing.T, s string) []string {
 	var words []string
 	var w strings.Builder
@@ -138,9 +145,9 @@ func shellWords(t *testing.T, s string) []string {
 	return words
 }
 
-// readmeServer is `simjoin serve` running in-process for the README test.
+// readmeServer is `simjoin serve` running in-process for TestReadmeIndex.
 type readmeServer struct {
-	shown, addr string // the address the README shows, the one served
+	shown, addr string // the address the page shows, the one served
 	cancel      context.CancelFunc
 	done        chan int
 }
@@ -149,11 +156,20 @@ type readmeServer struct {
 type lockedBuffer struct {
 	mu sync.Mutex // protects b
 	b  bytes.Buffer
+	// wrote, if not nil, is told of each write (without blocking: one
+	// pending signal stands for any number of writes).
+	wrote chan struct{}
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote != nil {
+		select {
+		case l.wrote <- struct{}{}:
+		default:
+		}
+	}
 	return l.b.Write(p)
 }
 
@@ -173,19 +189,25 @@ func startReadmeServer(t *testing.T, args []string) *readmeServer {
 	}
 	var ctx context.Context
 	ctx, s.cancel = context.WithCancel(context.Background())
-	stderr := &lockedBuffer{}
+	stderr := &lockedBuffer{wrote: make(chan struct{}, 1)}
 	go func() { s.done <- runContext(ctx, args, strings.NewReader(""), io.Discard, stderr) }()
-	deadline := time.Now().Add(30 * time.Second)
+	// Each write to stderr is looked at for the address the server listens
+	// on, which it writes once it listens.
+	timeout := time.After(30 * time.Second)
 	for s.addr == "" {
-		if time.Now().After(deadline) {
+		select {
+		case <-stderr.wrote:
+		case code := <-s.done:
+			t.Fatalf("simjoin serve exited %d: %s", code, stderr.String())
+		case <-timeout:
 			t.Fatalf("simjoin serve did not start: %s", stderr.String())
 		}
-		for _, line := range strings.Split(stderr.String(), "\n") {
+		lines := strings.Split(stderr.String(), "\n")
+		for _, line := range lines[:len(lines)-1] { // whole lines
 			if a, ok := strings.CutPrefix(line, "listening on "); ok {
 				s.addr = a
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	return s
 }

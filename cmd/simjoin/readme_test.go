@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,45 +15,52 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
-	"github.com/simjoin/simjoin/internal/jointest"
 	"github.com/simjoin/simjoin/internal/numfmt"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
 )
 
-// The command outputs README.md shows are produced by TestReadme from the
-// cases in testdata/readme.txt. Each case is
+// The command outputs that the project's markdown pages show (README.md,
+// docs/*.md and any other .md file of the repository) are produced by
+// TestReadme from the cases in testdata/readme.txt. Each case is
 //
-//	run name=NAME [stream=stdout|stderr] [section=TITLE] [head=N] [show] [long]
+//	run name=NAME [file=PAGE] [stream=stdout|stderr] [exit=N] [section=TITLE] [grep=REGEXP] [head=N] [show] [long]
 //	COMMAND LINE...
 //	----
-//	THE BLOCK README.md SHOWS
+//	THE BLOCK THE PAGE SHOWS
 //	====
 //
 // Command lines are `simjoin ARGS` (run in-process, from the repository's
-// root) or `go run ./internal/cmd/gen ARGS > FILE` (the generator, whose FILE
-// later commands name). The block is the last command's stream: the lines of
-// section TITLE only (from the line TITLE to the next unindented line), the
-// first N lines and "..." with head=N, preceded by the command lines as
+// root) or `go run ./internal/testkit/cmd/gen ARGS > FILE` (the generator, whose FILE
+// later commands name); a command must exit 0, or N for the last with
+// exit=N. The block is the last command's stream: the lines of section
+// TITLE only (from the line TITLE to the next unindented line), of those the
+// lines that match REGEXP with grep=REGEXP, the first N lines and "..." with
+// head=N, preceded by the command lines as
 // `$ COMMAND` with show; with format=gotree, the summary scripts/gotree.sh
 // prints from the report OUT/exact.json. In arguments, OUT/ names the case's
 // temporary directory and GOROOT/ the Go tree; go=VERSION runs the case only
-// on that Go release, whose tree README.md describes. In README.md the block follows the line
-// `<!-- readme-test: NAME -->` as a fenced code block. Cases marked long run
-// only with -long.
+// on that Go release, whose tree the page describes. In a page the block
+// follows the line `<!-- readme-test: NAME -->` as a fenced code block;
+// the test finds the page that holds each marker (file=PAGE, a path from the
+// repository's root, says which page it must be). A marker that no case
+// names, a name marked twice, and a case whose marker no page holds fail
+// the test. Cases marked long run only with -long.
 //
 // Comparisons mask what a run measures rather than computes (wall times of
 // phases, planning and the analysed run, peak memory), and collapse runs of
 // spaces, which measured figures move; everything else, every count and every
 // predicted figure, must match. `go test ./cmd/simjoin -run TestReadme
-// -update-readme` rewrites testdata/readme.txt and README.md from the
-// commands' output.
-var updateReadme = flag.Bool("update-readme", false, "rewrite testdata/readme.txt and README.md's examples from the commands' output")
+// -update-readme` rewrites testdata/readme.txt and the pages' blocks from
+// the commands' output.
+var updateReadme = flag.Bool("update-readme", false, "rewrite testdata/readme.txt and the markdown pages' examples from the commands' output")
 
 type readmeCase struct {
 	name    string
 	opts    map[string]string
 	cmds    []string
-	want    string // the block README shows
+	want    string // the block the page shows
 	line    int    // of the run line in testdata/readme.txt
 	got     string // the block the commands produced
 	changed bool
@@ -100,16 +109,20 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 	t.Helper()
 	files := map[string]string{}
 	var stdout, stderr string
-	for _, line := range c.cmds {
+	wantExit := 0
+	if v, ok := c.opts["exit"]; ok {
+		fmt.Sscan(v, &wantExit)
+	}
+	for k, line := range c.cmds {
 		args := strings.Fields(line)
 		switch {
-		case len(args) > 5 && strings.Join(args[:3], " ") == "go run ./internal/cmd/gen" && args[len(args)-2] == ">":
+		case len(args) > 5 && strings.Join(args[:3], " ") == "go run ./internal/testkit/cmd/gen" && args[len(args)-2] == ">":
 			path := filepath.Join(dir, args[len(args)-1])
 			out, err := os.Create(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command("go", append([]string{"run", "./internal/cmd/gen"}, args[3:len(args)-2]...)...)
+			cmd := exec.Command("go", append([]string{"run", "./internal/testkit/cmd/gen"}, args[3:len(args)-2]...)...)
 			cmd.Stdout = out
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
@@ -133,8 +146,12 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 				}
 			}
 			var out, errb strings.Builder
-			if code := runChecked(t, args, strings.NewReader(""), &out, &errb); code != 0 {
-				t.Fatalf("%s: exit %d: %s", line, code, errb.String())
+			want := 0
+			if k == len(c.cmds)-1 {
+				want = wantExit
+			}
+			if code := runChecked(t, args, strings.NewReader(""), &out, &errb); code != want {
+				t.Fatalf("%s: exit %d, want %d: %s", line, code, want, errb.String())
 			}
 			stdout, stderr = out.String(), errb.String()
 		default:
@@ -170,6 +187,10 @@ func (c *readmeCase) run(t *testing.T, dir string) {
 			t.Fatalf("%s: no section %q in:\n%s", c.name, title, text)
 		}
 		lines = sec
+	}
+	if re, ok := c.opts["grep"]; ok {
+		keep := regexp.MustCompile(re)
+		lines = slices.DeleteFunc(lines, func(l string) bool { return !keep.MatchString(l) })
 	}
 	if h, ok := c.opts["head"]; ok {
 		var n int
@@ -261,8 +282,8 @@ func gotreeSummary(t *testing.T, path string) string {
 }
 
 // mergeMeasured returns got, but where a line differs from the old block's
-// only in measured figures it keeps the old line: README's times and memory
-// come from runs on a quiet machine, not from the test's.
+// only in measured figures it keeps the old line: the pages' times and
+// memory come from runs on a quiet machine, not from the test's.
 func mergeMeasured(old, got string) string {
 	o, g := strings.SplitAfter(old, "\n"), strings.SplitAfter(got, "\n")
 	mo, mg := strings.SplitAfter(maskReadme(old), "\n"), strings.SplitAfter(maskReadme(got), "\n")
@@ -277,29 +298,77 @@ func mergeMeasured(old, got string) string {
 	return strings.Join(g, "")
 }
 
-// readmeBlocks finds the blocks of README.md that follow a readme-test
-// marker: name -> [start, end) byte offsets of the block's content.
-func readmeBlocks(t *testing.T, readme string) map[string][2]int {
+// markedBlock is the block that follows a readme-test marker in a page.
+type markedBlock struct {
+	page string // path from the repository's root
+	at   [2]int // [start, end) byte offsets of the block's content
+}
+
+var readmeMarker = regexp.MustCompile("(?m)^<!-- readme-test: (\\S+) -->\n```\n")
+
+// markdownPages lists the markdown pages of the repository rooted at the
+// working directory, as paths from it: every .md file outside hidden
+// directories, testdata and the generated reference (docs/reference).
+func markdownPages(t *testing.T) []string {
 	t.Helper()
-	marker := regexp.MustCompile("(?m)^<!-- readme-test: (\\S+) -->\n```\n")
-	blocks := map[string][2]int{}
-	for _, m := range marker.FindAllStringSubmatchIndex(readme, -1) {
-		name := readme[m[2]:m[3]]
-		end := strings.Index(readme[m[1]:], "\n```\n")
-		if end < 0 {
-			t.Fatalf("README.md: the block of %s is not closed", name)
+	var pages []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		blocks[name] = [2]int{m[1], m[1] + end + 1}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || path == referencePages) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pages
+}
+
+// referencePages is the generated command-line reference, which
+// TestReference checks.
+const referencePages = "docs/reference"
+
+// readmeBlocks finds the blocks of the pages (name -> text) that follow a
+// readme-test marker, by marker name; a name marked twice fails the test.
+func readmeBlocks(t *testing.T, pages map[string]string) map[string]markedBlock {
+	t.Helper()
+	blocks := map[string]markedBlock{}
+	for _, page := range slices.Sorted(maps.Keys(pages)) {
+		text := pages[page]
+		for _, m := range readmeMarker.FindAllStringSubmatchIndex(text, -1) {
+			name := text[m[2]:m[3]]
+			end := 0 // an empty block, closed at once
+			if !strings.HasPrefix(text[m[1]:], "```\n") {
+				end = strings.Index(text[m[1]:], "\n```\n") + 1
+				if end <= 0 {
+					t.Fatalf("%s: the block of %s is not closed", page, name)
+				}
+			}
+			if b, ok := blocks[name]; ok {
+				t.Fatalf("%s and %s both mark a block %s", b.page, page, name)
+			}
+			blocks[name] = markedBlock{page, [2]int{m[1], m[1] + end}}
+		}
 	}
 	return blocks
 }
 
-// TestReadme runs every command whose output README.md shows and compares.
+// TestReadme runs every command whose output a markdown page shows and
+// compares.
 func TestReadme(t *testing.T) {
 	if runtime.NumCPU() < 2 {
-		t.Skip("README.md's figures are for 2 cores; this machine has 1")
+		t.Skip("the pages' figures are for 2 cores; this machine has 1")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // README's runs: 2 workers
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the pages' runs: 2 workers
 	dir := t.TempDir()
 	casesText, err := os.ReadFile(readmeCases)
 	if err != nil {
@@ -307,13 +376,43 @@ func TestReadme(t *testing.T) {
 	}
 	cases := parseReadmeCases(t, string(casesText))
 	t.Chdir("../..")
+	pages := map[string]string{}
+	for _, p := range markdownPages(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[p] = string(b)
+	}
+	blocks := readmeBlocks(t, pages)
+	for _, c := range cases {
+		b, ok := blocks[c.name]
+		switch {
+		case !ok:
+			t.Errorf("no page has a block marked <!-- readme-test: %s --> (%s:%d)", c.name, readmeCases, c.line)
+		case c.opts["file"] != "" && c.opts["file"] != b.page:
+			t.Errorf("%s: the block is in %s, and %s:%d says %s", c.name, b.page, readmeCases, c.line, c.opts["file"])
+		}
+	}
+	names := map[string]bool{}
+	for _, c := range cases {
+		names[c.name] = true
+	}
+	for name, b := range blocks {
+		if !names[name] {
+			t.Errorf("%s marks a block %s that %s lacks", b.page, name, readmeCases)
+		}
+	}
+	if t.Failed() {
+		return
+	}
 	for _, c := range cases {
 		if _, long := c.opts["long"]; long && !jointest.Long() && !*updateReadme {
 			t.Logf("%s: runs with -long", c.name)
 			continue
 		}
 		if v := c.opts["go"]; v != "" && v != runtime.Version() {
-			t.Logf("%s: README.md shows the tree of %s; this is %s", c.name, v, runtime.Version())
+			t.Logf("%s: %s shows the tree of %s; this is %s", c.name, blocks[c.name].page, v, runtime.Version())
 			continue
 		}
 		c.run(t, dir)
@@ -322,50 +421,39 @@ func TestReadme(t *testing.T) {
 				c.want, c.changed = mergeMeasured(c.want, c.got), true
 				continue
 			}
-			t.Errorf("%s (%s:%d): the output differs from what README.md shows (-update-readme rewrites it):\n%s",
-				c.name, readmeCases, c.line, firstDiff(maskReadme(c.want), maskReadme(c.got)))
+			t.Errorf("%s (%s:%d): the output differs from what %s shows (-update-readme rewrites it):\n%s",
+				c.name, readmeCases, c.line, blocks[c.name].page, firstDiff(maskReadme(c.want), maskReadme(c.got)))
 		}
 	}
 
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	blocks := readmeBlocks(t, text)
 	type edit struct {
 		at   [2]int
 		with string
 	}
-	var edits []edit
+	edits := map[string][]edit{} // by page
 	for _, c := range cases {
-		at, ok := blocks[c.name]
-		if !ok {
-			t.Errorf("README.md has no block marked <!-- readme-test: %s -->", c.name)
-			continue
-		}
-		delete(blocks, c.name)
-		if text[at[0]:at[1]] != c.want {
+		b := blocks[c.name]
+		if text := pages[b.page]; text[b.at[0]:b.at[1]] != c.want {
 			if *updateReadme {
-				edits = append(edits, edit{at, c.want})
+				edits[b.page] = append(edits[b.page], edit{b.at, c.want})
 				continue
 			}
-			t.Errorf("README.md's block %s is not the one %s holds:\n%s", c.name, readmeCases, firstDiff(c.want, text[at[0]:at[1]]))
+			t.Errorf("%s's block %s is not the one %s holds:\n%s", b.page, c.name, readmeCases, firstDiff(c.want, text[b.at[0]:b.at[1]]))
 		}
-	}
-	for name := range blocks {
-		t.Errorf("README.md marks a block %s that %s lacks", name, readmeCases)
 	}
 	if !*updateReadme {
 		return
 	}
-	// Rewrite from the end so that earlier offsets stay valid.
-	slices.SortFunc(edits, func(x, y edit) int { return y.at[0] - x.at[0] })
-	for _, e := range edits {
-		text = text[:e.at[0]] + e.with + text[e.at[1]:]
-	}
-	if err := os.WriteFile("README.md", []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	for page, es := range edits {
+		// Rewrite from the end so that earlier offsets stay valid.
+		slices.SortFunc(es, func(x, y edit) int { return y.at[0] - x.at[0] })
+		text := pages[page]
+		for _, e := range es {
+			text = text[:e.at[0]] + e.with + text[e.at[1]:]
+		}
+		if err := os.WriteFile(page, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var out strings.Builder
 	out.WriteString(readmeHeader(string(casesText)))
@@ -387,4 +475,115 @@ func readmeHeader(text string) string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// docFence matches the opening line of a fenced code block and captures
+// its language.
+var docFence = regexp.MustCompile("^```(\\S*)$")
+
+// TestDocBlocks: every command output a markdown page shows is produced by
+// a test. In every page (the generated reference aside, which TestReference
+// checks) a fenced block with no language must follow a readme-test
+// marker (TestReadme runs it); a console block, commands with their
+// output, may only be in the page whose walk TestReadmeIndex runs; other
+// blocks hold commands (sh) or code (go, json).
+func TestDocBlocks(t *testing.T) {
+	t.Chdir("../..")
+	for _, page := range markdownPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i++ {
+			m := docFence.FindStringSubmatch(lines[i])
+			if m == nil {
+				continue
+			}
+			switch lang := m[1]; {
+			case lang == "":
+				if i == 0 || !readmeMarker.MatchString(lines[i-1]+"\n"+lines[i]+"\n") {
+					t.Errorf("%s:%d: a block with no language must follow a <!-- readme-test: NAME --> marker, or name its language (sh for commands)", page, i+1)
+				}
+			case lang == "console":
+				if page != indexWalkPage {
+					t.Errorf("%s:%d: a console block (commands and their output) is run only in %s; show output in a marked block", page, i+1, indexWalkPage)
+				}
+			case lang != "sh" && lang != "go" && lang != "json":
+				t.Errorf("%s:%d: a %s block: want sh, go, json, console or a marked output", page, i+1, lang)
+			}
+			for i++; i < len(lines) && lines[i] != "```"; i++ {
+			}
+		}
+	}
+}
+
+var (
+	docLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	docHeading = regexp.MustCompile(`(?m)^#+ (.*)$`)
+)
+
+// headingAnchor returns the anchor a markdown renderer gives heading:
+// lower case, punctuation but hyphens and underscores dropped, spaces as
+// hyphens.
+func headingAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestDocLinks: every relative link of every markdown page, the generated
+// reference included, names a file of the repository, and a link to a
+// heading (#anchor) names a heading of that page.
+func TestDocLinks(t *testing.T) {
+	t.Chdir("../..")
+	pages := markdownPages(t)
+	refs, err := filepath.Glob(filepath.Join(referencePages, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(page string) map[string]bool {
+		if a, ok := anchors[page]; ok {
+			return a
+		}
+		b, _ := os.ReadFile(page)
+		a := map[string]bool{}
+		for _, m := range docHeading.FindAllStringSubmatch(string(b), -1) {
+			a[headingAnchor(m[1])] = true
+		}
+		anchors[page] = a
+		return a
+	}
+	for _, page := range append(pages, refs...) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range docLink.FindAllStringSubmatch(string(b), -1) {
+			link := m[1]
+			if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(link, "#")
+			target := page
+			if path != "" {
+				target = filepath.Join(filepath.Dir(page), path)
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: the link %s names no file", page, link)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(target, ".md") && !anchorsOf(target)[anchor] {
+				t.Errorf("%s: the link %s names no heading of %s", page, link, target)
+			}
+		}
+	}
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/internal/buildinfo"
-	"github.com/simjoin/simjoin/internal/cpuprofile"
-	"github.com/simjoin/simjoin/internal/outfile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/cpuprofile"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 )
 
 // Exit statuses.
@@ -63,33 +63,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	// A command sets the soft memory limit (--memory-limit); the caller's
 	// is back when the run ends.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	var cpuProfile string
 	stopProfile := func() {}
-	root := &cobra.Command{
-		Use:           "simjoin",
-		Short:         "Find every pair of similar records",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFlags(cmd); err != nil {
-				return err
-			}
-			var err error
-			stopProfile, err = cpuprofile.Start(cpuProfile)
-			return err
-		},
-	}
-	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
-	root.Version = buildinfo.Text() // --version, as the version command prints it
-	root.SetVersionTemplate("simjoin {{.Version}}\n")
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
-	for _, f := range commands {
-		root.AddCommand(f(e))
-	}
-	usageArgs(root)
+	root := newRootCmd(e, &stopProfile)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	stopProfile()
@@ -110,7 +85,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", err)
+	fmt.Fprintln(stderr, "simjoin:", inFlags(err))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError
@@ -118,6 +93,40 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	return exitRuntime
+}
+
+// newRootCmd returns the simjoin command with every subcommand, reading and
+// writing through e. The run started by --cpuprofile is stopped by
+// *stopProfile, which the command sets before it runs.
+func newRootCmd(e *env, stopProfile *func()) *cobra.Command {
+	var cpuProfile string
+	root := &cobra.Command{
+		Use:           "simjoin",
+		Short:         "Find every pair of similar records",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFlags(cmd); err != nil {
+				return err
+			}
+			var err error
+			*stopProfile, err = cpuprofile.Start(cpuProfile)
+			return err
+		},
+	}
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")
+	root.Version = buildinfo.Text() // --version, as the version command prints it
+	root.SetVersionTemplate("simjoin {{.Version}}\n")
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	root.SetUsageFunc(usage)
+	for _, f := range commands {
+		root.AddCommand(f(e))
+	}
+	usageArgs(root)
+	return root
 }
 
 // usageArgs makes the argument checks of cmd and its subcommands (cobra's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -8,16 +9,30 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
-	"github.com/simjoin/simjoin/internal/outfile"
 )
 
 func init() { register(newServeCmd) }
 
+// checkAddr refuses an --addr that is not HOST:PORT with a port in 0..65535
+// (or a service name the system knows): a usage error, before the index is
+// opened. Whether HOST can be listened on is the listener's to say.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT with a port from 0 to 65535, such as 127.0.0.1:8080", addr)
+	}
+	return nil
+}
+
 func newServeCmd(e *env) *cobra.Command {
 	var addr string
-	var workers, maxRecords int
+	var workers, maxRecords, maxHits int
 	var maxBody int64
 	var shutdown time.Duration
 	cmd := &cobra.Command{
@@ -26,13 +41,13 @@ func newServeCmd(e *env) *cobra.Command {
 		Long:  help("serve"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, _, err := net.SplitHostPort(addr); err != nil {
-				return usagef("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
+			if err := checkAddr(addr); err != nil {
+				return err
 			}
-			if maxRecords < 1 || maxBody < 1 || shutdown <= 0 {
-				return usagef("--max-records, --max-body and --shutdown-timeout must be positive")
+			if maxRecords < 1 || maxHits < 1 || maxBody < 1 || shutdown <= 0 {
+				return usagef("--max-records, --max-hits, --max-body and --shutdown-timeout must be positive")
 			}
-			return withIndex(args[0], workers, func(ix *index.Index) error {
+			return withIndex(e, args[0], index.OpenOptions{Workers: workers}, func(ix *index.Index) error {
 				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return err
@@ -40,6 +55,7 @@ func newServeCmd(e *env) *cobra.Command {
 				srv := httpapi.New(ix, httpapi.Options{
 					MaxBodyBytes:    maxBody,
 					MaxRecords:      maxRecords,
+					MaxHits:         maxHits,
 					ShutdownTimeout: shutdown,
 					ErrorLog:        log.New(e.stderr, "simjoin serve: ", log.LstdFlags),
 				})
@@ -47,10 +63,16 @@ func newServeCmd(e *env) *cobra.Command {
 				// passed: give the requests under way their time first.
 				outfile.Linger(shutdown + time.Second)
 				fmt.Fprintf(e.stderr, "listening on %s\n", ln.Addr())
-				if err := srv.Serve(cmd.Context(), ln); err != nil {
+				// One line says how the shutdown went.
+				var ue *httpapi.UnansweredError
+				switch err := srv.Serve(cmd.Context(), ln); {
+				case errors.As(err, &ue):
+					fmt.Fprintf(e.stderr, "shut down: %v; index closed\n", ue)
+				case err != nil:
 					return err
+				default:
+					fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
 				}
-				fmt.Fprintln(e.stderr, "shut down: every request answered, index closed")
 				return nil
 			})
 		},
@@ -58,6 +80,7 @@ func newServeCmd(e *env) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port)")
 	fs.IntVar(&maxRecords, "max-records", httpapi.DefaultMaxRecords, "most records (or queries) in one request")
+	fs.IntVar(&maxHits, "max-hits", httpapi.DefaultMaxHits, "most hits in one search answer, over all its queries (past them it is cut and says \"truncated\": true)")
 	fs.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in `BYTES`")
 	addWorkersFlag(fs, &workers, "worker goroutines of the index (0: one per core)")
 	fs.DurationVar(&shutdown, "shutdown-timeout", httpapi.DefaultShutdownTimeout, "on a signal, how long the requests under way may take before their connections are closed")

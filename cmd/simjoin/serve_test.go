@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -81,6 +82,28 @@ func startSimjoin(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 	return cmd, stderr
 }
 
+// listeningOn reads the stderr of `simjoin serve` up to its "listening on
+// ADDR" line and returns ADDR. It reads one line at a time, so nothing
+// after that line is taken from stderr.
+func listeningOn(t *testing.T, stderr io.Reader) string {
+	t.Helper()
+	var line []byte
+	var c [1]byte
+	for {
+		if _, err := stderr.Read(c[:]); err != nil {
+			t.Fatalf("simjoin serve printed no address: %q, %v", line, err)
+		}
+		if c[0] != '\n' {
+			line = append(line, c[0])
+			continue
+		}
+		if a, ok := strings.CutPrefix(string(line), "listening on "); ok {
+			return a
+		}
+		line = line[:0]
+	}
+}
+
 // TestServeSIGTERM runs `simjoin serve` as a child process, drives it with
 // concurrent clients inserting with dedup, sends it SIGTERM in the middle of
 // the load, and checks that it shuts down (exit status 143, 128 + SIGTERM,
@@ -90,17 +113,7 @@ func TestServeSIGTERM(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
 	cliOK(t, "", "index", "create", dir, "--tokens", "words", "--min-threshold", "0.5")
 	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0")
-	sc := bufio.NewScanner(stderr)
-	var addr string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			addr = a
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("simjoin serve printed no address")
-	}
+	addr := listeningOn(t, stderr)
 	var rest bytes.Buffer
 	copied := make(chan struct{})
 	go func() { io.Copy(&rest, stderr); close(copied) }()
@@ -191,4 +204,43 @@ func TestServeSIGTERM(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged inserts, all found after SIGTERM and reopen", len(got))
+}
+
+// TestServeShutdownUnanswered sends SIGTERM to `simjoin serve` while a
+// client is in the middle of sending a request body (the handler is known
+// to be reading it: it answered "100 Continue"), with a short
+// --shutdown-timeout: the request is cut, and stderr says so in one line,
+// never also that every request was answered.
+func TestServeShutdownUnanswered(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	cliOK(t, "", "index", "create", dir, "--min-threshold", "0.5")
+	cmd, stderr := startSimjoin(t, "serve", dir, "--addr", "127.0.0.1:0", "--shutdown-timeout", "100ms")
+	conn, err := net.Dial("tcp", listeningOn(t, stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("the server's first line: %q, %v", line, err)
+	}
+	fmt.Fprintf(conn, `{"rec`)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stderr)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit status %d, want 143; stderr %q", code, rest)
+	}
+	var shut []string
+	for _, l := range strings.Split(string(rest), "\n") {
+		if strings.Contains(l, "unanswered") || strings.Contains(l, "answered") || strings.Contains(l, "shut down") {
+			shut = append(shut, l)
+		}
+	}
+	if len(shut) != 1 || !strings.Contains(shut[0], "1 request still unanswered") {
+		t.Errorf("stderr about the shutdown: %q, want one line saying 1 request was unanswered", shut)
+	}
 }

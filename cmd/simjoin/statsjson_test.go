@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/simjoin/simjoin/internal/jsonschema"
+	"github.com/simjoin/simjoin/internal/testkit/jsonschema"
 )
 
 // schemaPath is docs/stats.schema.json, found from the package's directory

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/internal/buildinfo"
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
 )
 
 func init() { register(newVersionCmd) }

@@ -46,7 +46,9 @@ type pending struct {
 }
 
 // insert inserts recs with dedup threshold t, merged with the requests
-// waiting at the same time, and returns once they are durable.
+// waiting at the same time, and returns once they are durable. As
+// index.Insert, it returns outcomes with an error when the records are
+// durable but a checkpoint after them failed.
 func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshold) ([]index.Outcome, error) {
 	if !groupCommit {
 		return c.ix.Insert(ctx, recs, t)
@@ -121,11 +123,12 @@ func (c *committer) run(group []*pending, size int) {
 		}
 		return
 	}
+	// Outcomes come with an error when the batch is durable but the
+	// checkpoint after it failed: every request gets both.
 	for _, p := range group {
-		if err != nil {
-			p.err = err
-			continue
+		p.err = err
+		if outs != nil {
+			p.outs, outs = outs[:len(p.recs):len(p.recs)], outs[len(p.recs):]
 		}
-		p.outs, outs = outs[:len(p.recs):len(p.recs)], outs[len(p.recs):]
 	}
 }

@@ -63,7 +63,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Output:
-	// 200 {"results":[{"status":"inserted","id":0},{"status":"duplicate","id":0,"sim":1},{"status":"inserted","id":1}]}
-	// 200 {"results":[[{"id":0,"sim":0.75}]]}
+	// 200 {"results":[{"status":"inserted","id":1},{"status":"duplicate","id":1,"sim":1},{"status":"inserted","id":2}]}
+	// 200 {"results":[[{"id":1,"sim":0.75}]]}
 	// 400 {"error":"give threshold or top_k, not both"}
 }

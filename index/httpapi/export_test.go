@@ -7,3 +7,6 @@ func SetGroupCommit(on bool) bool {
 	groupCommit = on
 	return old
 }
+
+// OnHandlerStart makes f run as each request's handler starts (nil: nothing).
+func OnHandlerStart(f func()) { handlerStarted = f }

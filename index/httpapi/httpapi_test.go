@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"net"
 	"net/http"
@@ -20,8 +22,8 @@ import (
 
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/index/httpapi"
-	"github.com/simjoin/simjoin/internal/jointest"
-	"github.com/simjoin/simjoin/internal/synth"
+	"github.com/simjoin/simjoin/internal/testkit/jointest"
+	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/shingle"
 )
@@ -80,7 +82,8 @@ func serveIndex(t testing.TB, dir string, ix *index.Index, opt httpapi.Options) 
 		return serr
 	}
 	t.Cleanup(func() {
-		if err := s.stop(); err != nil {
+		// A test that leaves a request unanswered checks stop's result.
+		if err := s.stop(); err != nil && !errors.As(err, new(*httpapi.UnansweredError)) {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
@@ -148,7 +151,8 @@ func texts(sets [][]uint32) []string {
 	return out
 }
 
-// oracle is the brute-force model of an exact index: the held sets by id.
+// oracle is the brute-force model of an exact index: the held sets, the
+// record of id i at i-1.
 type oracle struct {
 	sets [][]uint32
 	live []bool
@@ -180,12 +184,12 @@ func jaccard(o, x, y int) float64 { return float64(o) / float64(x+y-o) }
 func (o *oracle) insert(x []uint32, t prefix.Threshold) httpapi.RecordResult {
 	if t.Den != 0 {
 		if id, ov, y, ok := o.best(x, t); ok {
-			return httpapi.RecordResult{Status: "duplicate", ID: uint64(id), Sim: jaccard(ov, len(x), y)}
+			return httpapi.RecordResult{Status: "duplicate", ID: uint64(id) + 1, Sim: jaccard(ov, len(x), y)}
 		}
 	}
 	o.sets = append(o.sets, x)
 	o.live = append(o.live, true)
-	return httpapi.RecordResult{Status: "inserted", ID: uint64(len(o.sets) - 1)}
+	return httpapi.RecordResult{Status: "inserted", ID: uint64(len(o.sets))} // ids from 1
 }
 
 // search returns every live record reaching t, best first, ties by id.
@@ -207,7 +211,7 @@ func (o *oracle) search(x []uint32, t prefix.Threshold) []httpapi.Hit {
 		return cmp.Compare(a.id, b.id)
 	})
 	for _, v := range hs {
-		hits = append(hits, httpapi.Hit{ID: uint64(v.id), Sim: jaccard(v.o, len(x), v.y)})
+		hits = append(hits, httpapi.Hit{ID: uint64(v.id) + 1, Sim: jaccard(v.o, len(x), v.y)})
 	}
 	return hits
 }
@@ -293,7 +297,7 @@ func TestDeleteAndRestrict(t *testing.T) {
 	var ins httpapi.InsertResponse
 	s.post("/v1/records", map[string]any{"records": []string{"a b c d", "a b c d e", "a b c", "x y z"}}, &ins)
 	for i, r := range ins.Results {
-		if r.Status != "inserted" || r.ID != uint64(i) {
+		if r.Status != "inserted" || r.ID != uint64(i)+1 {
 			t.Fatalf("insert without dedup: result %d is %+v", i, r)
 		}
 	}
@@ -305,31 +309,34 @@ func TestDeleteAndRestrict(t *testing.T) {
 		s.post("/v1/search", body, &resp)
 		return resp.Results[0]
 	}
-	want := []httpapi.Hit{{ID: 0, Sim: 1}, {ID: 1, Sim: 0.8}, {ID: 2, Sim: 0.75}}
+	want := []httpapi.Hit{{ID: 1, Sim: 1}, {ID: 2, Sim: 0.8}, {ID: 3, Sim: 0.75}}
 	if got := search(map[string]any{}); !sameHits(got, want) {
 		t.Fatalf("search: got %v, want %v", got, want)
 	}
-	if got := search(map[string]any{"only": []int{1, 3}}); !sameHits(got, want[1:2]) {
-		t.Errorf("only [1 3]: got %v, want %v", got, want[1:2])
+	if got := search(map[string]any{"only": []int{2, 4}}); !sameHits(got, want[1:2]) {
+		t.Errorf("only [2 4]: got %v, want %v", got, want[1:2])
 	}
-	if got := search(map[string]any{"exclude": []int{0}}); !sameHits(got, want[1:]) {
-		t.Errorf("exclude [0]: got %v, want %v", got, want[1:])
+	if got := search(map[string]any{"exclude": []int{1}}); !sameHits(got, want[1:]) {
+		t.Errorf("exclude [1]: got %v, want %v", got, want[1:])
 	}
-	if code, body := s.do(http.MethodDelete, "/v1/records/1", ""); code != http.StatusOK || !strings.Contains(string(body), `"deleted":true`) {
-		t.Fatalf("DELETE /v1/records/1: %d %s", code, body)
+	if got := search(map[string]any{"exclude": []int{}}); !sameHits(got, want) {
+		t.Errorf("exclude []: got %v, want %v", got, want)
+	}
+	if code, body := s.do(http.MethodDelete, "/v1/records/2", ""); code != http.StatusOK || string(body) != `{"id":2,"deleted":true}`+"\n" {
+		t.Fatalf("DELETE /v1/records/2: %d %s", code, body)
 	}
 	if got := search(map[string]any{}); !sameHits(got, []httpapi.Hit{want[0], want[2]}) {
 		t.Errorf("after delete: got %v", got)
 	}
-	for _, path := range []string{"/v1/records/1", "/v1/records/99"} {
+	for _, path := range []string{"/v1/records/2", "/v1/records/99"} {
 		if code, body := s.do(http.MethodDelete, path, ""); code != http.StatusNotFound {
 			t.Errorf("DELETE %s: %d %s, want 404", path, code, body)
 		}
 	}
 	// Ids are never reused.
 	s.post("/v1/records", map[string]any{"records": []string{"p q"}}, &ins)
-	if ins.Results[0].ID != 4 {
-		t.Errorf("insert after delete: id %d, want 4", ins.Results[0].ID)
+	if ins.Results[0].ID != 5 {
+		t.Errorf("insert after delete: id %d, want 5", ins.Results[0].ID)
 	}
 }
 
@@ -373,6 +380,22 @@ func TestBadRequests(t *testing.T) {
 		{"DELETE", "/v1/records/x", ``, 400, `record id "x"`},
 		{"DELETE", "/v1/records/-1", ``, 400, "record id"},
 		{"GET", "/v2/health", ``, 404, "no such endpoint"},
+		// One rule with the command line: text is UTF-8, ids are canonical
+		// and from 1, "only" is not empty; no redirect, no HTML.
+		{"POST", "/v1/records", "{\"records\": [\"a \xff b\"]}", 400, "invalid UTF-8"},
+		{"POST", "/v1/records", `{"records": ["a \ud800 b"]}`, 400, `lone surrogate \ud800`},
+		{"POST", "/v1/records", `{"records": ["a \udc00\ud800 b"]}`, 400, `lone surrogate \udc00`},
+		{"POST", "/v1/search", `{"queries": ["a \uD83D"], "threshold": 0.8}`, 400, `lone surrogate \uD83D`},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": []}`, 400, "only: want at least one id"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [0]}`, 400, "only: 0 is not a record id"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "exclude": [3, 0]}`, 400, "exclude: 0 is not a record id"},
+		{"DELETE", "/v1/records/01", ``, 400, `record id "01" is not a record id`},
+		{"DELETE", "/v1/records/0", ``, 400, `record id "0" is not a record id`},
+		{"DELETE", "/v1/records/+1", ``, 400, "is not a record id"},
+		{"DELETE", "/v1/records/1/", ``, 404, "no such endpoint"},
+		{"GET", "//v1/health", ``, 404, "no such endpoint"},
+		{"GET", "/v1/./stats", ``, 404, "no such endpoint"},
+		{"GET", "/v1/x/../stats", ``, 404, "no such endpoint"},
 	} {
 		code, body := s.do(c.method, c.path, c.body)
 		var e struct{ Error string }
@@ -577,10 +600,12 @@ func checkAcked(t *testing.T, url string, acked []ackedRecord) {
 }
 
 // TestShutdownSlowClient checks that a client that never finishes its
-// request does not hold up Serve beyond ShutdownTimeout, while an insert
-// answered before the shutdown stays acknowledged.
+// request does not hold up Serve beyond ShutdownTimeout, that Serve then
+// says the request went unanswered (an *UnansweredError, nothing logged),
+// and that an insert answered before the shutdown stays acknowledged.
 func TestShutdownSlowClient(t *testing.T) {
-	s := startServerOpts(t, httpapi.Options{ShutdownTimeout: 50 * time.Millisecond})
+	var logged bytes.Buffer
+	s := startServerOpts(t, httpapi.Options{ShutdownTimeout: 50 * time.Millisecond, ErrorLog: log.New(&logged, "", 0)})
 	var ins httpapi.InsertResponse
 	s.post("/v1/records", map[string]any{"records": []string{"a b c"}}, &ins)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
@@ -588,18 +613,25 @@ func TestShutdownSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	started := make(chan struct{}, 1)
+	httpapi.OnHandlerStart(func() { started <- struct{}{} })
+	defer httpapi.OnHandlerStart(nil)
 	// Headers and half a body: the handler waits for the rest.
 	fmt.Fprintf(conn, "POST /v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"rec")
-	time.Sleep(20 * time.Millisecond) // let the handler start reading
+	<-started
 	done := make(chan error, 1)
 	go func() { done <- s.stop() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("shutdown: %v", err)
+		var ue *httpapi.UnansweredError
+		if !errors.As(err, &ue) || ue.Requests != 1 {
+			t.Errorf("shutdown: %v, want 1 request unanswered", err)
 		}
 	case <-time.After(30 * time.Second): // the request's own timeout is a minute
 		t.Fatal("Serve waited for the slow client past ShutdownTimeout")
+	}
+	if logged.Len() != 0 {
+		t.Errorf("Serve logged %q", logged.String())
 	}
 	ix, err := index.Open(s.dir, index.OpenOptions{})
 	if err != nil {
@@ -625,13 +657,13 @@ func TestLSHEstimates(t *testing.T) {
 	s := startServer(t, cfg, httpapi.Options{})
 	var ins httpapi.InsertResponse
 	s.post("/v1/records", map[string]any{"records": []string{"a b c d e f g h", "a b c d e f g h", "p q r s t u v w"}, "dedup_threshold": 0.9}, &ins)
-	want := []httpapi.RecordResult{{Status: "inserted", ID: 0}, {Status: "duplicate", ID: 0, Sim: 1, Estimated: true}, {Status: "inserted", ID: 1}}
+	want := []httpapi.RecordResult{{Status: "inserted", ID: 1}, {Status: "duplicate", ID: 1, Sim: 1, Estimated: true}, {Status: "inserted", ID: 2}}
 	if !slices.Equal(ins.Results, want) {
 		t.Fatalf("insert: %+v, want %+v", ins.Results, want)
 	}
 	var resp httpapi.SearchResponse
 	s.post("/v1/search", map[string]any{"queries": []string{"a b c d e f g h", "p q r s t u v w"}, "top_k": 1, "refine_k": 5}, &resp)
-	for q, id := range []uint64{0, 1} {
+	for q, id := range []uint64{1, 2} {
 		if len(resp.Results[q]) != 1 || resp.Results[q][0] != (httpapi.Hit{ID: id, Sim: 1, Estimated: true}) {
 			t.Errorf("top_k 1, query %d: %+v, want id %d at an estimated 1", q, resp.Results[q], id)
 		}

@@ -16,13 +16,14 @@ type StatsField struct {
 	Value any
 }
 
-// StatsFields lists the exported fields of st in the order of index.Stats,
-// keyed by their JSON tag or, without one, by their name in snake_case
-// (BytesOnDisk: bytes_on_disk); the method is written by name. GET /v1/stats
-// answers them as one JSON object, and `simjoin index stats` prints them.
-// Cost: O(fields).
-func StatsFields(st index.Stats) []StatsField {
-	var out []StatsField
+// StatsFields lists the statistics of an index of configuration cfg: first
+// "config", cfg's one-line description (index.Config.String), then the
+// exported fields of st in the order of index.Stats, keyed by their JSON tag
+// or, without one, by their name in snake_case (BytesOnDisk: bytes_on_disk);
+// the method is written by name. GET /v1/stats answers them as one JSON
+// object, and `simjoin index stats` prints them. Cost: O(fields).
+func StatsFields(cfg index.Config, st index.Stats) []StatsField {
+	out := []StatsField{{"config", cfg.String()}}
 	v := reflect.ValueOf(st)
 	t := v.Type()
 	for i := range t.NumField() {
@@ -64,22 +65,24 @@ func snake(name string) string {
 	return b.String()
 }
 
-// MarshalStats returns StatsFields(st) as one JSON object, keys in order.
-func MarshalStats(st index.Stats) ([]byte, error) {
+// MarshalStats returns StatsFields(cfg, st) as one JSON object, keys in
+// order, "<" and ">" written as they are (not as \u escapes).
+func MarshalStats(cfg index.Config, st index.Stats) ([]byte, error) {
 	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
 	b.WriteByte('{')
-	for i, f := range StatsFields(st) {
+	for i, f := range StatsFields(cfg, st) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.Key)
-		v, err := json.Marshal(f.Value)
-		if err != nil {
+		enc.Encode(f.Key)
+		b.Truncate(b.Len() - 1) // Encode's newline
+		b.WriteByte(':')
+		if err := enc.Encode(f.Value); err != nil {
 			return nil, err
 		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

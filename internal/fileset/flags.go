@@ -4,7 +4,7 @@ import "errors"
 
 // Flags are a command line's file selection: --files and the flags that
 // apply only with it. simjoin and simjoin-beam take them alike, and check
-// them with Check.
+// them with Filter.
 type Flags struct {
 	Files     bool     // --files: each file is a record, its id the path
 	Include   []string // --include globs
@@ -13,11 +13,11 @@ type Flags struct {
 	KeepGoing bool     // --keep-going: skip what cannot be read
 }
 
-// Check refuses a negative --min-tokens and the filter flags without
+// Filter refuses a negative --min-tokens and the filter flags without
 // --files, in the command lines' words, and a bad glob (NewFilter's
 // error, wrapping ErrBadGlob). It returns the Filter of the globs: nil
 // without --files or without globs.
-func (f Flags) Check() (*Filter, error) {
+func (f Flags) Filter() (*Filter, error) {
 	if f.MinTokens < 0 {
 		return nil, errors.New("--min-tokens must be >= 0")
 	}

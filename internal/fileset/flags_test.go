@@ -6,7 +6,7 @@ import (
 )
 
 // TestFlagsCheck: each mistake in the file selection flags gets its message,
-// the first in the order Check documents; good flags give the globs' filter.
+// the first in the order Filter documents; good flags give the globs' filter.
 func TestFlagsCheck(t *testing.T) {
 	for _, tc := range []struct {
 		f    Flags
@@ -20,19 +20,19 @@ func TestFlagsCheck(t *testing.T) {
 		{Flags{KeepGoing: true}, "--keep-going needs --files"},
 		{Flags{Files: true, Include: []string{"["}}, `bad glob "[": malformed [class]`},
 	} {
-		if _, err := tc.f.Check(); err == nil || err.Error() != tc.want {
+		if _, err := tc.f.Filter(); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %s", tc.f, err, tc.want)
 		}
 	}
-	if _, err := (Flags{Files: true, Exclude: []string{"[a"}}).Check(); !errors.Is(err, ErrBadGlob) {
+	if _, err := (Flags{Files: true, Exclude: []string{"[a"}}).Filter(); !errors.Is(err, ErrBadGlob) {
 		t.Errorf("a bad exclude glob: %v, want ErrBadGlob", err)
 	}
 	for _, f := range []Flags{{}, {Files: true}, {Files: true, MinTokens: 3, KeepGoing: true}} {
-		if filter, err := f.Check(); err != nil || filter != nil {
+		if filter, err := f.Filter(); err != nil || filter != nil {
 			t.Errorf("%+v: %v, %v; want no filter and no error", f, filter, err)
 		}
 	}
-	filter, err := Flags{Files: true, Include: []string{"*.go"}, Exclude: []string{"*_test.go"}}.Check()
+	filter, err := Flags{Files: true, Include: []string{"*.go"}, Exclude: []string{"*_test.go"}}.Filter()
 	if err != nil || !filter.Keep("a/b.go") || filter.Keep("a/b_test.go") || filter.Keep("a/b.txt") {
 		t.Errorf("the filter of *.go without *_test.go: %v", err)
 	}

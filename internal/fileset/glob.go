@@ -30,9 +30,9 @@ import (
 
 var ErrBadGlob = errors.New("bad glob")
 
-// CheckGlob returns an error for a glob that MatchGlob cannot read: an
+// ValidateGlob returns an error for a glob that MatchGlob cannot read: an
 // unclosed or empty class, a reversed range, a trailing backslash.
-func CheckGlob(p string) error {
+func ValidateGlob(p string) error {
 	if !utf8.ValidString(p) {
 		return fmt.Errorf("%w %q: invalid UTF-8", ErrBadGlob, p)
 	}
@@ -57,7 +57,7 @@ func CheckGlob(p string) error {
 	return nil
 }
 
-// MatchGlob reports whether name matches the glob p, which CheckGlob has
+// MatchGlob reports whether name matches the glob p, which ValidateGlob has
 // accepted. Cost: O(len(p)·len(name)) at worst, no allocation.
 func MatchGlob(p, name string) bool {
 	px, nx := 0, 0
@@ -176,7 +176,7 @@ type Filter struct {
 // NewFilter checks the globs; a bad one is an error wrapping ErrBadGlob.
 func NewFilter(include, exclude []string) (*Filter, error) {
 	for _, g := range append(append([]string(nil), include...), exclude...) {
-		if err := CheckGlob(g); err != nil {
+		if err := ValidateGlob(g); err != nil {
 			return nil, err
 		}
 	}

@@ -39,7 +39,7 @@ func TestMatchGlob(t *testing.T) {
 		{"a*b*c", "aXbYbZ", false},
 		{"*/internal/*", "cmd/gofmt/internal.go", false},
 	} {
-		if err := CheckGlob(tc.glob); err != nil {
+		if err := ValidateGlob(tc.glob); err != nil {
 			t.Fatalf("%q: %v", tc.glob, err)
 		}
 		if got := MatchGlob(tc.glob, tc.name); got != tc.want {
@@ -47,8 +47,8 @@ func TestMatchGlob(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"[", "[]", "[!]", "[a", "[z-a]", "[-a]", "[a-]", `a\`, "\xff"} {
-		if err := CheckGlob(bad); err == nil {
-			t.Errorf("CheckGlob(%q) accepted a bad glob", bad)
+		if err := ValidateGlob(bad); err == nil {
+			t.Errorf("ValidateGlob(%q) accepted a bad glob", bad)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func globRegexp(p string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// shellNegation rewrites each class [!...] of a glob that CheckGlob accepts as
+// shellNegation rewrites each class [!...] of a glob that ValidateGlob accepts as
 // [^...], path.Match's spelling of the same class.
 func shellNegation(p string) string {
 	var b strings.Builder
@@ -191,7 +191,7 @@ func FuzzMatchGlob(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, glob, name string) {
-		if CheckGlob(glob) != nil || !utf8.ValidString(name) || len(glob) > 40 {
+		if ValidateGlob(glob) != nil || !utf8.ValidString(name) || len(glob) > 40 {
 			return
 		}
 		got := MatchGlob(glob, name)

@@ -115,6 +115,10 @@ func Floor(percent int, floor int64) *Pacer {
 	return p
 }
 
+// hooked, if set, is called each time the hook has run (after the
+// percentage is set, or not, once stopped). Can change for testing.
+var hooked atomic.Pointer[func()]
+
 // arm attaches the hook that runs after the next collection to a new
 // sentinel, which that collection frees (32 bytes: not a tiny object,
 // which shares its block and may outlive the collection).
@@ -125,6 +129,11 @@ func (p *Pacer) arm() {
 // collected sets the percentage from the live heap the last collection left
 // and arms the hook for the next one, unless stopped.
 func (p *Pacer) collected() {
+	defer func() {
+		if h := hooked.Load(); h != nil {
+			(*h)()
+		}
+	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {

@@ -45,18 +45,49 @@ func gogc(t *testing.T) int {
 	return int(s[0].Value.Uint64())
 }
 
-// waitGOGC collects until the pacer's hook has set a percentage that ok
-// accepts (the hook runs a while after a collection, on another goroutine).
-func waitGOGC(t *testing.T, ok func(int) bool, what string) {
+// hookRuns returns a channel told of each run of the pacer's hook, which
+// runs a while after a collection, on the runtime's cleanup goroutine (the
+// hook is set for the test's duration).
+func hookRuns(t *testing.T) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	f := func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	hooked.Store(&f)
+	t.Cleanup(func() { hooked.Store(nil) })
+	return ch
+}
+
+// collect runs a collection and waits for the pacer's hook to have run
+// after it.
+func collect(t *testing.T, runs <-chan struct{}) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		runtime.GC()
-		time.Sleep(5 * time.Millisecond)
+	select { // a run of an earlier collection
+	case <-runs:
+	default:
+	}
+	runtime.GC()
+	select {
+	case <-runs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pacer's hook did not run after a collection")
+	}
+}
+
+// waitGOGC collects until the pacer's hook has set a percentage that ok
+// accepts: a live heap just freed may take a collection or two to show.
+func waitGOGC(t *testing.T, runs <-chan struct{}, ok func(int) bool, what string) {
+	t.Helper()
+	for range 10 {
+		collect(t, runs)
 		if ok(gogc(t)) {
 			return
 		}
 	}
-	t.Fatalf("percentage %d after a collection: want %s", gogc(t), what)
+	t.Fatalf("percentage %d after ten collections: want %s", gogc(t), what)
 }
 
 var sink []byte
@@ -84,11 +115,12 @@ func TestFloor(t *testing.T) {
 	plain := garbageCollections(48)
 
 	const floor = 64 << 20
+	runs := hookRuns(t)
 	p := Floor(25, floor)
 	if got := gogc(t); got != 1600 {
 		t.Fatalf("percentage %d after Floor(25, 64 MiB), want 1600 (a 64 MiB minimum goal)", got)
 	}
-	waitGOGC(t, func(g int) bool { return g > 100 }, "above 100 for a small live heap")
+	waitGOGC(t, runs, func(g int) bool { return g > 100 }, "above 100 for a small live heap")
 	paced := garbageCollections(48)
 	t.Logf("48 MiB of garbage: %d collections at 25, %d above a 64 MiB floor", plain, paced)
 	if paced > 2 || paced*4 > plain {
@@ -96,18 +128,17 @@ func TestFloor(t *testing.T) {
 	}
 
 	live := make([]byte, 80<<20)
-	waitGOGC(t, func(g int) bool { return g == 25 }, "25 for an 80 MiB live heap")
+	waitGOGC(t, runs, func(g int) bool { return g == 25 }, "25 for an 80 MiB live heap")
 	runtime.KeepAlive(live)
 	live = nil
-	waitGOGC(t, func(g int) bool { return g > 100 }, "above 100 once the live heap is gone again")
+	waitGOGC(t, runs, func(g int) bool { return g > 100 }, "above 100 once the live heap is gone again")
 
 	p.Stop()
 	p.Stop()
 	if got := gogc(t); got != 25 {
 		t.Errorf("percentage %d after Stop, want 25 (in force before Floor)", got)
 	}
-	runtime.GC()
-	time.Sleep(10 * time.Millisecond)
+	collect(t, runs) // the hook armed before Stop runs, and sets nothing
 	if got := gogc(t); got != 25 {
 		t.Errorf("percentage %d after a collection past Stop, want 25", got)
 	}

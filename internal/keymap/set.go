@@ -55,17 +55,20 @@ func (s *Set) grow() {
 	}
 }
 
-// AppendTo appends the keys of s to dst, in no particular order (that of
-// the slots, which depends on the keys alone), and returns the extended
-// slice.
-func (s *Set) AppendTo(dst []uint64) []uint64 {
+// Drain appends the keys of s to dst, in no particular order (that of the
+// slots, which depends on the keys alone), returns the extended slice, and
+// empties s, keeping its slots for the keys of its next use (emptied on the
+// same walk over them).
+func (s *Set) Drain(dst []uint64) []uint64 {
 	if s.hasZero {
 		dst = append(dst, 0)
 	}
-	for _, k := range s.slots {
+	for i, k := range s.slots {
 		if k != 0 {
 			dst = append(dst, k)
+			s.slots[i] = 0
 		}
 	}
+	s.n, s.hasZero = 0, false
 	return dst
 }

@@ -26,18 +26,25 @@ func TestSetAgainstMap(t *testing.T) {
 	if s.Len() != len(want) {
 		t.Fatalf("Len() = %d, want %d", s.Len(), len(want))
 	}
-	got := s.AppendTo(nil)
+	got := s.Drain(nil)
 	if len(got) != len(want) {
-		t.Fatalf("AppendTo gave %d keys, want %d", len(got), len(want))
+		t.Fatalf("Drain gave %d keys, want %d", len(got), len(want))
+	}
+	if s.Len() != 0 || len(s.Drain(nil)) != 0 {
+		t.Fatalf("Drain left %d keys", s.Len())
+	}
+	s.Add(7)
+	if again := s.Drain(nil); !slices.Equal(again, []uint64{7}) {
+		t.Fatalf("a drained Set given 7 holds %v", again)
 	}
 	slices.Sort(got)
 	for i, k := range got {
 		if !want[k] || i > 0 && got[i-1] == k {
-			t.Fatalf("AppendTo gave key %#x, not added or twice", k)
+			t.Fatalf("Drain gave key %#x, not added or twice", k)
 		}
 	}
 	var empty Set
-	if empty.Len() != 0 || len(empty.AppendTo(nil)) != 0 {
+	if empty.Len() != 0 || len(empty.Drain(nil)) != 0 {
 		t.Error("the zero Set is not empty")
 	}
 }

@@ -237,7 +237,7 @@ func (c *config) info() pipeline.InfoParts {
 // parseFiles checks the selection flags of --files, as the CLI does
 // (fileset.Flags).
 func (c *config) parseFiles() error {
-	f, err := fileset.Flags{Files: c.files, Include: c.include, Exclude: c.exclude, MinTokens: c.minTokens, KeepGoing: c.keepGoing}.Check()
+	f, err := fileset.Flags{Files: c.files, Include: c.include, Exclude: c.exclude, MinTokens: c.minTokens, KeepGoing: c.keepGoing}.Filter()
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,6 +1,6 @@
 // Command simjoin-beam runs simjoin's exact join and its LSH join and dedup
 // as Apache Beam pipelines: on Prism, in-process, by default; on Flink, Spark
-// or Dataflow with --runner and that runner's flags (see the README).
+// or Dataflow with --runner and that runner's flags (see docs/beam.md).
 //
 //	simjoin-beam join  [flags] --input GLOB --output PREFIX
 //	simjoin-beam dedup [flags] --input GLOB --output PREFIX
