@@ -35,9 +35,12 @@ func init() {
 	register.Emitter1[Line]()
 	register.DoFn2x0[Line, func(int, Line)](&shardFn{})
 	register.Emitter2[int, Line]()
-	register.DoFn4x1[context.Context, int, func(*Line) bool, func(int), error](&writeShardFn{})
+	register.Function2x0(shardKey)
+	register.Emitter2[int, bool]()
+	register.DoFn5x1[context.Context, int, func(*Line) bool, func(*bool) bool, func(int), error](&writeShardFn{})
 	register.Emitter1[int]()
 	register.Iter1[Line]()
+	register.Iter1[bool]()
 	register.DoFn4x1[context.Context, int, func(*int) bool, func(*string) bool, error](&commitFn{})
 	register.Iter1[int]()
 	register.Iter1[string]()
@@ -145,11 +148,11 @@ func partial(name string) string { return name + ".partial" }
 
 // WriteLines writes lines to n files named ShardName(prefix, i, n), each
 // sorted by (A, B), so that a run writes the same bytes whatever the runner's
-// parallelism, and commits them within the job: every shard is written under
-// a temporary name (ShardName + ".partial"), and once all are written one
-// last step writes the shards no line went to, empty, and renames all n into
-// place, so the files appear only when the job has run to its end, whether
-// the launcher waits for it or not (--async).
+// parallelism, and commits them within the job: every shard, empty or not,
+// is written under a temporary name (ShardName + ".partial"), and once all n
+// are written one last step renames them into place, so the files appear
+// only when the job has run to its end, whether the launcher waits for it or
+// not (--async).
 //
 // guards are PCollections of error messages (string): the shards are
 // committed only when all of them are empty; otherwise the last step removes
@@ -159,13 +162,26 @@ func partial(name string) string { return name + ".partial" }
 func WriteLines(s beam.Scope, lines beam.PCollection, prefix string, n int, guards ...beam.PCollection) {
 	s = s.Scope("WriteLines")
 	keyed := beam.ParDo(s, &shardFn{Shards: n}, lines)
-	written := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: n}, beam.GroupByKey(s, keyed))
+	every := beam.ParDo(s, shardKey, beam.CreateList(s, shardNumbers(n)))
+	written := beam.ParDo(s, &writeShardFn{Prefix: prefix, Shards: n}, beam.CoGroupByKey(s, keyed, every))
 	guard := beam.CreateList(s, []string{})
 	if len(guards) > 0 {
 		guard = beam.Flatten(s, guards...)
 	}
 	beam.ParDo0(s, &commitFn{Prefix: prefix, Shards: n}, beam.GroupByKey(s, beam.AddFixedKey(s, written)), beam.SideInput{Input: guard})
 }
+
+// shardNumbers returns 0, 1, ..., n-1.
+func shardNumbers(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// shardKey names a shard that must be written, lines or none.
+func shardKey(i int, emit func(int, bool)) { emit(i, true) }
 
 type shardFn struct {
 	Shards int
@@ -182,7 +198,7 @@ type writeShardFn struct {
 	Shards int
 }
 
-func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, it func(*Line) bool, written func(int)) error {
+func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, it func(*Line) bool, _ func(*bool) bool, written func(int)) error {
 	var lines []Line
 	var l Line
 	for it(&l) {
@@ -220,10 +236,9 @@ func (f *writeShardFn) ProcessElement(ctx context.Context, shard int, it func(*L
 	return nil
 }
 
-// commitFn is the job's last step: once the shards with lines are written it
-// checks the guards, writes the empty shards and renames all into place. It
-// is idempotent, as a runner's retry needs: a shard already renamed is left
-// as it is.
+// commitFn is the job's last step: once every shard is written it checks
+// the guards and renames the shards into place. It is idempotent, as a
+// runner's retry needs: a shard already renamed is left as it is.
 type commitFn struct {
 	Prefix string
 	Shards int
@@ -253,13 +268,13 @@ func (f *commitFn) ProcessElement(ctx context.Context, _ int, written func(*int)
 	for written(&i) {
 		seen[i] = true
 	}
+	for i, ok := range seen {
+		if !ok {
+			return fmt.Errorf("%s: not written", ShardName(f.Prefix, i, f.Shards))
+		}
+	}
 	for i := range f.Shards {
 		name := ShardName(f.Prefix, i, f.Shards)
-		if !seen[i] {
-			if err := filesystem.Write(ctx, fs, partial(name), nil); err != nil {
-				return fmt.Errorf("%s: %w", partial(name), err)
-			}
-		}
 		tmp, err := fs.List(ctx, partial(name))
 		if err != nil {
 			return err
