@@ -6,7 +6,9 @@ replace github.com/simjoin/simjoin => ../
 
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
+	github.com/klauspost/compress v1.20.4
 	github.com/simjoin/simjoin v0.0.0-00010101000000-000000000000
+	google.golang.org/grpc v1.83.2
 )
 
 require (
@@ -73,6 +75,5 @@ require (
 	google.golang.org/genproto v0.0.0-20260715232425-e75dac1f907d // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260715232425-e75dac1f907d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260819154853-08b0e4226688 // indirect
-	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

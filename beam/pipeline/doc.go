@@ -13,7 +13,11 @@
 // spans of SpanBytes, the lines starting in each span are counted, and each
 // span then numbers its own lines from the counts of the spans before it (a
 // side input of one element per span). Ids pack (file, line), so their order
-// is input order.
+// is input order. A gzip or zstd file (found by its first bytes at listing)
+// is one span, decompressed as it is read. With JSONL every line is a JSON
+// object whose text field is tokenized; ReadInput also returns what the
+// outputs need of each record (Info: the id the input gives it, its line,
+// its length).
 //
 // # Exact join (Vernica, Carey and Li 2010)
 //
@@ -66,7 +70,16 @@
 //
 // Components labels the records of a dedup by connected components with
 // Hash-to-Min, a fixed number of rounds, and counts the edges left unsettled;
-// Kept writes the first record of every cluster, as `simjoin dedup` does.
+// DedupLines keeps one record of every cluster (the first, as `simjoin
+// dedup` does, or the longest or shortest) and writes its id, every record
+// with its kept record's, or the kept records' lines.
+//
+// # Output
+//
+// WriteLines writes the lines in shards sorted by ids and commits them in the
+// job's last step, once every shard is written and the guards (checks on the
+// data, such as Unsettled and RepeatedNames) are empty, so that a job commits
+// whole or not at all whether its launcher waits for it or not.
 //
 // # Metrics
 //

@@ -18,6 +18,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/simjoin/simjoin/beam/internal/jsonl"
+	"github.com/simjoin/simjoin/internal/decompress"
 	"github.com/simjoin/simjoin/internal/eol"
 	"github.com/simjoin/simjoin/internal/fieldenc"
 	"github.com/simjoin/simjoin/internal/fileset"
@@ -35,6 +37,12 @@ type Input struct {
 	// index here. Sizes are their lengths in bytes.
 	Paths []string
 	Sizes []int64
+	// Compressed marks, by file, the files that start with the magic bytes
+	// of gzip or zstd (internal/decompress, as the CLI recognises them): such
+	// a file is read whole by one worker and decompressed as it is read.
+	// ListInput fills it for line inputs; with Files every file is checked
+	// as it is read.
+	Compressed []bool
 	// SFrom is the index in Paths of the first file of S in an R-S join
 	// (0: a self-join).
 	SFrom int
@@ -43,6 +51,12 @@ type Input struct {
 	Files bool
 	// Tokens says how a record becomes a set.
 	Tokens shingle.Spec
+	// JSONL reads every line as a JSON object (see JSONL); the zero value
+	// reads plain lines. Not with Files.
+	JSONL JSONL
+	// Info says which parts of every record's Info ReadInput emits (a
+	// JSONL.ID implies InfoName); 0: none.
+	Info InfoParts
 	// MinTokens drops, with Files, the files of fewer distinct tokens
 	// (counted as below_min_tokens); KeepGoing skips, with Files, a file that
 	// cannot be read or tokenized (counted as unreadable_skipped) instead of
@@ -52,6 +66,42 @@ type Input struct {
 	// SpanBytes is the size of the byte ranges read in parallel; 0 means
 	// DefaultSpanBytes. Record ids do not depend on it.
 	SpanBytes int64
+}
+
+// JSONL names the fields of a JSON Lines input: every line is one JSON
+// object whose field Field, a string, is the record's text and, when ID is
+// not empty, whose field ID, a non-empty string or a number, is the record's
+// id in every output (a number written as it is spelled; see IDs.Names).
+// Lines are read strictly (package beam/internal/jsonl). The zero value
+// reads plain lines.
+type JSONL struct {
+	Field string
+	ID    string
+}
+
+// InfoParts is a set of the parts of Info.
+type InfoParts uint8
+
+// The parts of Info.
+const (
+	InfoName InfoParts = 1 << iota // Info.Name
+	InfoText                       // Info.Text
+	InfoLen                        // Info.Len
+)
+
+// Info is what the outputs may need of a record besides its set: its id as
+// the input gives it, its text, its length. ReadInput emits it keyed by the
+// record's id, with the parts Input.Info asks for (the others are zero).
+type Info struct {
+	// Name is the record's id as the input gives it (JSONL.ID); "" when the
+	// input gives none and ids are formatted from the record's position.
+	Name string
+	// Text is the record's input line without its line ending (a JSONL
+	// line whole, not only its text field).
+	Text string
+	// Len is the length in bytes of the record's text: the line's, the text
+	// field's (decoded), or the file's (decompressed) with Files.
+	Len int64
 }
 
 // Selection is the CLI's selection of --files (internal/fileset) for local
@@ -135,6 +185,11 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 			if err == nil {
 				err = add(n, size)
 			}
+			if err == nil && !files {
+				var f decompress.Format
+				f, err = detect(ctx, fs, n)
+				in.Compressed = append(in.Compressed, f != decompress.None)
+			}
 			if err != nil {
 				fs.Close()
 				return in, fmt.Errorf("%s: %w", n, err)
@@ -178,6 +233,21 @@ func ListInput(ctx context.Context, globs []string, files bool, spec shingle.Spe
 	return in, nil
 }
 
+// detect returns the compression of a file from its first bytes.
+func detect(ctx context.Context, fs filesystem.Interface, name string) (decompress.Format, error) {
+	rc, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		return decompress.None, err
+	}
+	defer rc.Close()
+	var head [4]byte
+	n, err := io.ReadFull(rc, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return decompress.None, err
+	}
+	return decompress.Detect(head[:n]), nil
+}
+
 // hasGlobMeta reports whether p holds a character filepath.Match treats
 // specially.
 func hasGlobMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
@@ -186,10 +256,18 @@ func hasGlobMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 // numbers; for several, PATH:LINE; with Files, the path. Paths are escaped as
 // the CLI's TSV output escapes them (internal/fieldenc). In an R-S join each
 // side is judged alone (one R file and one S file: line numbers).
+//
+// With Names set, the ids written are instead the names the input gives the
+// records (Info.Name: JSONL.ID), escaped the same way; the outputs then look
+// them up by record id (two more shuffles, see FormatPairs). Ids still sort
+// the output in input order.
 type IDs struct {
 	Paths []string
 	Files bool
 	SFrom int // first file of S; 0 in a self-join
+	// Names is the Info of ReadInput (KV<uint64, Info>) when it holds the
+	// records' names; the zero PCollection otherwise.
+	Names beam.PCollection
 }
 
 // IDsOf returns the id format of in.
@@ -221,11 +299,13 @@ func (x IDs) Append(b []byte, id uint64) []byte {
 }
 
 // Span is a byte range [Start, End) of file File (Size bytes long). The lines
-// of a span are those that start in it.
+// of a span are those that start in it. A compressed file is one span, its
+// lines those of the decompressed stream.
 type Span struct {
 	File             int
 	Path             string
 	Start, End, Size int64
+	Compressed       bool
 }
 
 // SpanLines is the number of lines that start in a span.
@@ -238,10 +318,12 @@ type SpanLines struct {
 func init() {
 	beam.RegisterType(reflect.TypeFor[Span]())
 	beam.RegisterType(reflect.TypeFor[SpanLines]())
+	beam.RegisterType(reflect.TypeFor[Info]())
 	register.DoFn2x2[context.Context, Span, SpanLines, error](&countLinesFn{})
-	register.DoFn4x1[context.Context, Span, func(*SpanLines) bool, func(Record), error](&readLinesFn{})
-	register.DoFn3x1[context.Context, Span, func(Record), error](&readFilesFn{})
+	register.DoFn5x1[context.Context, Span, func(*SpanLines) bool, func(Record), func(uint64, Info), error](&readLinesFn{})
+	register.DoFn4x1[context.Context, Span, func(Record), func(uint64, Info), error](&readFilesFn{})
 	register.Emitter1[Record]()
+	register.Emitter2[uint64, Info]()
 	register.Iter1[SpanLines]()
 }
 
@@ -254,8 +336,8 @@ func (in Input) spans() []Span {
 	var out []Span
 	for f, p := range in.Paths {
 		size := in.Sizes[f]
-		if in.Files {
-			out = append(out, Span{File: f, Path: p, End: size, Size: size})
+		if in.Files || f < len(in.Compressed) && in.Compressed[f] {
+			out = append(out, Span{File: f, Path: p, End: size, Size: size, Compressed: !in.Files})
 			continue
 		}
 		for s := int64(0); s < size; s += step {
@@ -270,18 +352,31 @@ func (in Input) spans() []Span {
 // line without a newline is a line, "\r\n" ends a line as "\n" does) or one
 // per file. It counts the lines of every span in parallel, then reads and
 // tokenizes the spans in parallel, each numbering its lines from the counts of
-// the spans before it. Cost: every byte is read twice; the counts are a side
-// input of one small element per span.
+// the spans before it. Cost: every byte is read twice (a compressed file
+// once, by one worker); the counts are a side input of one small element per
+// span.
 func ReadRecords(s beam.Scope, in Input) beam.PCollection {
+	records, _ := ReadInput(s, in)
+	return records
+}
+
+// ReadInput is ReadRecords that also returns the records' Info as a
+// PCollection of KV<uint64, Info> keyed by record id, with the parts
+// in.Info asks for (empty when it asks for none).
+func ReadInput(s beam.Scope, in Input) (records, info beam.PCollection) {
 	s = s.Scope("ReadRecords")
 	spans := beam.CreateList(s, in.spans())
 	spans = beam.Reshuffle(s, spans)
 	tok := tokenizer{Kind: int(in.Tokens.Kind), N: in.Tokens.N, Norm: int(in.Tokens.Norm)}
+	parts := in.Info
+	if in.JSONL.ID != "" {
+		parts |= InfoName
+	}
 	if in.Files {
-		return beam.ParDo(s, &readFilesFn{Tok: tok, MinTokens: in.MinTokens, KeepGoing: in.KeepGoing}, spans)
+		return beam.ParDo2(s, &readFilesFn{Tok: tok, MinTokens: in.MinTokens, KeepGoing: in.KeepGoing, Info: int(parts)}, spans)
 	}
 	counts := beam.ParDo(s, &countLinesFn{}, spans)
-	return beam.ParDo(s, &readLinesFn{Tok: tok}, spans, beam.SideInput{Input: counts})
+	return beam.ParDo2(s, &readLinesFn{Tok: tok, Field: in.JSONL.Field, ID: in.JSONL.ID, Info: int(parts)}, spans, beam.SideInput{Input: counts})
 }
 
 // tokenizer is a shingle.Spec in a form a DoFn carries.
@@ -333,6 +428,9 @@ type countLinesFn struct{}
 
 func (f *countLinesFn) ProcessElement(ctx context.Context, sp Span) (SpanLines, error) {
 	out := SpanLines{File: sp.File, Start: sp.Start}
+	if sp.Compressed {
+		return out, nil // one span: its lines are numbered from 1
+	}
 	from := max(sp.Start-1, 0)
 	if sp.Start == 0 && sp.Size > 0 {
 		out.Lines = 1
@@ -360,12 +458,17 @@ func (f *countLinesFn) ProcessElement(ctx context.Context, sp Span) (SpanLines, 
 }
 
 // readLinesFn reads the lines that start in a span, numbers them from the
-// counts of the spans before it, and tokenizes them.
+// counts of the spans before it, and tokenizes them (the text field of each,
+// with Field: JSON Lines). Info is an InfoParts: what to emit to info.
 type readLinesFn struct {
-	Tok tokenizer
+	Tok       tokenizer
+	Field, ID string
+	Info      int
+
+	jsonl *jsonl.Parser
 }
 
-func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*SpanLines) bool, emit func(Record)) error {
+func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*SpanLines) bool, emit func(Record), info func(uint64, Info)) error {
 	line := int64(1)
 	var c SpanLines
 	for counts(&c) {
@@ -379,7 +482,25 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 		return err
 	}
 	defer done()
-	br := bufio.NewReaderSize(rc, 1<<20)
+	var r io.Reader = rc
+	if sp.Compressed {
+		dr, format, closeDR, err := decompress.Reader(rc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sp.Path, err)
+		}
+		defer closeDR()
+		countFormat(ctx, format)
+		r = dr
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if sp.Start == 0 && !sp.Compressed {
+		// A file listed as plain must still be plain: never read compressed
+		// bytes as text.
+		head, _ := br.Peek(4)
+		if f := decompress.Detect(head); f != decompress.None {
+			return fmt.Errorf("%s: %s data in a file listed as plain text", sp.Path, f)
+		}
+	}
 	pos := sp.Start
 	if sp.Start > 0 {
 		// Skip the tail of a line that started before the span.
@@ -398,9 +519,13 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 			}
 		}
 	}
+	if f.Field != "" && f.jsonl == nil {
+		f.jsonl = &jsonl.Parser{Text: f.Field, ID: f.ID}
+	}
+	parts := InfoParts(f.Info)
 	var text []byte
 	var keys []uint64
-	for pos < sp.End && pos < sp.Size {
+	for sp.Compressed || pos < sp.End && pos < sp.Size {
 		text = text[:0]
 		for {
 			chunk, err := br.ReadSlice('\n')
@@ -420,14 +545,50 @@ func (f *readLinesFn) ProcessElement(ctx context.Context, sp Span, counts func(*
 		if line > maxLine {
 			return fmt.Errorf("%s: more than %d lines", sp.Path, maxLine)
 		}
-		keys, err = f.Tok.keys(keys, eol.Trim(text))
+		raw := eol.Trim(text)
+		body, name := raw, ""
+		if f.jsonl != nil {
+			if body, name, err = f.jsonl.Parse(raw); err != nil {
+				return fmt.Errorf("%s:%d: %w", sp.Path, line, err)
+			}
+		}
+		keys, err = f.Tok.keys(keys, body)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", sp.Path, line, err)
 		}
-		emit(Record{ID: MakeID(sp.File, line), Keys: slices.Clone(keys)})
+		id := MakeID(sp.File, line)
+		emit(Record{ID: id, Keys: slices.Clone(keys)})
+		if parts != 0 {
+			info(id, infoOf(parts, name, raw, int64(len(body))))
+		}
 		line++
 	}
 	return nil
+}
+
+// infoOf returns the parts of a record's Info.
+func infoOf(parts InfoParts, name string, text []byte, n int64) Info {
+	var x Info
+	if parts&InfoName != 0 {
+		x.Name = name
+	}
+	if parts&InfoText != 0 {
+		x.Text = string(text)
+	}
+	if parts&InfoLen != 0 {
+		x.Len = n
+	}
+	return x
+}
+
+// countFormat counts a file decompressed.
+func countFormat(ctx context.Context, f decompress.Format) {
+	switch f {
+	case decompress.Gzip:
+		mGzipFiles.Inc(ctx, 1)
+	case decompress.Zstd:
+		mZstdFiles.Inc(ctx, 1)
+	}
 }
 
 // skipLine consumes the rest of a line, its newline included, and returns the
@@ -444,17 +605,20 @@ func skipLine(br *bufio.Reader) (int64, error) {
 	}
 }
 
-// readFilesFn reads a whole file as one record. A file of fewer than
-// MinTokens distinct tokens is dropped; with KeepGoing a file that cannot be
-// read or tokenized is counted and dropped instead of failing the bundle.
+// readFilesFn reads a whole file as one record, decompressing gzip and zstd
+// files. A file of fewer than MinTokens distinct tokens is dropped; with
+// KeepGoing a file that cannot be read or tokenized is counted and dropped
+// instead of failing the bundle. Info is an InfoParts: with InfoLen, the
+// file's decompressed length goes to info.
 type readFilesFn struct {
 	Tok       tokenizer
 	MinTokens int
 	KeepGoing bool
+	Info      int
 }
 
-func (f *readFilesFn) ProcessElement(ctx context.Context, sp Span, emit func(Record)) error {
-	keys, err := f.read(ctx, sp)
+func (f *readFilesFn) ProcessElement(ctx context.Context, sp Span, emit func(Record), info func(uint64, Info)) error {
+	keys, n, err := f.read(ctx, sp)
 	switch {
 	case err != nil && f.KeepGoing:
 		mUnreadable.Inc(ctx, 1)
@@ -465,24 +629,35 @@ func (f *readFilesFn) ProcessElement(ctx context.Context, sp Span, emit func(Rec
 		mBelowMin.Inc(ctx, 1)
 		return nil
 	}
-	emit(Record{ID: MakeID(sp.File, 0), Keys: keys})
+	id := MakeID(sp.File, 0)
+	emit(Record{ID: id, Keys: keys})
+	if parts := InfoParts(f.Info) &^ (InfoName | InfoText); parts != 0 {
+		info(id, infoOf(parts, "", nil, n))
+	}
 	return nil
 }
 
-// read returns the sorted distinct keys of the file of sp.
-func (f *readFilesFn) read(ctx context.Context, sp Span) ([]uint64, error) {
+// read returns the sorted distinct keys of the file of sp and its length,
+// decompressed.
+func (f *readFilesFn) read(ctx context.Context, sp Span) ([]uint64, int64, error) {
 	rc, done, err := openAt(ctx, sp.Path, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer done()
-	text, err := io.ReadAll(rc)
+	r, format, closeDR, err := decompress.Reader(rc)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.Path, err)
+		return nil, 0, fmt.Errorf("%s: %w", sp.Path, err)
 	}
+	defer closeDR()
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	countFormat(ctx, format)
 	keys, err := f.Tok.keys(nil, text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sp.Path, err)
+		return nil, 0, fmt.Errorf("%s: %w", sp.Path, err)
 	}
-	return keys, nil
+	return keys, int64(len(text)), nil
 }

@@ -21,6 +21,9 @@ import (
 // single-machine run gives it for the same seed.
 type LSH struct {
 	Options approx.Options
+	// SFrom is the first record id of S in an R-S join (the ids of R's files
+	// come first); 0 means a self-join.
+	SFrom uint64
 }
 
 // lshFn carries the resolved options into the DoFns.
@@ -33,14 +36,18 @@ type lshFn struct {
 	Seed      uint64
 	MaxBucket int // -1: no cap
 	MinSize   int
+	SFrom     uint64 // R-S: the first id of S; 0: a self-join
 }
 
 func (l LSH) fn() lshFn {
 	o := l.Options
 	return lshFn{Measure: int(o.Measure), Num: o.Threshold.Num, Den: o.Threshold.Den,
 		Scheme: int(o.Scheme), K: o.K, Bits: o.Bits, B: o.Shape.B, R: o.Shape.R,
-		Seed: o.Seed, MaxBucket: o.MaxBucket, MinSize: o.MinSize}
+		Seed: o.Seed, MaxBucket: o.MaxBucket, MinSize: o.MinSize, SFrom: l.SFrom}
 }
+
+// isS reports whether a record or unit id is on the S side of an R-S join.
+func (l lshFn) isS(id uint64) bool { return l.SFrom != 0 && id >= l.SFrom }
 
 func (l lshFn) bounds() prefix.Bounds {
 	return prefix.NewBounds(prefix.Measure(l.Measure), prefix.Threshold{Num: l.Num, Den: l.Den})
@@ -54,7 +61,7 @@ func init() {
 	register.Iter1[Record]()
 	register.DoFn3x1[context.Context, Unit, func(BucketKey, Member), error](&bandFn{})
 	register.Emitter2[BucketKey, Member]()
-	register.Function3x0(bucketOne)
+	register.DoFn3x0[BucketKey, Member, func(BucketKey, int64)](&bucketOneFn{})
 	register.Emitter2[BucketKey, int64]()
 	register.DoFn3x0[BucketKey, int64, func(BucketKey, int64)](&cappedFn{})
 	register.DoFn5x0[context.Context, BucketKey, func(*Member) bool, func(*BucketKey, *int64) bool, func(uint64, uint64)](&bucketFn{})
@@ -77,6 +84,11 @@ func init() {
 // pairs and the unit edges (first record of one unit, first record of the
 // other, and each unit's first record with its other records) from which
 // Components finds the clusters.
+//
+// With l.SFrom set it is instead the R-S join of the records before SFrom
+// with those from it, as approx.RSJoin: the units are the distinct sets of
+// each side apart, a bucket pairs only an R unit with an S unit, and only its
+// S units count against MaxBucket.
 func LSHSelfJoin(s beam.Scope, records beam.PCollection, l LSH) (pairs, edges beam.PCollection) {
 	s = s.Scope("LSH")
 	fn := l.fn()
@@ -84,7 +96,7 @@ func LSHSelfJoin(s beam.Scope, records beam.PCollection, l LSH) (pairs, edges be
 	units, same := beam.ParDo2(s, &unitFn{L: fn}, beam.GroupByKey(s, keyed))
 	banded := beam.ParDo(s, &bandFn{L: fn}, units)
 	capped := beam.ParDo(s, &cappedFn{MaxBucket: fn.MaxBucket},
-		beam.CombinePerKey(s, sumCounts, beam.ParDo(s, bucketOne, banded)))
+		beam.CombinePerKey(s, sumCounts, beam.ParDo(s, &bucketOneFn{SFrom: fn.SFrom}, banded)))
 	cands := beam.ParDo(s, &bucketFn{L: fn}, beam.GroupByKey(s, banded), beam.SideInput{Input: capped})
 	byID := beam.ParDo(s, unitByID, units)
 	halves := beam.ParDo(s, &fetchFn{}, beam.CoGroupByKey(s, cands, byID))
@@ -123,6 +135,9 @@ func (f *fingerprintFn) ProcessElement(ctx context.Context, r Record, emit func(
 	}
 	mSetTokens.Inc(ctx, int64(len(r.Keys)))
 	h := uint64(len(r.Keys))
+	if f.L.isS(r.ID) {
+		h = ^h // the sides never share a unit
+	}
 	for _, k := range r.Keys {
 		h = mix.Mix64(h ^ k)
 	}
@@ -152,7 +167,7 @@ func (f *unitFn) ProcessElement(ctx context.Context, _ uint64, it func(*Record) 
 	b := f.L.bounds()
 	for lo := 0; lo < len(recs); {
 		hi := lo + 1
-		for hi < len(recs) && slices.Equal(recs[hi].Keys, recs[lo].Keys) {
+		for hi < len(recs) && slices.Equal(recs[hi].Keys, recs[lo].Keys) && f.L.isS(recs[hi].ID) == f.L.isS(recs[lo].ID) {
 			hi++
 		}
 		u := Unit{ID: recs[lo].ID, Keys: recs[lo].Keys}
@@ -160,7 +175,7 @@ func (f *unitFn) ProcessElement(ctx context.Context, _ uint64, it func(*Record) 
 			u.Records = append(u.Records, x.ID)
 		}
 		n := len(u.Keys)
-		if b.Passes(n, n, n) {
+		if f.L.SFrom == 0 && b.Passes(n, n, n) {
 			for i, x := range u.Records {
 				for _, y := range u.Records[i+1:] {
 					same(Pair{A: x, B: y, Overlap: uint32(n), SA: uint32(n), SB: uint32(n)})
@@ -211,8 +226,16 @@ func (f *bandFn) ProcessElement(ctx context.Context, u Unit, emit func(BucketKey
 	return nil
 }
 
-// bucketOne counts a unit in its bucket.
-func bucketOne(k BucketKey, _ Member, emit func(BucketKey, int64)) { emit(k, 1) }
+// bucketOneFn counts a unit in its bucket (R-S: an S unit).
+type bucketOneFn struct {
+	SFrom uint64
+}
+
+func (f *bucketOneFn) ProcessElement(k BucketKey, m Member, emit func(BucketKey, int64)) {
+	if f.SFrom == 0 || m.ID >= f.SFrom {
+		emit(k, 1)
+	}
+}
 
 // cappedFn passes the buckets over the cap: a side input of the buckets that
 // pair no units.
@@ -254,18 +277,31 @@ func (f *bucketFn) ProcessElement(ctx context.Context, k BucketKey, it func(*Mem
 	if n < 2 {
 		return
 	}
+	unitPairs := n * (n - 1) / 2
+	if f.L.SFrom != 0 { // R-S: an R unit with an S unit
+		r := int64(0)
+		for _, m := range ms {
+			if !f.L.isS(m.ID) {
+				r++
+			}
+		}
+		unitPairs = r * (n - r)
+	}
 	mBuckets.Inc(ctx, 1)
 	mBucketSize.Update(ctx, n)
 	if f.capped[k] {
 		mCappedBuckets.Inc(ctx, 1)
-		mCappedPairs.Inc(ctx, n*(n-1)/2)
+		mCappedPairs.Inc(ctx, unitPairs)
 		return
 	}
-	mCollisions.Inc(ctx, n*(n-1)/2)
+	mCollisions.Inc(ctx, unitPairs)
 	slices.SortFunc(ms, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	for i, a := range ms {
 	pairs:
 		for _, b := range ms[i+1:] {
+			if f.L.SFrom != 0 && (f.L.isS(a.ID) || !f.L.isS(b.ID)) {
+				continue // R-S: R's ids come first
+			}
 			for j := range k.Band {
 				if a.Bands[j] == b.Bands[j] && !f.capped[BucketKey{Band: j, Key: a.Bands[j]}] {
 					continue pairs // an earlier band pairs them

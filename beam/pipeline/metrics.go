@@ -27,6 +27,8 @@ var (
 	mSkipped    = beam.NewCounter(Namespace, "skipped")
 	mBelowMin   = beam.NewCounter(Namespace, "below_min_tokens")
 	mUnreadable = beam.NewCounter(Namespace, "unreadable_skipped")
+	mGzipFiles  = beam.NewCounter(Namespace, "gzip_files")
+	mZstdFiles  = beam.NewCounter(Namespace, "zstd_files")
 	mSetTokens  = beam.NewCounter(Namespace, "set_tokens")
 	mVocabulary = beam.NewCounter(Namespace, "vocabulary")
 
@@ -82,16 +84,27 @@ func addJoinStats(c context.Context, st join.Stats) {
 type Metrics struct {
 	Counters map[string]int64
 	Max      map[string]int64
+	// Reported is false when the runner returned no metrics (a job not run,
+	// or submitted with --async): the maps are then empty.
+	Reported bool
 }
 
 // MetricsOf reads the simjoin metrics of a finished pipeline (committed
-// values where the runner has them, attempted ones otherwise).
+// values where the runner has them, attempted ones otherwise). A result
+// without metrics, even one whose Metrics method cannot answer (the
+// portable runner's result of an --async submission panics there), gives
+// Metrics with Reported false.
 func MetricsOf(r beam.PipelineResult) Metrics {
 	m := Metrics{Counters: map[string]int64{}, Max: map[string]int64{}}
 	if r == nil {
 		return m
 	}
-	res := r.Metrics().Query(func(sr metrics.SingleResult) bool { return sr.Namespace() == Namespace })
+	all, ok := resultsOf(r)
+	if !ok {
+		return m
+	}
+	m.Reported = true
+	res := all.Query(func(sr metrics.SingleResult) bool { return sr.Namespace() == Namespace })
 	// A counter incremented by several transforms has one result per
 	// transform: sum them (and take the largest of the maxima).
 	for _, c := range res.Counters() {
@@ -103,9 +116,21 @@ func MetricsOf(r beam.PipelineResult) Metrics {
 	return m
 }
 
+// resultsOf returns r's metrics, or false when it has none.
+func resultsOf(r beam.PipelineResult) (res metrics.Results, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return r.Metrics(), true
+}
+
 // summaryRows lists what the report shows, in order: key, metric, and the
 // counter a share is taken of ("" for none).
 var summaryRows = []struct{ label, name, of string }{
+	{"gzip files", "gzip_files", ""},
+	{"zstd files", "zstd_files", ""},
 	{"below --min-tokens", "below_min_tokens", ""},
 	{"unreadable, skipped", "unreadable_skipped", ""},
 	{"records", "records", ""},

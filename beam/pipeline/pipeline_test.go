@@ -115,7 +115,7 @@ func runJobs(t *testing.T, jobs []*job) pipeline.Metrics {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
-		if err := pipeline.Commit(ctx, j.prefix, 2); err != nil {
+		if err := pipeline.Committed(ctx, j.prefix, 2); err != nil {
 			t.Fatal(err)
 		}
 		got := readShards(t, j.prefix, 2)

@@ -46,17 +46,24 @@ type config struct {
 	recall                  float64
 	maxBucket, minSize      int
 	logLevel, cpuProfile    string
+	verbose                 bool
+	jsonlField, jsonlID     string
+	keep                    string
+	outputRecords           bool
+	set                     map[string]bool // the flags given on the command line
 
-	spec    shingle.Spec
-	filter  *fileset.Filter // with --files: the --include and --exclude globs
-	listing fileset.Stats   // with --files: the local listing, R's and S's
-	join    pipeline.Join
-	lsh     pipeline.LSH
+	submitted *jobID // the job id the SDK logs when it submits
+	spec      shingle.Spec
+	filter    *fileset.Filter // with --files: the --include and --exclude globs
+	listing   fileset.Stats   // with --files: the local listing, R's and S's
+	join      pipeline.Join
+	lsh       pipeline.LSH
+	dedup     pipeline.Dedup
 }
 
 func (c *config) addFlags(fs *flag.FlagSet) {
-	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files)")
-	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB` (exact method)")
+	fs.Var(&c.inputs, "input", "input `GLOB` (repeatable): one record a line (or a file, with --files); gzip and zstd files are decompressed")
+	fs.Var(&c.against, "against", "R-S join: pair each record of --input with the records of `GLOB`")
 	fs.StringVar(&c.output, "output", "", "output `PREFIX`: files PREFIX-00000-of-0000N, written only when the run succeeds")
 	fs.IntVar(&c.shards, "shards", 1, "number of output files")
 	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
@@ -72,7 +79,11 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap")
 	fs.StringVar(&c.method, "method", "", "exact or lsh (default: exact for join, lsh for dedup)")
 	fs.BoolVar(&c.stats, "stats", false, "print the summary of the run's metrics on stderr")
-	fs.BoolVar(&c.clusters, "clusters", false, "dedup: write ID<TAB>FIRST for every record (FIRST: the kept record of its cluster)")
+	fs.BoolVar(&c.clusters, "clusters", false, "dedup: write ID<TAB>KEPT for every record (KEPT: the record kept of its cluster)")
+	fs.StringVar(&c.keep, "keep", "first", "dedup: the record kept of a cluster: first (in input order), longest or shortest (text, in bytes; the first of equals)")
+	fs.BoolVar(&c.outputRecords, "output-records", false, "dedup: write the kept records' input lines (JSON objects with --jsonl-field) instead of their ids")
+	fs.StringVar(&c.jsonlField, "jsonl-field", "", "read every line as a JSON object whose string field `NAME` is the record's text")
+	fs.StringVar(&c.jsonlID, "jsonl-id", "", "with --jsonl-field: the record's id, in every output, is its field `NAME` (a string or a number, one record each)")
 	fs.IntVar(&c.blockSize, "block-size", pipeline.DefaultBlockSize, "exact: split a group of more records into blocks joined pairwise")
 	fs.IntVar(&c.rounds, "rounds", pipeline.DefaultRounds, "dedup: Hash-to-Min rounds of the connected components")
 	fs.Int64Var(&c.spanBytes, "span-bytes", pipeline.DefaultSpanBytes, "bytes of input one worker reads at a time")
@@ -83,7 +94,8 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.seed, "seed", "0", "lsh: seed of the MinHash functions, in [0, 2^64)")
 	fs.StringVar(&c.minhash, "minhash", "oneperm", "lsh: oneperm or classic")
 	fs.IntVar(&c.maxBucket, "max-bucket", approx.DefaultMaxBucket, "lsh: a band bucket of more units pairs none (0: no cap)")
-	fs.StringVar(&c.logLevel, "log-level", "warn", "level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "with --verbose: level of the runner's and SDK's logs: debug, info, warn or error")
+	fs.BoolVar(&c.verbose, "verbose", false, "print the runner's and SDK's logs on stderr (errors are one line without it)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run (Prism runs in this process) to `FILE`")
 	fs.IntVar(&c.minSize, "min-size", 0, "lsh: drop sets of fewer tokens before banding")
 }
@@ -132,17 +144,14 @@ func (c *config) parse() error {
 	if c.method == "" {
 		c.method = map[string]string{"join": "exact", "dedup": "lsh"}[c.command]
 	}
-	switch c.method {
-	case "exact":
-	case "lsh":
-		if len(c.against) > 0 {
-			return usagef("--against needs --method exact")
-		}
-	default:
+	if c.method != "exact" && c.method != "lsh" {
 		return usagef("unknown --method %q: want exact or lsh", c.method)
 	}
 	if c.command == "dedup" && len(c.against) > 0 {
 		return usagef("dedup clusters one collection: --against is not allowed")
+	}
+	if err := c.parseFormats(); err != nil {
+		return err
 	}
 	if c.blockSize < 2 {
 		return usagef("--block-size must be >= 2")
@@ -181,6 +190,50 @@ func (c *config) parse() error {
 	return nil
 }
 
+// parseFormats checks the flags of the input and output formats.
+func (c *config) parseFormats() error {
+	switch {
+	case c.jsonlID != "" && c.jsonlField == "":
+		return usagef("--jsonl-id needs --jsonl-field")
+	case c.jsonlField != "" && c.jsonlField == c.jsonlID:
+		return usagef("--jsonl-field and --jsonl-id name one field %q", c.jsonlField)
+	case c.jsonlField != "" && c.files:
+		return usagef("--jsonl-field reads records from lines: not with --files")
+	}
+	if c.command != "dedup" {
+		for _, f := range []string{"clusters", "keep", "output-records", "rounds"} {
+			if c.set[f] {
+				return usagef("--%s applies to dedup", f)
+			}
+		}
+		return nil
+	}
+	var err error
+	if c.dedup.Keep, err = pipeline.ParseKeep(c.keep); err != nil {
+		return usagef("--keep: %v", err)
+	}
+	switch {
+	case c.outputRecords && c.clusters:
+		return usagef("--output-records writes the kept records, --clusters every record's cluster: choose one")
+	case c.outputRecords && c.files:
+		return usagef("--output-records writes input lines: not with --files")
+	}
+	c.dedup.Clusters, c.dedup.Records = c.clusters, c.outputRecords
+	return nil
+}
+
+// info returns the parts of the records' Info the outputs need.
+func (c *config) info() pipeline.InfoParts {
+	var p pipeline.InfoParts
+	if c.dedup.Keep != pipeline.KeepFirst {
+		p |= pipeline.InfoLen
+	}
+	if c.dedup.Records {
+		p |= pipeline.InfoText
+	}
+	return p
+}
+
 // parseFiles checks the selection flags of --files, as the CLI does
 // (fileset.Flags).
 func (c *config) parseFiles() error {
@@ -210,6 +263,8 @@ func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, e
 		return in, err
 	}
 	in.SpanBytes = c.spanBytes
+	in.JSONL = pipeline.JSONL{Field: c.jsonlField, ID: c.jsonlID}
+	in.Info = c.info()
 	if len(c.against) > 0 {
 		s, err := list(c.against)
 		if err != nil {
@@ -217,8 +272,10 @@ func (c *config) input(ctx context.Context, stderr io.Writer) (pipeline.Input, e
 		}
 		in.SFrom = len(in.Paths)
 		c.join.SFrom = pipeline.MakeID(in.SFrom, 0)
+		c.lsh.SFrom = c.join.SFrom
 		in.Paths = append(in.Paths, s.Paths...)
 		in.Sizes = append(in.Sizes, s.Sizes...)
+		in.Compressed = append(in.Compressed, s.Compressed...)
 	}
 	return in, nil
 }

@@ -6,7 +6,8 @@
 //	simjoin-beam dedup [flags] --input GLOB --output PREFIX
 //
 // It only parses flags, builds the pipeline from package pipeline, runs it
-// and prints the summary; exit status 2 for usage errors, 1 for runtime ones.
+// and prints the summary; exit status 2 for usage errors, 1 for runtime ones,
+// each with one line on stderr (the runner's logs only with --verbose).
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -23,7 +25,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// paths
-	blog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
@@ -63,43 +65,58 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simjoin-beam", flag.ContinueOnError)
 	c.addFlags(fs)
 	flag.CommandLine.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard) // errors are told in one line below
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stderr, usage)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+		return 0
+	} else if err != nil {
+		fmt.Fprintf(stderr, "simjoin-beam: %v (-h lists the flags)\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "simjoin-beam: unexpected argument %q (inputs are given with --input)\n", fs.Arg(0))
 		return 2
 	}
-	// Prism and the SDK harness log every job step at level info.
-	blog.SetupLogging(c.logLevel, "text")
+	c.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
+	level, err := parseLevel(c.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "simjoin-beam:", err)
+		return 2
+	}
 	beam.Init()
+	// The runner's and the SDK's logs (Prism logs every job step, and a
+	// failed bundle with its whole plan) go to stderr only with --verbose;
+	// the job id of an --async submission is read from them either way.
+	// (beam.Init sets up the SDK's default logging: this replaces it.)
+	logs := io.Discard
+	if c.verbose {
+		logs = stderr
+	}
+	c.submitted = new(jobID)
+	slog.SetDefault(slog.New(&jobLog{Handler: slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}), job: c.submitted}))
 	if cmd == "" {
-		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup")
-		fs.Usage()
+		fmt.Fprintln(stderr, "simjoin-beam: want a command: join or dedup (-h lists the flags)")
 		return 2
 	}
 	c.command = cmd
-	err := c.run(ctx, stderr)
+	err = c.run(ctx, stderr)
 	var ue usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "simjoin-beam:", err)
+		fmt.Fprintln(stderr, "simjoin-beam:", oneLine(err))
 		return 2
 	default:
-		fmt.Fprintln(stderr, "simjoin-beam:", err)
+		fmt.Fprintln(stderr, "simjoin-beam:", oneLine(err))
 		return 1
 	}
 }
 
-// run builds the pipeline, runs it, commits the output and prints the
-// summary.
+// run builds the pipeline, runs it and prints the summary.
 func (c *config) run(ctx context.Context, stderr io.Writer) error {
 	if err := c.parse(); err != nil {
 		return err
@@ -107,32 +124,43 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 	if *runners.Runner == "" {
 		*runners.Runner = "prism"
 	}
+	if err := c.launch(); err != nil {
+		return err
+	}
 	in, err := c.input(ctx, stderr)
 	if err != nil {
 		return err
 	}
+	if err := c.checkOutput(in); err != nil {
+		return err
+	}
 	p, s := beam.NewPipelineWithRoot()
-	records := pipeline.ReadRecords(s, in)
+	records, info := pipeline.ReadInput(s, in)
 	ids := pipeline.IDsOf(in)
+	var guards []beam.PCollection
+	if in.JSONL.ID != "" {
+		ids.Names = info
+		guards = append(guards, pipeline.RepeatedNames(s, info, ids))
+	}
 	var lines beam.PCollection
 	switch {
-	case c.method == "exact":
-		pairs := pipeline.ExactJoin(s, records, c.join)
-		if c.command == "join" {
-			lines = pipeline.FormatPairs(s, pairs, ids, c.join.Measure)
-		} else {
-			labels := pipeline.Components(s, beam.ParDo(s, pairEdge, pairs), c.rounds)
-			lines = pipeline.Kept(s, records, labels, ids, c.clusters)
-		}
+	case c.command == "join" && c.method == "exact":
+		lines = pipeline.FormatPairs(s, pipeline.ExactJoin(s, records, c.join), ids, c.join.Measure)
+	case c.command == "join":
+		pairs, _ := pipeline.LSHSelfJoin(s, records, c.lsh)
+		lines = pipeline.FormatPairs(s, pairs, ids, c.join.Measure)
 	default:
-		pairs, edges := pipeline.LSHSelfJoin(s, records, c.lsh)
-		if c.command == "join" {
-			lines = pipeline.FormatPairs(s, pairs, ids, c.join.Measure)
+		var edges beam.PCollection
+		if c.method == "exact" {
+			edges = beam.ParDo(s, pairEdge, pipeline.ExactJoin(s, records, c.join))
 		} else {
-			lines = pipeline.Kept(s, records, pipeline.Components(s, edges, c.rounds), ids, c.clusters)
+			_, edges = pipeline.LSHSelfJoin(s, records, c.lsh)
 		}
+		labels := pipeline.Components(s, edges, c.rounds)
+		guards = append(guards, pipeline.Unsettled(s, edges, labels, c.rounds))
+		lines = pipeline.DedupLines(s, records, labels, info, ids, c.dedup)
 	}
-	pipeline.WriteLines(s, lines, c.output, c.shards)
+	pipeline.WriteLines(s, lines, c.output, c.shards, guards...)
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
@@ -151,36 +179,58 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 		pipeline.Abort(ctx, c.output, c.shards)
 		return err
 	}
-	m := pipeline.MetricsOf(res)
-	if n := m.Counters["components_unsettled_edges"]; n > 0 {
-		pipeline.Abort(ctx, c.output, c.shards)
-		return fmt.Errorf("clusters did not settle in %d rounds (%d edges join different labels): raise --rounds", c.rounds, n)
+	switch {
+	case res == nil:
+		// Dataflow's --dry_run and --template_location: the job was not run.
+		fmt.Fprintln(stderr, "simjoin-beam: the job was not run (a dry run or a template): nothing written")
+		return nil
+	case *jobopts.Async:
+		id := c.submitted.get()
+		if r, ok := res.(interface{ JobID() string }); ok && r.JobID() != "" {
+			id = r.JobID()
+		}
+		if id == "" {
+			id = "(id not reported)"
+		}
+		fmt.Fprintf(stderr, "simjoin-beam: job %s submitted; %s-*-of-%05d appear when it succeeds\n", id, c.output, c.shards)
+		return nil
 	}
-	if err := pipeline.Commit(ctx, c.output, c.shards); err != nil {
+	if err := pipeline.Committed(ctx, c.output, c.shards); err != nil {
 		return err
 	}
 	if c.stats {
-		head := [][2]string{
-			{"command", c.command},
-			{"input", strings.Join(c.inputs, " ")},
-			{"tokens", c.tokens},
-			{"measure", c.join.Measure.String() + " >= " + c.join.Threshold.String()},
-			{"method", c.methodText()},
-			{"runner", *runners.Runner},
-		}
-		if st := c.listing; st.Listed > 0 {
-			head = append(head, [2]string{"files listed", strconv.Itoa(st.Listed)}, [2]string{"files selected", strconv.Itoa(st.Selected)})
-			if n := st.NotRegular + st.Dangling + st.Loops; n > 0 {
-				head = append(head, [2]string{"not files, skipped", fmt.Sprintf("%d (FIFO, device or socket: %d; link to nothing: %d; link loop: %d)",
-					n, st.NotRegular, st.Dangling, st.Loops)})
-			}
-		}
-		if err := m.WriteSummary(stderr, head); err != nil {
+		m := pipeline.MetricsOf(res)
+		if !m.Reported {
+			fmt.Fprintf(stderr, "%-26s %s\n", "metrics", "not reported by the runner")
+		} else if err := m.WriteSummary(stderr, c.summaryHead()); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "%-26s %.3f s\n", "wall time", wall.Seconds())
 	}
 	return nil
+}
+
+// summaryHead is the head of --stats: what ran on what.
+func (c *config) summaryHead() [][2]string {
+	head := [][2]string{
+		{"command", c.command},
+		{"input", strings.Join(c.inputs, " ")},
+		{"tokens", c.tokens},
+		{"measure", c.join.Measure.String() + " >= " + c.join.Threshold.String()},
+		{"method", c.methodText()},
+		{"runner", *runners.Runner},
+	}
+	if len(c.against) > 0 {
+		head = append(head[:2], append([][2]string{{"against", strings.Join(c.against, " ")}}, head[2:]...)...)
+	}
+	if st := c.listing; st.Listed > 0 {
+		head = append(head, [2]string{"files listed", strconv.Itoa(st.Listed)}, [2]string{"files selected", strconv.Itoa(st.Selected)})
+		if n := st.NotRegular + st.Dangling + st.Loops; n > 0 {
+			head = append(head, [2]string{"not files, skipped", fmt.Sprintf("%d (FIFO, device or socket: %d; link to nothing: %d; link loop: %d)",
+				n, st.NotRegular, st.Dangling, st.Loops)})
+		}
+	}
+	return head
 }
 
 func init() {

@@ -61,22 +61,28 @@ func readLines(t *testing.T, name string) []string {
 	return l
 }
 
-// TestCommands runs the README's command lines in-process on Prism.
-func TestCommands(t *testing.T) {
-	dir := t.TempDir()
-	pairs := oracle(t)
-	var want []string
+// setsOutputs returns what the README's commands write for sets.txt at 0.8:
+// the lines of `simjoin join --method exact` and the ids `simjoin dedup`
+// keeps, both sorted.
+func setsOutputs(t *testing.T) (pairs, kept []string) {
+	t.Helper()
 	f := cluster.New(2000)
-	for _, p := range pairs {
-		want = append(want, strings.Join([]string{strconv.Itoa(p.A + 1), strconv.Itoa(p.B + 1), string(prefix.Jaccard.AppendSim(nil, p.Sim))}, "\t"))
+	for _, p := range oracle(t) {
+		pairs = append(pairs, strings.Join([]string{strconv.Itoa(p.A + 1), strconv.Itoa(p.B + 1), string(prefix.Jaccard.AppendSim(nil, p.Sim))}, "\t"))
 		f.Union(p.A, p.B)
 	}
-	slices.Sort(want)
-	var kept []string
 	for _, i := range f.Firsts() {
 		kept = append(kept, strconv.Itoa(i+1))
 	}
+	slices.Sort(pairs)
 	slices.Sort(kept)
+	return pairs, kept
+}
+
+// TestCommands runs the README's command lines in-process on Prism.
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	want, kept := setsOutputs(t)
 
 	var stderr bytes.Buffer
 	out := filepath.Join(dir, "pairs")
@@ -110,11 +116,26 @@ func TestUsage(t *testing.T) {
 		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--against", sets},
 		{"join", "-t", "0.8", "--input", sets, "--output", x, "--method", "lsh", "--lsh", "40x40"},
 		{"join", "-t", "0.8", "--input", sets, "--output", x, "extra"},
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-id", "id"},                      // no --jsonl-field
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-field", "t", "--jsonl-id", "t"}, // one field
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--jsonl-field", "t", "--files"},         // lines only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--keep", "longest"},                     // dedup only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--clusters"},                            // dedup only
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--keep", "last"},                       // no such rule
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--clusters"},       // one or the other
+		{"dedup", "-t", "0.8", "--input", sets, "--output", x, "--output-records", "--files"},          // lines only
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--verbose", "--log-level", "loud"},      // no such level
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--bogus"},
+		{"join", "-t", "0.8", "--input", sets, "--output", x, "--shards", "two"},
 	} {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), args, &stderr); code != 2 {
-			t.Errorf("%q: exit %d, want 2 (%s)", args, code, stderr.String())
+		if code := run(context.Background(), args, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, stderr.String())
 		}
+	}
+	var help bytes.Buffer
+	if code := run(context.Background(), []string{"join", "-h"}, &help); code != 0 || !strings.Contains(help.String(), "-jsonl-field") {
+		t.Errorf("-h: exit %d, %d bytes of help", code, help.Len())
 	}
 	var stderr bytes.Buffer
 	out := filepath.Join(t.TempDir(), "none")
