@@ -214,7 +214,11 @@ func freqFromSample(st *Stats, df map[uint64]int32, rate float64) {
 	if len(df) == 0 {
 		return
 	}
-	byDF := make([]int, st.Sets+1)
+	top := 0
+	for _, f := range df {
+		top = max(top, min(int(f), st.Sets))
+	}
+	byDF := make([]int, top+1)
 	for _, f := range df {
 		byDF[min(int(f), st.Sets)]++
 	}
