@@ -338,12 +338,19 @@ func (pl *planning) resolveLSH() {
 // on average to find a full one. From the collections' groups, or before
 // the order from every set's size scaled to the distinct sets.
 func (pl *planning) densifyProbes(k int) float64 {
+	// The sets come in size order (keySizes sorted, groups by size): at
+	// keeps the last size's expectation, so that each size costs one
+	// exponential rather than each set.
+	lastN, lastV := -1, 0.0
 	at := func(n int) float64 {
-		e := math.Exp(-float64(n) / float64(k))
-		if e >= 1 {
-			return 0
+		if n == lastN {
+			return lastV
 		}
-		return float64(k) * e / (1 - e)
+		lastN, lastV = n, 0
+		if e := math.Exp(-float64(n) / float64(k)); e < 1 {
+			lastV = float64(k) * e / (1 - e)
+		}
+		return lastV
 	}
 	sum := 0.0
 	if pl.keySizes != nil {
