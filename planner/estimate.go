@@ -338,12 +338,19 @@ func (pl *planning) resolveLSH() {
 // on average to find a full one. From the collections' groups, or before
 // the order from every set's size scaled to the distinct sets.
 func (pl *planning) densifyProbes(k int) float64 {
+	// The sets come in size order (keySizes sorted, groups by size): at
+	// keeps the last size's expectation, so that each size costs one
+	// exponential rather than each set.
+	lastN, lastV := -1, 0.0
 	at := func(n int) float64 {
-		e := math.Exp(-float64(n) / float64(k))
-		if e >= 1 {
-			return 0
+		if n == lastN {
+			return lastV
 		}
-		return float64(k) * e / (1 - e)
+		lastN, lastV = n, 0
+		if e := math.Exp(-float64(n) / float64(k)); e < 1 {
+			lastV = float64(k) * e / (1 - e)
+		}
+		return lastV
 	}
 	sum := 0.0
 	if pl.keySizes != nil {
@@ -438,7 +445,7 @@ func (pl *planning) joinSample(ctx context.Context, ss []*Sample, frac float64) 
 	// path's.
 	ell := max(pl.ell.Ell, 1)
 	jopt := join.Options{Measure: pl.opt.Measure, Threshold: pl.opt.Threshold, Workers: pl.opt.Workers, Ell: ell}
-	sizeA := sizesByID(ss[0].C)
+	sizeA := sampleSizes(ss[0].C)
 	sizeB := sizeA
 	hist := make([]float64, Bins)
 	add := func(pr join.Pair) bool {
@@ -450,7 +457,7 @@ func (pl *planning) joinSample(ctx context.Context, ss []*Sample, frac float64) 
 	if len(ss) == 1 {
 		st, err = join.SelfJoin(ctx, ss[0].C, jopt, add)
 	} else {
-		sizeB = sizesByID(ss[1].C)
+		sizeB = sampleSizes(ss[1].C)
 		st, err = join.RSJoin(ctx, ss[0].C, ss[1].C, jopt, add)
 	}
 	if err != nil {
@@ -668,6 +675,18 @@ func sizesByID(c *order.Collection) []int {
 		n = max(n, c.ID(i)+1)
 	}
 	size := make([]int, n)
+	for i := 0; i < c.Len(); i++ {
+		size[c.ID(i)] = c.Size(i)
+	}
+	return size
+}
+
+// sampleSizes returns the set size of every record of c by original index,
+// as sizesByID, but in memory proportional to c's records rather than to
+// its parent's: a sample of a few thousand records of a large input looks
+// its records up in a map instead of a slice over all the input's indices.
+func sampleSizes(c *order.Collection) map[int]int {
+	size := make(map[int]int, c.Len())
 	for i := 0; i < c.Len(); i++ {
 		size[c.ID(i)] = c.Size(i)
 	}

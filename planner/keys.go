@@ -122,11 +122,15 @@ func (pl *planning) scanKeys() {
 		cut = uint64(rate * (1 << 63) * 2)
 	}
 	union := map[uint64]struct{}{}
-	var setHashes []uint64
+	records := 0
+	for _, ks := range pl.keys {
+		records += ks.Len()
+	}
+	setHashes := make([]uint64, 0, records)
 	p.Stats = p.Stats[:0]
 	for _, ks := range pl.keys {
 		df := map[uint64]int32{}
-		var sizes []int32
+		sizes := make([]int32, 0, ks.Len())
 		st := Stats{Records: ks.Len()}
 		ks.Each(func(_ int, ids []uint64) {
 			n := len(ids)
@@ -197,12 +201,37 @@ func sizeDist(st *Stats, sizes []int32) {
 	if n == 0 {
 		return
 	}
-	slices.Sort(sizes)
+	sortSizes(sizes)
 	q := func(f float64) int { return int(sizes[int(f*float64(n-1))]) }
 	st.Size = SizeDist{
 		Min: int(sizes[0]), P10: q(0.10), P25: q(0.25), P50: q(0.50),
 		P75: q(0.75), P90: q(0.90), P99: q(0.99), Max: int(sizes[n-1]),
 		Mean: float64(st.Tokens) / float64(n),
+	}
+}
+
+// sortSizes sorts sizes in place: by counting where the largest is small
+// against their number (O(n + max) time, 4·max bytes), else by
+// comparison.
+func sortSizes(sizes []int32) {
+	hi := int32(0)
+	for _, n := range sizes {
+		hi = max(hi, n)
+	}
+	if int(hi) > 4*len(sizes) {
+		slices.Sort(sizes)
+		return
+	}
+	count := make([]int32, hi+1)
+	for _, n := range sizes {
+		count[n]++
+	}
+	i := 0
+	for n, k := range count {
+		for range k {
+			sizes[i] = int32(n)
+			i++
+		}
 	}
 }
 
@@ -214,7 +243,11 @@ func freqFromSample(st *Stats, df map[uint64]int32, rate float64) {
 	if len(df) == 0 {
 		return
 	}
-	byDF := make([]int, st.Sets+1)
+	top := 0
+	for _, f := range df {
+		top = max(top, min(int(f), st.Sets))
+	}
+	byDF := make([]int, top+1)
 	for _, f := range df {
 		byDF[min(int(f), st.Sets)]++
 	}
@@ -312,20 +345,27 @@ func (pl *planning) keyExactWork() {
 	probe := func(n int) float64 {
 		return max(0, float64(pl.b.ProbePrefix(n))-pl.onceShare*float64(n))
 	}
+	// The sizes are sorted (sizeDist): each run of k sets of one size is
+	// priced once, k times over.
 	for side, sizes := range pl.keySizes {
-		for _, n32 := range sizes {
-			n := int(n32)
+		for i := 0; i < len(sizes); {
+			j := i + 1
+			for j < len(sizes) && sizes[j] == sizes[i] {
+				j++
+			}
+			n, k := int(sizes[i]), int64(j-i)
+			i = j
 			lo, hi := pl.b.SizeRange(n)
 			switch {
 			case len(pl.keySizes) == 1:
-				w.IndexEntries += int64(pl.b.IndexPrefix(n))
+				w.IndexEntries += k * int64(pl.b.IndexPrefix(n))
 				if lo <= n {
-					w.ProbeTokens += int64(probe(n))
+					w.ProbeTokens += k * int64(probe(n))
 				}
 			case side == 1:
-				w.IndexEntries += int64(pl.b.ProbePrefix(n))
+				w.IndexEntries += k * int64(pl.b.ProbePrefix(n))
 			case lo <= hi:
-				w.ProbeTokens += int64(probe(n))
+				w.ProbeTokens += k * int64(probe(n))
 			}
 		}
 	}

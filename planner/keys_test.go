@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/testkit/synth"
 	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/prefix"
 )
 
 // keySetsOf returns sets as key sets and their front end, as read from
@@ -260,5 +263,67 @@ func TestAnalyze(t *testing.T) {
 	}
 	if !flagged || !a4.Phases[1].Off {
 		t.Errorf("four times the candidates: terms %+v, phase %+v", a4.Terms, a4.Phases[1])
+	}
+}
+
+// TestSortSizes checks both of sortSizes' roads against slices.Sort: the
+// counting sort (sizes small against their number) and the comparison
+// sort (a few huge sizes).
+func TestSortSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ n, max int }{{0, 1}, {1, 1}, {1000, 50}, {1000, 4000}, {1000, 1 << 20}, {7, 1 << 30}} {
+		sizes := make([]int32, tc.n)
+		for i := range sizes {
+			sizes[i] = int32(1 + r.IntN(tc.max))
+		}
+		want := slices.Clone(sizes)
+		slices.Sort(want)
+		sortSizes(sizes)
+		if !slices.Equal(sizes, want) {
+			t.Errorf("n=%d max=%d: sortSizes differs from slices.Sort", tc.n, tc.max)
+		}
+	}
+}
+
+// TestKeyExactWorkRuns checks that pricing keyExactWork's sizes run by run
+// counts what pricing them set by set does: the index entries and
+// probe-prefix tokens of a self-join and of an R-S join.
+func TestKeyExactWorkRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	sizes := func(n int) []int32 {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(1 + r.IntN(40))
+		}
+		slices.Sort(s)
+		return s
+	}
+	for _, keySizes := range [][][]int32{{sizes(2000)}, {sizes(1500), sizes(700)}} {
+		pl := &planning{b: prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 3, Den: 5}), p: &Plan{}, keySizes: keySizes, onceShare: 0.3}
+		pl.keyExactWork()
+		got := pl.p.Exact.Work
+		var want ExactWork
+		for side, ss := range keySizes {
+			for _, n32 := range ss {
+				n := int(n32)
+				lo, hi := pl.b.SizeRange(n)
+				probe := int64(max(0, float64(pl.b.ProbePrefix(n))-pl.onceShare*float64(n)))
+				switch {
+				case len(keySizes) == 1:
+					want.IndexEntries += int64(pl.b.IndexPrefix(n))
+					if lo <= n {
+						want.ProbeTokens += probe
+					}
+				case side == 1:
+					want.IndexEntries += int64(pl.b.ProbePrefix(n))
+				case lo <= hi:
+					want.ProbeTokens += probe
+				}
+			}
+		}
+		if got.IndexEntries != want.IndexEntries || got.ProbeTokens != want.ProbeTokens || want.IndexEntries == 0 || want.ProbeTokens == 0 {
+			t.Errorf("%d sides: index entries %d, probe tokens %d; set by set %d, %d",
+				len(keySizes), got.IndexEntries, got.ProbeTokens, want.IndexEntries, want.ProbeTokens)
+		}
 	}
 }

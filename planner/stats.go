@@ -82,27 +82,41 @@ func Collect(c *order.Collection) Stats {
 		}
 	}
 	// byDF[f] is the number of distinct tokens held by f sets (f <= n): a
-	// counting sort of the frequencies. The dictionary's frequencies are c's
-	// when they sum to c's tokens (it was built from c alone); otherwise c's
-	// are counted over its arena.
-	byDF := make([]int, n+1)
+	// counting sort of the frequencies, as long as the largest frequency
+	// (not n: a million sets whose tokens are each in a few would otherwise
+	// clear megabytes). The dictionary's frequencies are c's when they sum
+	// to c's tokens (it was built from c alone); otherwise c's are counted
+	// over its arena.
 	d := c.Dict()
 	var sum int64
+	top := 0
 	for id := 0; id < d.Len(); id++ {
 		f := d.DF(uint32(id))
 		sum += int64(f)
 		if f <= n {
-			byDF[f]++
+			top = max(top, f)
 		}
 	}
-	if sum != st.Tokens {
-		clear(byDF)
+	var byDF []int
+	if sum == st.Tokens {
+		byDF = make([]int, top+1)
+		for id := 0; id < d.Len(); id++ {
+			if f := d.DF(uint32(id)); f <= n {
+				byDF[f]++
+			}
+		}
+	} else {
 		df := make([]uint32, d.Len())
 		for i := 0; i < n; i++ {
 			for _, w := range c.Set(i) {
 				df[w]++
 			}
 		}
+		top = 0
+		for _, f := range df {
+			top = max(top, int(f))
+		}
+		byDF = make([]int, top+1)
 		for _, f := range df {
 			byDF[f]++
 		}
@@ -112,7 +126,8 @@ func Collect(c *order.Collection) Stats {
 }
 
 // freqFromCounts sets st's distinct tokens and frequencies from byDF, the
-// number of distinct tokens held by f sets for each f, counted over rate
+// number of distinct tokens held by f sets for each f (byDF as long as the
+// largest frequency, or longer), counted over rate
 // of the distinct tokens (1: all; less: a hash sample, whose counts and
 // ranks stand for 1/rate as many).
 func freqFromCounts(st *Stats, byDF []int, rate float64) {
