@@ -69,7 +69,9 @@
 // more for the two co-groups, and 8k+36 bytes a candidate.
 //
 // Components labels the records of a dedup by connected components with
-// Hash-to-Min, a fixed number of rounds, and counts the edges left unsettled;
+// the alternating large-star/small-star operations of Kiveris et al., a
+// fixed number of them (each a shuffle of at most twice the edges), and
+// Unsettled fails the job when an edge still joins two labels after them;
 // DedupLines keeps one record of every cluster (the first, as `simjoin
 // dedup` does, or the longest or shortest) and writes its id, every record
 // with its kept record's, or the kept records' lines.
