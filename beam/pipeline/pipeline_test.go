@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,14 +245,15 @@ func exactJob(t *testing.T, c *collection, tokens string, m prefix.Measure, th s
 
 func lines(c *collection) []string { l, _ := c.records(); return l }
 
-// chain is a collection of n records each of which meets the next at
-// Jaccard 0.6 and no other at 0.6: one cluster of diameter n-1, the slowest
-// shape for the connected components to settle.
+// chain is a collection of n records each of which meets the next link of
+// a chain at Jaccard 0.6 and no other record at 0.6, the links in a
+// shuffled order: one cluster of diameter n-1 whose ids follow no order,
+// the slowest shape for the connected components to settle.
 func chain(n int) *collection {
 	c := &collection{name: fmt.Sprintf("chain%d", n)}
-	var fl []string
-	for i := range n {
-		fl = append(fl, fmt.Sprintf("t%d t%d t%d t%d", i, i+1, i+2, i+3))
+	fl := make([]string, n)
+	for i, at := range rand.New(rand.NewPCG(uint64(n), 1)).Perm(n) {
+		fl[at] = fmt.Sprintf("t%d t%d t%d t%d", i, i+1, i+2, i+3)
 	}
 	c.files = [][]string{fl}
 	return c
@@ -511,7 +513,7 @@ func TestDedup(t *testing.T) {
 	dir := t.TempDir()
 	z := zipf(2500, 4)
 	pw := passwords(1500)
-	ch := chain(1000)
+	ch := chain(2000)
 	z.write(t, dir)
 	pw.write(t, dir)
 	ch.write(t, dir)
