@@ -280,6 +280,29 @@ func zipf(n int, seed uint64) *collection {
 	return c
 }
 
+// hot is an adversarial collection: n Zipf sets, each with the token "hot"
+// that every record holds, in a shuffled order with every tenth set copied
+// five more times and one line 300 times, so that groups of copies split
+// into blocks and many pairs are met in more than one group.
+func hot(n int) *collection {
+	base := zipf(n, 9).files[0]
+	var fl []string
+	for i, l := range base {
+		fl = append(fl, "hot "+l)
+		if i%10 == 0 {
+			for range 5 {
+				fl = append(fl, l+" hot")
+			}
+		}
+	}
+	for range 300 {
+		fl = append(fl, "hot copy of one line")
+	}
+	r := rand.New(rand.NewPCG(uint64(n), 2))
+	r.Shuffle(len(fl), func(i, j int) { fl[i], fl[j] = fl[j], fl[i] })
+	return &collection{name: "hot", files: [][]string{fl}}
+}
+
 // passwords is a generated password list split in three files: one with
 // "\r\n" endings, one without a final newline, one with empty lines.
 func passwords(n int) *collection {
@@ -376,6 +399,43 @@ func TestExactJoin(t *testing.T) {
 	}
 	if m.Counters["found_elsewhere"] == 0 {
 		t.Errorf("no pair was met in two groups: the first-token rule went untested")
+	}
+}
+
+// TestHotToken: a token in every record and many copies, joined whole and
+// in small blocks and deduplicated, give the CLI's pairs and clusters: a
+// pair dropped in a group as found elsewhere is reported by the group of
+// its first shared token.
+func TestHotToken(t *testing.T) {
+	dir := t.TempDir()
+	h := hot(1000)
+	h.write(t, dir)
+	jobs := []*job{
+		exactJob(t, h, "set", prefix.Jaccard, "0.6", 0, 0),
+		exactJob(t, h, "set", prefix.Jaccard, "0.6", 32, 0),
+		exactJob(t, h, "set", prefix.Cosine, "0.8", 128, 0),
+	}
+	recs, ids := h.records()
+	thr, _ := prefix.ParseThreshold(prefix.Jaccard, "0.6")
+	f := cluster.New(len(recs))
+	for _, p := range exactPairs(t, "set", prefix.Jaccard, "0.6", recs, nil) {
+		f.Union(p.A, p.B)
+	}
+	var want []string
+	for _, i := range f.Firsts() {
+		want = append(want, ids[i])
+	}
+	jobs = append(jobs, &job{
+		name: "dedup-hot", in: h, tokens: "set", expect: want,
+		build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
+			pairs := pipeline.ExactJoin(s, recs, pipeline.Join{Threshold: thr, BlockSize: 32})
+			labels := pipeline.Components(s, beam.ParDo(s, pairEdge, pairs), 0)
+			return pipeline.DedupLines(s, recs, labels, beam.PCollection{}, pipeline.IDsOf(in), pipeline.Dedup{})
+		},
+	})
+	m := runJobs(t, jobs)
+	if m.Counters["split_groups"] == 0 || m.Counters["found_elsewhere"] == 0 {
+		t.Errorf("no group split or no pair met twice: the fixture is wrong: %v", m.Counters)
 	}
 }
 
