@@ -68,6 +68,9 @@
 // 8k+16 bytes a record, B·(8B+14) bytes a unit for the bands and 2·(8k+16)
 // more for the two co-groups, and 8k+36 bytes a candidate.
 //
+// A dedup makes no record pair: ExactLinks and LSHLinks group identical
+// sets into units first, join only the units, and return the links the
+// clusters need (one a pair of similar units, n-1 for a unit of n copies).
 // Components labels the records of a dedup by connected components with
 // the alternating large-star/small-star operations of Kiveris et al., a
 // fixed number of them (each a shuffle of at most twice the edges), and

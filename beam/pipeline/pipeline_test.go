@@ -415,24 +415,7 @@ func TestHotToken(t *testing.T) {
 		exactJob(t, h, "set", prefix.Jaccard, "0.6", 32, 0),
 		exactJob(t, h, "set", prefix.Cosine, "0.8", 128, 0),
 	}
-	recs, ids := h.records()
-	thr, _ := prefix.ParseThreshold(prefix.Jaccard, "0.6")
-	f := cluster.New(len(recs))
-	for _, p := range exactPairs(t, "set", prefix.Jaccard, "0.6", recs, nil) {
-		f.Union(p.A, p.B)
-	}
-	var want []string
-	for _, i := range f.Firsts() {
-		want = append(want, ids[i])
-	}
-	jobs = append(jobs, &job{
-		name: "dedup-hot", in: h, tokens: "set", expect: want,
-		build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
-			pairs := pipeline.ExactJoin(s, recs, pipeline.Join{Threshold: thr, BlockSize: 32})
-			labels := pipeline.Components(s, beam.ParDo(s, pairEdge, pairs), 0)
-			return pipeline.DedupLines(s, recs, labels, beam.PCollection{}, pipeline.IDsOf(in), pipeline.Dedup{})
-		},
-	})
+	jobs = append(jobs, dedupJob(t, dedupCase{c: h, tokens: "set", th: "0.6"}))
 	m := runJobs(t, jobs)
 	if m.Counters["split_groups"] == 0 || m.Counters["found_elsewhere"] == 0 {
 		t.Errorf("no group split or no pair met twice: the fixture is wrong: %v", m.Counters)
@@ -569,49 +552,112 @@ func TestLSHJoin(t *testing.T) {
 	}
 }
 
+// dedupCase is a dedup to compare with the CLI's: the clusters of the
+// exact pairs (lsh zero) or of approx's pairs under lsh, the first record of
+// each kept.
+type dedupCase struct {
+	c      *collection
+	tokens string
+	m      prefix.Measure
+	th     string
+	rounds int
+	lsh    *approx.Options
+}
+
+func dedupJob(t *testing.T, tc dedupCase) *job {
+	t.Helper()
+	recs, ids := tc.c.records()
+	var pairs []join.Pair
+	method := "exact"
+	if tc.lsh != nil {
+		pairs, method = lshOracle(t, recs, tc.tokens, *tc.lsh), "lsh"
+	} else {
+		pairs = exactPairs(t, tc.tokens, tc.m, tc.th, recs, nil)
+	}
+	f := cluster.New(len(recs))
+	for _, p := range pairs {
+		f.Union(p.A, p.B)
+	}
+	var want []string
+	for _, i := range f.Firsts() {
+		want = append(want, ids[i])
+	}
+	if len(want) == len(recs) {
+		t.Fatalf("%s at %s: no cluster, the fixture is wrong", tc.c.name, tc.th)
+	}
+	thr, _ := prefix.ParseThreshold(tc.m, tc.th)
+	return &job{
+		name: fmt.Sprintf("dedup-%s-%s-%s-%s", method, tc.c.name, tc.m, tc.th), in: tc.c, tokens: tc.tokens, expect: want,
+		build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
+			var links beam.PCollection
+			if tc.lsh != nil {
+				links = pipeline.LSHLinks(s, recs, pipeline.LSH{Options: *tc.lsh})
+			} else {
+				links = pipeline.ExactLinks(s, recs, pipeline.Join{Measure: tc.m, Threshold: thr, BlockSize: 64})
+			}
+			labels := pipeline.Components(s, links, tc.rounds)
+			return pipeline.DedupLines(s, recs, labels, beam.PCollection{}, pipeline.IDsOf(in), pipeline.Dedup{})
+		},
+	}
+}
+
+func lshOptions(t *testing.T, th string, seed uint64) *approx.Options {
+	t.Helper()
+	thr, _ := prefix.ParseThreshold(prefix.Jaccard, th)
+	o, err := approx.Options{Threshold: thr, Seed: seed}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &o
+}
+
 func TestDedup(t *testing.T) {
 	dir := t.TempDir()
 	z := zipf(2500, 4)
 	pw := passwords(1500)
 	ch := chain(2000)
+	h := hot(500)
 	z.write(t, dir)
 	pw.write(t, dir)
 	ch.write(t, dir)
-
+	h.write(t, dir)
 	var jobs []*job
-	for _, tc := range []struct {
-		c      *collection
-		tokens string
-		th     string
-		rounds int
-	}{{z, "set", "0.7", 0}, {z, "set", "0.5", 6}, {pw, "qgram:2", "0.6", 0}, {ch, "set", "0.6", 0}} {
-		recs, ids := tc.c.records()
-		pairs := exactPairs(t, tc.tokens, prefix.Jaccard, tc.th, recs, nil)
-		f := cluster.New(len(recs))
-		for _, p := range pairs {
-			f.Union(p.A, p.B)
-		}
-		var want []string
-		for _, i := range f.Firsts() {
-			want = append(want, ids[i])
-		}
-		if len(want) == len(recs) {
-			t.Fatalf("%s at %s: no cluster, the fixture is wrong", tc.c.name, tc.th)
-		}
-		thr, _ := prefix.ParseThreshold(prefix.Jaccard, tc.th)
-		tc := tc
-		jobs = append(jobs, &job{
-			name: fmt.Sprintf("dedup-%s-%s", tc.c.name, tc.th), in: tc.c, tokens: tc.tokens, expect: want,
-			build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
-				pairs := pipeline.ExactJoin(s, recs, pipeline.Join{Threshold: thr, BlockSize: 64})
-				labels := pipeline.Components(s, beam.ParDo(s, pairEdge, pairs), tc.rounds)
-				return pipeline.DedupLines(s, recs, labels, beam.PCollection{}, pipeline.IDsOf(in), pipeline.Dedup{})
-			},
-		})
+	for _, tc := range []dedupCase{
+		{c: z, tokens: "set", th: "0.7"},
+		{c: z, tokens: "set", th: "0.5", rounds: 6},
+		{c: pw, tokens: "qgram:2", th: "0.6"},
+		{c: ch, tokens: "set", th: "0.6"},
+		{c: h, tokens: "set", m: prefix.Overlap, th: "8"}, // copies of sets under 8 tokens stay apart
+		{c: z, tokens: "set", th: "0.7", lsh: lshOptions(t, "0.7", 1)},
+		{c: h, tokens: "set", th: "0.6", lsh: lshOptions(t, "0.6", 2)},
+	} {
+		jobs = append(jobs, dedupJob(t, tc))
 	}
 	runJobs(t, jobs)
 }
 
-func init() { beam.RegisterFunction(pairEdge) }
-
-func pairEdge(p pipeline.Pair) (uint64, uint64) { return p.A, p.B }
+// TestDedupCopies: a dedup costs linear in the copies of a set, on both
+// paths: no record pair is made (results counts only the pairs of distinct
+// sets), and the components shuffle what n-1 links a set of n copies need.
+func TestDedupCopies(t *testing.T) {
+	dir := t.TempDir()
+	c := zipf(200, 5)
+	for range 600 {
+		c.files[0] = append(c.files[0], "one line many times", "and another one")
+	}
+	c.name = "copies"
+	c.write(t, dir)
+	m := runJobs(t, []*job{
+		dedupJob(t, dedupCase{c: c, tokens: "set", th: "0.7"}),
+		dedupJob(t, dedupCase{c: c, tokens: "set", th: "0.7", lsh: lshOptions(t, "0.7", 3)}),
+	})
+	n := int64(len(c.files[0]))
+	if r := m.Counters["results"]; r > 1000 {
+		t.Errorf("%d pairs made for %d records, most of them copies", r, n)
+	}
+	// Each star operation shuffles every link both ways, at most 2·10 bytes
+	// each way; two jobs ran.
+	if b, most := m.Counters["shuffle_components_bytes"], 2*int64(pipeline.DefaultRounds)*2*20*n; b > most {
+		t.Errorf("the components shuffled %d bytes for %d records, more than the %d of links linear in them", b, n, most)
+	}
+}
