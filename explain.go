@@ -9,7 +9,9 @@ import (
 
 // ExplainOptions says what Explain does beyond planning.
 type ExplainOptions struct {
-	// Analyze runs the plan's method and measures it beside the prediction.
+	// Analyze runs the plan's method whole and sets what each phase
+	// measured beside the prediction; with CrossCheck, the other method
+	// too.
 	Analyze bool
 	// CrossCheck, when not 0, runs both methods on a seeded sample of that
 	// many records per side (-1: the whole input) and measures LSH against
@@ -24,39 +26,22 @@ type ExplainOptions struct {
 // reason, which is its code and figures here (planner.Reason) and the
 // command's words there.
 type Explanation struct {
-	Plan       *Plan                 `json:"plan"`
-	Analyze    *Analysis             `json:"analyze,omitempty"`
+	Plan *Plan `json:"plan"`
+	// Analyze holds the runs Analyze asked for, the plan's method first,
+	// each beside its prediction.
+	Analyze    []*planner.Analysis   `json:"analyze,omitempty"`
 	CrossCheck *planner.CheckSummary `json:"cross_check,omitempty"`
 }
 
-// Analysis is a run of the plan beside its prediction for the method that
-// ran: the predicted phases, time, candidates and results, and the measured
-// ones.
-type Analysis struct {
-	Method    Method           `json:"method"`
-	Predicted Predicted        `json:"predicted"`
-	Measured  planner.Measured `json:"measured"`
-}
-
-// Predicted is the plan's prediction for one method, phase by phase as the
-// run measured them.
-type Predicted struct {
-	Phases     []planner.Phase `json:"phases"`
-	Seconds    float64         `json:"wall_s"`
-	CPU        float64         `json:"cpu_s"`
-	Collisions float64         `json:"collisions,omitempty"`
-	Candidates float64         `json:"candidates"`
-	Results    float64         `json:"results"`
-}
-
 // Explain plans the join on in (Plan: both paths priced, the method given or
-// the planner's choice) and, as eo asks, runs the plan's method and
-// cross-checks LSH against the exact join. A cross-check where the plan has
-// no LSH path fails with an error wrapping ErrNoLSH, returned with the
-// Explanation holding the plan.
+// the planner's choice) and, as eo asks, runs the plan's method (and the
+// other) and cross-checks LSH against the exact join. A cross-check where
+// the plan has no LSH path fails with an error wrapping ErrNoLSH, returned
+// with the Explanation holding the plan.
 //
-// Cost: that of Plan; with Analyze that of the join (its pairs counted, not
-// kept); with CrossCheck both joins on the sample. ctx cancels each.
+// Cost: that of Plan; with Analyze that of each join run (the order built
+// for exact if it was not, its pairs counted, not kept); with CrossCheck
+// both joins on the sample. ctx cancels each.
 func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, error) {
 	p, err := in.Plan(ctx)
 	if err != nil {
@@ -64,14 +49,19 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 	}
 	ex := &Explanation{Plan: p}
 	if eo.Analyze {
-		report := progressOf(in.opts.Progress, Progress{Stage: StageAnalyze, Method: p.Method})
-		r, s := in.collections()
-		m, err := p.Run(ctx, r, s, nil)
-		report(-1, -1, true)
-		if err != nil {
-			return ex, err
+		methods := []Method{p.Method}
+		if eo.CrossCheck != 0 && p.LSH.Available {
+			methods = append(methods, Exact+LSH-p.Method)
 		}
-		ex.Analyze = analyze(p, m)
+		for _, m := range methods {
+			report := progressOf(in.opts.Progress, Progress{Stage: StageAnalyze, Method: m})
+			a, err := in.analyze(ctx, p, m)
+			report(-1, -1, true)
+			if err != nil {
+				return ex, err
+			}
+			ex.Analyze = append(ex.Analyze, a)
+		}
 	}
 	if eo.CrossCheck != 0 {
 		if !p.LSH.Available {
@@ -89,23 +79,33 @@ func (in *Input) Explain(ctx context.Context, eo ExplainOptions) (*Explanation, 
 	return ex, nil
 }
 
-// analyze sets a run beside the plan's prediction for its method.
-func analyze(p *Plan, m planner.Measured) *Analysis {
-	a := &Analysis{Method: m.Method, Measured: m}
-	pr := &a.Predicted
-	var cost planner.Cost
-	if m.Method == Exact {
-		cost = p.Exact.Cost
-		pr.Candidates = p.Exact.Candidates
-	} else {
-		cost = p.LSH.Cost
-		pr.Candidates = p.LSH.Candidates
-		pr.Collisions = p.LSH.Collisions
+// analyze runs path m of plan p on in whole, its pairs counted, and sets
+// what it measured beside p's prediction (planner.Plan.Analyze).
+func (in *Input) analyze(ctx context.Context, p *Plan, m Method) (*planner.Analysis, error) {
+	forced := *p
+	forced.Method = m
+	run := in.WithPlan(&forced)
+	run.opts.Progress = nil // StageAnalyze has no counts of its own
+	st, err := run.run(ctx, func(Pair) bool { return true }, nil)
+	if err != nil {
+		return nil, err
 	}
-	for _, ph := range m.Phases {
-		pr.Phases = append(pr.Phases, planner.Phase{Name: ph.Name, Seconds: cost.Phase(ph.Name)})
+	return p.Analyze(MeasuredRun(st), in.frontEnd()), nil
+}
+
+// MeasuredRun is what the join st reports did, in the planner's phases: the
+// reading and the order (when one was built for it: Stats.Order) and the
+// path's own (planner.MeasuredExact, planner.MeasuredLSH), each with its
+// wall and CPU time. Planning is none of them.
+func MeasuredRun(st Stats) planner.Measured {
+	var m planner.Measured
+	switch {
+	case st.Exact != nil:
+		m = planner.MeasuredExact(*st.Exact)
+	case st.LSH != nil:
+		m = planner.MeasuredLSH(*st.LSH)
 	}
-	pr.Seconds, pr.CPU = cost.Seconds, cost.CPU
-	pr.Results = p.Sample.Predicted
-	return a
+	m.AddFrontEnd(planner.Phase{Name: planner.PhaseRead, Seconds: st.Read.Wall.Seconds(), CPU: st.Read.CPU.Seconds()},
+		planner.Phase{Name: planner.PhaseOrder, Seconds: st.Order.Wall.Seconds(), CPU: st.Order.CPU.Seconds()})
+	return m
 }

@@ -333,8 +333,10 @@ func TestFaceExplain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Plan.Method != simjoin.Exact || !ex.Plan.Forced || ex.Analyze == nil || ex.Analyze.Measured.Results != int64(len(want)) {
-		t.Errorf("plan %v forced %v, analysis %+v; want exact with %d results", ex.Plan.Method, ex.Plan.Forced, ex.Analyze, len(want))
+	// With the cross-check, both paths run: exact, the plan's, first.
+	if ex.Plan.Method != simjoin.Exact || !ex.Plan.Forced || len(ex.Analyze) != 2 || ex.Analyze[0].Method != simjoin.Exact ||
+		ex.Analyze[0].Run.Results != int64(len(want)) || ex.Analyze[1].Method != simjoin.LSH {
+		t.Errorf("plan %v forced %v, analyses %+v; want exact with %d results, then lsh", ex.Plan.Method, ex.Plan.Forced, ex.Analyze, len(want))
 	}
 	if ex.CrossCheck == nil || ex.CrossCheck.Exact.Results != int64(len(want)) {
 		t.Errorf("cross-check %+v, want %d exact pairs", ex.CrossCheck, len(want))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/simjoin/simjoin/approx"
@@ -13,6 +14,7 @@ import (
 	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
+	"github.com/simjoin/simjoin/planner"
 	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 )
@@ -29,13 +31,20 @@ type Input struct {
 	// rk and sk are the sets as token keys when Method is LSH, which needs
 	// no token order (approx.JoinKeys); nil otherwise. sk is nil for a
 	// self-join.
-	rk, sk   *approx.KeySets
-	lazy     *lazyOrder       // builds r and s from rk and sk once
+	rk, sk *approx.KeySets
+	// rb and sb are the records as read when Method is Auto (KeyBatches
+	// with Values): the planner reads them before any order is built, and
+	// the order is built from them for the exact path (values taking the
+	// order's array road, as if read into it), or the key sets made of
+	// them for LSH. nil otherwise; sb is nil for a self-join.
+	rb, sb   *records.KeyBatches
+	lazy     *lazyOrder       // builds r and s from rb and sb, or rk and sk, once
 	rid, sid []string         // record ids of Files sources; nil otherwise
 	opts     Options          // as given, Workers resolved
 	t        prefix.Threshold // the threshold, exactly
 	loaded   Stats            // the input's counts and the timings of Read and Order
 	planned  *Plan            // set by WithPlan
+	counts   records.Counts   // the reading's counts: bytes, tokens read as values, ready sets
 }
 
 // progressOf returns a reporter of one stage's advance to f (a no-op without
@@ -119,11 +128,17 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 	}
 	// LSH signs the token keys themselves and verifies on sorted keys: no
 	// token order is built unless asked for (Collections). CheckRecall's
-	// exact join needs it.
+	// exact join needs it. With Auto the records are kept as read, values
+	// and all, and the order is built only if the planner needs it (for
+	// the exact path).
 	keys := opts.Method == LSH && !opts.CheckRecall
+	deferred := opts.Method == Auto && !opts.CheckRecall
 	newSets := func() records.Sink {
-		if keys {
+		switch {
+		case keys:
 			return new(records.KeyBatches)
+		case deferred:
+			return &records.KeyBatches{Values: true}
 		}
 		return &order.Input{Workers: opts.Workers}
 	}
@@ -144,12 +159,28 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 		}
 	}
 	st.Read, st.Files = tm.done(), rd.FileStats()
+	counts := rd.Counts()
+	st.Bytes = counts.Bytes
+	if deferred {
+		rb, sb := rto.(*records.KeyBatches), (*records.KeyBatches)(nil)
+		if sto != nil {
+			sb = sto.(*records.KeyBatches)
+		}
+		return loadDeferred(ctx, opts, st, counts, t, rb, sb, rid, sid)
+	}
 	if keys {
+		// The memory is checked before the batches are joined into one
+		// arena, which holds every key twice for a moment.
+		if err := checkMemory(opts, rto, sto, func(records, tokens int) int64 {
+			return approx.EstimateKeysMemory(records, tokens, resolvedLSH(opts, t))
+		}); err != nil {
+			return nil, err
+		}
 		rk, sk := rto.(*records.KeyBatches).Sets(opts.Workers), (*approx.KeySets)(nil)
 		if sto != nil {
 			sk = sto.(*records.KeyBatches).Sets(opts.Workers)
 		}
-		return loadKeys(ctx, opts, st, t, rk, sk, rid, sid)
+		return loadKeys(ctx, opts, st, counts, t, rk, sk, rid, sid)
 	}
 	rin := rto.(*order.Input)
 	var sin *order.Input
@@ -171,7 +202,7 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in := &Input{rid: rid, sid: sid, opts: opts, t: t}
+	in := &Input{rid: rid, sid: sid, opts: opts, t: t, counts: counts}
 	if in.r, in.s, err = buildOrder(rin, sin); err != nil {
 		return nil, err
 	}
@@ -206,17 +237,60 @@ func buildOrder(rin, sin *order.Input) (r, s *order.Collection, err error) {
 
 // loadKeys finishes Load for the LSH path: the input stays as key sets (sk
 // is nil for a self-join), counted (its distinct tokens only on
-// demand, by Vocabulary), its memory checked.
-func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
-	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder)}
-	for _, ks := range []*approx.KeySets{in.rk, in.sk} {
+// demand, by Vocabulary); Load has checked its memory.
+func loadKeys(ctx context.Context, opts Options, st Stats, counts records.Counts, t prefix.Threshold, rk, sk *approx.KeySets, rid, sid []string) (*Input, error) {
+	in := &Input{rk: rk, sk: sk, rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder), counts: counts}
+	return in.finishLoad(ctx, st)
+}
+
+// loadDeferred finishes Load for Method Auto: the planner reads the
+// records before any order is built, which is built only for the exact
+// path. Records read as keys become key sets at once, as LSH's Load makes
+// them; where some came as small values the batches stay as read (sb is
+// nil for a self-join), for the order to take the values' road, and the
+// key sets are made from them when LSH asks. The memory is checked for the
+// exact path (about half as many distinct tokens as tokens) with the keys
+// kept beside it, before the batches are joined.
+func loadDeferred(ctx context.Context, opts Options, st Stats, counts records.Counts, t prefix.Threshold, rb, sb *records.KeyBatches, rid, sid []string) (*Input, error) {
+	var ss records.Sink
+	if sb != nil {
+		ss = sb
+	}
+	if err := checkMemory(opts, rb, ss, func(records, tokens int) int64 {
+		return join.EstimateMemory(records, tokens, tokens/2) + 8*int64(tokens)
+	}); err != nil {
+		return nil, err
+	}
+	in := &Input{rid: rid, sid: sid, opts: opts, t: t, lazy: new(lazyOrder), counts: counts}
+	if rb.HasValues() || sb != nil && sb.HasValues() {
+		in.rb, in.sb = rb, sb
+		for _, kb := range []*records.KeyBatches{rb, sb} {
+			if kb != nil {
+				kb.Index()
+			}
+		}
+	} else {
+		in.rk = rb.Sets(opts.Workers)
+		if sb != nil {
+			in.sk = sb.Sets(opts.Workers)
+		}
+	}
+	return in.finishLoad(ctx, st)
+}
+
+// finishLoad counts the records of an input loaded without an order
+// (their distinct tokens only on demand, by Vocabulary) into st, the
+// counts so far.
+func (in *Input) finishLoad(ctx context.Context, st Stats) (*Input, error) {
+	for _, ks := range in.keySides() {
 		if ks == nil {
 			continue
 		}
 		st.Records += ks.Len()
-		st.Tokens += ks.Tokens()
 		for i := range ks.Len() {
-			if ks.Offs[i+1] == ks.Offs[i] {
+			n := ks.Size(i)
+			st.Tokens += n
+			if n == 0 {
 				st.Skipped++
 			}
 		}
@@ -225,16 +299,6 @@ func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, r
 		return nil, fmt.Errorf("simjoin: collection %w", order.ErrTooLarge) // as building the order would say
 	}
 	st.Vocabulary = -1 // counted on demand by Vocabulary
-	if opts.MemoryCheck != nil {
-		lsh := opts.LSH
-		lsh.Measure, lsh.Threshold = opts.Measure, t
-		if r, err := lsh.Resolve(); err == nil {
-			lsh = r
-		}
-		if err := opts.MemoryCheck(approx.EstimateKeysMemory(st.Records, st.Tokens, lsh), st.Records, st.Tokens); err != nil {
-			return nil, err
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -242,21 +306,84 @@ func loadKeys(ctx context.Context, opts Options, st Stats, t prefix.Threshold, r
 	return in, nil
 }
 
-// rs reports whether the input is an R-S join's.
-func (in *Input) rs() bool { return in.s != nil || in.sk != nil }
+// checkMemory checks the memory need says a join of the sets the batches
+// r and s (nil for a self-join) hold takes (opts.MemoryCheck, if any), from
+// their counts, before the batches are joined.
+func checkMemory(opts Options, r, s records.Sink, need func(records, tokens int) int64) error {
+	if opts.MemoryCheck == nil {
+		return nil
+	}
+	n, tokens := 0, 0
+	for _, side := range []records.Sink{r, s} {
+		if kb, ok := side.(*records.KeyBatches); ok && kb != nil {
+			n, tokens = n+kb.Len(), tokens+kb.Keys()
+		}
+	}
+	return opts.MemoryCheck(need(n, tokens), n, tokens)
+}
 
-// lazyOrder builds an LSH input's collections, and counts its distinct
-// tokens, on first use.
+// resolvedLSH returns the LSH options of opts at threshold t, resolved
+// where they can be.
+func resolvedLSH(opts Options, t prefix.Threshold) approx.Options {
+	lsh := opts.LSH
+	lsh.Measure, lsh.Threshold = opts.Measure, t
+	if r, err := lsh.Resolve(); err == nil {
+		lsh = r
+	}
+	return lsh
+}
+
+// keySides returns the sides of an input loaded without an order as
+// planner.Keys (rb and sb, or rk and sk); the second is nil for a
+// self-join, both for an input loaded with its order.
+func (in *Input) keySides() []planner.Keys {
+	switch {
+	case in.rb != nil:
+		if in.sb == nil {
+			return []planner.Keys{in.rb, nil}
+		}
+		return []planner.Keys{in.rb, in.sb}
+	case in.rk != nil:
+		if in.sk == nil {
+			return []planner.Keys{planner.KeySetsOf(in.rk), nil}
+		}
+		return []planner.Keys{planner.KeySetsOf(in.rk), planner.KeySetsOf(in.sk)}
+	}
+	return nil
+}
+
+// rs reports whether the input is an R-S join's.
+func (in *Input) rs() bool { return in.s != nil || in.sk != nil || in.sb != nil }
+
+// lazyOrder builds the collections of an input loaded without them, makes
+// the key sets of an Auto input, and counts its distinct tokens, each on
+// first use.
 type lazyOrder struct {
-	once      sync.Once
-	r, s      *order.Collection
+	once sync.Once
+	r, s *order.Collection
+	// distinct is about the distinct tokens (the planner's estimate; 0:
+	// unknown), which sizes the vocabulary's table; Order is the time the
+	// build took, and built says it ran.
+	distinct atomic.Int64
+	order    Timing
+	built    atomic.Bool
+
+	keysOnce sync.Once
+	rk, sk   *approx.KeySets
+	keys     Timing // making the key sets of an Auto input
+
 	vocabOnce sync.Once
 	vocab     int
 }
 
+// sizeHint records about how many distinct tokens the input holds, to size
+// the vocabulary's table when the order is built.
+func (lz *lazyOrder) sizeHint(distinct int64) { lz.distinct.Store(distinct) }
+
 // Vocabulary returns the number of distinct tokens of the input (of both
-// sides of an R-S join): the token order's length. An LSH input has no
-// order (Stats.Vocabulary is -1): the first call counts its distinct keys by
+// sides of an R-S join): the token order's length. An input loaded without
+// its order (Method LSH or Auto) has none until a join needs it
+// (Stats.Vocabulary is -1): then the first call counts its distinct keys by
 // a sort of every key on the input's workers (keysort.CountDistinct, a
 // fraction of what building the order costs), and later calls return the
 // count. Safe for concurrent use.
@@ -264,10 +391,14 @@ func (in *Input) Vocabulary() int {
 	if in.lazy == nil {
 		return in.r.Dict().Len()
 	}
+	if in.lazy.built.Load() {
+		return in.lazy.r.Dict().Len()
+	}
 	in.lazy.vocabOnce.Do(func() {
-		all := in.rk.Keys[:in.rk.Tokens()]
-		if in.sk != nil {
-			all = append(slices.Clip(all), in.sk.Keys[:in.sk.Tokens()]...)
+		rk, sk := in.keySets()
+		all := rk.Keys[:rk.Tokens()]
+		if sk != nil {
+			all = append(slices.Clip(all), sk.Keys[:sk.Tokens()]...)
 		}
 		in.lazy.vocab = keysort.CountDistinct(all, in.opts.Workers)
 	})
@@ -275,34 +406,66 @@ func (in *Input) Vocabulary() int {
 }
 
 // collections returns the input's collections, building the token order
-// from the key sets on first use when Load did not (Method LSH). Load
-// checked the limits that building the order could fail on.
+// on first use when Load did not (Method LSH or Auto): from the records as
+// read (Auto), else from the key sets. Load checked the limits that
+// building the order could fail on.
 func (in *Input) collections() (r, s *order.Collection) {
 	if in.lazy == nil {
 		return in.r, in.s
 	}
-	in.lazy.once.Do(func() {
-		toInput := func(ks *approx.KeySets) *order.Input {
-			if ks == nil {
-				return nil
+	lz := in.lazy
+	lz.once.Do(func() {
+		tm := startTiming()
+		distinct := int(lz.distinct.Load())
+		if distinct == 0 {
+			distinct = in.loaded.Tokens / 2
+		}
+		toInput := func(kb *records.KeyBatches, ks *approx.KeySets) *order.Input {
+			switch {
+			case kb != nil:
+				return kb.Input(in.opts.Workers, distinct)
+			case ks != nil:
+				oi := &order.Input{Workers: in.opts.Workers}
+				oi.Grow(distinct)
+				oi.AddBatch(ks.Keys, ks.Offs)
+				return oi
 			}
-			oi := &order.Input{Workers: in.opts.Workers}
-			oi.AddBatch(ks.Keys, ks.Offs)
-			return oi
+			return nil
 		}
 		var err error
-		if in.lazy.r, in.lazy.s, err = buildOrder(toInput(in.rk), toInput(in.sk)); err != nil {
+		if lz.r, lz.s, err = buildOrder(toInput(in.rb, in.rk), toInput(in.sb, in.sk)); err != nil {
 			panic(err) // unreachable: Load checked the limits
 		}
+		lz.order = tm.done()
+		lz.built.Store(true)
 	})
-	return in.lazy.r, in.lazy.s
+	return lz.r, lz.s
+}
+
+// keySets returns the input's key sets (sk nil for a self-join): those Load
+// made (Method LSH, or Auto over keys), or made on first use from the
+// records as read (Auto where some came as values, which become keys).
+func (in *Input) keySets() (rk, sk *approx.KeySets) {
+	if in.rb == nil {
+		return in.rk, in.sk
+	}
+	lz := in.lazy
+	lz.keysOnce.Do(func() {
+		tm := startTiming()
+		lz.rk = in.rb.KeepSets(in.opts.Workers)
+		if in.sb != nil {
+			lz.sk = in.sb.KeepSets(in.opts.Workers)
+		}
+		lz.keys = tm.done()
+	})
+	return lz.rk, lz.sk
 }
 
 // Collections returns the ordered collections: r, and s for an R-S join (nil
 // for a self-join). They are shared, not copied: read them only. With
-// Method LSH, Load builds no token order; the first call builds it (the cost
-// Load's order phase has otherwise) and later calls return the same
-// collections.
+// Method LSH or Auto, Load builds no token order; the first call (or the
+// planner, for Auto) builds it (the cost Load's order phase has otherwise)
+// and later calls return the same collections.
 func (in *Input) Collections() (r, s *order.Collection) { return in.collections() }
 
 // IDs returns the record ids of Files sources (the paths), for r and for s;

@@ -142,7 +142,8 @@ func TestLoadLSHKeys(t *testing.T) {
 		}
 		kst := *st.LSH
 		kst.SignTime, kst.BandTime, kst.JoinTime, ast.SignTime, ast.BandTime, ast.JoinTime = 0, 0, 0, 0, 0, 0
-		kst.Workers, ast.Workers = 0, 0
+		kst.SignCPU, kst.BandCPU, kst.JoinCPU, ast.SignCPU, ast.BandCPU, ast.JoinCPU = 0, 0, 0, 0, 0, 0
+		kst.Workers, ast.Workers, ast.Words = 0, 0, 0 // key sets hash no dictionary
 		if kst != ast {
 			t.Errorf("%s: LSH statistics\nkeys        %+v\ncollections %+v", tc.name, kst, ast)
 		}

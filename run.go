@@ -30,6 +30,10 @@ type Stats struct {
 	// loaded for LSH, whose tokens are not ordered: Input.Vocabulary counts
 	// them).
 	Records, Skipped, Tokens, Vocabulary int
+	// Bytes is the bytes read and tokenized: the lines of Lines sources
+	// with their ends, the strings of Strings, the (decompressed) contents
+	// of Files; 0 for Sets.
+	Bytes int64
 	// Files counts what Files sources listed and read; nil without them.
 	Files *records.FileStats
 
@@ -129,16 +133,59 @@ func Run(ctx context.Context, r, s records.Source, opts Options, yield func(Pair
 func (in *Input) plannerOptions(m Method) planner.Options {
 	opt := in.opts.LSH
 	opt.Progress, opt.Copies = nil, nil
-	return planner.Options{Measure: in.opts.Measure, Threshold: in.t, Method: m, LSH: opt, Workers: in.opts.Workers}
+	return planner.Options{Measure: in.opts.Measure, Threshold: in.t, Method: m, LSH: opt, Workers: in.opts.Workers,
+		Prefer: in.opts.LSHMargin, FrontEnd: in.frontEnd()}
 }
 
-// Plan plans the join on in (planner.New): with Method Auto the planner's
-// choice, else the method given, with both paths priced either way. It is
-// deterministic. Cost: reading the collections and joining a small seeded
-// sample; see planner.New.
+// frontEnd returns what reading the input did, for the planner: the counts
+// of Stats (the distinct tokens once the order is built).
+func (in *Input) frontEnd() planner.FrontEnd {
+	st := in.loaded
+	fe := planner.FrontEnd{Tokenizer: planner.TokenizerOf(in.opts.Tokens.Kind), Bytes: st.Bytes, Records: st.Records,
+		Tokens: int64(st.Tokens), Values: min(in.counts.Values, int64(st.Tokens)), Ordered: in.lazy == nil}
+	if in.counts.Sets {
+		fe.Tokenizer = planner.TokenizeNone
+	}
+	if st.Files != nil {
+		fe.Files = st.Files.Selected
+	}
+	if st.Vocabulary >= 0 {
+		fe.Distinct = int64(st.Vocabulary)
+	} else if in.lazy != nil && in.lazy.built.Load() {
+		fe.Distinct = int64(in.lazy.r.Dict().Len())
+	}
+	return fe
+}
+
+// Plan plans the join on in: with Method Auto the planner's choice, else
+// the method given, with both paths priced whole either way (reading,
+// exact's order, the join). It is deterministic. An input loaded with its
+// order (Method Exact, CheckRecall) is planned on it (planner.New). One
+// loaded without (Auto, LSH) is planned on its records first
+// (planner.NewKeys): LSH is taken there when it clearly pays even against
+// the least exact can cost; otherwise the order is built (as the exact
+// path would build it, and timed as Stats.Order) and the plan completed on
+// it (Plan.WithOrder). Cost: one pass over the keys, or the collections'
+// statistics and prefix sums, and small seeded samples; see the planner's
+// documentation.
 func (in *Input) Plan(ctx context.Context) (*Plan, error) {
+	opt := in.plannerOptions(in.opts.Method)
+	if in.lazy == nil {
+		r, sc := in.collections()
+		return planner.New(ctx, r, sc, opt)
+	}
+	sides := in.keySides()
+	p, err := planner.NewKeys(ctx, sides[0], sides[1], opt)
+	if err != nil {
+		return nil, err
+	}
+	// The estimate sizes the vocabulary's table, should the order be built.
+	in.lazy.sizeHint(p.FrontEnd.Distinct)
+	if !p.NeedsOrder() {
+		return p, nil
+	}
 	r, sc := in.collections()
-	return planner.New(ctx, r, sc, in.plannerOptions(in.opts.Method))
+	return p.WithOrder(ctx, r, sc)
 }
 
 // WithPlan returns in to be joined as p says (p from in.Plan): Join
@@ -177,12 +224,24 @@ func (in *Input) Resolve(ctx context.Context) (*Input, Method, error) {
 func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids []int) bool) (st Stats, err error) {
 	st = in.Stats()
 	tm := startTiming()
-	defer func() { st.Join = tm.done() }()
+	ordered := in.lazy == nil || in.lazy.built.Load()
+	defer func() {
+		st.Join = tm.done()
+		// An order built for this join is its own phase, not the join's.
+		if !ordered && in.lazy.built.Load() {
+			in.orderStats(&st)
+			st.Join.Wall -= st.Order.Wall
+			st.Join.CPU -= st.Order.CPU
+		}
+	}()
 	method, lsh, p := in.opts.Method, in.opts.LSH, in.planned
 	if p == nil && method == Auto {
 		if p, err = in.Plan(ctx); err != nil {
 			return st, err
 		}
+	}
+	if ordered {
+		in.orderStats(&st)
 	}
 	if p != nil {
 		st.Plan, method = p, p.Method
@@ -205,11 +264,14 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 	}
 	switch method {
 	case Exact:
+		r, s := in.collections()
 		report := progressOf(in.opts.Progress, Progress{Stage: StageJoin})
 		opt := join.Options{Measure: in.opts.Measure, Threshold: in.t, Workers: in.opts.Workers, Copies: group,
 			Progress: func(done, total int) { report(int64(done), int64(total), false) }}
+		if p != nil {
+			opt.Ell = p.JoinOptions(s != nil).Ell
+		}
 		var js join.Stats
-		r, s := in.collections()
 		js, err = join.Join(ctx, r, s, opt, emit)
 		report(-1, -1, true)
 		st.Exact = &js
@@ -231,10 +293,15 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement
 			}
-		} else if in.rk != nil {
-			as, err = approx.JoinKeys(ctx, in.rk, in.sk, lsh, emit)
+		} else if in.lazy != nil && !in.lazy.built.Load() {
+			// No order: LSH signs the keys (made from the records as read).
+			rk, sk := in.keySets()
+			as, err = approx.JoinKeys(ctx, rk, sk, lsh, emit)
 		} else {
-			as, err = approx.Join(ctx, in.r, in.s, lsh, emit)
+			// The order is built (as read, or for the planner): signing
+			// through its dictionary costs less than making key sets.
+			r, s := in.collections()
+			as, err = approx.Join(ctx, r, s, lsh, emit)
 		}
 		report(-1, -1, true)
 		if err == nil || as.K > 0 {
@@ -242,6 +309,15 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 		}
 	}
 	return st, err
+}
+
+// orderStats puts into st the order built for a join of an input loaded
+// without it: its time (Stats.Order) and the distinct tokens.
+func (in *Input) orderStats(st *Stats) {
+	if in.lazy != nil && in.lazy.built.Load() {
+		st.Order = in.lazy.order
+		st.Vocabulary = in.lazy.r.Dict().Len()
+	}
 }
 
 // counter counts a join's results into Stats, with the sizes of the groups

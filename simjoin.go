@@ -25,13 +25,17 @@
 // Method LSH (and no CheckRecall) Load builds no order: MinHash signs the
 // token keys themselves and candidates are verified on sorted keys
 // (approx.KeySets, 8 bytes a token), and the order is built only if
-// Collections, Plan or Explain asks for it. Input.Join then plans (for
-// Method Auto) and runs the chosen path, streaming the pairs to a callback
-// and returning Stats that carry the plan and the counters of the path that
-// ran. Input.Dedup clusters the pairs of a self-join; Input.Explain returns
-// the plan, and optionally a measured run and a cross-check of LSH against
-// the exact answer. Run is Load and Join in one call; SelfJoin is the
-// shortest form for strings in memory, its pairs collected and sorted.
+// Collections, Plan or Explain asks for it. With Method Auto (the default)
+// Load keeps the records as read and builds no order either: the planner
+// prices both paths' whole runs on the records first, and the order is built
+// only when LSH does not clearly pay without it (the exact path needs it).
+// Input.Join then plans (for Method Auto) and runs the chosen path,
+// streaming the pairs to a callback and returning Stats that carry the plan
+// and the counters of the path that ran. Input.Dedup clusters the pairs of a
+// self-join; Input.Explain returns the plan, and optionally a measured run
+// and a cross-check of LSH against the exact answer. Run is Load and Join in
+// one call; SelfJoin is the shortest form for strings in memory, its pairs
+// collected and sorted.
 //
 // An Input is immutable once loaded and safe for concurrent use; every call
 // has ended its goroutines when it returns. The records and sets passed in
@@ -85,8 +89,8 @@ type Method = planner.Method
 
 // The methods.
 const (
-	// Auto lets the planner choose between Exact and LSH by predicted CPU
-	// time (planner.New); it is the zero value.
+	// Auto lets the planner choose between Exact and LSH by the predicted
+	// CPU time of each path's whole run (Input.Plan); it is the zero value.
 	Auto = planner.Auto
 	// Exact finds every pair: the prefix-filter joins of package join.
 	Exact = planner.Exact
@@ -136,6 +140,11 @@ type Options struct {
 	// Method chooses the path; Auto (the zero value) lets the planner
 	// choose. Explain prices both paths whatever it says.
 	Method Method
+	// LSHMargin is the factor by which LSH's whole run must be predicted
+	// cheaper than exact's for Auto to take it (planner.Options.Prefer):
+	// exact loses no pair. 0 means planner.DefaultPrefer (1.25); it must be
+	// >= 1.
+	LSHMargin float64
 	// LSH holds the LSH parameters (scheme, K, bits, banding or target
 	// recall, seed, verification, bucket cap, minimum size). Its Measure,
 	// Threshold, Workers, Progress and Copies are taken from these Options.

@@ -161,36 +161,46 @@ func (h *Hasher) TokenHash(key uint64) uint64 {
 // OnePerm (plus O(K²/S) probing for sets much smaller than K). No allocation
 // when cap(dst) >= K.
 func (h *Hasher) Sign(dst []uint64, keys []uint64) []uint64 {
+	dst, _ = h.signKeys(dst, keys)
+	return dst
+}
+
+// signKeys is Sign, and returns the probes densification made.
+func (h *Hasher) signKeys(dst []uint64, keys []uint64) ([]uint64, int) {
 	dst = initSig(dst, h.k)
 	if h.scheme == Classic {
 		for _, k := range keys {
 			h.classicWord(dst, uint64(Fold32(k)))
 		}
-		return dst
+		return dst, 0
 	}
 	for _, k := range keys {
 		h.binWord(dst, mix.Mix64(k^h.sigma[0]))
 	}
-	h.densify(dst)
-	return dst
+	return dst, h.densify(dst)
 }
 
 // SignWords is Sign over precomputed token words (TokenHash of each key),
 // looked up through ids: words[id] for each id. It is how a collection's sets
 // of token ids are signed without hashing a token more than once.
 func (h *Hasher) SignWords(dst []uint64, words []uint64, ids []uint32) []uint64 {
+	dst, _ = h.signWords(dst, words, ids)
+	return dst
+}
+
+// signWords is SignWords, and returns the probes densification made.
+func (h *Hasher) signWords(dst []uint64, words []uint64, ids []uint32) ([]uint64, int) {
 	dst = initSig(dst, h.k)
 	if h.scheme == Classic {
 		for _, id := range ids {
 			h.classicWord(dst, words[id])
 		}
-		return dst
+		return dst, 0
 	}
 	for _, id := range ids {
 		h.binWord(dst, words[id])
 	}
-	h.densify(dst)
-	return dst
+	return dst, h.densify(dst)
 }
 
 func initSig(dst []uint64, k int) []uint64 {
@@ -226,8 +236,11 @@ func (h *Hasher) binWord(dst []uint64, v uint64) {
 // copies the value of the first originally non-empty bin j_a(i) of its own
 // probe sequence. Bins are empty while they hold MaxUint64 (a real value is
 // that large with probability K·2⁻⁶⁴). A set with no tokens keeps every bin
-// empty. No allocation: the emptiness bitmap lives on the stack.
-func (h *Hasher) densify(dst []uint64) {
+// empty. No allocation: the emptiness bitmap lives on the stack. It
+// returns the number of probes made (the cost that grows as sets shrink
+// below K: a set of S tokens leaves about K·e^(-S/K) bins empty, each
+// probing 1/(1-e^(-S/K)) bins on average).
+func (h *Hasher) densify(dst []uint64) int {
 	var empty [MaxK / 64]uint64
 	n := 0
 	for i, v := range dst {
@@ -237,14 +250,16 @@ func (h *Hasher) densify(dst []uint64) {
 		}
 	}
 	if n == 0 || n == len(dst) {
-		return
+		return 0
 	}
 	k := uint64(len(dst))
+	probes := 0
 	for i := range dst {
 		if empty[i>>6]&(1<<(i&63)) == 0 {
 			continue
 		}
 		for a := uint64(1); ; a++ {
+			probes++
 			j, _ := bits.Mul64(mix.Mix64(h.sigma[1]^(uint64(i)<<32|a)), k)
 			if empty[j>>6]&(1<<(j&63)) == 0 {
 				dst[i] = dst[j]
@@ -252,4 +267,5 @@ func (h *Hasher) densify(dst []uint64) {
 			}
 		}
 	}
+	return probes
 }

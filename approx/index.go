@@ -9,6 +9,7 @@ import (
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -70,7 +71,7 @@ func (b *Builder) Build(ctx context.Context) (*Index, error) {
 	if ix.h, err = NewHasher(ix.opt.Scheme, ix.opt.K, ix.opt.Seed); err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	n := ix.Len()
 	if ix.sigs, err = NewSignatures(n, ix.opt.K, ix.opt.Bits); err != nil {
 		return nil, err
@@ -85,8 +86,8 @@ func (b *Builder) Build(ctx context.Context) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.signTime = time.Since(t0)
-	t0 = time.Now()
+	ix.signTime, ix.signCPU = t0.Lap()
+	t0 = rusage.Start()
 	minSize := ix.opt.MinSize
 	ix.tab, err = buildTables(ctx, ix.sigs, ix.opt.Shape, func(u int) bool {
 		s := ix.Size(u)
@@ -95,7 +96,7 @@ func (b *Builder) Build(ctx context.Context) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.bandTime = time.Since(t0)
+	ix.bandTime, ix.bandCPU = t0.Lap()
 	return ix, nil
 }
 
@@ -111,11 +112,11 @@ type Index struct {
 	// sigs holds one signature per indexed set (sigs.Len() = len(offs)-1),
 	// of opt.K values of opt.Bits bits; tab bands them, one table per band
 	// of opt.Shape, each sorted by (band key, set).
-	sigs     *Signatures
-	tab      *tables
-	signTime time.Duration
-	bandTime time.Duration
-	scratch  sync.Pool // *queryScratch
+	sigs              *Signatures
+	tab               *tables
+	signTime, signCPU time.Duration
+	bandTime, bandCPU time.Duration
+	scratch           sync.Pool // *queryScratch
 }
 
 // Match is one answer of a query: the id of an indexed set, the overlap with
@@ -299,11 +300,12 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 		}
 	}
 	st.SignatureBytes, st.IndexBytes, _ = ix.Memory()
-	st.SignTime, st.BandTime = ix.signTime, ix.bandTime
+	st.SignTime, st.BandTime, st.SignCPU, st.BandCPU = ix.signTime, ix.bandTime, ix.signCPU, ix.bandCPU
+	st.Tokens = int64(ix.offs[len(ix.offs)-1])
 	tab := ix.tab
 	st.Buckets, st.LargestBucket = tab.buckets, tab.largest
 	st.CappedBuckets, st.CappedPairs = tab.cappedBuckets, tab.cappedPairs
-	t0 := time.Now()
+	t0 := rusage.Start()
 	tasks, chunks := tab.selfTasks(pairBudget)
 	sigs := ix.sigs
 	stopped := false
@@ -341,7 +343,7 @@ func (ix *Index) SelfJoin(ctx context.Context, yield func(join.Pair) bool) (Stat
 			}
 			return true
 		}, ix.opt.Progress)
-	st.JoinTime = time.Since(t0)
+	st.JoinTime, st.JoinCPU = t0.Lap()
 	if invariants.Enabled && err == nil {
 		st.checkIdentity(!stopped)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
-	"time"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
@@ -28,8 +28,9 @@ type units[T token] struct {
 	members func(u int) (lo, hi int)
 	id      func(pos int) int
 	// signWith returns the signer of unit u's set (hashing each token key
-	// through h, or reading words a shared dictionary precomputed).
-	signWith func(h *Hasher) func(dst []uint64, u int) []uint64
+	// through h, or reading words a shared dictionary precomputed), which
+	// also returns the probes densification made.
+	signWith func(h *Hasher) func(dst []uint64, u int) ([]uint64, int)
 	keep     []bool // by unit: false when dropped by MinSize
 }
 
@@ -43,8 +44,8 @@ func collectionUnits(c *order.Collection, minSize int, words *[]uint64) *units[u
 		id:      c.ID,
 		keep:    make([]bool, c.Groups()),
 	}
-	s.signWith = func(h *Hasher) func([]uint64, int) []uint64 {
-		return func(dst []uint64, u int) []uint64 { return h.SignWords(dst, *words, s.set(u)) }
+	s.signWith = func(h *Hasher) func([]uint64, int) ([]uint64, int) {
+		return func(dst []uint64, u int) ([]uint64, int) { return h.signWords(dst, *words, s.set(u)) }
 	}
 	for u := range s.keep {
 		lo, _ := c.Group(u)
@@ -64,6 +65,17 @@ func dictWords(ctx context.Context, h *Hasher, dict *order.Dictionary, workers i
 	return words, err
 }
 
+// tokens returns the tokens of the units signed (those MinSize keeps).
+func (s *units[T]) tokens() int64 {
+	var n int64
+	for u, k := range s.keep {
+		if k {
+			n += int64(len(s.set(u)))
+		}
+	}
+	return n
+}
+
 // dropped returns the number of records in units dropped by MinSize.
 func (s *units[T]) dropped() int {
 	n := 0
@@ -76,30 +88,38 @@ func (s *units[T]) dropped() int {
 	return n
 }
 
-// sign computes the signatures of every unit of each side with one hasher.
-func sign[T token](ctx context.Context, h *Hasher, bits, workers int, sides ...*units[T]) ([]*Signatures, error) {
+// sign computes the signatures of every unit of each side with one hasher,
+// and returns them with the probes densification made.
+func sign[T token](ctx context.Context, h *Hasher, bits, workers int, sides ...*units[T]) ([]*Signatures, int64, error) {
 	out := make([]*Signatures, len(sides))
+	var probes int64
 	for i, s := range sides {
 		sigs, err := NewSignatures(s.n, h.K(), bits)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		signUnit := s.signWith(h)
 		buf := make([][]uint64, max(workers, 1))
+		made := make([]int64, max(workers, 1))
 		err = parallel.For(ctx, s.n, 64, workers, func(w, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				if s.keep[u] {
-					buf[w] = signUnit(buf[w], u)
+					var n int
+					buf[w], n = signUnit(buf[w], u)
+					made[w] += int64(n)
 					sigs.Put(u, buf[w])
 				}
 			}
 		})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
+		}
+		for _, n := range made {
+			probes += n
 		}
 		out[i] = sigs
 	}
-	return out, nil
+	return out, probes, nil
 }
 
 // verifier decides candidates and turns them into pairs. One per worker.
@@ -221,7 +241,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	}
 	st := Stats{Records: c.Records(), Skipped: c.Skipped()}
 	st.fill(&opt)
-	t0 := time.Now()
+	t0 := rusage.Start()
 	var words []uint64
 	us := collectionUnits(c, opt.MinSize, &words)
 	h, err := NewHasher(opt.Scheme, opt.K, opt.Seed)
@@ -231,20 +251,23 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 	if words, err = dictWords(ctx, h, c.Dict(), opt.Workers); err != nil {
 		return st, err
 	}
+	st.Words = len(words)
 	return selfJoin(ctx, us, h, &opt, st, t0, yield)
 }
 
 // selfJoin is SelfJoin on the units of one side, st filled with the records
 // and options and t0 the start of signing.
-func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Options, st Stats, t0 time.Time, yield func(join.Pair) bool) (Stats, error) {
+func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Options, st Stats, t0 rusage.Clock, yield func(join.Pair) bool) (Stats, error) {
 	st.Units, st.Dropped = us.n, us.dropped()
-	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, us)
+	sigs, probes, err := sign(ctx, h, opt.Bits, opt.Workers, us)
 	if err != nil {
 		return st, err
 	}
+	st.Probes = probes
 	st.SignatureBytes = int64(len(sigs[0].data))
-	st.SignTime = time.Since(t0)
-	t0 = time.Now()
+	st.Tokens = us.tokens()
+	st.SignTime, st.SignCPU = t0.Lap()
+	t0 = rusage.Start()
 	tab, err := buildTables(ctx, sigs[0], opt.Shape, func(u int) bool { return us.keep[u] }, opt.MaxBucket, opt.Workers)
 	if err != nil {
 		return st, err
@@ -253,8 +276,8 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 	st.Buckets, st.LargestBucket = tab.buckets, tab.largest
 	st.CappedBuckets, st.CappedPairs = tab.cappedBuckets, tab.cappedPairs
 	tasks, chunks := tab.selfTasks(pairBudget)
-	st.BandTime = time.Since(t0)
-	t0 = time.Now()
+	st.BandTime, st.BandCPU = t0.Lap()
+	t0 = rusage.Start()
 
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	stopped := false
@@ -334,7 +357,7 @@ func selfJoin[T token](ctx context.Context, us *units[T], h *Hasher, opt *Option
 			}
 			return true
 		}, opt.Progress)
-	st.JoinTime = time.Since(t0)
+	st.JoinTime, st.JoinCPU = t0.Lap()
 	if invariants.Enabled && err == nil {
 		st.checkIdentity(!stopped)
 	}
@@ -358,7 +381,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	}
 	st := Stats{Records: r.Records() + s.Records(), Skipped: r.Skipped() + s.Skipped()}
 	st.fill(&opt)
-	t0 := time.Now()
+	t0 := rusage.Start()
 	var words []uint64
 	ru, su := collectionUnits(r, opt.MinSize, &words), collectionUnits(s, opt.MinSize, &words)
 	h, err := NewHasher(opt.Scheme, opt.K, opt.Seed)
@@ -368,28 +391,31 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	if words, err = dictWords(ctx, h, r.Dict(), opt.Workers); err != nil {
 		return st, err
 	}
+	st.Words = len(words)
 	return rsJoin(ctx, ru, su, h, &opt, st, t0, yield)
 }
 
 // rsJoin is RSJoin on the units of both sides, st filled with the records
 // and options and t0 the start of signing.
-func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Options, st Stats, t0 time.Time, yield func(join.Pair) bool) (Stats, error) {
+func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Options, st Stats, t0 rusage.Clock, yield func(join.Pair) bool) (Stats, error) {
 	st.Units, st.Dropped = ru.n+su.n, ru.dropped()+su.dropped()
-	sigs, err := sign(ctx, h, opt.Bits, opt.Workers, ru, su)
+	sigs, probes, err := sign(ctx, h, opt.Bits, opt.Workers, ru, su)
 	if err != nil {
 		return st, err
 	}
+	st.Probes = probes
 	st.SignatureBytes = int64(len(sigs[0].data) + len(sigs[1].data))
-	st.SignTime = time.Since(t0)
-	t0 = time.Now()
+	st.Tokens = ru.tokens() + su.tokens()
+	st.SignTime, st.SignCPU = t0.Lap()
+	t0 = rusage.Start()
 	tab, err := buildTables(ctx, sigs[1], opt.Shape, func(u int) bool { return su.keep[u] }, opt.MaxBucket, opt.Workers)
 	if err != nil {
 		return st, err
 	}
 	st.IndexBytes = tab.bytes()
 	st.Buckets, st.LargestBucket = tab.buckets, tab.largest
-	st.BandTime = time.Since(t0)
-	t0 = time.Now()
+	st.BandTime, st.BandCPU = t0.Lap()
+	t0 = rusage.Start()
 
 	v := verifier[T]{opt: opt, b: prefix.NewBounds(opt.Measure, opt.Threshold), tf: opt.Threshold.Float(),
 		probe: ru, build: su, ps: sigs[0], bs: sigs[1]}
@@ -417,7 +443,7 @@ func rsJoin[T token](ctx context.Context, ru, su *units[T], h *Hasher, opt *Opti
 			}
 			return true
 		}, opt.Progress)
-	st.JoinTime = time.Since(t0)
+	st.JoinTime, st.JoinCPU = t0.Lap()
 	if invariants.Enabled && err == nil {
 		st.checkIdentity(!stopped)
 	}

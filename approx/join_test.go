@@ -314,3 +314,33 @@ func TestSelfJoinCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsCountSigning: a join counts the signing work it did: the tokens
+// of the distinct sets signed, the dictionary entries hashed for a
+// collection's join, and the densification probes, which one-permutation
+// hashing makes for sets smaller than K (about K·e^(-S/K)/(1-e^(-S/K)) per
+// set of S tokens) and the classic scheme never makes.
+func TestStatsCountSigning(t *testing.T) {
+	th, _ := prefix.ParseThreshold(prefix.Jaccard, "0.5")
+	sets := synth.Sets(synth.SetsConfig{N: 500, MinSize: 8, MaxSize: 8, Universe: 2000, Seed: 2})
+	c, err := order.New(jointest.Input(sets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokens int64
+	for g := range c.Groups() {
+		lo, _ := c.Group(g)
+		tokens += int64(c.Size(lo))
+	}
+	_, st := lshSelfJoin(t, sets, approx.Options{Threshold: th, K: 128})
+	e := math.Exp(-8.0 / 128)
+	want := float64(c.Groups()) * 128 * e / (1 - e)
+	if st.Tokens != tokens || st.Words != c.Dict().Len() || st.Units != c.Groups() ||
+		float64(st.Probes) < want/1.5 || float64(st.Probes) > want*1.5 {
+		t.Errorf("tokens %d (want %d), words %d (want %d), units %d (want %d), probes %d (want about %.0f)",
+			st.Tokens, tokens, st.Words, c.Dict().Len(), st.Units, c.Groups(), st.Probes, want)
+	}
+	if _, cl := lshSelfJoin(t, sets, approx.Options{Threshold: th, K: 128, Scheme: approx.Classic}); cl.Probes != 0 || cl.Tokens != tokens {
+		t.Errorf("classic: %d probes, %d tokens", cl.Probes, cl.Tokens)
+	}
+}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/simjoin/simjoin/internal/mix"
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/join"
 )
 
@@ -187,8 +187,8 @@ func keyUnits(ctx context.Context, s *KeySets, minSize, workers int) (*units[uin
 		id:      func(pos int) int { return int(perm[pos]) },
 		keep:    make([]bool, len(group)-1),
 	}
-	us.signWith = func(h *Hasher) func([]uint64, int) []uint64 {
-		return func(dst []uint64, u int) []uint64 { return h.Sign(dst, us.set(u)) }
+	us.signWith = func(h *Hasher) func([]uint64, int) ([]uint64, int) {
+		return func(dst []uint64, u int) ([]uint64, int) { return h.signKeys(dst, us.set(u)) }
 	}
 	for u := range us.keep {
 		us.keep[u] = len(us.set(u)) >= minSize
@@ -225,7 +225,7 @@ func SelfJoinKeys(ctx context.Context, s *KeySets, opt Options, yield func(join.
 	if err != nil {
 		return Stats{}, err
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	us, skipped, err := keyUnits(ctx, s, opt.MinSize, opt.Workers)
 	if err != nil {
 		return Stats{}, err
@@ -248,7 +248,7 @@ func RSJoinKeys(ctx context.Context, r, s *KeySets, opt Options, yield func(join
 	if err != nil {
 		return Stats{}, err
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	ru, rskip, err := keyUnits(ctx, r, opt.MinSize, opt.Workers)
 	if err != nil {
 		return Stats{}, err

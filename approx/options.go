@@ -189,6 +189,16 @@ type Stats struct {
 	Skipped int // empty records, which never join
 	Dropped int // records dropped by MinSize before banding
 	Units   int // sets signed (see above); those of at least MinSize tokens are banded
+	// Tokens is the tokens of the units signed (each hashed once, K times
+	// by Classic); Words the dictionary entries hashed once each for them
+	// (a join of collections signs their ids through the words; 0 for key
+	// sets and an Index, which hash the keys themselves).
+	Tokens int64
+	Words  int
+	// Probes is the probes the densification of one-permutation
+	// signatures made: the empty bins of sets smaller than K filled (0 for
+	// the classic scheme).
+	Probes int64
 
 	Scheme           Scheme
 	K, Bits          int
@@ -227,6 +237,10 @@ type Stats struct {
 	SignTime time.Duration // signing every unit
 	BandTime time.Duration // band keys and sorting them
 	JoinTime time.Duration // candidates, verification and emitting
+	// SignCPU, BandCPU and JoinCPU are the process's CPU time (user and
+	// system, all threads) during the three phases; 0 where the system
+	// cannot say.
+	SignCPU, BandCPU, JoinCPU time.Duration
 
 	Workers int
 }

@@ -3,8 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -62,6 +62,9 @@ func streamInto(b *testing.B, ix *Index, recs [][]byte, batch int, t prefix.Thre
 // BenchmarkStream streams generated passwords through search-before-insert
 // (q = 2, Jaccard >= 0.8, batches of 1,000) into a new index: the figure is
 // records/s, WAL fsync per batch, checkpoints and compactions included.
+// keys=string/store=text gives each record a string key ("u" and its line
+// number) and keeps its text (Config.Keys, Config.StoreText), and reports
+// the bytes on disk after a compaction beside the plain index's.
 func BenchmarkStream(b *testing.B) {
 	n := 100_000
 	if heavy() {
@@ -69,23 +72,79 @@ func BenchmarkStream(b *testing.B) {
 	}
 	recs := passwordList(n)
 	t := prefix.Threshold{Num: 4, Den: 5}
-	b.Run(fmt.Sprintf("data=passwords/n=%d/q=2/t=0.8/batch=1000", n), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			dir := b.TempDir()
-			ix, err := Create(dir, passwordConfig())
-			if err != nil {
-				b.Fatal(err)
-			}
-			start, cpu0 := time.Now(), cpuTime()
-			kept := streamInto(b, ix, recs, 1000, t)
-			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "records/s")
-			b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "records/cpu-s")
-			b.ReportMetric(float64(kept), "kept")
-			ix.Close()
-			os.RemoveAll(dir)
+	for _, keyed := range []bool{false, true} {
+		name := "keys=none/store=none"
+		if keyed {
+			name = "keys=string/store=text"
 		}
-	})
+		b.Run(fmt.Sprintf("data=passwords/n=%d/q=2/t=0.8/batch=1000/%s", n, name), func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := passwordConfig()
+			if keyed {
+				cfg.Keys, cfg.StoreText = StringKeys, true
+			}
+			batch := make([]Record, 0, 1000)
+			for b.Loop() {
+				dir := b.TempDir()
+				ix, err := Create(dir, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start, cpu0 := time.Now(), cpuTime()
+				kept := 0
+				if !keyed {
+					kept = streamInto(b, ix, recs, 1000, t)
+				}
+				for lo := 0; keyed && lo < len(recs); lo += 1000 {
+					batch = batch[:0]
+					for i, pw := range recs[lo:min(lo+1000, len(recs))] {
+						batch = append(batch, Record{Key: Key("u" + strconv.Itoa(lo+i+1)), Text: pw})
+					}
+					out, err := ix.InsertRecords(context.Background(), batch, InsertOptions{Dedup: t})
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, o := range out {
+						if o.Inserted {
+							kept++
+						}
+					}
+				}
+				b.ReportMetric(float64(n)/time.Since(start).Seconds(), "records/s")
+				b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "records/cpu-s")
+				b.ReportMetric(float64(kept), "kept")
+				if err := ix.Compact(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(ix.Stats().BytesOnDisk)/(1<<20), "disk-MiB")
+				ix.Close()
+				os.RemoveAll(dir)
+			}
+		})
+	}
+}
+
+// benchSearches runs one search of one query a op, the queries of cands in
+// turn, after every query once (warm), and reports the CPU and the faults.
+func benchSearches(b *testing.B, ix *Index, cands [][]byte, opt SearchOptions) {
+	b.ReportAllocs()
+	q := make([][]byte, 1)
+	for _, c := range cands {
+		q[0] = c
+		if _, err := ix.Search(context.Background(), q, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	k := 0
+	cpu0, flt0 := cpuTime(), faults()
+	for b.Loop() {
+		q[0] = cands[k%len(cands)]
+		if _, err := ix.Search(context.Background(), q, opt); err != nil {
+			b.Fatal(err)
+		}
+		k++
+	}
+	reportCPU(b, cpu0, flt0)
 }
 
 // BenchmarkCheck times one search at t = 0.8 against n held passwords (after
@@ -97,13 +156,7 @@ func BenchmarkCheck(b *testing.B) {
 		n = 1_000_000
 	}
 	recs := passwordList(n)
-	r := rand.New(rand.NewPCG(1, 1))
-	cands := make([][]byte, 1000)
-	for i := range cands {
-		c := slices.Clone(recs[r.IntN(len(recs))])
-		c[r.IntN(len(c))] = byte('a' + r.IntN(26))
-		cands[i] = c
-	}
+	cands := nearCandidates(recs, 1000)
 	t := prefix.Threshold{Num: 4, Den: 5}
 	dir := b.TempDir()
 	ix, err := Create(dir, passwordConfig())
@@ -120,21 +173,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run(fmt.Sprintf("impl=index/held=%d/q=2/t=0.8", n), func(b *testing.B) {
-		b.ReportAllocs()
-		k := 0
-		q := make([][]byte, 1)
-		for _, c := range cands { // warm: every candidate once
-			ix.Search(context.Background(), [][]byte{c}, SearchOptions{Threshold: t})
-		}
-		cpu0, flt0 := cpuTime(), faults()
-		for b.Loop() {
-			q[0] = cands[k%len(cands)]
-			if _, err := ix.Search(context.Background(), q, SearchOptions{Threshold: t}); err != nil {
-				b.Fatal(err)
-			}
-			k++
-		}
-		reportCPU(b, cpu0, flt0)
+		benchSearches(b, ix, cands, SearchOptions{Threshold: t})
 	})
 	l := new(passwords.List)
 	for _, pw := range recs {
@@ -347,4 +386,97 @@ func rssKinds() [2]int64 {
 		}
 	}
 	return out
+}
+
+// BenchmarkBackup backs up an index of n passwords with keys and stored
+// text (Index.Backup) while a writer goroutine goes on inserting batches of
+// 1,000, then opens the copy, verifies it and checks that it holds every
+// record acknowledged before the backup began. It reports the backup's time,
+// its files and bytes (hard-linked ones included), the batches inserted
+// meanwhile, and the time to verify the copy.
+func BenchmarkBackup(b *testing.B) {
+	n := 100_000
+	if heavy() {
+		n = 1_000_000
+	}
+	recs := passwordList(n + 200_000)
+	cfg := passwordConfig()
+	cfg.Keys, cfg.StoreText = StringKeys, true
+	dir := b.TempDir()
+	ix, err := Create(dir, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	next := 0 // records inserted (and acknowledged) so far: recs[:next], keys "u1" on
+	insert := func(k int) {
+		batch := make([]Record, 0, k)
+		for i, pw := range recs[next : next+k] {
+			batch = append(batch, Record{Key: Key("u" + strconv.Itoa(next+i+1)), Text: pw})
+		}
+		if _, err := ix.InsertRecords(context.Background(), batch, InsertOptions{}); err != nil {
+			panic(err)
+		}
+		next += k
+	}
+	for next < n {
+		insert(10_000)
+	}
+	b.Run(fmt.Sprintf("data=passwords/n=%d/keys=string/store=text/while=inserting", n), func(b *testing.B) {
+		for b.Loop() {
+			acked := next
+			stop, done := make(chan struct{}), make(chan int)
+			go func() { // the writer: batches of 1,000 until stopped
+				batches := 0
+				for {
+					select {
+					case <-stop:
+						done <- batches
+						return
+					default:
+					}
+					if next+1000 > len(recs) {
+						<-stop
+						done <- batches
+						return
+					}
+					insert(1000)
+					batches++
+				}
+			}()
+			dest := filepath.Join(b.TempDir(), "copy")
+			start := time.Now()
+			st, err := ix.Backup(dest)
+			took := time.Since(start)
+			close(stop)
+			batches := <-done
+			if err != nil {
+				b.Fatal(err)
+			}
+			start = time.Now()
+			if err := Verify(dest); err != nil {
+				b.Fatal(err)
+			}
+			verify := time.Since(start)
+			c, err := Open(dest, OpenOptions{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, i := range []int{0, acked / 2, acked - 1} {
+				if _, ok, err := c.GetKey(Key("u" + strconv.Itoa(i+1))); err != nil || !ok {
+					b.Fatalf("the copy lacks record u%d, acknowledged before the backup: %v", i+1, err)
+				}
+			}
+			if live := c.Stats().Live; live < uint64(acked) {
+				b.Fatalf("the copy holds %d records, %d were acknowledged before the backup", live, acked)
+			}
+			c.Close()
+			b.ReportMetric(took.Seconds()*1000, "backup-ms")
+			b.ReportMetric(verify.Seconds()*1000, "verify-ms")
+			b.ReportMetric(float64(st.Files), "files")
+			b.ReportMetric(float64(st.Linked), "linked")
+			b.ReportMetric(float64(st.Bytes)/(1<<20), "MiB")
+			b.ReportMetric(float64(batches), "batches-meanwhile")
+		}
+	})
 }

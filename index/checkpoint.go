@@ -26,7 +26,7 @@ func writeTomb(path string, rows int, tomb bitmap.Bitmap) error {
 
 // readTomb reads a tomb file into memory (one bit a row).
 func readTomb(path string, rows int) (bitmap.Bitmap, error) {
-	bf, err := openBlockFile(path, kindTomb, false)
+	bf, err := openBlockFile(path, kindTomb, mapWarm)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (ix *Index) maybeCheckpoint() error {
 		held += s.rows()
 	}
 	m := st.mut
-	if st.mut.n < min(max(held, flushMin), flushMax) && 4*len(m.sets)+8*len(m.keys)+len(m.sigs) < flushBytes {
+	if st.mut.n < min(max(held, flushMin), flushMax) && m.bytes() < flushBytes {
 		return nil
 	}
 	live := ix.liveCount()
@@ -133,7 +133,11 @@ func (ix *Index) checkpoint() error {
 		}
 	}
 	m.NextID = st.next
-	return ix.commit(&m, keep)
+	if err := ix.commit(&m, keep); err != nil {
+		return err
+	}
+	ix.checkpoints.Add(1)
+	return nil
 }
 
 // liveRows returns the number of live records of segment i.
@@ -166,7 +170,89 @@ func (st *state) recordsOf(live []liveRec) segmentRecords {
 		}
 		return st.segs[lr.part].keySet(lr.row)
 	}
+	recs.ukey = func(r int) []byte { return st.keyBytes(live[r].part, live[r].row) }
+	recs.text = func(r int) []byte { return st.textOf(live[r].part, live[r].row) }
+	recs.payload = func(r int) []byte { return st.payloadOf(live[r].part, live[r].row) }
 	return recs
+}
+
+// keyBytes, textOf and payloadOf return the stored key, text and payload of
+// row row of part part (-1: the mutable part).
+func (st *state) keyBytes(part, row int) []byte {
+	if part < 0 {
+		return st.mut.keyOf(row)
+	}
+	return st.segs[part].keyOf(row)
+}
+
+func (st *state) textOf(part, row int) []byte {
+	if part < 0 {
+		return st.mut.text(row)
+	}
+	return st.segs[part].textOf(row)
+}
+
+func (st *state) payloadOf(part, row int) []byte {
+	if part < 0 {
+		return st.mut.payload(row)
+	}
+	return st.segs[part].payloadOf(row)
+}
+
+// locate returns the part (-1: the mutable part) and row of record id, and
+// whether it is held (live or tombstoned) by the state.
+func (st *state) locate(id seq) (part, row int, ok bool) {
+	if id >= st.next {
+		return 0, 0, false
+	}
+	if id >= st.mut.base {
+		return -1, int(id - st.mut.base), true
+	}
+	i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
+		if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
+			return -1
+		}
+		return 1
+	})
+	if i == len(st.segs) {
+		return 0, 0, false
+	}
+	r, ok := st.segs[i].rowOf(id)
+	return i, r, ok
+}
+
+// dead reports whether row row of part part is tombstoned.
+func (st *state) dead(part, row int) bool {
+	if part < 0 {
+		return st.mut.tomb.Contains(uint32(row))
+	}
+	return st.tombs[part].Contains(uint32(row))
+}
+
+// lookupKey returns the live record that holds the stored key b. It looks
+// from the newest part to the oldest and stops at the first record with
+// the key: any older one is dead (a key is given to a new record only
+// once the record holding it is deleted).
+func (st *state) lookupKey(b []byte) (seq, bool) {
+	if row, ok := st.mut.lookupKey(b); ok {
+		return st.mut.base + seq(row), !st.mut.tomb.Contains(row)
+	}
+	for i := len(st.segs) - 1; i >= 0; i-- {
+		if r, ok := st.segs[i].lookupKey(b); ok {
+			return seq(st.segs[i].ids[r]), !st.tombs[i].Contains(uint32(r))
+		}
+	}
+	return 0, false
+}
+
+// keyOfSeq returns the key of the record id (held by the state), of an
+// index with keys.
+func (st *state) keyOfSeq(id seq) Key {
+	part, row, ok := st.locate(id)
+	if !ok {
+		return ""
+	}
+	return keyFromBytes(st.cfg.Keys, st.keyBytes(part, row))
 }
 
 // commit starts a new WAL, writes manifest m and switches the live state to
@@ -198,7 +284,7 @@ func (ix *Index) commit(m *manifest, keep int) error {
 		next.tombs = append(next.tombs, st.tombs[i])
 	}
 	for _, ref := range m.Segments[keep:] {
-		s, err := openSegment(ix.dir, ref.File, &ix.cfg, false)
+		s, err := openSegment(ix.dir, ref.File, &ix.cfg, ix.load(mapWarm))
 		if err != nil {
 			w.close()
 			next.release()
@@ -208,13 +294,14 @@ func (ix *Index) commit(m *manifest, keep int) error {
 		next.tombs = append(next.tombs, nil)
 	}
 	if m.Dict != "" {
-		if next.dict, err = openDict(filepath.Join(ix.dir, m.Dict), false); err != nil {
+		if next.dict, err = openDict(filepath.Join(ix.dir, m.Dict), ix.load(mapWarm)); err != nil {
 			w.close()
 			next.release()
 			return err
 		}
 	}
 	ix.wal.close()
+	w.onSync = ix.onSync
 	ix.wal = w
 	ix.man = *m
 	st.release()
@@ -246,7 +333,7 @@ func (ix *Index) Compact(ctx context.Context) error {
 		return err
 	}
 	if err := ix.compact(); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return fmt.Errorf("%w: compact: %v", ErrFailed, err)
 	}
 	return nil
@@ -322,7 +409,11 @@ func (ix *Index) compact() error {
 	}
 	m.NextID = st.next
 	m.Reordered = uint64(len(live))
-	return ix.commit(&m, 0)
+	if err := ix.commit(&m, 0); err != nil {
+		return err
+	}
+	ix.compactions.Add(1)
+	return nil
 }
 
 func (st *state) setOf(lr liveRec) []uint32 {

@@ -161,8 +161,8 @@ func writeDictKeys(path string, byID []uint64) error {
 }
 
 // openDict maps a dict file.
-func openDict(path string, cold bool) (dict, error) {
-	bf, err := openBlockFile(path, kindDict, cold)
+func openDict(path string, how load) (dict, error) {
+	bf, err := openBlockFile(path, kindDict, how)
 	if err != nil {
 		return dict{}, err
 	}

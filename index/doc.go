@@ -7,11 +7,12 @@
 // # Lifecycle
 //
 // Create makes an index directory with a Config fixed for its life (the
-// tokenizer, the method, the measure and minimum threshold, the LSH shape);
-// Open opens one, for writing or read-only, checking every file's checksums
-// and replaying the write-ahead log. Insert (optionally deduplicating),
-// Delete and Compact change it; Search, Stats and Verify read it; Close
-// releases it. The package's Verify checks a directory without changing it,
+// tokenizer, the method, the measure and minimum threshold, the LSH shape,
+// how records are named and whether their text is kept); Open opens one,
+// for writing or read-only, checking every file's checksums and replaying
+// the write-ahead log. InsertRecords (or Insert, of texts; optionally
+// deduplicating), Delete, DeleteKeys and Compact change it; Search, Get,
+// GetKey, Stats and Verify read it; Close releases it. The package's Verify checks a directory without changing it,
 // and Repair cuts a damaged end off its log. InsertLines and
 // SearchLines stream the lines of a reader through Insert and Search in
 // batches (records.ReadBatches), naming the line of a record that does not
@@ -20,7 +21,12 @@
 // naming the option); Create refuses a Config with a *ConfigError naming the
 // field; ParseMethod, ParseIDs and ReadIDs read methods and record ids.
 // Record ids (ID) are assigned 1, 2, 3, ... in insertion order and never
-// reused; the files number records from 0 (docs/index-format.md).
+// reused; the files number records from 0 (docs/index-format.md). An index
+// with keys (Config.Keys) names its records by the key each carries (Key:
+// an integer or a string), one live record a key, and a record inserted
+// under a key held is refused, replaces the holder or is skipped
+// (Conflict). With Config.StoreText it keeps each record's text and a JSON
+// payload, returned by Get and with hits (SearchOptions.Fields).
 //
 // # Methods
 //
@@ -58,7 +64,8 @@
 //     atomically (the commit point of checkpoints and compactions);
 //   - immutable segments (seg-N.sj), memory-mapped: record ids, the sets
 //     (Exact) or signatures and raw keys (LSH), the single-token postings and
-//     the pair index or the band tables;
+//     the pair index or the band tables, the records' keys and a table to
+//     find them, their stored text and payloads;
 //   - the dictionary (dict-N.sj, Exact): the token order as a mapped hash
 //     table;
 //   - tombstones (tomb-N-S.sj): one bit per record of a segment;
@@ -113,9 +120,11 @@
 // # What it does not do
 //
 // It does not let several processes write at once (Open for writing takes
-// an exclusive lock on the directory, a read-only Open a shared one:
-// ErrLocked), replicate, or shard; it does not keep the records' text (only
-// their token keys, or signatures); an Exact index cannot answer below its
+// an exclusive lock on the directory: ErrLocked; a read-only Open takes it
+// shared, or none while a writer holds it, and reads the files as they
+// are), replicate, or shard; it keeps the records' text only when
+// asked (Config.StoreText), and never answers from it (searches read token
+// keys, or signatures); an Exact index cannot answer below its
 // MinThreshold, and an LSH index supports Jaccard only. Files are
 // little-endian and read in place: big-endian machines are refused.
 package index

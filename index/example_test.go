@@ -88,7 +88,7 @@ func ExampleIndex_InsertLines() {
 	}
 	defer ix.Close()
 	in := strings.NewReader("password1\npassword12\nletmein\nlet\xffme\n")
-	err = ix.InsertLines(context.Background(), in, records.BatchOptions{Name: "new.txt", MaxLines: 2}, t,
+	err = ix.InsertLines(context.Background(), in, records.BatchOptions{Name: "new.txt", MaxLines: 2}, index.LinesText, index.InsertOptions{Dedup: t},
 		func(first int, outs []index.Outcome) error {
 			for k, o := range outs {
 				fmt.Printf("line %d: inserted %v, id %d\n", first+k, o.Inserted, o.ID)

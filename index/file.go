@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -31,7 +32,10 @@ import (
 // the file is opened, so a flipped bit is reported, never answered from.
 
 const (
-	formatVersion = 1
+	// formatVersion is the version of the files this build writes; it
+	// reads every version from oldestVersion.
+	formatVersion = 2
+	oldestVersion = 1
 	headerSize    = 32
 	dirEntrySize  = 32
 	tailSize      = 16
@@ -42,6 +46,15 @@ var (
 	endMagic   = [8]byte{'S', 'J', 'I', 'X', 'E', 'N', 'D', 0}
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 )
+
+// knownVersion reports whether this build reads files of format version v.
+func knownVersion(v uint32) bool { return oldestVersion <= v && v <= formatVersion }
+
+// versionError says why a file of format version v is refused: a newer
+// build wrote it.
+func versionError(v uint32) error {
+	return fmt.Errorf("format version %d, this build reads %d to %d (a newer simjoin wrote it: open it with that one)", v, oldestVersion, formatVersion)
+}
 
 // File kinds.
 const (
@@ -159,10 +172,11 @@ func (bw *blockWriter) close() error {
 // blockFile is a block file opened and memory-mapped read-only; every block's
 // checksum has been verified.
 type blockFile struct {
-	refs   atomic.Int32 // holders of the mapping; unmapped at zero
-	path   string
-	data   []byte // the mapping; nil for an empty file
-	blocks map[string][]byte
+	refs     atomic.Int32 // holders of the mapping; unmapped at zero
+	path     string
+	data     []byte // the mapping, or the bytes read (inMemory); nil for an empty file
+	inMemory bool
+	blocks   map[string][]byte
 }
 
 // injectFault, when set, is asked before each write and sync the index
@@ -178,50 +192,87 @@ func fault(op, path string) error {
 	return injectFault(op, path)
 }
 
+// errMissing is the reason of a *CorruptError for a file the manifest
+// names that is not there.
+var errMissing = errors.New("missing")
+
 func corrupt(path string, format string, args ...any) error {
 	return &CorruptError{File: path, Err: fmt.Errorf(format, args...)}
 }
 
-// openBlockFile maps path and checks its header, directory and every block;
-// cold drops the file from the page cache first (see below).
-// Checksums are computed from pread copies in a small buffer rather than
-// from the mapping, so verifying does not make the file resident in the
-// process's memory.
-func openBlockFile(path string, kind uint32, cold bool) (*blockFile, error) {
+// load is how a block file's bytes are held once checked.
+type load uint8
+
+const (
+	mapCold  load = iota // memory-mapped, dropped from the page cache first (Open)
+	mapWarm              // memory-mapped as it is (a file just written)
+	inMemory             // read into the process's memory (OpenOptions.InMemory)
+)
+
+// openBlockFile checks path's header, directory and every block, and
+// holds it as how says: mapped (cold: dropped from the page cache first,
+// see below) or read into memory.
+// Checksums of a mapped file are computed from pread copies in a small
+// buffer rather than from the mapping, so verifying does not make the file
+// resident in the process's memory; those of a file read into memory, from
+// its bytes there.
+func openBlockFile(path string, kind uint32, how load) (*blockFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, corrupt(path, "missing")
+			return nil, &CorruptError{File: path, Err: errMissing}
 		}
 		return nil, err
 	}
 	defer f.Close()
-	dir, size, err := readDir(f, path, kind)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	var r io.ReaderAt = f
+	var mem []byte
+	if how == inMemory {
+		// An 8-aligned buffer: blocks are read in place as typed slices.
+		words := make([]uint64, (size+7)/8)
+		if size > 0 {
+			mem = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
+		}
+		if _, err := io.ReadFull(f, mem); err != nil {
+			return nil, fmt.Errorf("index: read %s: %w", path, err)
+		}
+		r = bytes.NewReader(mem)
+	}
+	dir, err := readDir(r, size, path, kind)
 	if err != nil {
 		return nil, err
 	}
 	dirOff := size - tailSize - int64(len(dir))*dirEntrySize
-	if err := checkBlocks(f, path, dir, dirOff); err != nil {
+	if err := checkBlocks(r, path, dir, dirOff); err != nil {
 		return nil, err
 	}
-	// cold (Open): the file was just read for its checksums; drop it from
-	// the page cache, so that the mapping pages in what searches touch, a
-	// page at a time (MADV_RANDOM below), rather than whole cached folios
-	// (a kernel with large page-cache folios maps a whole folio per fault).
-	// A checkpoint or compaction keeps what it wrote warm.
-	if cold {
-		dropCache(f)
+	bf := &blockFile{path: path, data: mem, inMemory: how == inMemory, blocks: make(map[string][]byte, len(dir))}
+	if how != inMemory {
+		// cold (Open): the file was just read for its checksums; drop it
+		// from the page cache, so that the mapping pages in what searches
+		// touch, a page at a time (MADV_RANDOM below), rather than whole
+		// cached folios (a kernel with large page-cache folios maps a
+		// whole folio per fault). A checkpoint or compaction keeps what it
+		// wrote warm.
+		if how == mapCold {
+			dropCache(f)
+		}
+		data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err != nil {
+			return nil, fmt.Errorf("index: map %s: %w", path, err)
+		}
+		// Searches touch a few scattered pages: no readahead around them.
+		syscall.Madvise(data, syscall.MADV_RANDOM)
+		bf.data = data
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("index: map %s: %w", path, err)
-	}
-	// Searches touch a few scattered pages: no readahead around them.
-	syscall.Madvise(data, syscall.MADV_RANDOM)
-	bf := &blockFile{path: path, data: data, blocks: make(map[string][]byte, len(dir))}
 	bf.refs.Store(1)
 	for _, e := range dir {
-		bf.blocks[string(trimTag(e.tag))] = data[e.off : e.off+e.len : e.off+e.len]
+		bf.blocks[string(trimTag(e.tag))] = bf.data[e.off : e.off+e.len : e.off+e.len]
 	}
 	return bf, nil
 }
@@ -234,50 +285,46 @@ func trimTag(t [8]byte) []byte {
 	return t[:n]
 }
 
-// readDir reads and checks the header and the directory of a block file.
-func readDir(f *os.File, path string, kind uint32) ([]dirEntry, int64, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	size := st.Size()
+// readDir reads and checks the header and the directory of a block file
+// of size bytes.
+func readDir(f io.ReaderAt, size int64, path string, kind uint32) ([]dirEntry, error) {
 	if size < headerSize+tailSize {
-		return nil, 0, corrupt(path, "truncated: %d bytes", size)
+		return nil, corrupt(path, "truncated: %d bytes", size)
 	}
 	var h [headerSize]byte
 	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if [8]byte(h[:8]) != blockMagic {
-		return nil, 0, corrupt(path, "not an index block file")
+		return nil, corrupt(path, "not an index block file")
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != formatVersion {
-		return nil, 0, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
+	if v := binary.LittleEndian.Uint32(h[8:]); !knownVersion(v) {
+		return nil, corrupt(path, "%v", versionError(v))
 	}
 	if crc32.Checksum(h[:28], castagnoli) != binary.LittleEndian.Uint32(h[28:]) {
-		return nil, 0, corrupt(path, "header checksum mismatch")
+		return nil, corrupt(path, "header checksum mismatch")
 	}
 	if k := binary.LittleEndian.Uint32(h[12:]); k != kind {
-		return nil, 0, corrupt(path, "file kind %d, want %d", k, kind)
+		return nil, corrupt(path, "file kind %d, want %d", k, kind)
 	}
 	var t [tailSize]byte
 	if _, err := f.ReadAt(t[:], size-tailSize); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if [8]byte(t[8:]) != endMagic {
-		return nil, 0, corrupt(path, "truncated: no end marker")
+		return nil, corrupt(path, "truncated: no end marker")
 	}
 	n := int64(binary.LittleEndian.Uint32(t[:]))
 	dirOff := size - tailSize - n*dirEntrySize
 	if n > 1<<16 || dirOff < headerSize {
-		return nil, 0, corrupt(path, "bad block count %d", n)
+		return nil, corrupt(path, "bad block count %d", n)
 	}
 	raw := make([]byte, n*dirEntrySize+4)
 	if _, err := f.ReadAt(raw, dirOff); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if crc32.Checksum(raw, castagnoli) != binary.LittleEndian.Uint32(t[4:]) {
-		return nil, 0, corrupt(path, "directory checksum mismatch")
+		return nil, corrupt(path, "directory checksum mismatch")
 	}
 	dir := make([]dirEntry, n)
 	for i := range dir {
@@ -288,15 +335,15 @@ func readDir(f *os.File, path string, kind uint32) ([]dirEntry, int64, error) {
 		e.len = binary.LittleEndian.Uint64(p[16:])
 		e.crc = binary.LittleEndian.Uint32(p[24:])
 		if e.off%8 != 0 || e.off < headerSize || e.off > uint64(dirOff) || e.len > uint64(dirOff)-e.off {
-			return nil, 0, corrupt(path, "block %q out of bounds", trimTag(e.tag))
+			return nil, corrupt(path, "block %q out of bounds", trimTag(e.tag))
 		}
 	}
-	return dir, size, nil
+	return dir, nil
 }
 
 // checkBlocks checks every block's checksum and that the bytes between the
 // blocks (up to dirOff) are zero padding.
-func checkBlocks(f *os.File, path string, dir []dirEntry, dirOff int64) error {
+func checkBlocks(f io.ReaderAt, path string, dir []dirEntry, dirOff int64) error {
 	buf := make([]byte, 1<<18)
 	sorted := slices.Clone(dir)
 	slices.SortFunc(sorted, func(a, b dirEntry) int { return cmp.Compare(a.off, b.off) })
@@ -359,7 +406,8 @@ func (bf *blockFile) unref() {
 }
 
 func (bf *blockFile) close() error {
-	if bf.data == nil {
+	if bf.data == nil || bf.inMemory {
+		bf.data = nil
 		return nil
 	}
 	err := syscall.Munmap(bf.data)

@@ -9,9 +9,12 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/kelindar/bitmap"
 	"github.com/simjoin/simjoin/approx"
@@ -69,28 +72,56 @@ type Config struct {
 	// prefix at MinThreshold of every set). For LSH it is optional and only
 	// serves to choose the banding when Bands is zero.
 	MinThreshold prefix.Threshold
-	// Perm is the number of MinHash minima K (LSH, default 128); Bands the
-	// number of bands b, with r = Perm/Bands rows each (0: chosen for a
-	// recall of Recall at MinThreshold, Perm then set to b·r); Bits the
-	// stored bits of a minimum: 8, 16, 32 or 64 (default 32).
+	// Perm is the number of MinHash minima K a signature holds (LSH,
+	// default approx.DefaultK); Bands the number of bands b and Rows the
+	// rows r of each, b·r <= Perm: the bands are made of the first b·r
+	// values, and an estimate uses all Perm (so it is as good as K values
+	// make it, and the signatures are those of a batch LSH join with the
+	// same K and banding). Bands zero: b and r are chosen for a recall of
+	// Recall at MinThreshold within Perm values. Rows zero: Perm/Bands.
+	// Bits the stored bits of a minimum: 8, 16, 32 or 64 (default 32).
 	Perm  int
 	Bands int
+	Rows  int
 	Bits  int
 	// Shape, when given, is the banding B bands of R rows: Create sets Bands
-	// to B and Perm to B·R (a Perm given must be B·R; Bands must not be
-	// given). Recall is the least probability of finding a pair at
-	// MinThreshold that the banding Create chooses, when neither Bands nor
-	// Shape is given, must reach: in (0, 1), 0 meaning approx.DefaultRecall.
-	// Both only say how Create sets Perm and Bands: it leaves them zero, and
-	// the manifest does not keep them.
+	// to B, Rows to R and, when Perm is zero, Perm to B·R (a Perm given
+	// must be at least B·R; Bands and Rows must not be given). Recall is the
+	// least probability of finding a pair at MinThreshold that the banding
+	// Create chooses, when neither Bands nor Shape is given, must reach: in
+	// (0, 1), 0 meaning approx.DefaultRecall. Both only say how Create sets
+	// Perm, Bands and Rows: it leaves them zero, and the manifest does not
+	// keep them.
 	Shape  approx.Shape
 	Recall float64
+	// BloomFPP is the false-positive probability of the LSH band filters:
+	// one Bloom filter per segment and band over its band keys, so that a
+	// search skips the segments that cannot hold its keys (bloom.go;
+	// Milvus's mh_lsh_bloom_false_positive_prob). From MinBloomFPP to
+	// MaxBloomFPP; 0 means DefaultBloomFPP, NoBloom none. A lower one
+	// spends more bytes (about 10 bits a record and band at 0.01).
+	BloomFPP float64
+	// Force makes Create take an LSH banding that finds a pair at
+	// MinThreshold with a probability below MinRecall, which it refuses
+	// otherwise (a *ConfigError for "Bands" wrapping a *RecallError). Not
+	// kept either.
+	Force bool
 	// Seed is the LSH hash seed.
 	Seed uint64
 	// RawSets keeps the records' token sets: LSH candidates are then verified
 	// exactly and similarities are exact. Without, an LSH index keeps
 	// signatures only and similarities are estimates. Exact always keeps them.
 	RawSets bool
+	// Keys says how records are named: by the ID the index assigns (NoKeys,
+	// the zero value) or by a key each record carries (IntKeys,
+	// StringKeys; see Key).
+	Keys KeyKind
+	// StoreText keeps each record's text, and the JSON payload object it
+	// may carry, beside its set: a search returns them when asked
+	// (SearchOptions.Fields), Get by id or key. They live in the segments
+	// (memory-mapped, under the same checksums) and go when a compaction
+	// drops their record.
+	StoreText bool
 }
 
 // storedConfig is Config as the manifest holds it (docs/index-format.md):
@@ -105,32 +136,46 @@ type storedConfig struct {
 	MinThreshold struct {
 		Num, Den uint64
 	} `json:"min_threshold"`
-	Perm    int    `json:"perm,omitempty"`
-	Bands   int    `json:"bands,omitempty"`
-	Bits    int    `json:"bits,omitempty"`
-	Seed    uint64 `json:"seed,omitempty"`
-	RawSets bool   `json:"raw_sets,omitempty"`
+	Perm      int     `json:"perm,omitempty"`
+	Bands     int     `json:"bands,omitempty"`
+	Rows      int     `json:"rows,omitempty"`
+	Bits      int     `json:"bits,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+	BloomFPP  float64 `json:"bloom_fpp,omitempty"`
+	RawSets   bool    `json:"raw_sets,omitempty"`
+	Keys      KeyKind `json:"keys,omitempty"`
+	StoreText bool    `json:"store_text,omitempty"`
 }
 
 // MarshalJSON writes c as the index manifest stores it: keys "tokens",
 // "method" (1 exact, 2 LSH), "measure" (prefix.Measure's number),
-// "min_threshold" ({"Num", "Den"}), then "perm", "bands", "bits", "seed" and
-// "raw_sets" when not zero.
+// "min_threshold" ({"Num", "Den"}), then "perm", "bands", "rows", "bits",
+// "seed", "bloom_fpp", "raw_sets", "keys" (KeyKind's number) and
+// "store_text" when not zero.
 func (c Config) MarshalJSON() ([]byte, error) {
 	s := storedConfig{Tokens: c.Tokens, Method: c.Method, Measure: uint8(c.Measure),
-		Perm: c.Perm, Bands: c.Bands, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets}
+		Perm: c.Perm, Bands: c.Bands, Rows: c.Rows, Bits: c.Bits, Seed: c.Seed, RawSets: c.RawSets,
+		BloomFPP: c.BloomFPP, Keys: c.Keys, StoreText: c.StoreText}
 	s.MinThreshold.Num, s.MinThreshold.Den = c.MinThreshold.Num, c.MinThreshold.Den
 	return json.Marshal(s)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes. A configuration of format
+// version 1 has no "rows": its rows are perm/bands (it banded all its
+// values); nor "bloom_fpp": it has no band filters (NoBloom).
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var s storedConfig
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
+	if s.Rows == 0 && s.Bands > 0 {
+		s.Rows = s.Perm / s.Bands
+	}
+	if s.Method == LSH && s.BloomFPP == 0 {
+		s.BloomFPP = NoBloom // version 1: no band filters
+	}
 	*c = Config{Tokens: s.Tokens, Method: s.Method, Measure: prefix.Measure(s.Measure), Perm: s.Perm,
-		Bands: s.Bands, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets}
+		Bands: s.Bands, Rows: s.Rows, Bits: s.Bits, Seed: s.Seed, RawSets: s.RawSets, BloomFPP: s.BloomFPP, Keys: s.Keys, StoreText: s.StoreText}
 	c.MinThreshold = prefix.Threshold{Num: s.MinThreshold.Num, Den: s.MinThreshold.Den}
 	return nil
 }
@@ -145,7 +190,10 @@ func (c Config) String() string {
 	case Exact:
 		b.WriteString("exact")
 	case LSH:
-		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Perm/max(c.Bands, 1), c.Bits, c.Perm, c.Seed)
+		fmt.Fprintf(&b, "lsh %dx%d, %d-bit signatures of %d values, seed %d", c.Bands, c.Rows, c.Bits, c.Perm, c.Seed)
+		if c.BloomFPP > 0 && c.BloomFPP < NoBloom {
+			fmt.Fprintf(&b, ", band filters at %v", c.BloomFPP)
+		}
 		if c.RawSets {
 			b.WriteString(", raw sets (exact similarities)")
 		} else {
@@ -153,6 +201,12 @@ func (c Config) String() string {
 		}
 	default:
 		fmt.Fprintf(&b, "method %d", c.Method)
+	}
+	if c.Keys != NoKeys {
+		fmt.Fprintf(&b, ", %s keys", c.Keys)
+	}
+	if c.StoreText {
+		b.WriteString(", text stored")
 	}
 	return b.String()
 }
@@ -178,22 +232,47 @@ type OpenOptions struct {
 	// Workers bounds the goroutines of a batch search or insert; 0 =
 	// GOMAXPROCS, and more than 4·GOMAXPROCS means 4·GOMAXPROCS.
 	Workers int
+	// InMemory reads the segments and the dictionary into the process's
+	// memory instead of mapping them (Milvus's mh_lsh_code_in_mem): no page
+	// faults on a search, and memory for the whole index, which a mapped
+	// index leaves to the page cache (BENCHMARKS.md measures both).
+	InMemory bool
+	// OnSync, when set, is called with the time each fsync of the log took
+	// (a batch made durable), on the writer's goroutine: it must not
+	// block. A server exports it (index/httpapi's /metrics).
+	OnSync func(time.Duration)
 	// ReadOnly opens the index for Search, Stats and Verify only: nothing
 	// in the directory is written, not even a partial last block of the
 	// log (left for the next open for writing to cut, and counted in
 	// Stats.WALTorn) or the files a crashed checkpoint left. Insert, Delete
 	// and Compact return ErrReadOnly. Any number of read-only opens share
-	// the directory; an open for writing excludes them all (ErrLocked).
+	// the directory (a shared lock, which an open for writing waits for:
+	// ErrLocked); a read-only open of a directory that an Index holds for
+	// writing (another process's, such as a server's) takes no lock and
+	// reads the files as they are then, the last batch being written left
+	// out (it may see a batch whose sync then fails, which the writer
+	// never acknowledges).
 	ReadOnly bool
 }
 
-// Outcome is the answer for one record of an Insert.
+// Outcome is the answer for one record of an Insert: inserted (and then
+// maybe Replaced), a duplicate (neither flag: not inserted), or skipped
+// because its key is held (Exists).
 type Outcome struct {
 	// Inserted is true when the record was added.
 	Inserted bool
+	// Replaced is true when it was added in place of the live record that
+	// held its key (ConflictReplace), which was deleted.
+	Replaced bool
+	// Exists is true when it was skipped because a live record holds its
+	// key (ConflictSkip): ID and Key are that record's.
+	Exists bool
 	// ID is the new record's id, or for a duplicate the held record it
-	// matched best (highest similarity, then lowest id).
-	ID ID
+	// matched best (highest similarity, then lowest id), or the record
+	// that holds the key (Exists). Key is that record's key (an index with
+	// keys).
+	ID  ID
+	Key Key
 	// Sim is the similarity to that record, for a duplicate.
 	Sim float64
 	// Estimated is true when Sim is a MinHash estimate (LSH without raw sets).
@@ -205,22 +284,39 @@ type SearchOptions struct {
 	// Threshold returns every record with similarity >= Threshold (for an
 	// Exact index, at least Config.MinThreshold).
 	Threshold prefix.Threshold
-	// TopK, when > 0 (and Threshold zero: give one), returns the TopK most
-	// similar records. LSH: the RefineK (at least TopK) candidates with the best
-	// signature estimates are verified exactly when raw sets are kept, and
-	// the best TopK returned. Exact: the TopK best of the records at or above
-	// MinThreshold, all exact; RefineK is not used.
+	// TopK, when > 0, returns the TopK most similar records among those at
+	// or above the index's Config.MinThreshold: fewer, or none, when fewer
+	// reach it (an empty answer says nothing of the records below it).
+	// Threshold must then be zero. Exact: the TopK best of those records,
+	// all exact; RefineK is not used. LSH: the RefineK (at least TopK)
+	// candidates with the best signature estimates are verified exactly
+	// when raw sets are kept (else their estimates stand), those below
+	// MinThreshold dropped, and the best TopK returned.
 	TopK, RefineK int
 	// Only restricts the search to these ids; Exclude leaves these out. nil
 	// means no restriction; an empty non-nil Only allows nothing.
 	Only, Exclude []ID
+	// Estimate answers from the signatures' estimates alone, not verifying
+	// the candidates against their sets (an LSH index with raw sets; one
+	// without always estimates): faster, the hits marked Estimated, and a
+	// pair near the threshold found or missed by its estimate. Milvus's
+	// mh_search_with_jaccard false.
+	Estimate bool
+	// OnlyKeys and ExcludeKeys do the same by key (an index with keys):
+	// the live records holding them, in the snapshot the search reads
+	// (keys no live record holds name nothing). Given with Only or
+	// Exclude, both count.
+	OnlyKeys, ExcludeKeys []Key
+	// Fields are the stored fields returned with each hit.
+	Fields Fields
 }
 
 // Validate reports whether o is a search at all: a Threshold or a TopK, not
-// both; RefineK only with TopK and at least TopK; TopK not below 1 when
-// given. The first rule broken, in that order, gives an *OptionError naming
-// the option. (Whether the threshold suits an index is Index.ValidateSearch's
-// to say; Only and Exclude may both be given.) Cost: O(1).
+// both; RefineK only with TopK, from TopK to MaxRefine × TopK; TopK not
+// below 1 when given. The first rule broken, in that order, gives an
+// *OptionError naming the option. (Whether the threshold suits an index is
+// Index.ValidateSearch's to say; Only and Exclude may both be given.) Cost:
+// O(1).
 func (o SearchOptions) Validate() error {
 	switch {
 	case o.Threshold.Den != 0 && o.TopK != 0:
@@ -233,9 +329,16 @@ func (o SearchOptions) Validate() error {
 		return &OptionError{"TopK", fmt.Errorf("top-k %d below 1", o.TopK)}
 	case o.RefineK != 0 && o.RefineK < o.TopK:
 		return &OptionError{"RefineK", fmt.Errorf("refine-k %d below top-k %d", o.RefineK, o.TopK)}
+	case o.RefineK > MaxRefine*o.TopK:
+		return &OptionError{"RefineK", fmt.Errorf("refine-k %d above %d × top-k %d", o.RefineK, MaxRefine, o.TopK)}
 	}
 	return nil
 }
+
+// MaxRefine bounds RefineK at MaxRefine × TopK, as Milvus bounds its
+// refine_k: verifying more candidates than that is what a threshold
+// search is for.
+const MaxRefine = 10
 
 // OptionError reports the option of SearchOptions that breaks a rule of
 // SearchOptions.Validate, named as the field is ("Threshold", "TopK" or
@@ -249,12 +352,25 @@ type OptionError struct {
 func (e *OptionError) Error() string   { return ErrOptions.Error() + ": " + e.Err.Error() }
 func (e *OptionError) Unwrap() []error { return []error{ErrOptions, e.Err} }
 
-// Hit is one record found by Search.
+// Hit is one record found by Search: its id, its key (an index with
+// keys), its similarity to the query and, when SearchOptions.Fields asks
+// for them, its stored text and payload (a JSON object, "" when none).
 type Hit struct {
-	ID        ID
-	Sim       float64
-	Estimated bool
+	ID            ID
+	Key           Key
+	Sim           float64
+	Estimated     bool
+	Text, Payload string
 }
+
+// Fields are the stored fields a search returns with its hits (an index
+// with Config.StoreText).
+type Fields uint8
+
+const (
+	FieldText    Fields = 1 << iota // the record's text
+	FieldPayload                    // its JSON payload object
+)
 
 // Stats describes an index.
 type Stats struct {
@@ -279,6 +395,11 @@ type Stats struct {
 	// WALTorn is the size of a partial last block that a read-only Open
 	// found and left in the log (the next open for writing cuts it).
 	WALTorn int64
+	// Compactions and Checkpoints count those this Index ran since it was
+	// opened (Compact's, and the policy's); the statistics a server
+	// exports (index/httpapi's /metrics), not those it lists.
+	Compactions uint64 `json:"-"`
+	Checkpoints uint64 `json:"-"`
 }
 
 var (
@@ -303,8 +424,8 @@ var (
 	// ErrOptions is returned (wrapped) for invalid search options: by an
 	// *OptionError for the rules of SearchOptions.Validate.
 	ErrOptions = errors.New("index: bad search options")
-	// ErrLocked is returned by Open when another Index (in this process or
-	// another) has the directory open.
+	// ErrLocked is returned by Open for writing when another Index (in
+	// this process or another) has the directory open.
 	ErrLocked = errors.New("index: the directory is open elsewhere")
 	// ErrFailed is returned (wrapped) by every write after a write to disk
 	// failed: the index must be reopened, which recovers what was durable.
@@ -392,12 +513,22 @@ type Index struct {
 	skipTo   seq
 	cut      *WALDamage // what Open cut off the log, if anything
 	readOnly bool       // opened with OpenOptions.ReadOnly: wal.f is nil
-	torn     int64      // read-only: bytes of a partial last block left in the log
-	lock     *os.File   // LOCK, flocked while open (nil: no lock could be taken, read-only)
+	inMemory bool       // OpenOptions.InMemory
+	// concurrent: opened read-only while a writer holds the directory
+	// (open): no lock, and the files are read as they are.
+	concurrent bool
+	torn       int64    // read-only: bytes of a partial last block left in the log
+	lock       *os.File // LOCK, flocked while open (nil: no lock could be taken, read-only)
 
 	snapMu sync.Mutex // guards cur, closed and every state's readers/retired
 	cur    *state
 	closed bool
+
+	// failure holds failed once it is set (an error), for Health, which
+	// does not take wmu; compactions and checkpoints count since Open.
+	failure                  atomic.Value
+	compactions, checkpoints atomic.Uint64
+	onSync                   func(time.Duration) // OpenOptions.OnSync
 
 	pool sync.Pool // *scratch for searches
 }
@@ -434,6 +565,9 @@ func (cfg *Config) check() error {
 	if _, err := cfg.Tokens.Append(nil, ""); err != nil {
 		return configError("Tokens", "%w", err)
 	}
+	if cfg.Keys > StringKeys {
+		return configError("Keys", "unknown key kind %d", cfg.Keys)
+	}
 	if cfg.Measure > prefix.Overlap {
 		return configError("Measure", "unknown measure %d", cfg.Measure)
 	}
@@ -443,6 +577,9 @@ func (cfg *Config) check() error {
 			return configError("MinThreshold", "minimum threshold %s for %v", cfg.MinThreshold, cfg.Measure)
 		}
 		cfg.Perm, cfg.Bands, cfg.Bits, cfg.Seed, cfg.RawSets = 0, 0, 0, 0, true
+		if cfg.BloomFPP != 0 {
+			return configError("BloomFPP", "band filters are of LSH")
+		}
 	case LSH:
 		if cfg.Measure != prefix.Jaccard {
 			return configError("Measure", "LSH supports Jaccard only")
@@ -450,17 +587,21 @@ func (cfg *Config) check() error {
 		if cfg.MinThreshold.Den != 0 && !validThreshold(cfg.Measure, cfg.MinThreshold) {
 			return configError("MinThreshold", "minimum threshold %s", cfg.MinThreshold)
 		}
+		cfg.BloomFPP = cmp.Or(cfg.BloomFPP, DefaultBloomFPP)
+		if cfg.BloomFPP != NoBloom && !(cfg.BloomFPP >= MinBloomFPP && cfg.BloomFPP <= MaxBloomFPP) {
+			return configError("BloomFPP", "band filter false-positive probability %v: want %v to %v, or %v for none", cfg.BloomFPP, MinBloomFPP, MaxBloomFPP, NoBloom)
+		}
 		if sh := cfg.Shape; sh != (approx.Shape{}) {
 			switch {
-			case cfg.Bands != 0:
-				return configError("Bands", "bands %d and shape %s: give one", cfg.Bands, sh)
-			case cfg.Perm != 0 && cfg.Perm != sh.B*sh.R:
+			case cfg.Bands != 0 || cfg.Rows != 0:
+				return configError("Bands", "bands %d, rows %d and shape %s: give one", cfg.Bands, cfg.Rows, sh)
+			case cfg.Perm != 0 && cfg.Perm < sh.B*sh.R:
 				return configError("Shape", "shape %s uses %d values, perm is %d", sh, sh.B*sh.R, cfg.Perm)
 			}
 			if err := sh.Validate(approx.MaxK); err != nil {
 				return configError("Shape", "%w", err)
 			}
-			cfg.Perm, cfg.Bands = sh.B*sh.R, sh.B
+			cfg.Perm, cfg.Bands, cfg.Rows = cmp.Or(cfg.Perm, sh.B*sh.R), sh.B, sh.R
 		}
 		cfg.Perm, cfg.Bits = cmp.Or(cfg.Perm, approx.DefaultK), cmp.Or(cfg.Bits, approx.DefaultBits)
 		if err := approx.ValidateBits(cfg.Bits); err != nil {
@@ -470,6 +611,9 @@ func (cfg *Config) check() error {
 			return configError("Perm", "%w", err)
 		}
 		if cfg.Bands == 0 {
+			if cfg.Rows != 0 {
+				return configError("Rows", "rows %d without bands", cfg.Rows)
+			}
 			if cfg.MinThreshold.Den == 0 {
 				return configError("Bands", "LSH needs bands or a minimum threshold to choose them")
 			}
@@ -477,16 +621,70 @@ func (cfg *Config) check() error {
 			if err != nil {
 				return configError("Recall", "%w", err)
 			}
-			cfg.Bands, cfg.Perm = o.Shape.B, o.Shape.B*o.Shape.R
+			cfg.Bands, cfg.Rows = o.Shape.B, o.Shape.R
 		}
 		if cfg.Bands < 1 || cfg.Bands > cfg.Perm {
 			return configError("Bands", "bands %d for perm %d", cfg.Bands, cfg.Perm)
 		}
+		if cfg.Rows == 0 {
+			cfg.Rows = cfg.Perm / cfg.Bands
+		}
+		if cfg.Rows < 1 || cfg.Bands*cfg.Rows > cfg.Perm {
+			return configError("Rows", "%d bands of %d rows for perm %d", cfg.Bands, cfg.Rows, cfg.Perm)
+		}
+		if p := cfg.PredictedRecall(cfg.MinThreshold.Float()); cfg.MinThreshold.Den != 0 && p < MinRecall && !cfg.Force {
+			return configError("Bands", "%w", &RecallError{Shape: approx.Shape{B: cfg.Bands, R: cfg.Rows}, Threshold: cfg.MinThreshold, P: p})
+		}
 	default:
 		return configError("Method", "unknown method %d", cfg.Method)
 	}
-	cfg.Shape, cfg.Recall = approx.Shape{}, 0
+	cfg.Shape, cfg.Recall, cfg.Force = approx.Shape{}, 0, false
 	return nil
+}
+
+// MinRecall is the least probability of finding a pair at MinThreshold
+// that Create takes of an LSH banding without Config.Force.
+const MinRecall = 0.5
+
+// RecallError reports an LSH banding that finds a pair at the minimum
+// threshold with probability P below MinRecall: most of the pairs a search
+// or dedup at that threshold asks for would be missed.
+type RecallError struct {
+	Shape     approx.Shape
+	Threshold prefix.Threshold
+	P         float64
+}
+
+func (e *RecallError) Error() string {
+	return fmt.Sprintf("banding %s finds a pair at the minimum threshold %s with probability %s, below %v",
+		e.Shape, e.Threshold, FormatRecall(e.P), MinRecall)
+}
+
+// FormatRecall writes a probability with three significant digits, so
+// that a small one stays readable (0.000244, not 0.000), and more when
+// three would round one below 1 up to 1 (0.99997, not 1; 0.999999 at most).
+func FormatRecall(p float64) string {
+	for digits := 3; digits <= 6; digits++ {
+		if s := strconv.FormatFloat(p, 'g', digits, 64); s != "1" || p >= 1 {
+			return s
+		}
+	}
+	return "0.999999"
+}
+
+// PredictedRecall returns the probability that a search of an index of
+// configuration c finds a held record at similarity s: for LSH the S-curve
+// of its banding, 1 - (1 - s^r)^b (the record must share a whole band with
+// the query; candidates are then verified, or estimated); for Exact 1 when
+// s reaches MinThreshold, else 0. Cost: O(1).
+func (c Config) PredictedRecall(s float64) float64 {
+	if c.Method == LSH {
+		return approx.SCurve(s, c.Bands, c.Rows)
+	}
+	if s >= c.MinThreshold.Float() {
+		return 1
+	}
+	return 0
 }
 
 // Create makes a new index in dir and returns it open for writing. dir is
@@ -549,8 +747,9 @@ func Open(dir string, opt OpenOptions) (*Index, error) {
 // its end. A problem is a *CorruptError naming the file; for the log it
 // wraps a *WALDamage saying what would be lost, also when the damage is a
 // partial last block that the next open for writing would cut. Verify takes
-// the directory's lock shared, as a read-only Open does (ErrLocked while an
-// Index has it open for writing). Cost: Open's.
+// the directory's lock shared, as a read-only Open does, and while an Index
+// holds it for writing reads it as such an open does (the last batch of the
+// log, being written, is no damage). Cost: Open's.
 func Verify(dir string) error {
 	ix, dmg, err := open(dir, OpenOptions{ReadOnly: true}, openVerify)
 	if err != nil {
@@ -595,17 +794,60 @@ func (m openMode) readOnly() bool { return m == openRead || m == openVerify }
 
 // open opens the index in dir in mode and returns the damage of its log
 // that mode let pass (and cut, when it writes).
+//
+// A read-only open of a directory that a writer holds (another process's
+// Index, such as a server's) goes on without a lock, reading the files as
+// they are (concurrent): the manifest, the files it names, and the log up
+// to what is written of it. A file that goes missing meanwhile was
+// replaced by the writer's checkpoint: the open starts again from the new
+// manifest (at most openAttempts times). The last block of the log, damaged
+// or partial, is a batch being written, not damage.
 func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error) {
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	lock, err := lockDir(dir, mode.readOnly())
+	concurrent := false
+	if errors.Is(err, ErrLocked) && mode.readOnly() {
+		concurrent, err = true, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		if manifestRead != nil {
+			manifestRead()
+		}
+		ix, dmg, err := openManifest(dir, opt, mode, m, lock, concurrent)
+		if err == nil || !concurrent || !errors.Is(err, errMissing) || attempt == openAttempts {
+			return ix, dmg, err
+		}
+		m2, err2 := readManifest(dir)
+		if err2 != nil {
+			return nil, nil, err2
+		}
+		if m2.Gen == m.Gen {
+			return nil, nil, err // not a checkpoint's doing
+		}
+		m = m2
+	}
+}
+
+// openAttempts bounds the attempts of a concurrent open (open).
+const openAttempts = 20
+
+// manifestRead, when set, is called by open after each reading of the
+// manifest, before the files it names are opened. Can change for testing.
+var manifestRead func()
+
+// openManifest opens the index of manifest m in dir, holding lock (nil:
+// none), in mode; concurrent says that a writer holds the directory.
+func openManifest(dir string, opt OpenOptions, mode openMode, m *manifest, lock *os.File, concurrent bool) (*Index, *WALDamage, error) {
+	var err error
 	cfg := m.Config
-	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly()}
+	ix := &Index{dir: dir, cfg: cfg, man: *m, workers: opt.Workers, lock: lock, readOnly: mode.readOnly(), inMemory: opt.InMemory,
+		onSync: opt.OnSync, concurrent: concurrent}
 	ix.workers = parallel.Workers(ix.workers)
 	if cfg.Method == LSH {
 		if ix.hasher, err = approx.NewHasher(approx.OnePerm, cfg.Perm, cfg.Seed); err != nil {
@@ -626,13 +868,13 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		return nil, nil, err
 	}
 	if m.Dict != "" {
-		if st.dict, err = openDict(filepath.Join(dir, m.Dict), true); err != nil {
+		if st.dict, err = openDict(filepath.Join(dir, m.Dict), ix.load(mapCold)); err != nil {
 			return fail(err)
 		}
 	}
 	var last uint64
 	for i, ref := range m.Segments {
-		s, err := openSegment(dir, ref.File, &ix.cfg, true)
+		s, err := openSegment(dir, ref.File, &ix.cfg, ix.load(mapCold))
 		if err != nil {
 			return fail(err)
 		}
@@ -660,6 +902,10 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 		return fail(err)
 	}
 	dmg := l.damage
+	if dmg != nil && concurrent && dmg.Blocks == 1 {
+		// The writer's batch under way: left, as a partial block is.
+		ix.torn, dmg = dmg.Bytes, nil
+	}
 	switch {
 	case dmg == nil, mode == openVerify, mode == openRepair:
 	case !dmg.Torn:
@@ -675,6 +921,7 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 	if ix.wal, err = openWALAt(walPath, l.good); err != nil {
 		return fail(err)
 	}
+	ix.wal.onSync = ix.onSync
 	if dmg != nil {
 		// Cut the damage by a checkpoint: the records replayed go to a
 		// segment, a new log starts past every id the damaged part may
@@ -685,10 +932,30 @@ func open(dir string, opt OpenOptions, mode openMode) (*Index, *WALDamage, error
 			ix.wal.close()
 			return fail(fmt.Errorf("index: cutting the damaged end of %s: %w", walPath, err))
 		}
+	} else if m.version < formatVersion {
+		// An index of an older format: a checkpoint writes its manifest
+		// and log in this one before anything is appended (older builds
+		// then refuse it, naming the version).
+		if err := ix.checkpoint(); err != nil {
+			ix.wal.close()
+			return fail(fmt.Errorf("index: upgrading %s to format version %d: %w", dir, formatVersion, err))
+		}
 	}
 	ix.removeUnreferenced()
 	ix.publish()
 	return ix, dmg, nil
+}
+
+// load is how the index holds a segment or dictionary it opens: read into
+// memory (OpenOptions.InMemory) or mapped as mapped says.
+func (ix *Index) load(mapped load) load {
+	switch {
+	case ix.inMemory:
+		return inMemory
+	case ix.concurrent:
+		return mapWarm // the writer's pages stay cached
+	}
+	return mapped
 }
 
 // minRecordBytes is the fewest bytes a record takes in an insert block of
@@ -711,15 +978,15 @@ func (ix *Index) replay(payload []byte) error {
 }
 
 // checkBlock reports why a block cannot be applied to the live state: a
-// payload of the wrong length, an unknown kind, or an insert that does not
-// start at the next id or would pass 2^32-1 records.
+// payload of the wrong length, an unknown kind, an insert that does not
+// start at the next id or would pass 2^32-1 records, a key that is not one.
 func (ix *Index) checkBlock(payload []byte) error {
 	if len(payload) == 0 {
 		return errShort
 	}
 	r := walReader{b: payload[1:]}
 	switch kind := payload[0]; kind {
-	case walInsert:
+	case walInsert, walBatchKind:
 		first := seq(r.u64())
 		n := int(r.u32())
 		if r.err == nil && first != ix.live.next {
@@ -728,12 +995,14 @@ func (ix *Index) checkBlock(payload []byte) error {
 		if uint64(first)+uint64(n) > 1<<32-1 {
 			return fmt.Errorf("insert of %d records past id %d", n, first)
 		}
+		var q query
 		for i := 0; i < n && r.err == nil; i++ {
-			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-				r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
-			} else {
-				r.bytes(8 * int(r.u32()))
+			if err := ix.readWALRecord(kind, &r, &q, false); err != nil {
+				return err
 			}
+		}
+		if kind == walBatchKind {
+			r.bytes(8 * int(r.u32()))
 		}
 	case walDelete:
 		r.bytes(8 * int(r.u32()))
@@ -746,33 +1015,53 @@ func (ix *Index) checkBlock(payload []byte) error {
 	return r.err
 }
 
+// readWALRecord reads one inserted record of a block of kind (walInsert or
+// walBatchKind) into q: its key, text and payload (kind 3, as the index
+// keeps them) and its token keys or signature; with prepare, it also signs
+// it (LSH with raw sets) and maps its set (Exact), ready for appendRecord.
+// It returns why the record cannot be one (also r.err).
+func (ix *Index) readWALRecord(kind byte, r *walReader, q *query, prepare bool) error {
+	cfg := &ix.cfg
+	q.ukey, q.text, q.payload = nil, nil, nil
+	if kind == walBatchKind {
+		if cfg.Keys != NoKeys {
+			q.ukey = r.bytes(int(r.u16()))
+			if r.err == nil && !checkKeyBytes(cfg.Keys, q.ukey) {
+				return errors.New("a record's key is not one")
+			}
+		}
+		if cfg.StoreText {
+			q.text = r.bytes(int(r.u32()))
+			q.payload = r.bytes(int(r.u32()))
+		}
+	} else if cfg.Keys != NoKeys || cfg.StoreText {
+		return errors.New("an insert of format version 1 in an index with keys or stored text")
+	}
+	if cfg.Method == LSH && !cfg.RawSets {
+		q.row = r.bytes(cfg.Perm * cfg.Bits / 8)
+		return r.err
+	}
+	k := int(r.u32())
+	b := r.bytes(8 * k)
+	if r.err != nil || !prepare {
+		return r.err
+	}
+	q.keys = q.keys[:0]
+	for j := 0; j < k; j++ {
+		q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
+	}
+	ix.prepareOne(q)
+	if cfg.Method == Exact {
+		q.set = ix.live.dict.mapSet(q.set[:0], q.keys)
+	}
+	return nil
+}
+
 // applyBlock applies a block that checkBlock passed.
 func (ix *Index) applyBlock(payload []byte) {
 	st := ix.live
 	r := walReader{b: payload[1:]}
-	switch payload[0] {
-	case walInsert:
-		r.u64()
-		n := int(r.u32())
-		var q query
-		for i := 0; i < n; i++ {
-			if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-				q.row = r.bytes(ix.cfg.Perm * ix.cfg.Bits / 8)
-			} else {
-				k := int(r.u32())
-				b := r.bytes(8 * k)
-				q.keys = q.keys[:0]
-				for j := 0; j < k; j++ {
-					q.keys = append(q.keys, binary.LittleEndian.Uint64(b[8*j:]))
-				}
-				ix.prepareOne(&q)
-				if st.cfg.Method == Exact {
-					q.set = st.dict.mapSet(q.set[:0], q.keys)
-				}
-			}
-			st.appendRecord(&q)
-		}
-	case walDelete:
+	deletes := func() {
 		n := int(r.u32())
 		ids := make([]seq, n)
 		for i := range ids {
@@ -780,12 +1069,28 @@ func (ix *Index) applyBlock(payload []byte) {
 		}
 		ix.applyDelete(ids)
 	}
+	switch kind := payload[0]; kind {
+	case walInsert, walBatchKind:
+		r.u64()
+		n := int(r.u32())
+		var q query
+		for i := 0; i < n; i++ {
+			ix.readWALRecord(kind, &r, &q, true)
+			st.appendRecord(&q)
+		}
+		if kind == walBatchKind {
+			deletes()
+		}
+	case walDelete:
+		deletes()
+	}
 }
 
 // publish makes a snapshot of the live state the one new searches use.
 // The caller holds wmu (or is Open).
 func (ix *Index) publish() {
 	s := ix.live.snapshot()
+	s.walBytes, s.walCut = ix.wal.size, ix.man.WALCut
 	if invariants.Enabled {
 		s.check()
 	}
@@ -895,6 +1200,9 @@ func (ix *Index) unlock() {
 // Cut returns what Open (or Repair) cut off the end of the write-ahead log
 // when it opened the index, or nil: a caller may tell its user.
 func (ix *Index) Cut() *WALDamage { return ix.cut }
+
+// Exact reports whether c is of an Exact index.
+func (c *Config) Exact() bool { return c.Method == Exact }
 
 // Config returns the index's configuration (with the LSH defaults filled in).
 func (ix *Index) Config() Config { return ix.cfg }

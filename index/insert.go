@@ -1,8 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -88,12 +91,23 @@ func (st *state) appendRecord(q *query) {
 			m.keys = append(m.keys, q.keys...)
 			m.offs = append(m.offs, uint32(len(m.keys)))
 		}
-		bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
+		bb := cfg.Rows * cfg.Bits / 8
 		if len(q.keys) > 0 || !cfg.RawSets && !emptyRow(q.row) {
 			for j := 0; j < cfg.Bands; j++ {
 				m.add(pkey{band: uint32(j), key: approx.BandKey(q.row[j*bb:(j+1)*bb], j)}, mpost{row: row})
 			}
 		}
+	}
+	if cfg.Keys != NoKeys {
+		m.ukeys = append(m.ukeys, q.ukey...)
+		m.ukoffs = append(m.ukoffs, uint32(len(m.ukeys)))
+		m.addKey(q.ukey, row)
+	}
+	if cfg.StoreText {
+		m.texts = append(m.texts, q.text...)
+		m.toffs = append(m.toffs, uint64(len(m.texts)))
+		m.pays = append(m.pays, q.payload...)
+		m.poffs = append(m.poffs, uint64(len(m.pays)))
 	}
 	m.n++
 	st.next++
@@ -121,31 +135,96 @@ func (ix *Index) checkThreshold(t prefix.Threshold) error {
 	return nil
 }
 
-// Insert tokenizes and adds records. With dedup.Den == 0 every record is
-// inserted. Otherwise a record is inserted only when no live held record, nor
-// an earlier record of this batch that was inserted, reaches dedup: for an
-// Exact index the kept records are exactly those of a sequential greedy
-// dedup; for LSH a held duplicate at similarity s is found with the S-curve's
-// probability P(s). Insert returns once the batch is durable (one WAL append
-// and fsync per batch). Inserts are serialised; searches running meanwhile
-// see the state before the batch or after it, never part of it.
+// Record is one record to insert: its text and, by the index's Config, its
+// key (Config.Keys) and a JSON payload object kept with its text
+// (Config.StoreText; nil for none).
+type Record struct {
+	Key     Key
+	Text    []byte
+	Payload []byte
+}
+
+// InsertOptions say how InsertRecords treats records. The zero value
+// inserts every record and fails a batch holding a key already held.
+type InsertOptions struct {
+	// Dedup, when not zero, is the search-before-insert threshold (Insert).
+	Dedup prefix.Threshold
+	// OnConflict is what a record whose key is held gets (Conflict).
+	OnConflict Conflict
+}
+
+// ErrPayload is wrapped by the error of a payload that is not a JSON
+// object, or given to an index that keeps none.
+var ErrPayload = errors.New("payload: want a JSON object, on an index that stores text")
+
+// Insert inserts records, each text a record, with dedup as InsertRecords
+// has it: the records of an index without keys.
+func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
+	recs := make([]Record, len(records))
+	for i, r := range records {
+		recs[i].Text = r
+	}
+	return ix.InsertRecords(ctx, recs, InsertOptions{Dedup: dedup})
+}
+
+// InsertRecords tokenizes and adds records. With opt.Dedup zero every
+// record is inserted. Otherwise a record is inserted only when no live held
+// record, nor an earlier record of this batch that was inserted, reaches
+// the threshold: for an Exact index the kept records are exactly those of
+// a sequential greedy dedup; for LSH a held duplicate at similarity s is
+// found with the S-curve's probability P(s). On an index with keys, a
+// record's key is first checked against the live records (and the earlier
+// records of the batch): under ConflictError a key held, or given twice in
+// the batch, fails the batch with a *KeyError before anything is written;
+// ConflictSkip skips the record (Outcome.Exists); ConflictReplace inserts
+// it, when dedup lets it (the record it replaces is not searched), and
+// deletes the record that held the key, in the same batch of the log.
+// InsertRecords returns once the batch is durable (one WAL append and
+// fsync per batch). Inserts are serialised; searches running meanwhile see
+// the state before the batch or after it, never part of it.
 //
-// A record that does not tokenize (invalid UTF-8 for a text tokenizer) fails
-// the whole batch with a *RecordError before anything is written. ctx is
-// checked while the records are tokenized and before the batch is written.
+// A record that breaks the rules of the index (a key of another kind, or
+// none on an index with keys, a payload that is not a JSON object or on an
+// index that stores none) or does not tokenize (invalid UTF-8 for a text
+// tokenizer) fails the whole batch with a *RecordError before anything is
+// written. ctx is checked while the records are tokenized and before the
+// batch is written.
 //
 // The outcomes say whether the batch is durable: with an error, they are
 // nil when it is not (a write or sync of the log that failed is cut off
 // again; the error says so in the rare case that this fails too), and
 // given when it is but the checkpoint after it failed. A write that fails
 // fails the index (ErrFailed): it must be reopened.
-func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Threshold) ([]Outcome, error) {
+func (ix *Index) InsertRecords(ctx context.Context, recs []Record, opt InsertOptions) ([]Outcome, error) {
+	dedup := opt.Dedup
 	if dedup.Den != 0 {
 		if err := ix.checkThreshold(dedup); err != nil {
 			return nil, err
 		}
 	}
-	qs, err := ix.prepare(ctx, records)
+	cfg := &ix.cfg
+	texts := make([][]byte, len(recs))
+	var ukeys [][]byte
+	if cfg.Keys != NoKeys {
+		ukeys = make([][]byte, len(recs))
+	}
+	var kbuf []byte
+	for i := range recs {
+		r := &recs[i]
+		texts[i] = r.Text
+		if cfg.Keys != NoKeys || r.Key != "" {
+			if _, err := ParseKey(cfg.Keys, string(r.Key)); err != nil {
+				return nil, &RecordError{Index: i, Err: fmt.Errorf("key: %w", err)}
+			}
+			start := len(kbuf)
+			kbuf = appendKeyBytes(kbuf, cfg.Keys, r.Key)
+			ukeys[i] = kbuf[start:len(kbuf):len(kbuf)]
+		}
+		if r.Payload != nil && (!cfg.StoreText || !isJSONObject(r.Payload)) {
+			return nil, &RecordError{Index: i, Err: ErrPayload}
+		}
+	}
+	qs, err := ix.prepare(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -158,54 +237,156 @@ func (ix *Index) Insert(ctx context.Context, records [][]byte, dedup prefix.Thre
 		return nil, err
 	}
 	st := ix.live
-	if uint64(st.next)+uint64(len(records)) > 1<<32-1 {
+	if uint64(st.next)+uint64(len(recs)) > 1<<32-1 {
 		return nil, fmt.Errorf("index: more than 2^32-1 records")
 	}
-	out := make([]Outcome, len(records))
+	if ukeys != nil && opt.OnConflict == ConflictError {
+		seen := make(map[string]bool, len(ukeys))
+		for i, k := range ukeys {
+			if seen[string(k)] {
+				return nil, &KeyError{Index: i, Key: recs[i].Key}
+			}
+			seen[string(k)] = true
+			if held, live := st.lookupKey(k); live {
+				return nil, &KeyError{Index: i, Key: recs[i].Key, ID: held.id()}
+			}
+		}
+	}
+	out := make([]Outcome, len(recs))
 	sc := &ix.wscratch
-	opt := SearchOptions{Threshold: dedup}
-	first := st.next
-	payload := []byte{walInsert}
-	payload = binary.LittleEndian.AppendUint64(payload, uint64(first))
-	payload = binary.LittleEndian.AppendUint32(payload, 0)
-	count := 0
+	sopt := SearchOptions{Threshold: dedup}
+	b := ix.newBatch(st.next)
+	var dels []seq
 	for i := range qs {
 		q := &qs[i]
-		if ix.cfg.Method == Exact {
+		if cfg.Exact() {
 			q.set = st.dict.mapSet(q.set[:0], q.keys)
 		}
+		var holder seq
+		held := false
+		if ukeys != nil {
+			q.ukey = ukeys[i]
+			holder, held = st.lookupKey(q.ukey)
+		}
+		if held && opt.OnConflict == ConflictSkip {
+			out[i] = Outcome{Exists: true, ID: holder.id(), Key: recs[i].Key}
+			continue
+		}
 		if dedup.Den != 0 {
-			if h := st.search(sc, q, &opt, nil); len(h) > 0 {
+			var f *filter
+			if held { // the record replaced is no duplicate of its replacement
+				f = newFilter(nil, []ID{holder.id()}, st.next)
+			}
+			if h := st.search(sc, q, &sopt, f); len(h) > 0 {
 				out[i] = Outcome{ID: h[0].ID, Sim: h[0].Sim, Estimated: h[0].Estimated}
+				if cfg.Keys != NoKeys {
+					out[i].Key = st.keyOfSeq(seq(h[0].ID - 1))
+				}
 				continue
 			}
 		}
-		out[i] = Outcome{Inserted: true, ID: st.next.id()}
+		if cfg.StoreText {
+			q.text, q.payload = recs[i].Text, compactJSON(recs[i].Payload)
+		}
+		out[i] = Outcome{Inserted: true, Replaced: held, ID: st.next.id(), Key: recs[i].Key}
+		b.add(q)
 		st.appendRecord(q)
-		count++
-		if ix.cfg.Method == LSH && !ix.cfg.RawSets {
-			payload = append(payload, q.row...)
-		} else {
-			payload = binary.LittleEndian.AppendUint32(payload, uint32(len(q.keys)))
-			for _, k := range q.keys {
-				payload = binary.LittleEndian.AppendUint64(payload, k)
-			}
+		if held {
+			dels = append(dels, ix.applyDelete([]seq{holder})...)
 		}
 	}
-	if count == 0 {
+	if b.count == 0 && len(dels) == 0 {
 		return out, nil
 	}
-	binary.LittleEndian.PutUint32(payload[9:], uint32(count))
-	if err := ix.wal.append(payload); err != nil {
-		ix.failed = err
+	if err := ix.wal.append(b.finish(dels)); err != nil {
+		ix.fail(err)
 		return nil, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
 	ix.publish()
 	if err := ix.maybeCheckpoint(); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return out, fmt.Errorf("%w: checkpoint: %v (the batch is durable)", ErrFailed, err)
 	}
 	return out, nil
+}
+
+// isJSONObject reports whether b is one JSON object.
+func isJSONObject(b []byte) bool {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i < len(b) && b[i] == '{' && json.Valid(b)
+}
+
+// compactJSON returns a JSON text without insignificant spaces (so that it
+// prints on one line), or nil for nil.
+func compactJSON(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// walBatch builds the payload of a batch block of the log (wal.go): the
+// records inserted, in id order from first, then the records deleted.
+type walBatch struct {
+	cfg   *Config
+	p     []byte
+	count int
+}
+
+func (ix *Index) newBatch(first seq) *walBatch {
+	b := &walBatch{cfg: &ix.cfg, p: []byte{walBatchKind}}
+	b.p = binary.LittleEndian.AppendUint64(b.p, uint64(first))
+	b.p = binary.LittleEndian.AppendUint32(b.p, 0)
+	return b
+}
+
+// add appends an inserted record.
+func (b *walBatch) add(q *query) {
+	p := b.p
+	if b.cfg.Keys != NoKeys {
+		p = binary.LittleEndian.AppendUint16(p, uint16(len(q.ukey)))
+		p = append(p, q.ukey...)
+	}
+	if b.cfg.StoreText {
+		p = binary.LittleEndian.AppendUint32(p, uint32(len(q.text)))
+		p = append(p, q.text...)
+		p = binary.LittleEndian.AppendUint32(p, uint32(len(q.payload)))
+		p = append(p, q.payload...)
+	}
+	if b.cfg.Method == LSH && !b.cfg.RawSets {
+		p = append(p, q.row...)
+	} else {
+		p = binary.LittleEndian.AppendUint32(p, uint32(len(q.keys)))
+		for _, k := range q.keys {
+			p = binary.LittleEndian.AppendUint64(p, k)
+		}
+	}
+	b.p = p
+	b.count++
+}
+
+// finish sets the count of inserts and appends the deletes.
+func (b *walBatch) finish(dels []seq) []byte {
+	binary.LittleEndian.PutUint32(b.p[9:], uint32(b.count))
+	b.p = binary.LittleEndian.AppendUint32(b.p, uint32(len(dels)))
+	for _, id := range dels {
+		b.p = binary.LittleEndian.AppendUint64(b.p, uint64(id))
+	}
+	return b.p
+}
+
+// fail records that a write failed: the index takes no more writes
+// (writable, Health). The caller holds wmu.
+func (ix *Index) fail(err error) {
+	ix.failed = err
+	ix.failure.Store(err)
 }
 
 func (ix *Index) writable() error {

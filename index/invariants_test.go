@@ -66,7 +66,7 @@ func TestBandTablesCheckPanics(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	cfg := Config{Method: LSH, Measure: prefix.Jaccard, Perm: 4, Bands: 2, Bits: 8}
+	cfg := Config{Method: LSH, Measure: prefix.Jaccard, Perm: 4, Bands: 2, Rows: 2, Bits: 8, BloomFPP: NoBloom} // no band filters: the test writes none
 	write := func(name string, bent []bandEntry, boff []uint32) {
 		bw, err := createBlockFile(filepath.Join(dir, name), kindSegment)
 		if err != nil {
@@ -85,7 +85,7 @@ func TestBandTablesCheckPanics(t *testing.T) {
 		}
 	}
 	write("seg-1.sj", bent, boff)
-	seg, err := openSegment(dir, "seg-1.sj", &cfg, true)
+	seg, err := openSegment(dir, "seg-1.sj", &cfg, mapCold)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +93,5 @@ func TestBandTablesCheckPanics(t *testing.T) {
 	bent, boff = good()
 	bent[3], bent[4] = bent[4], bent[3]
 	write("seg-2.sj", bent, boff)
-	invtest.Panics(t, "segment opened", "index: ", func() { openSegment(dir, "seg-2.sj", &cfg, true) })
+	invtest.Panics(t, "segment opened", "index: ", func() { openSegment(dir, "seg-2.sj", &cfg, mapCold) })
 }

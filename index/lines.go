@@ -8,34 +8,46 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/simjoin/simjoin/prefix"
 	"github.com/simjoin/simjoin/records"
 )
 
-// InsertLines inserts each line of r as a record (Insert, with dedup as
-// there), batch by batch as records.ReadBatches cuts them (opt names the
-// input and bounds a batch), and calls f with each batch's outcomes once the
-// batch is durable: f may acknowledge them. f is called for every durable
-// batch, also for one that Insert returns with an error (a checkpoint after
-// it failed), before that error is returned: a caller that acknowledges in
-// f never leaves a durable record unacknowledged, and never acknowledges one
-// that is not durable. A line that does not tokenize is a *records.LineError
-// naming opt.Name and the line, returned before its batch is written; the
-// other errors of Insert (ctx done, a threshold the index refuses, a failed
-// write) come back as Insert returns them, and so do f's.
+// InsertLines inserts each line of r as a record read in format in
+// (InsertRecords, with opt), batch by batch as records.ReadBatches cuts
+// them (bopt names the input and bounds a batch), and calls f with each
+// batch's outcomes once the batch is durable: f may acknowledge them. f is
+// called for every durable batch, also for one that InsertRecords returns
+// with an error (a checkpoint after it failed), before that error is
+// returned: a caller that acknowledges in f never leaves a durable record
+// unacknowledged, and never acknowledges one that is not durable. A line
+// that is not a record of the format, breaks the index's rules or does not
+// tokenize is a *records.LineError naming bopt.Name and the line, returned
+// before its batch is written; so is a key held under ConflictError (the
+// error wraps the *KeyError). The other errors of InsertRecords (ctx done,
+// a threshold the index refuses, a failed write) come back as it returns
+// them, and so do f's.
 //
-// Cost: Insert's per batch; memory one batch of lines. Safe for concurrent
-// use as Insert is: the batches of concurrent calls interleave.
-func (ix *Index) InsertLines(ctx context.Context, r io.Reader, opt records.BatchOptions, dedup prefix.Threshold, f func(first int, outs []Outcome) error) error {
-	return records.ReadBatches(r, opt, func(first int, recs [][]byte) error {
-		outs, err := ix.Insert(ctx, recs, dedup)
+// Cost: InsertRecords' per batch; memory one batch of lines. Safe for
+// concurrent use as InsertRecords is: the batches of concurrent calls
+// interleave.
+func (ix *Index) InsertLines(ctx context.Context, r io.Reader, bopt records.BatchOptions, in LineFormat, opt InsertOptions, f func(first int, outs []Outcome) error) error {
+	var recs []Record
+	return records.ReadBatches(r, bopt, func(first int, lines [][]byte) error {
+		recs = recs[:0]
+		for k, line := range lines {
+			rec, err := decodeLine(in, ix.cfg.Keys, line)
+			if err != nil {
+				return lineError(&RecordError{Index: k, Err: err}, bopt.Name, first)
+			}
+			recs = append(recs, rec)
+		}
+		outs, err := ix.InsertRecords(ctx, recs, opt)
 		if outs != nil {
 			if ferr := f(first, outs); err == nil {
 				err = ferr
 			}
 		}
 		if err != nil {
-			return lineError(err, opt.Name, first)
+			return lineError(err, bopt.Name, first)
 		}
 		return nil
 	})
@@ -75,18 +87,34 @@ func (ix *Index) SearchLines(ctx context.Context, r io.Reader, opt records.Batch
 	})
 }
 
-// lineError turns a *RecordError of the batch starting at line first into
-// a *records.LineError naming the line.
+// lineError turns a *RecordError or *KeyError of the batch starting at
+// line first into a *records.LineError naming the line.
 func lineError(err error, name string, first int) error {
-	var re *RecordError
-	if !errors.As(err, &re) {
-		return err
-	}
 	if name == "" {
 		name = "<input>"
 	}
-	return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+	var re *RecordError
+	var ke *KeyError
+	switch {
+	case errors.As(err, &re):
+		return &records.LineError{Name: name, Line: first + re.Index, Err: re.Err}
+	case errors.As(err, &ke):
+		return &records.LineError{Name: name, Line: first + ke.Index, Err: keyLineError{ke}}
+	}
+	return err
 }
+
+// keyLineError is a *KeyError worded for the line it names.
+type keyLineError struct{ *KeyError }
+
+func (e keyLineError) Error() string {
+	if e.ID == 0 {
+		return fmt.Sprintf("key %q given twice in one batch", e.Key)
+	}
+	return fmt.Sprintf("key %q is held by a live record", e.Key)
+}
+
+func (e keyLineError) Unwrap() error { return e.KeyError }
 
 // ValidateSearch reports whether Search would take opt (ErrThresholdBelowMin,
 // ErrOptions), without reading or searching anything: callers check before

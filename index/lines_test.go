@@ -43,7 +43,7 @@ func TestInsertSearchLines(t *testing.T) {
 	var got []Outcome
 	next := 1
 	opt := records.BatchOptions{Name: "recs", MaxLines: 7}
-	err := ix.InsertLines(ctx, bytes.NewReader(text.Bytes()), opt, dedup, func(first int, outs []Outcome) error {
+	err := ix.InsertLines(ctx, bytes.NewReader(text.Bytes()), opt, LinesText, InsertOptions{Dedup: dedup}, func(first int, outs []Outcome) error {
 		if first != next || len(outs) > 7 {
 			t.Fatalf("batch of %d outcomes at line %d, want at line %d and at most 7", len(outs), first, next)
 		}
@@ -94,7 +94,7 @@ func TestLinesErrors(t *testing.T) {
 	defer ix.Close()
 	in := "alpha\nbeta\ngamma\ndel\xffta\nepsilon\n"
 	opt := records.BatchOptions{Name: "words.txt", MaxLines: 2}
-	err := ix.InsertLines(ctx, strings.NewReader(in), opt, prefix.Threshold{}, func(int, []Outcome) error { return nil })
+	err := ix.InsertLines(ctx, strings.NewReader(in), opt, LinesText, InsertOptions{}, func(int, []Outcome) error { return nil })
 	var le *records.LineError
 	if !errors.As(err, &le) || le.Name != "words.txt" || le.Line != 4 || !errors.Is(err, shingle.ErrUTF8) {
 		t.Fatalf("got %v, want words.txt:4: invalid UTF-8", err)
@@ -155,7 +155,7 @@ func TestConfigString(t *testing.T) {
 		want string
 	}{
 		{exactConfig(prefix.Cosine, half), "tokens set, cosine >= 0.5, exact"},
-		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: half, Perm: 128, Bands: 32, Bits: 16, Seed: 7},
+		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: half, Perm: 128, Bands: 32, Rows: 4, Bits: 16, Seed: 7},
 			"tokens words, jaccard >= 0.5, lsh 32x4, 16-bit signatures of 128 values, seed 7, no raw sets (estimated similarities)"},
 	} {
 		if got := c.cfg.String(); got != c.want {
@@ -175,8 +175,8 @@ func TestConfigJSON(t *testing.T) {
 		{exactConfig(prefix.Cosine, prefix.Threshold{Num: 4, Den: 5}),
 			`{"tokens":{"Kind":0,"N":0,"Norm":0,"DropSemicolons":false},"method":1,"measure":1,"min_threshold":{"Num":4,"Den":5}}`},
 		{Config{Tokens: shingle.Spec{Kind: shingle.Words}, Method: LSH, Measure: prefix.Jaccard, MinThreshold: prefix.Threshold{Num: 1, Den: 2},
-			Perm: 128, Bands: 32, Bits: 16, Seed: 7, RawSets: true},
-			`{"tokens":{"Kind":1,"N":0,"Norm":0,"DropSemicolons":false},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":128,"bands":32,"bits":16,"seed":7,"raw_sets":true}`},
+			Perm: 128, Bands: 30, Rows: 4, Bits: 16, Seed: 7, BloomFPP: 0.01, RawSets: true},
+			`{"tokens":{"Kind":1,"N":0,"Norm":0,"DropSemicolons":false},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":128,"bands":30,"rows":4,"bits":16,"seed":7,"bloom_fpp":0.01,"raw_sets":true}`},
 	} {
 		b, err := json.Marshal(c.cfg)
 		if err != nil || string(b) != c.want {
@@ -186,6 +186,103 @@ func TestConfigJSON(t *testing.T) {
 		var back Config
 		if err := json.Unmarshal(b, &back); err != nil || back != c.cfg {
 			t.Errorf("%s reads back as %+v, %v", b, back, err)
+		}
+	}
+}
+
+// TestConfigJSONVersion1: a configuration of format version 1 has no
+// "rows" (it banded all its values): its rows are perm/bands; nor band
+// filters.
+func TestConfigJSONVersion1(t *testing.T) {
+	var c Config
+	js := `{"tokens":{"Kind":0,"N":0,"Norm":0},"method":2,"measure":0,"min_threshold":{"Num":1,"Den":2},"perm":69,"bands":23,"bits":32}`
+	if err := json.Unmarshal([]byte(js), &c); err != nil || c.Perm != 69 || c.Bands != 23 || c.Rows != 3 || c.BloomFPP != NoBloom {
+		t.Errorf("%s reads as %+v, %v", js, c, err)
+	}
+}
+
+// TestInsertLinesFormats reads records as KEY<TAB>TEXT lines and as JSON
+// Lines into indexes with keys, and refuses, naming the line and never
+// quoting it, every line that is not a record of the format or breaks the
+// index's rules (before its batch is written).
+func TestInsertLinesFormats(t *testing.T) {
+	ctx := context.Background()
+	cfg := func(k KeyKind) Config {
+		c := exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2})
+		c.Keys, c.StoreText = k, true
+		return c
+	}
+	collect := func(ix *Index, in string, f LineFormat, opt InsertOptions) ([]Outcome, error) {
+		var outs []Outcome
+		err := ix.InsertLines(ctx, strings.NewReader(in), records.BatchOptions{Name: "in"}, f, opt, func(first int, o []Outcome) error {
+			outs = append(outs, o...)
+			return nil
+		})
+		return outs, err
+	}
+	ix, _ := mustCreate(t, cfg(StringKeys))
+	defer ix.Close()
+	outs, err := collect(ix, "a-1\tw1 w2 w3\nb 2\tw1\tw9\n", LinesTSV, InsertOptions{})
+	if err != nil || len(outs) != 2 || outs[0].Key != "a-1" || outs[1].Key != "b 2" {
+		t.Fatalf("tsv: %+v, %v", outs, err)
+	}
+	if s, _, _ := ix.GetKey("b 2"); string(s.Text) != "w1\tw9" {
+		t.Errorf("the text after the first tab: %q", s.Text)
+	}
+	outs, err = collect(ix, `{"id": "c", "text": "w1 w2 w3 w4", "payload": {"lang": "en"}}`+"\n"+`{"text": "w7", "id": "d", "payload": null}`, LinesJSON,
+		InsertOptions{Dedup: prefix.Threshold{Num: 3, Den: 4}})
+	if err != nil || len(outs) != 2 || outs[0].Inserted || outs[0].Key != "a-1" || !outs[1].Inserted {
+		t.Fatalf("jsonl with dedup: %+v, %v", outs, err)
+	}
+	if s, ok, _ := ix.GetKey("d"); !ok || s.Payload != nil {
+		t.Errorf("a null payload: %+v, %v", s, ok)
+	}
+	ints, _ := mustCreate(t, cfg(IntKeys))
+	defer ints.Close()
+	if outs, err := collect(ints, `{"id": -12, "text": "w1"}`+"\n7\tw2\n", LinesJSON, InsertOptions{}); err == nil || outs != nil {
+		t.Errorf("a tsv line read as JSON: %+v, %v", outs, err)
+	}
+	if outs, err := collect(ints, `{"id": -12, "text": "w1"}`, LinesJSON, InsertOptions{}); err != nil || outs[0].Key != "-12" {
+		t.Errorf("an integer key: %+v, %v", outs, err)
+	}
+	plain, _ := mustCreate(t, exactConfig(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2}))
+	defer plain.Close()
+	for _, c := range []struct {
+		ix   *Index
+		f    LineFormat
+		in   string
+		want string
+	}{
+		{ix, LinesTSV, "e\tw1\nno-tab-here\n", "in:2: not a key: want KEY<TAB>TEXT"},
+		{ix, LinesTSV, "e\tw1\n\tw2\n", "in:2: not a key: want 1 to 256 bytes, have 0"},
+		{ix, LinesText, "w1 w2\n", "in:1: not a key: the index takes a key with each record: give them as tsv or jsonl"},
+		{ix, LinesJSON, `{"id": "e", "text": "w1"} x`, "in:1: not a record: data after the object"},
+		{ix, LinesJSON, `{"id": "e", "text": "w1", "extra": 1}`, `in:1: not a record: json: unknown field "extra"`},
+		{ix, LinesJSON, `{"id": "e", "Text": "w1"}`, `in:1: not a record: unknown field "Text"`},
+		{ix, LinesJSON, `{"id": "e", "text": "w1", "text": "w2"}`, `in:1: not a record: "text" given twice`},
+		{ix, LinesJSON, `{"id": "e", "text": "w1 \ud800 secret"}`, `in:1: not a record: a lone surrogate \ud800 in a string`},
+		{ix, LinesJSON, "{\"id\": \"e\", \"text\": \"w1 \xff secret\"}", `in:1: not a record: invalid UTF-8`},
+		{ix, LinesJSON, `{"id": "e", "text": "w1", "payload": [1]}`, `in:1: not a record: "payload": want a JSON object`},
+		{ix, LinesJSON, `{"id": 5, "text": "w1"}`, `in:1: "id": not a key: want a JSON string`},
+		{ix, LinesJSON, `{"id": "e"}`, `in:1: not a record: want "text", a string`},
+		{ix, LinesJSON, `{"id": "e", "text": 5}`, `in:1: not a record: "text": want a string`},
+		{ix, LinesJSON, `{"id": "e", "text": "w1 secret"`, `in:1: not a record: unexpected EOF`},
+		{ix, LinesTSV, "e\tw1\na-1\tw2\n", `in:2: key "a-1" is held by a live record`},
+		{ix, LinesTSV, "e\tw1\ne\tw2\n", `in:2: key "e" given twice in one batch`},
+		{ints, LinesJSON, `{"id": 1.0, "text": "w1"}`, `in:1: "id": not a key: want a decimal integer`},
+		{ints, LinesJSON, `{"id": "1", "text": "w1"}`, `in:1: "id": not a key: want a JSON number`},
+		{ints, LinesTSV, "1e3\tw1", `in:1: not a key: want a decimal integer`},
+		{plain, LinesJSON, `{"id": 1, "text": "w1"}`, `in:1: not a key: "id": the index names its records by id`},
+		{plain, LinesJSON, `{"text": "w1", "payload": {}}`, `in:1: payload: want a JSON object, on an index that stores text`},
+	} {
+		before := c.ix.Stats().Records
+		_, err := collect(c.ix, c.in, c.f, InsertOptions{})
+		var le *records.LineError
+		if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%v %q: %v\nwant %s", c.f, c.in, err, c.want)
+		}
+		if after := c.ix.Stats().Records; after != before {
+			t.Errorf("%v %q: %d records inserted by a refused batch", c.f, c.in, after-before)
 		}
 	}
 }

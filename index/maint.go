@@ -2,7 +2,6 @@ package index
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,18 +11,26 @@ import (
 // Delete tombstones the records of ids. It is durable on return; unknown
 // or already deleted ids (and 0) are not an error and not counted.
 func (ix *Index) Delete(ids []ID) (deleted int, err error) {
+	return ix.delete(func(*state) []seq {
+		seqs := make([]seq, 0, len(ids))
+		for _, id := range ids {
+			if s, ok := seqOf(id); ok {
+				seqs = append(seqs, s)
+			}
+		}
+		return seqs
+	})
+}
+
+// delete deletes the records that which names in the live state, under
+// the writer's lock.
+func (ix *Index) delete(which func(*state) []seq) (int, error) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if err := ix.writable(); err != nil {
 		return 0, err
 	}
-	seqs := make([]seq, 0, len(ids))
-	for _, id := range ids {
-		if s, ok := seqOf(id); ok {
-			seqs = append(seqs, s)
-		}
-	}
-	done := ix.applyDelete(seqs)
+	done := ix.applyDelete(which(ix.live))
 	if len(done) == 0 {
 		return 0, nil
 	}
@@ -33,7 +40,7 @@ func (ix *Index) Delete(ids []ID) (deleted int, err error) {
 		payload = binary.LittleEndian.AppendUint64(payload, uint64(id))
 	}
 	if err := ix.wal.append(payload); err != nil {
-		ix.failed = err
+		ix.fail(err)
 		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
 	ix.publish()
@@ -47,52 +54,38 @@ func (ix *Index) applyDelete(ids []seq) []seq {
 	var done []seq
 	copied := make(map[int]bool)
 	for _, id := range ids {
-		if id >= st.next {
+		i, row, ok := st.locate(id)
+		if !ok || st.dead(i, row) {
 			continue
 		}
-		if id >= st.mut.base {
-			row := uint32(id - st.mut.base)
-			if st.mut.tomb.Contains(row) {
-				continue
-			}
+		if i < 0 {
 			if !copied[-1] {
 				st.mut.tomb = slices.Clone(st.mut.tomb)
 				copied[-1] = true
 			}
-			st.mut.tomb.Set(row)
-			done = append(done, id)
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(st.segs, id, func(s *segment, id seq) int {
-			if s.rows() > 0 && seq(s.ids[s.rows()-1]) < id {
-				return -1
+			st.mut.tomb.Set(uint32(row))
+		} else {
+			if !copied[i] {
+				st.tombs[i] = slices.Clone(st.tombs[i])
+				copied[i] = true
+				ix.tombDirty[i] = true
 			}
-			return 1
-		})
-		if i == len(st.segs) {
-			continue
+			st.tombs[i].Set(uint32(row))
 		}
-		s := st.segs[i]
-		row, ok := s.rowOf(id)
-		if !ok || st.tombs[i].Contains(uint32(row)) {
-			continue
-		}
-		if !copied[i] {
-			st.tombs[i] = slices.Clone(st.tombs[i])
-			copied[i] = true
-			ix.tombDirty[i] = true
-		}
-		st.tombs[i].Set(uint32(row))
 		done = append(done, id)
 	}
 	return done
 }
 
-// Stats returns the index's statistics. Cost: a directory listing.
+// Stats returns the index's statistics, from the snapshot searches read
+// (so it never waits for a writer, not even a compaction). Safe for
+// concurrent use. Cost: counting the tombstones and a directory listing.
 func (ix *Index) Stats() Stats {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	st := ix.live
+	st, err := ix.acquire()
+	if err != nil {
+		return Stats{Method: ix.cfg.Method}
+	}
+	defer ix.releaseSnap(st)
 	s := Stats{Method: ix.cfg.Method, Records: uint64(st.next), Segments: len(st.segs), Mutable: st.mut.n}
 	for i, seg := range st.segs {
 		d := uint64(st.tombs[i].Count())
@@ -107,7 +100,8 @@ func (ix *Index) Stats() Stats {
 		s.Tokens = st.dict.len()
 		s.Appended = len(st.dict.addedKeys)
 	}
-	s.WALBytes, s.WALTruncated, s.WALTorn = ix.wal.size+ix.torn, ix.man.WALCut, ix.torn
+	s.WALBytes, s.WALTruncated, s.WALTorn = st.walBytes+ix.torn, st.walCut, ix.torn
+	s.Compactions, s.Checkpoints = ix.compactions.Load(), ix.checkpoints.Load()
 	ents, _ := os.ReadDir(ix.dir)
 	for _, e := range ents {
 		if info, err := e.Info(); err == nil {
@@ -117,54 +111,32 @@ func (ix *Index) Stats() Stats {
 	return s
 }
 
-// Verify re-reads every file of the open index from disk and checks every
-// checksum, changing nothing; an error is a *CorruptError naming the file
-// (for the write-ahead log, wrapping a *WALDamage). It holds off writers
-// while it runs. Cost: one read of every file. The package's Verify checks
-// an index that is not open.
-func (ix *Index) Verify() error {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	if err := ix.writable(); err != nil && errors.Is(err, ErrClosed) {
-		return err
-	}
-	m, err := readManifest(ix.dir)
-	if err != nil {
-		if errors.Is(err, ErrNotIndex) {
-			return corrupt(filepath.Join(ix.dir, manifestName), "missing")
-		}
-		return err
-	}
-	check := func(name string, kind uint32) error {
-		bf, err := openBlockFile(filepath.Join(ix.dir, name), kind, false)
-		if err != nil {
-			return err
-		}
-		return bf.close()
-	}
-	if m.Dict != "" {
-		if err := check(m.Dict, kindDict); err != nil {
-			return err
-		}
-	}
-	for _, ref := range m.Segments {
-		if err := check(ref.File, kindSegment); err != nil {
-			return err
-		}
-		if ref.Tomb != "" {
-			if err := check(ref.Tomb, kindTomb); err != nil {
-				return err
-			}
-		}
-	}
-	l, err := readWAL(filepath.Join(ix.dir, m.WAL), func() seq { return ix.live.next }, ix.minRecordBytes(), nil)
-	if err != nil {
-		return err
-	}
-	if l.damage != nil {
-		return &CorruptError{File: l.path, Err: l.damage}
+// Health returns why the index stopped taking writes (a write to disk
+// failed: a full disk, a failed fsync; it must be reopened), or nil. Safe
+// for concurrent use.
+func (ix *Index) Health() error {
+	if err, _ := ix.failure.Load().(error); err != nil {
+		return fmt.Errorf("%w: %v", ErrFailed, err)
 	}
 	return nil
+}
+
+// Verify re-reads every file of the open index from disk and checks every
+// checksum, changing nothing, as the package's Verify does (an error is a
+// *CorruptError naming the file; for the write-ahead log, wrapping a
+// *WALDamage). It does not hold off the writer: it reads the files in force
+// as a read-only open of another process would (starting again when a
+// checkpoint replaces one), and a batch being written at the end of the log
+// is no damage. Safe for concurrent use. Cost: one read of every file and a
+// replay of the log.
+func (ix *Index) Verify() error {
+	ix.snapMu.Lock()
+	closed := ix.closed
+	ix.snapMu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return Verify(ix.dir)
 }
 
 // removeUnreferenced deletes the files of the index directory that the

@@ -39,6 +39,9 @@ type manifest struct {
 	// index's life: partial last blocks cut by Open, damaged tails cut by
 	// Repair. Never decreases.
 	WALCut int64 `json:"wal_cut,omitempty"`
+	// version is the format version the manifest was read in (not in its
+	// JSON): an open for writing upgrades an index of an older one.
+	version uint32
 }
 
 type segRef struct {
@@ -94,8 +97,9 @@ func readManifest(dir string) (*manifest, error) {
 	if len(b) < 20 || [8]byte(b[:8]) != manMagic {
 		return nil, corrupt(path, "not an index manifest")
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != formatVersion {
-		return nil, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
+	v := binary.LittleEndian.Uint32(b[8:])
+	if !knownVersion(v) {
+		return nil, corrupt(path, "%v", versionError(v))
 	}
 	n := int(binary.LittleEndian.Uint32(b[12:]))
 	if n != len(b)-20 {
@@ -108,6 +112,10 @@ func readManifest(dir string) (*manifest, error) {
 	if err != nil {
 		return nil, corrupt(path, "%v", err)
 	}
+	if v < 2 && (m.Config.Keys != NoKeys || m.Config.StoreText) {
+		return nil, corrupt(path, "keys or stored text in a manifest of format version %d", v)
+	}
+	m.version = v
 	return m, nil
 }
 
@@ -122,6 +130,7 @@ func parseManifest(js []byte) (*manifest, error) {
 		return nil, err
 	}
 	c := m.Config
+	c.Force = true // a banding taken once stays taken
 	if err := c.check(); err != nil || c != m.Config {
 		return nil, fmt.Errorf("not a configuration Create stores: %+v", m.Config)
 	}

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -57,11 +59,16 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 			return nil, err
 		}
 	}
+	if err := ix.checkSearchFields(&opt); err != nil {
+		return nil, err
+	}
 	snap, err := ix.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer ix.releaseSnap(snap)
+	snap.resolveKeys(&opt)
+	fill := ix.cfg.Keys != NoKeys || opt.Fields != 0
 	workers := ix.workers
 	chunk := len(queries)
 	if fn != nil {
@@ -82,14 +89,33 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 		if len(out) < hi-lo {
 			out = append(out, make([][]Hit, hi-lo-len(out))...)
 		}
+		// An LSH batch shares its band lookups: its queries are signed
+		// first, and their buckets found table by table.
+		var qs []query
+		var pre [][]bucketRange
+		if ix.cfg.Method == LSH && hi-lo >= batchLookups && len(snap.segs) > 0 {
+			if qs, err = ix.prepare(ctx, queries[lo:hi]); err != nil {
+				var re *RecordError
+				if errors.As(err, &re) {
+					re.Query, re.Index = true, re.Index+lo
+				}
+				return nil, err
+			}
+			if pre, err = snap.lookupBands(ctx, qs, workers); err != nil {
+				return nil, err
+			}
+		}
 		err := parallel.For(ctx, hi-lo, max(1, (hi-lo)/(4*workers)), workers, func(_, a, b int) {
 			sc, _ := ix.pool.Get().(*scratch)
 			if sc == nil {
 				sc = new(scratch)
 			}
 			for k := a; k < b && ctx.Err() == nil; k++ {
-				q, err := ix.tokenize(sc, queries[lo+k])
-				if err != nil {
+				var q *query
+				var err error
+				if pre != nil {
+					q, sc.pre = &qs[k], pre[k]
+				} else if q, err = ix.tokenize(sc, queries[lo+k]); err != nil {
 					errMu.Lock()
 					if lo+k < firstBad {
 						firstBad, badErr = lo+k, err
@@ -106,7 +132,11 @@ func (ix *Index) search(ctx context.Context, queries [][]byte, opt SearchOptions
 				} else {
 					out[k] = append(out[k][:0], snap.search(sc, q, &opt, f)...)
 				}
+				if fill {
+					snap.fill(out[k], opt.Fields)
+				}
 			}
+			sc.pre = nil
 			ix.pool.Put(sc)
 		})
 		if err != nil {
@@ -192,4 +222,74 @@ func (ix *Index) tokenize(sc *scratch, rec []byte) (*query, error) {
 		q.row = sc.row
 	}
 	return q, nil
+}
+
+// checkSearchFields checks what a search asks of the index: Estimate only
+// of LSH; OnlyKeys and ExcludeKeys only on an index with keys, keys of its
+// kind; Fields only on an index that stores text. Its errors are
+// *OptionError.
+func (ix *Index) checkSearchFields(opt *SearchOptions) error {
+	if opt.Estimate && ix.cfg.Method != LSH {
+		return &OptionError{"Estimate", errors.New("an exact index has no estimates")}
+	}
+	if opt.Fields != 0 && !ix.cfg.StoreText {
+		return &OptionError{"Fields", errors.New("the index stores no text (create it with stored text)")}
+	}
+	if opt.Fields&^(FieldText|FieldPayload) != 0 {
+		return &OptionError{"Fields", fmt.Errorf("unknown fields %#x", opt.Fields)}
+	}
+	for _, l := range []struct {
+		name string
+		keys []Key
+	}{{"OnlyKeys", opt.OnlyKeys}, {"ExcludeKeys", opt.ExcludeKeys}} {
+		for _, k := range l.keys {
+			if _, err := ParseKey(ix.cfg.Keys, string(k)); err != nil {
+				return &OptionError{l.name, err}
+			}
+		}
+	}
+	return nil
+}
+
+// resolveKeys adds to opt's Only and Exclude the ids of the live records of
+// st holding its OnlyKeys and ExcludeKeys (copies: the caller's lists are
+// not changed).
+func (st *state) resolveKeys(opt *SearchOptions) {
+	resolve := func(ids []ID, keys []Key) []ID {
+		if keys == nil {
+			return ids
+		}
+		out := append(make([]ID, 0, len(ids)+len(keys)), ids...)
+		var b []byte
+		for _, k := range keys {
+			b = appendKeyBytes(b[:0], st.cfg.Keys, k)
+			if id, live := st.lookupKey(b); live {
+				out = append(out, id.id())
+			}
+		}
+		return out
+	}
+	opt.Only = resolve(opt.Only, opt.OnlyKeys)
+	opt.Exclude = resolve(opt.Exclude, opt.ExcludeKeys)
+}
+
+// fill sets the key (an index with keys) and the stored fields asked of
+// each hit, from the records of st.
+func (st *state) fill(hits []Hit, fields Fields) {
+	for i := range hits {
+		h := &hits[i]
+		part, row, ok := st.locate(seq(h.ID - 1))
+		if !ok {
+			continue
+		}
+		if st.cfg.Keys != NoKeys {
+			h.Key = keyFromBytes(st.cfg.Keys, st.keyBytes(part, row))
+		}
+		if fields&FieldText != 0 {
+			h.Text = string(st.textOf(part, row))
+		}
+		if fields&FieldPayload != 0 {
+			h.Payload = string(st.payloadOf(part, row))
+		}
+	}
 }

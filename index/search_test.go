@@ -267,6 +267,8 @@ func TestSearchOptionsCheck(t *testing.T) {
 		{SearchOptions{TopK: -2, RefineK: 1}, "TopK"},
 		{SearchOptions{TopK: 5, RefineK: 4}, "RefineK"},
 		{SearchOptions{TopK: 5, RefineK: -1}, "RefineK"},
+		{SearchOptions{TopK: 5, RefineK: 50}, ""},
+		{SearchOptions{TopK: 5, RefineK: 51}, "RefineK"},
 	} {
 		err := tc.opt.Validate()
 		var oe *OptionError

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/simjoin/simjoin/approx"
 	"github.com/simjoin/simjoin/internal/invariants"
@@ -47,6 +48,21 @@ type segment struct {
 	bent     []bandEntry // LSH: band j's table bent[boff[j]:boff[j+1]], sorted by (key, row), rows() entries each (checked under -tags invariants)
 	koffs    []uint32    // LSH with raw sets: rows()+1 offsets into keys
 	keys     []uint64    // LSH with raw sets: row r's sorted keys
+	// LSH with band filters (bloom.go): band j's filter is
+	// bloom[j*bloomLen:(j+1)*bloomLen], over every key of its band table.
+	bloom    []uint32
+	bloomLen int
+
+	// With keys: row r's stored key is ukey[ukoff[r]:ukoff[r+1]], keys
+	// distinct (every row was live when written, and live records hold
+	// distinct keys); ukhash finds a key's row (keys.go).
+	ukoff  []uint32
+	ukey   []byte
+	ukhash []keySlot
+	// With stored text: row r's text is text[txoff[r]:txoff[r+1]], its
+	// payload payload[pyoff[r]:pyoff[r+1]] (empty: none).
+	txoff, pyoff  []uint64
+	text, payload []byte
 }
 
 // bandEntry is one row of a band table: the band key of a record and its row.
@@ -88,6 +104,13 @@ func (s *segment) keySet(r int) []uint64 { return s.keys[s.koffs[r]:s.koffs[r+1]
 
 func (s *segment) sig(r int) []byte { return s.sigs[r*s.rowBytes : (r+1)*s.rowBytes] }
 
+func (s *segment) keyOf(r int) []byte     { return s.ukey[s.ukoff[r]:s.ukoff[r+1]] }
+func (s *segment) textOf(r int) []byte    { return s.text[s.txoff[r]:s.txoff[r+1]] }
+func (s *segment) payloadOf(r int) []byte { return s.payload[s.pyoff[r]:s.pyoff[r+1]] }
+
+// lookupKey returns the row that holds the stored key b.
+func (s *segment) lookupKey(b []byte) (int, bool) { return lookupKeyTable(s.ukhash, b, s.keyOf) }
+
 // postings returns the postings of token w; nil when none.
 func (s *segment) postings(w uint32) []prefix.Posting {
 	if int(w)+1 >= len(s.poff) {
@@ -96,8 +119,21 @@ func (s *segment) postings(w uint32) []prefix.Posting {
 	return s.post[s.poff[w]:s.poff[w+1]]
 }
 
+// mayHold reports whether band j's table may hold key: false when the
+// band's filter says it does not (true without filters).
+func (s *segment) mayHold(j int, key uint64) bool {
+	return s.bloom == nil || bloomHas(s.bloom[j*s.bloomLen:(j+1)*s.bloomLen], key)
+}
+
+// countBuckets, when set, counts the band table lookups (bucket). Can
+// change for testing.
+var countBuckets *atomic.Int64
+
 // bucket returns the rows of band j whose key is key.
 func (s *segment) bucket(j int, key uint64) []bandEntry {
+	if countBuckets != nil {
+		countBuckets.Add(1)
+	}
 	tab := s.bent[s.boff[j]:s.boff[j+1]]
 	lo, _ := slices.BinarySearchFunc(tab, key, func(e bandEntry, k uint64) int {
 		if e.key < k {
@@ -130,6 +166,8 @@ type segmentRecords struct {
 	set  func(r int) []uint32 // Exact
 	keys func(r int) []uint64 // LSH with raw sets
 	sig  func(r int) []byte   // LSH
+	// The stored key (with keys), text and payload (with stored text).
+	ukey, text, payload func(r int) []byte
 }
 
 // writeSegment writes recs as a segment file at path.
@@ -177,8 +215,7 @@ func writeSegment(path string, cfg *Config, vocab int, recs segmentRecords) erro
 			parts = append(parts, recs.sig(r))
 		}
 		bw.block("sigs", parts...)
-		r := cfg.Perm / cfg.Bands
-		bb := r * cfg.Bits / 8
+		bb := cfg.Rows * cfg.Bits / 8
 		boff := make([]uint32, cfg.Bands+1)
 		bent := make([]bandEntry, 0, n*cfg.Bands)
 		for j := 0; j < cfg.Bands; j++ {
@@ -196,6 +233,9 @@ func writeSegment(path string, cfg *Config, vocab int, recs segmentRecords) erro
 		_ = rb
 		bw.block("boff", bytesOf(boff))
 		bw.block("bent", bytesOf(bent))
+		if cfg.BloomFPP < NoBloom {
+			bw.block("bloom", bytesOf(buildBlooms(cfg.Bands, n, cfg.BloomFPP, func(j, r int) uint64 { return bent[int(boff[j])+r].key })))
+		}
 		if cfg.RawSets {
 			koffs := make([]uint32, n+1)
 			kparts := make([][]byte, 0, n)
@@ -208,13 +248,51 @@ func writeSegment(path string, cfg *Config, vocab int, recs segmentRecords) erro
 			bw.block("keys", kparts...)
 		}
 	}
+	if cfg.Keys != NoKeys {
+		ukoff, parts := csr32(n, recs.ukey)
+		bw.block("ukoff", bytesOf(ukoff))
+		bw.block("ukey", parts...)
+		bw.block("ukhash", bytesOf(buildKeyTable(n, recs.ukey)))
+	}
+	if cfg.StoreText {
+		txoff, tparts := csr64(n, recs.text)
+		bw.block("txoff", bytesOf(txoff))
+		bw.block("text", tparts...)
+		pyoff, pparts := csr64(n, recs.payload)
+		bw.block("pyoff", bytesOf(pyoff))
+		bw.block("payload", pparts...)
+	}
 	return bw.close()
 }
 
+// csr32 returns the n+1 offsets of the byte strings f(0..n-1) and the
+// strings, for a CSR pair of blocks.
+func csr32(n int, f func(r int) []byte) ([]uint32, [][]byte) {
+	off := make([]uint32, n+1)
+	parts := make([][]byte, n)
+	for r := range n {
+		parts[r] = f(r)
+		off[r+1] = off[r] + uint32(len(parts[r]))
+	}
+	return off, parts
+}
+
+// csr64 is csr32 with 64-bit offsets, for stored text (a segment may hold
+// more than 4 GiB of it).
+func csr64(n int, f func(r int) []byte) ([]uint64, [][]byte) {
+	off := make([]uint64, n+1)
+	parts := make([][]byte, n)
+	for r := range n {
+		parts[r] = f(r)
+		off[r+1] = off[r] + uint64(len(parts[r]))
+	}
+	return off, parts
+}
+
 // openSegment maps the segment file at dir/name and checks its structure.
-func openSegment(dir, name string, cfg *Config, cold bool) (*segment, error) {
+func openSegment(dir, name string, cfg *Config, how load) (*segment, error) {
 	path := dir + "/" + name
-	bf, err := openBlockFile(path, kindSegment, cold)
+	bf, err := openBlockFile(path, kindSegment, how)
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +399,16 @@ func (s *segment) load(cfg *Config) error {
 		if invariants.Enabled {
 			checkBandTables(bf.path, s.bent, s.boff, n)
 		}
+		if cfg.BloomFPP < NoBloom {
+			b, err := bf.need("bloom", cfg.Bands*bloomBlockBytes)
+			if err != nil {
+				return err
+			}
+			s.bloom = asU32(b)
+			if s.bloomLen = len(s.bloom) / cfg.Bands; s.bloomLen == 0 {
+				return corrupt(bf.path, "band filters of no block")
+			}
+		}
 		if cfg.RawSets {
 			if s.koffs, err = u32("koffs", n+1); err != nil {
 				return err
@@ -335,5 +423,84 @@ func (s *segment) load(cfg *Config) error {
 			}
 		}
 	}
+	if cfg.Keys != NoKeys {
+		if s.ukoff, err = u32("ukoff", n+1); err != nil {
+			return err
+		}
+		if s.ukey, err = bf.need("ukey", 1); err != nil {
+			return err
+		}
+		if !ascending(s.ukoff, uint64(len(s.ukey))) {
+			return corrupt(bf.path, "keys and their offsets disagree")
+		}
+		for r := range n {
+			if !checkKeyBytes(cfg.Keys, s.keyOf(r)) {
+				return corrupt(bf.path, "row %d: not a key of kind %s", r, cfg.Keys)
+			}
+		}
+		b, err := bf.need("ukhash", 8)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			s.ukhash = unsafeSlice[keySlot](b)
+		}
+		if k := len(s.ukhash); k&(k-1) != 0 || k*3 < n*4 {
+			return corrupt(bf.path, "key table of %d slots for %d rows", k, n)
+		}
+		used := 0
+		for _, sl := range s.ukhash {
+			if sl.row1 > uint32(n) {
+				return corrupt(bf.path, "key table names row %d of %d", sl.row1-1, n)
+			}
+			if sl.row1 != 0 {
+				used++
+			}
+		}
+		if used != n {
+			return corrupt(bf.path, "key table holds %d rows of %d", used, n)
+		}
+	}
+	if cfg.StoreText {
+		u64 := func(tag string) ([]uint64, error) {
+			b, err := bf.need(tag, 8)
+			if err != nil {
+				return nil, err
+			}
+			if v := asU64(b); len(v) == n+1 {
+				return v, nil
+			}
+			return nil, corrupt(bf.path, "block %q: %d entries, want %d", tag, len(b)/8, n+1)
+		}
+		if s.txoff, err = u64("txoff"); err != nil {
+			return err
+		}
+		if s.pyoff, err = u64("pyoff"); err != nil {
+			return err
+		}
+		if s.text, err = bf.need("text", 1); err != nil {
+			return err
+		}
+		if s.payload, err = bf.need("payload", 1); err != nil {
+			return err
+		}
+		if !ascending(s.txoff, uint64(len(s.text))) || !ascending(s.pyoff, uint64(len(s.payload))) {
+			return corrupt(bf.path, "stored text and its offsets disagree")
+		}
+	}
 	return nil
+}
+
+// ascending reports whether off starts at 0, never decreases and ends at
+// end: a CSR offsets array over end values.
+func ascending[T uint32 | uint64](off []T, end uint64) bool {
+	if len(off) == 0 || off[0] != 0 || uint64(off[len(off)-1]) != end {
+		return false
+	}
+	for i := 1; i < len(off); i++ {
+		if off[i] < off[i-1] {
+			return false
+		}
+	}
+	return true
 }

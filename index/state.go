@@ -33,6 +33,10 @@ type state struct {
 	minB    prefix.Bounds
 	pairMax int
 
+	// walBytes and walCut are the log's durable size and the bytes ever
+	// cut off logs when the snapshot was published (Stats).
+	walBytes, walCut int64
+
 	// readers counts the searches using this snapshot; retired is set when
 	// a newer one is published. Both are guarded by Index.snapMu. The
 	// segments are released when a retired snapshot has no readers left.
@@ -105,6 +109,9 @@ type query struct {
 	keys []uint64 // sorted, distinct
 	set  []uint32 // Exact: ids in the state's order (unknown tokens after all known)
 	row  []byte   // LSH: packed signature
+	// A record inserted also carries its stored key (with keys) and its
+	// text and payload (with stored text).
+	ukey, text, payload []byte
 }
 
 // filter is a search's Only/Exclude restriction as bitmaps over ids.
@@ -153,6 +160,10 @@ type scratch struct {
 	row   []byte
 	sig   []uint64
 	cands []cand
+	// pre, when not nil, holds the query's buckets in every band of every
+	// segment, found by a batch's shared lookups (lookupBands):
+	// pre[s*bands+j] is band j's of segment s.
+	pre []bucketRange
 }
 
 type seenSlot struct{ row, gen uint32 }
@@ -361,7 +372,7 @@ func (st *state) probeExact(sc *scratch, q []uint32, b prefix.Bounds, f *filter,
 func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 	cfg := st.cfg
 	rb := cfg.Perm * cfg.Bits / 8
-	bb := cfg.Perm / cfg.Bands * cfg.Bits / 8
+	bb := cfg.Rows * cfg.Bits / 8
 	var keys [approx.MaxK]uint64
 	for j := 0; j < cfg.Bands; j++ {
 		keys[j] = approx.BandKey(q.row[j*bb:(j+1)*bb], j)
@@ -374,7 +385,14 @@ func (st *state) candidatesLSH(sc *scratch, q *query, f *filter) {
 		tomb := st.tombs[i]
 		sc.begin(s.rows())
 		for j := 0; j < cfg.Bands; j++ {
-			for _, e := range s.bucket(j, keys[j]) {
+			var bucket []bandEntry
+			if sc.pre != nil {
+				r := sc.pre[i*cfg.Bands+j]
+				bucket = s.bent[r.lo:r.hi]
+			} else if s.mayHold(j, keys[j]) {
+				bucket = s.bucket(j, keys[j])
+			}
+			for _, e := range bucket {
 				if sc.seen(e.row) || tomb.Contains(e.row) {
 					continue
 				}
@@ -442,6 +460,7 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 		if len(q.keys) == 0 {
 			return nil
 		}
+		exact := cfg.RawSets && !opt.Estimate
 		sc.cands = sc.cands[:0]
 		st.candidatesLSH(sc, q, f)
 		if opt.TopK > 0 && opt.Threshold.Den == 0 {
@@ -455,13 +474,23 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			if len(sc.cands) > refine {
 				sc.cands = sc.cands[:refine]
 			}
+			// Only records at or above MinThreshold count, as for Exact.
+			hasMin := thr.Den != 0
+			var minB prefix.Bounds
+			if hasMin {
+				minB = prefix.NewBounds(prefix.Jaccard, thr)
+			}
+			tf := thr.Float()
 			for _, c := range sc.cands {
-				if cfg.RawSets {
+				if exact {
 					x := st.keysOf(c)
 					o := join.OverlapAtLeast(q.keys, x, 0)
+					if hasMin && !minB.Passes(o, len(q.keys), len(x)) {
+						continue
+					}
 					sim := prefix.NewBounds(prefix.Jaccard, prefix.Threshold{Num: 1, Den: 1}).Similarity(o, len(q.keys), len(x))
 					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
-				} else {
+				} else if !hasMin || c.est >= tf {
 					sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: c.est, Estimated: true})
 				}
 			}
@@ -470,7 +499,7 @@ func (st *state) search(sc *scratch, q *query, opt *SearchOptions, f *filter) []
 			b := prefix.NewBounds(prefix.Jaccard, thr)
 			tf := thr.Float()
 			for _, c := range sc.cands {
-				if cfg.RawSets {
+				if exact {
 					if sim, ok := st.exactLSH(q.keys, c, b); ok {
 						sc.hits = append(sc.hits, Hit{ID: c.id.id(), Sim: sim})
 					}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // The write-ahead log holds every batch acknowledged since the last
@@ -14,9 +15,14 @@ import (
 //	header  16 bytes: magic "SJIXWAL\x00", version u32, 4 zero bytes
 //	block   length u32, CRC-32C of the payload u32, payload
 //
-// A payload is one batch: kind 1 (insert: first id u64, count u32, then per
-// record its sorted token keys as a count u32 and u64s, or for LSH without
-// raw sets its packed signature) or kind 2 (delete: count u32, ids u64).
+// A payload is one batch: kind 3 (a batch: first id u64, count u32, then
+// per record its stored key as a length u16 and bytes (an index with keys),
+// its text and payload as a length u32 and bytes each (stored text), and
+// its sorted token keys as a count u32 and u64s or for LSH without raw sets
+// its packed signature; then the ids deleted, a count u32 and u64s, applied
+// after the inserts) or kind 2 (delete: count u32, ids u64). Logs of
+// format version 1 hold kind 1 (insert: kind 3 without keys, text and
+// deletes) and kind 2.
 // Appending a block and fsyncing the file is what makes a batch durable; an
 // append that fails is cut off again, so that a batch the caller was told
 // failed never comes back.
@@ -30,17 +36,19 @@ import (
 
 const (
 	walHeaderSize = 16
-	walInsert     = 1
+	walInsert     = 1 // format version 1
 	walDelete     = 2
+	walBatchKind  = 3
 )
 
 var walMagic = [8]byte{'S', 'J', 'I', 'X', 'W', 'A', 'L', 0}
 
 type wal struct {
-	f    *os.File // nil in a read-only index
-	path string
-	size int64 // bytes durable: the file's length after the last append
-	buf  []byte
+	f      *os.File // nil in a read-only index
+	path   string
+	size   int64 // bytes durable: the file's length after the last append
+	buf    []byte
+	onSync func(time.Duration) // told each fsync's time (OpenOptions.OnSync)
 }
 
 // createWAL creates an empty log at path, durable on return.
@@ -159,7 +167,7 @@ func peekBlock(p []byte) (walBlock, bool) {
 		return walBlock{}, false
 	}
 	switch p[0] {
-	case walInsert:
+	case walInsert, walBatchKind:
 		if len(p) >= 13 {
 			return walBlock{walInsert, seq(binary.LittleEndian.Uint64(p[1:])), int(binary.LittleEndian.Uint32(p[9:]))}, true
 		}
@@ -194,15 +202,15 @@ func readWAL(path string, next func() seq, minRecord int, replay func(payload []
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, corrupt(path, "missing")
+			return nil, &CorruptError{File: path, Err: errMissing}
 		}
 		return nil, err
 	}
 	if len(data) < walHeaderSize || [8]byte(data[:8]) != walMagic {
 		return nil, corrupt(path, "not a write-ahead log")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != formatVersion {
-		return nil, corrupt(path, "format version %d, this build reads %d", v, formatVersion)
+	if v := binary.LittleEndian.Uint32(data[8:]); !knownVersion(v) {
+		return nil, corrupt(path, "%v", versionError(v))
 	}
 	l := &walLog{path: path, data: data}
 	off := walHeaderSize
@@ -322,7 +330,11 @@ func (w *wal) append(payload []byte) error {
 		err = fault("wal sync", w.path)
 	}
 	if err == nil {
+		t0 := time.Now()
 		err = w.f.Sync()
+		if w.onSync != nil {
+			w.onSync(time.Since(t0))
+		}
 	}
 	if err != nil {
 		return w.undo(err)
@@ -361,28 +373,29 @@ type walReader struct {
 
 var errShort = errors.New("payload too short")
 
-func (r *walReader) u32() uint32 {
-	if len(r.b) < 4 {
-		r.err = errShort
-		r.b = nil
-		return 0
+func (r *walReader) u16() uint16 {
+	if b := r.bytes(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
+	return 0
+}
+
+func (r *walReader) u32() uint32 {
+	if b := r.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
 }
 
 func (r *walReader) u64() uint64 {
-	if len(r.b) < 8 {
-		r.err = errShort
-		r.b = nil
-		return 0
+	if b := r.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	v := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
-	return v
+	return 0
 }
 
+// bytes takes the next n bytes; past the end it sets errShort, takes
+// nothing more and returns nil.
 func (r *walReader) bytes(n int) []byte {
 	if len(r.b) < n || n < 0 {
 		r.err = errShort

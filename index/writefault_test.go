@@ -90,7 +90,7 @@ func TestCheckpointFaultDurable(t *testing.T) {
 				fmt.Fprintf(&in, "r%d s%d\n", i, i)
 			}
 			acked := 0
-			err := ix.InsertLines(ctx, strings.NewReader(in.String()), records.BatchOptions{MaxLines: 3}, prefix.Threshold{}, func(first int, outs []Outcome) error {
+			err := ix.InsertLines(ctx, strings.NewReader(in.String()), records.BatchOptions{MaxLines: 3}, LinesText, InsertOptions{}, func(first int, outs []Outcome) error {
 				for _, o := range outs {
 					if !o.Inserted || o.ID != ID(acked)+1 {
 						t.Errorf("line %d: %+v", first, o)
@@ -113,7 +113,7 @@ func TestCheckpointFaultDurable(t *testing.T) {
 			}
 			defer ix.Close()
 			rest := strings.SplitAfterN(in.String(), "\n", acked+1)[acked]
-			if err := ix.InsertLines(ctx, strings.NewReader(rest), records.BatchOptions{}, prefix.Threshold{}, func(int, []Outcome) error { return nil }); err != nil {
+			if err := ix.InsertLines(ctx, strings.NewReader(rest), records.BatchOptions{}, LinesText, InsertOptions{}, func(int, []Outcome) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
 			for i := range 10 {

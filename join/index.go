@@ -7,9 +7,9 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/simjoin/simjoin/internal/parallel"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -96,7 +96,7 @@ func NewIndex(c *order.Collection, opt Options) (*Index, error) {
 	if opt.Ell > 2 {
 		return nil, fmt.Errorf("%w: a query index takes ℓ up to 2, not %d", ErrEll, opt.Ell)
 	}
-	t0 := time.Now()
+	t0 := rusage.Start()
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
@@ -123,7 +123,7 @@ func NewIndex(c *order.Collection, opt Options) (*Index, error) {
 		ix.st.IndexEntries += len(ix.keyIx.groups)
 		ix.st.Ell = 2
 	}
-	ix.st.IndexTime = time.Since(t0)
+	ix.st.IndexTime, ix.st.IndexCPU = t0.Lap()
 	return ix, nil
 }
 

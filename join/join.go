@@ -10,6 +10,7 @@ import (
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/order"
 	"github.com/simjoin/simjoin/prefix"
 )
@@ -96,6 +97,7 @@ type Stats struct {
 	Skipped      int           // empty records, which never join
 	Groups       int           // distinct non-empty sets probed or indexed
 	IndexEntries int           // postings in the prefix index
+	ProbeTokens  int64         // probe-prefix tokens looked up in the index (those held by two sets or more); keys looked up on the ℓ-prefix path
 	Postings     int64         // postings whose candidate was examined while probing
 	LateSkipped  int64         // postings too late in the probe to start a candidate, their group being none yet
 	SizePruned   int64         // postings skipped by the size filter
@@ -108,8 +110,11 @@ type Stats struct {
 	Results      int64         // record pairs reported (or stood for, with Options.Copies), identical copies included
 	IndexTime    time.Duration // grouping and building the index
 	JoinTime     time.Duration // probing, filtering, verifying and emitting
-	Workers      int
-	Ell          int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
+	// IndexCPU and JoinCPU are the process's CPU time (user and system, all
+	// threads) during the two phases; 0 where the system cannot say.
+	IndexCPU, JoinCPU time.Duration
+	Workers           int
+	Ell               int // tokens per index key: 1 the prefix filter, 2 or 3 the ℓ-prefix
 }
 
 // checkIdentity panics unless s satisfies the identity every path keeps:
@@ -124,6 +129,7 @@ func (s *Stats) checkIdentity() {
 }
 
 func (s *Stats) add(o *Stats) {
+	s.ProbeTokens += o.ProbeTokens
 	s.Postings += o.Postings
 	s.LateSkipped += o.LateSkipped
 	s.SizePruned += o.SizePruned
@@ -240,7 +246,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		return Stats{}, err
 	}
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
-	t0 := time.Now()
+	t0 := rusage.Start()
 	s := groupsOf(c)
 	vocab := c.Dict().Len()
 	unique := c.Dict().FirstShared()
@@ -288,7 +294,7 @@ func SelfJoin(ctx context.Context, c *order.Collection, opt Options, yield func(
 		j.keyProbes = keyProbesOf(s, b, ell)
 	}
 	j.prepare(opt.Workers)
-	st.IndexTime = time.Since(t0)
+	st.IndexTime, st.IndexCPU = t0.Lap()
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
 }
@@ -318,7 +324,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 		return Stats{}, errors.New("join: R and S must share a dictionary (build them with one order.Build call)")
 	}
 	b := prefix.NewBounds(opt.Measure, opt.Threshold)
-	t0 := time.Now()
+	t0 := rusage.Start()
 	rs, ss := groupsOf(r), groupsOf(s)
 	// As in SelfJoin, the tokens held by one set only get no list.
 	ix := prefix.CountPrefixesFrom(ss.groups(), s.Dict().Len(), s.Dict().FirstShared(), ss.set, b.ProbePrefix, opt.Workers).Index()
@@ -331,7 +337,7 @@ func RSJoin(ctx context.Context, r, s *order.Collection, opt Options, yield func
 	}
 	j := &joiner{b: b, probe: rs, build: ss, ix: ix, indexed: ss.groups()}
 	j.prepare(opt.Workers)
-	st.IndexTime = time.Since(t0)
+	st.IndexTime, st.IndexCPU = t0.Lap()
 	err := j.run(ctx, &opt, &st, yield)
 	return st, err
 }

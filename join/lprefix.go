@@ -721,6 +721,7 @@ func (p *prober) probeKeys(gx int, out []match) []match {
 	}
 	p.list = p.list[:0]
 	st := p.stats
+	st.ProbeTokens += int64(len(p.keys))
 	st.Postings += postings
 	st.SizePruned += sizePruned
 	st.MaskPruned += maskPruned

@@ -5,12 +5,12 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
 	"unsafe"
 
 	"github.com/simjoin/simjoin/internal/invariants"
 	"github.com/simjoin/simjoin/internal/parallel"
 	"github.com/simjoin/simjoin/internal/prefetch"
+	"github.com/simjoin/simjoin/internal/rusage"
 	"github.com/simjoin/simjoin/prefix"
 )
 
@@ -128,8 +128,8 @@ type match struct {
 // run probes every group of j.probe on opt.Workers goroutines, in chunks of
 // chunkGroups groups, and hands the pairs to yield in chunk order.
 func (j *joiner) run(ctx context.Context, opt *Options, st *Stats, yield func(Pair) bool) error {
-	t0 := time.Now()
-	defer func() { st.JoinTime = time.Since(t0) }()
+	t0 := rusage.Start()
+	defer func() { st.JoinTime, st.JoinCPU = t0.Lap() }()
 	st.Workers = opt.Workers
 
 	total := j.probe.groups()
@@ -443,6 +443,7 @@ func (p *prober) probeGroup(gx int, out []match) []match {
 	}
 	p.list = listed[:nl]
 	st := p.stats
+	st.ProbeTokens += int64(px - i0)
 	st.LateSkipped += late
 	st.Postings += scanned - late
 	st.Candidates += int64(nl)

@@ -68,7 +68,8 @@ func TestPlanEll(t *testing.T) {
 	prefixWork := SelfWork(c, p.Bounds())
 	post := float64(prefixWork.Postings)
 	cal := DefaultCalibration()
-	prefixCost := cal.exactCost(prefixWork, post, post, post, p.meanSize, p.Sample.Predicted)
+	prefixCost := cal.exactCost(p.FrontEnd, exactCounts{work: prefixWork, setTokens: float64(c.Tokens()), examined: post, candidates: post, verified: post,
+		meanSize: float64(c.Tokens()) / float64(c.Len()), results: p.Sample.Predicted})
 	if p.Exact.Cost.CPU >= prefixCost.CPU {
 		t.Errorf("ℓ-prefix path predicted at %.3g s of CPU, the prefix filter's bound at %.3g s", p.Exact.Cost.CPU, prefixCost.CPU)
 	}

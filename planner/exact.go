@@ -25,7 +25,7 @@ type ExactWork struct {
 	// filter, 2 or 3 the ℓ-prefix.
 	Ell          int   `json:"key_tokens"`
 	Groups       int   `json:"groups"`        // distinct non-empty sets (identical sets are probed once)
-	ProbeTokens  int64 `json:"probe_tokens"`  // tokens in the probe prefixes (keys looked up, for Ell > 1)
+	ProbeTokens  int64 `json:"probe_tokens"`  // probe-prefix tokens held by two sets or more, which probes look up (keys looked up, for Ell > 1)
 	IndexEntries int64 `json:"index_entries"` // postings in the prefix index (key index entries, for Ell > 1)
 	Postings     int64 `json:"postings"`      // postings scanned by the probes, within the size window
 	// SameSetPairs is the number of pairs among identical copies, which the
@@ -74,8 +74,9 @@ func selfWork(c *order.Collection, b prefix.Bounds, ng int) ExactWork {
 		}
 		if lo <= n {
 			px := b.ProbePrefix(n)
-			w.ProbeTokens += int64(px)
-			for _, t := range shared(set[:px], once) {
+			probe := shared(set[:px], once)
+			w.ProbeTokens += int64(len(probe))
+			for _, t := range probe {
 				w.Postings += int64(cnt[int(t)-once])
 			}
 		}
@@ -106,11 +107,15 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 		w.IndexEntries += int64(b.ProbePrefix(n))
 	}
 	head, tail := 0, 0 // groups of s in [tail, head) are counted
+	largest := 0       // the largest set of s: no window reaches past it
+	if ns > 0 {
+		largest = s.Size(groupSet(s, ns-1))
+	}
 	for gx := 0; gx < nr; gx++ {
 		set := r.Set(groupSet(r, gx))
 		n := len(set)
 		lo, hi := b.SizeRange(n)
-		if lo > hi {
+		if hi = min(hi, largest); lo > hi {
 			continue
 		}
 		for head < ns && s.Size(groupSet(s, head)) <= hi {
@@ -127,9 +132,9 @@ func RSWork(r, s *order.Collection, b prefix.Bounds) ExactWork {
 			}
 			tail++
 		}
-		px := b.ProbePrefix(n)
-		w.ProbeTokens += int64(px)
-		for _, t := range shared(set[:px], once) {
+		probe := shared(set[:b.ProbePrefix(n)], once)
+		w.ProbeTokens += int64(len(probe))
+		for _, t := range probe {
 			w.Postings += int64(cnt[int(t)-once])
 		}
 	}

@@ -34,9 +34,9 @@ func TestSelfWorkMatchesJoin(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups {
-					t.Errorf("%s %s %s: predicted postings %d index %d groups %d; join counted %d, %d, %d",
-						fx.Name, m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups)
+				if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups || w.ProbeTokens != st.ProbeTokens {
+					t.Errorf("%s %s %s: predicted postings %d index %d groups %d; join counted %d, %d, %d; probe tokens %d, join %d",
+						fx.Name, m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups, w.ProbeTokens, st.ProbeTokens)
 				}
 				if w.Postings < st.Candidates {
 					t.Errorf("%s %s %s: postings %d below candidates %d", fx.Name, m, th, w.Postings, st.Candidates)
@@ -66,9 +66,9 @@ func TestRSWorkMatchesJoin(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups {
-					t.Errorf("%s x %s %s %s: predicted postings %d index %d groups %d; join counted %d, %d, %d",
-						fr.Name, fs.Name, m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups)
+				if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups || w.ProbeTokens != st.ProbeTokens {
+					t.Errorf("%s x %s %s %s: predicted postings %d index %d groups %d; join counted %d, %d, %d; probe tokens %d, join %d",
+						fr.Name, fs.Name, m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups, w.ProbeTokens, st.ProbeTokens)
 				}
 			}
 		}

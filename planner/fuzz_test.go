@@ -61,9 +61,9 @@ func FuzzSelfWork(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups {
-			t.Errorf("%s %s: predicted postings %d index %d groups %d; join met %d, %d, %d",
-				m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups)
+		if w.Postings != windowPostings(st) || w.IndexEntries != int64(st.IndexEntries) || w.Groups != st.Groups || w.ProbeTokens != st.ProbeTokens {
+			t.Errorf("%s %s: predicted postings %d index %d groups %d; join met %d, %d, %d; probe tokens %d, join %d",
+				m, th, w.Postings, w.IndexEntries, w.Groups, windowPostings(st), st.IndexEntries, st.Groups, w.ProbeTokens, st.ProbeTokens)
 		}
 	})
 }

@@ -1,48 +1,82 @@
 package planner
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // The planner's typed names: the phases a run times, the terms of a cost,
 // the figures behind a plan and their units. Each is a small integer whose
 // String (and MarshalText, so that JSON shows it as text) is its stable
 // name; the words of reports are cmd/simjoin/internal/report's.
 
-// PhaseName is a phase of a path: what a run times and a cost's terms are
-// spent in.
+// PhaseName is a phase of a path's whole run: what a run times and a
+// cost's terms are spent in.
 type PhaseName uint8
 
 const (
+	// PhaseRead: reading the records and tokenizing them (both paths); the
+	// token order's vocabulary too where it is filled as records arrive
+	// (FrontEnd.Ordered).
+	PhaseRead PhaseName = iota + 1
+	// PhaseOrder: the exact path's token order and collections: the
+	// vocabulary (unless filled while reading), the rare-first
+	// dictionary, the sets rewritten and sorted by size.
+	PhaseOrder
 	// PhaseIndex: the exact path's grouping of sets and its index.
-	PhaseIndex PhaseName = iota + 1
-	// PhaseJoin: the exact path's probes, filters, verification and output.
+	PhaseIndex
+	// PhaseJoin: the exact path's probes, filters, verification and the
+	// results written (one phase: a probe verifies its candidates as it
+	// finds them).
 	PhaseJoin
-	// PhaseSignatures: LSH's token hashes and MinHash signatures.
+	// PhaseSignatures: LSH's identical sets grouped, token hashes and
+	// MinHash signatures.
 	PhaseSignatures
 	// PhaseBands: LSH's band keys, sorted into tables.
 	PhaseBands
-	// PhaseVerify: LSH's candidates, their verification and output.
+	// PhaseVerify: LSH's candidates, their verification and the results
+	// written.
 	PhaseVerify
 )
 
-var phaseNames = [...]string{PhaseIndex: "index", PhaseJoin: "join", PhaseSignatures: "signatures", PhaseBands: "bands", PhaseVerify: "verify"}
+var phaseNames = [...]string{PhaseRead: "read", PhaseOrder: "order", PhaseIndex: "index", PhaseJoin: "join",
+	PhaseSignatures: "signatures", PhaseBands: "bands", PhaseVerify: "verify"}
 
-// String returns "index", "join", "signatures", "bands" or "verify".
+// String returns "read", "order", "index", "join", "signatures", "bands" or
+// "verify".
 func (p PhaseName) String() string { return enumText(phaseNames[:], p, "phase") }
 
 // MarshalText returns the phase's name, so that JSON shows "index".
 func (p PhaseName) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText reads a phase's name.
+func (p *PhaseName) UnmarshalText(b []byte) error { return unmarshalEnum(phaseNames[:], p, b, "phase") }
+
 // TermName is a term of a path's predicted cost (Term): the unit of work it
-// counts.
+// counts, each a count the engine reports for its phase (the simjoin
+// package's Stats, join.Stats, approx.Stats).
 type TermName uint8
 
 const (
+	// Both paths: reading.
+	TermBytes      TermName = iota + 1 // bytes read and tokenized
+	TermTokensRead                     // distinct tokens of the records read, kept as keys or values
+	TermFiles                          // files listed and read
+	TermSetTokens                      // tokens of ready sets, numbered through the source's map
+	// Exact path: the token order.
+	TermTokensEntered  // tokens entered into the vocabulary's table
+	TermValuesEntered  // tokens entered as small values (the order's array)
+	TermDistinctKeys   // distinct tokens: the vocabulary's keys, the dictionary's entries
+	TermTokensOrdered  // tokens rewritten as ids and sorted within their sets
+	TermRecordsOrdered // records sorted by size and grouped
 	// Exact path: the index phase.
-	TermDistinctSets TermName = iota + 1 // distinct sets grouped
-	TermIndexEntries                     // entries of the prefix index
-	TermIndexKeys                        // entries of the ℓ-prefix path's key index
+	TermDistinctSets // distinct sets grouped
+	TermBitmapTokens // tokens of the distinct sets: their bitmaps
+	TermIndexEntries // entries of the prefix index
+	TermIndexKeys    // entries of the ℓ-prefix path's key index
 	// Exact path: the join phase. The ℓ-prefix path counts keys and key
 	// postings where the prefix filter counts tokens and prefix postings.
+	TermProbeGroups    // distinct sets probed
 	TermProbeTokens    // probe-prefix tokens looked up
 	TermKeysLookedUp   // keys looked up (ℓ-prefix)
 	TermPrefixPostings // postings in the size window
@@ -52,23 +86,32 @@ const (
 	// Both paths.
 	TermCandidates     // distinct candidates
 	TermVerifiedTokens // tokens of the sets verified
-	TermResults        // result pairs emitted
+	TermResults        // result pairs emitted and written
 	// LSH path.
-	TermTokensHashed    // set tokens and dictionary entries hashed
+	TermTokensHashed    // tokens hashed: every record's, to group identical sets, and every distinct set's, into its signature (key sets)
+	TermWordsHashed     // dictionary entries hashed (a collection's join)
+	TermTokensSigned    // tokens of the distinct sets signed from the dictionary's hashes (a collection's join)
 	TermHashFunctions   // token hash functions evaluated (classic scheme)
 	TermSignatureValues // signature values
-	TermDensifyProbes   // densification probes (one-permutation scheme)
+	TermDensifyProbes   // densification probes (one-permutation scheme: sets smaller than K)
 	TermBandKeys        // band keys
+	TermBandSort        // band keys times log2 of the sets banded: sorting the band tables
 	TermBandCollisions  // band collisions, repeats included
 )
 
 var termNames = [...]string{
-	TermDistinctSets: "distinct sets", TermIndexEntries: "index entries", TermIndexKeys: "index entries (keys)",
+	TermBytes: "bytes read", TermTokensRead: "tokens read", TermFiles: "files read", TermSetTokens: "set tokens numbered",
+	TermTokensEntered: "tokens entered", TermValuesEntered: "values entered", TermDistinctKeys: "distinct tokens",
+	TermTokensOrdered: "tokens ordered", TermRecordsOrdered: "records ordered",
+	TermDistinctSets: "distinct sets", TermBitmapTokens: "set tokens (bitmaps)", TermIndexEntries: "index entries", TermIndexKeys: "index entries (keys)",
+	TermProbeGroups: "sets probed",
 	TermProbeTokens: "probe-prefix tokens", TermKeysLookedUp: "keys looked up", TermPrefixPostings: "prefix postings",
 	TermKeyPostings: "key postings", TermExamined: "postings examined", TermPastMask: "postings past the mask",
 	TermCandidates: "candidates", TermVerifiedTokens: "verified tokens", TermResults: "results",
-	TermTokensHashed: "tokens hashed", TermHashFunctions: "token hash functions", TermSignatureValues: "signature values",
-	TermDensifyProbes: "densification probes", TermBandKeys: "band keys", TermBandCollisions: "band collisions",
+	TermTokensHashed: "tokens hashed", TermWordsHashed: "dictionary entries hashed",
+	TermTokensSigned: "tokens signed", TermHashFunctions: "token hash functions", TermSignatureValues: "signature values",
+	TermDensifyProbes: "densification probes",
+	TermBandKeys:      "band keys", TermBandSort: "band keys sorted (x log2 sets)", TermBandCollisions: "band collisions",
 }
 
 // String returns the term's name, such as "prefix postings".
@@ -76,6 +119,9 @@ func (t TermName) String() string { return enumText(termNames[:], t, "term") }
 
 // MarshalText returns the term's name.
 func (t TermName) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads a term's name.
+func (t *TermName) UnmarshalText(b []byte) error { return unmarshalEnum(termNames[:], t, b, "term") }
 
 // FigureName is a figure that decided a plan (Figure).
 type FigureName uint8
@@ -163,6 +209,17 @@ func (k StepKind) String() string { return enumText(stepNames[:], k, "step") }
 
 // MarshalText returns the step's name.
 func (k StepKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// unmarshalEnum sets *v to the value whose name is b.
+func unmarshalEnum[T ~uint8](names []string, v *T, b []byte, kind string) error {
+	for i, n := range names {
+		if n != "" && n == string(b) {
+			*v = T(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("planner: unknown %s %q", kind, b)
+}
 
 // enumText returns names[v], or kind(v) for a value without a name.
 func enumText[T ~uint8](names []string, v T, kind string) string {

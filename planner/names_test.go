@@ -17,7 +17,8 @@ func TestNames(t *testing.T) {
 	checkNames(t, "term", TermBandCollisions)
 	checkNames(t, "figure", FigureResults)
 	checkNames(t, "step", StepLSH)
-	checkNames(t, "reason", ReasonLSHCheaper)
+	checkNames(t, "reason", ReasonPending)
+	checkNames(t, "tokenizer", TokenizeGo)
 	if PhaseName(0).String() != "phase(0)" || Method(7).String() != "method(7)" || Unit(9).String() != "unit(9)" {
 		t.Errorf("zero phase %q, method 7 %q, unit 9 %q", PhaseName(0), Method(7), Unit(9))
 	}
@@ -30,10 +31,14 @@ func checkNames[T interface {
 	MarshalText() ([]byte, error)
 }](t *testing.T, kind string, last T) {
 	seen := map[string]bool{}
-	for v := T(1); v <= last; v++ {
+	first := T(1)
+	if kind == "tokenizer" {
+		first = 0 // TokenizeNone has a name: "sets"
+	}
+	for v := first; v <= last; v++ {
 		s := v.String()
 		text, err := v.MarshalText()
-		if s == "" || seen[s] || string(text) != s || err != nil {
+		if s == "" || s == kind+"("+strconv.Itoa(int(v))+")" || seen[s] || string(text) != s || err != nil {
 			t.Errorf("%s %d: name %q (seen %v), text %q, %v", kind, v, s, seen[s], text, err)
 		}
 		seen[s] = true
@@ -68,7 +73,7 @@ func TestPlanJSON(t *testing.T) {
 			`{"available":true,"scheme":"oneperm","k":128,"bits":32,"bands":32,"rows":4,"seed":1,"cost":{"wall_s":0,"cpu_s":0,"parallel":0,"terms":null}}`},
 		{Term{Name: TermPrefixPostings, Phase: PhaseJoin, Count: 2, Nanos: 3, CPU: 6e-9},
 			`{"name":"prefix postings","phase":"join","count":2,"cpu_ns_per_unit":3,"cpu_s":6e-9}`},
-		{Phase{PhaseSignatures, 1.5}, `{"name":"signatures","wall_s":1.5}`},
+		{Phase{PhaseSignatures, 1.5, 1.25}, `{"name":"signatures","wall_s":1.5,"cpu_s":1.25}`},
 		{[]Step{{Kind: StepExact, Seconds: 1, CPU: 2}, {Kind: StepLSH, Shape: approx.Shape{B: 6, R: 4}, Seconds: 3}},
 			`[{"name":"exact","wall_s":1,"cpu_s":2},{"name":"lsh 6x4","wall_s":3,"cpu_s":0}]`},
 		{Reason{Code: ReasonExactWithin, ExactCPU: 1, LSHCPU: 2, Prefer: 1.25},

@@ -52,8 +52,8 @@ func ParseMethod(s string) (Method, error) {
 
 // Defaults filled in by Options.
 const (
-	// DefaultPrefer: exact is chosen while its predicted CPU time is at most
-	// 1.25 times LSH's, since it loses nothing.
+	// DefaultPrefer: exact is chosen while the predicted CPU time of its
+	// whole run is at most 1.25 times LSH's, since it loses nothing.
 	DefaultPrefer = 1.25
 	// DefaultSampleSize is the number of records (per side) sampled to
 	// estimate the exact path's candidates and the number of results.
@@ -61,10 +61,10 @@ const (
 	// DefaultPairSample is the number of random pairs whose similarity is
 	// measured to estimate LSH's chance candidates.
 	DefaultPairSample = 20000
-	// DefaultBudget: the samples may take a quarter of the CPU time of the
-	// cheaper path's least cost (exact's upper bound, LSH's signing and
-	// banding), and at least 10 ms.
-	DefaultBudget = 0.25
+	// DefaultBudget: the samples may take 3% of the CPU time of the least
+	// whole run of either path (exact's reading, order and grouping; LSH's
+	// reading, signing and banding), and at least 10 ms.
+	DefaultBudget = 0.03
 )
 
 // Options configures planning. The zero value of every field but Threshold
@@ -80,9 +80,13 @@ type Options struct {
 	// Options. A zero Shape is chosen by approx for the target recall.
 	LSH approx.Options
 	// Prefer is the factor within which exact is preferred to LSH: exact is
-	// chosen while its predicted CPU time is at most Prefer times LSH's. 0 means
-	// DefaultPrefer; it must be >= 1.
+	// chosen while the predicted CPU time of its whole run is at most Prefer
+	// times LSH's. 0 means DefaultPrefer; it must be >= 1.
 	Prefer float64
+	// FrontEnd is what reading the input did, which prices both paths'
+	// reading and the exact path's order. The zero value prices neither:
+	// the joins alone, after the collections are built.
+	FrontEnd FrontEnd
 	// SampleSize is the number of records per side joined exactly to
 	// estimate candidates and results; 0 means DefaultSampleSize, negative
 	// means no sample (upper bounds are used).
@@ -90,10 +94,11 @@ type Options struct {
 	// PairSample is the number of random pairs measured; 0 means
 	// DefaultPairSample, negative means none.
 	PairSample int
-	// Budget bounds the samples' CPU time, as a share of the cheaper path's
-	// least cost (exact's upper bound, LSH's signing and banding), with a
-	// floor of 10 ms; SampleSize and PairSample bound them further. 0 means
-	// DefaultBudget. Larger budgets buy steadier estimates.
+	// Budget bounds the samples' CPU time, as a share of the least whole
+	// run of either path (exact's reading, order and grouping; LSH's
+	// reading, signing and banding), with a floor of 10 ms; SampleSize and
+	// PairSample bound them further. 0 means DefaultBudget. Larger budgets
+	// buy steadier estimates.
 	Budget float64
 	// Seed seeds the samples; the plan is the same for the same input,
 	// options and seed.
@@ -134,6 +139,9 @@ type ExactEstimate struct {
 	Candidates float64 `json:"candidates"`
 	Verified   float64 `json:"verified"`
 	Cost       Cost    `json:"cost"`
+	// Least is the least CPU time the whole run can take: reading, the
+	// order and grouping the sets, before any probe.
+	Least float64 `json:"least_cpu_s"`
 }
 
 // LSHEstimate is the LSH path's parameters and predicted work and cost. When
@@ -176,11 +184,7 @@ type LSHEstimate struct {
 	// sets, and capped buckets), the S-curve's otherwise.
 	Collisions float64 `json:"collisions,omitempty"`
 	Candidates float64 `json:"candidates,omitempty"`
-	// DensifyProbes is the expected number of probes densification makes
-	// (one-permutation hashing: sets with fewer tokens than K leave bins
-	// empty).
-	DensifyProbes float64 `json:"densify_probes,omitempty"`
-	Cost          Cost    `json:"cost"`
+	Cost       Cost    `json:"cost"`
 
 	opt approx.Options // resolved
 }
@@ -215,6 +219,10 @@ type SampleEstimate struct {
 	// postings). Its pairs are ExactFraction of the input's.
 	ExactRecords  []int   `json:"exact_records,omitempty"`
 	ExactFraction float64 `json:"exact_fraction,omitempty"`
+	// ExactUnitFraction and LSHUnitFraction are the samples' shares of the
+	// input's pairs of distinct sets, which postings, band collisions and
+	// candidates pair (fewer than the pairs of records where sets repeat).
+	ExactUnitFraction float64 `json:"exact_unit_fraction,omitempty"`
 	// Ell is the tokens per index key of the sample's exact join: the
 	// path the whole join takes (join.ChooseEll).
 	Ell        int   `json:"key_tokens,omitempty"`
@@ -223,13 +231,18 @@ type SampleEstimate struct {
 	Candidates int64 `json:"candidates"` // its candidates
 	Verified   int64 `json:"verified"`   // its verified candidates
 	Results    int64 `json:"results"`    // its results
+	// IndexEntries and ProbeTokens are its index's entries and the
+	// probe-prefix tokens it looked up.
+	IndexEntries int64 `json:"index_entries"`
+	ProbeTokens  int64 `json:"probe_tokens"`
 	// LSHRecords is the records per side of the sample joined with LSH,
 	// whose pairs are LSHFraction of the input's.
-	LSHRecords    []int   `json:"lsh_records,omitempty"`
-	LSHFraction   float64 `json:"lsh_fraction,omitempty"`
-	LSHCollisions int64   `json:"lsh_collisions"`
-	LSHCandidates int64   `json:"lsh_candidates"`
-	LSHResults    int64   `json:"lsh_results"`
+	LSHRecords      []int   `json:"lsh_records,omitempty"`
+	LSHFraction     float64 `json:"lsh_fraction,omitempty"`
+	LSHUnitFraction float64 `json:"lsh_unit_fraction,omitempty"`
+	LSHCollisions   int64   `json:"lsh_collisions"`
+	LSHCandidates   int64   `json:"lsh_candidates"`
+	LSHResults      int64   `json:"lsh_results"`
 	// Pairs is the number of random pairs whose similarity was measured.
 	Pairs int `json:"pairs"`
 	// Predicted is the expected number of results of the input.
@@ -265,20 +278,40 @@ type Plan struct {
 	// predicted CPU time of each path, the exact path's postings, the
 	// candidates of each path, LSH's recall and the expected results.
 	Figures []Figure `json:"figures"`
-	// Exact and LSH are both paths priced, whichever was chosen; Stats
-	// describes each side's collection (one for a self-join), Sample the
+	// FrontEnd is what reading the input did (Options.FrontEnd), with the
+	// distinct tokens counted on the order or estimated before it.
+	FrontEnd FrontEnd `json:"front_end"`
+	// Ordered says the exact path was priced on the token order (New,
+	// WithOrder); false for a plan made before it (NewKeys), whose exact
+	// work is estimated from a sample joined over an order of its own.
+	Ordered bool `json:"ordered"`
+	// Exact and LSH are both paths priced whole, whichever was chosen;
+	// Stats describes each side's collection (one for a self-join; before
+	// the order its frequencies are estimated, Stats.Sampled), Sample the
 	// samples behind the estimates.
 	Exact  ExactEstimate  `json:"exact"`
 	LSH    LSHEstimate    `json:"lsh"`
 	Stats  []Stats        `json:"stats"`
 	Sample SampleEstimate `json:"sample"`
-	// Seconds is the time planning took (statistics, prefix sums, samples).
+	// Seconds and CPU are the wall and CPU time planning took (statistics,
+	// prefix sums, samples; before the order and on it, for a plan
+	// completed by WithOrder).
 	Seconds float64 `json:"plan_s"`
+	CPU     float64 `json:"plan_cpu_s"`
 
-	workers  int
-	ell      int // a self-join's index keys (join.ChooseEll); 0 for an R-S join
-	meanSize float64
-	lsh      lshWork // the LSH path's work but its collisions, candidates and results
+	opt     Options // resolved
+	workers int
+	ell     int // a self-join's index keys (join.ChooseEll); 0 for an R-S join
+	// units and unitTokens are the distinct non-empty sets LSH signs and
+	// their tokens (counted on the order; estimated from a hash of each
+	// set before it).
+	units      int
+	unitTokens int64
+	probes     float64   // the densification probes expected (one-permutation scheme)
+	keyRate    float64   // the share of distinct keys NewKeys counted exactly (1 on the order)
+	pairHist   []float64 // the pairs of random pairs below the threshold, by Jaccard bin
+	exactRes   []float64 // the results by Jaccard bin from the exact sample
+	lshRes     []float64 // the results by Jaccard bin from the LSH sample
 }
 
 // Bounds returns the measure and threshold the plan was made for.
@@ -289,7 +322,9 @@ func (p *Plan) Bounds() prefix.Bounds { return prefix.NewBounds(p.Measure, p.Thr
 func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Available }
 
 // New plans a self-join of c. s, when not nil, makes it an R-S join of c
-// against s (both from one order.Build call).
+// against s (both from one order.Build call). The order is built: both
+// paths start from it (Options.FrontEnd is taken as Ordered), and LSH is
+// priced over the collections.
 //
 // Planning reads the collections (Collect, SelfWork or RSWork), joins a seeded
 // sample of SampleSize records exactly and measures PairSample random pairs;
@@ -299,40 +334,61 @@ func (p *Plan) LSHOptions() (approx.Options, bool) { return p.LSH.opt, p.LSH.Ava
 // (none when upper bounds already decide). Safe for concurrent use; the
 // collections are only read.
 func New(ctx context.Context, c, s *order.Collection, opt Options) (*Plan, error) {
-	t, err := prefix.Validate(opt.Measure, opt.Threshold)
+	opt, err := opt.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("planner: %w", err)
+		return nil, err
 	}
-	opt.Threshold = t
-	if opt.Prefer == 0 {
-		opt.Prefer = DefaultPrefer
-	}
-	if !(opt.Prefer >= 1) || math.IsInf(opt.Prefer, 0) {
-		return nil, fmt.Errorf("planner: Prefer %v: want a factor >= 1", opt.Prefer)
-	}
-	if opt.Method > LSH {
-		return nil, fmt.Errorf("planner: %w %d", ErrMethod, opt.Method)
-	}
-	if opt.SampleSize == 0 {
-		opt.SampleSize = DefaultSampleSize
-	}
-	if opt.PairSample == 0 {
-		opt.PairSample = DefaultPairSample
-	}
-	if opt.Budget == 0 {
-		opt.Budget = DefaultBudget
-	}
-	if !(opt.Budget > 0) || math.IsInf(opt.Budget, 0) {
-		return nil, fmt.Errorf("planner: Budget %v: want a share > 0", opt.Budget)
-	}
-	opt.Workers = parallel.Workers(opt.Workers)
-	cal := opt.Calibration
-	if cal == nil {
-		cal = &defaultCalibration
-	}
-	pl := &planning{opt: opt, cal: cal, c: c, s: s, b: prefix.NewBounds(opt.Measure, opt.Threshold)}
-	return pl.plan(ctx)
+	p := newPlan(opt)
+	p.Ordered = true
+	p.FrontEnd.Ordered = p.FrontEnd.given()
+	pl, done := start(opt, p)
+	defer done()
+	pl.c, pl.s = c, s
+	return pl.planOrdered(ctx)
 }
+
+// resolve checks o and fills in its defaults.
+func (o Options) resolve() (Options, error) {
+	t, err := prefix.Validate(o.Measure, o.Threshold)
+	if err != nil {
+		return o, fmt.Errorf("planner: %w", err)
+	}
+	o.Threshold = t
+	if o.Prefer == 0 {
+		o.Prefer = DefaultPrefer
+	}
+	if !(o.Prefer >= 1) || math.IsInf(o.Prefer, 0) {
+		return o, fmt.Errorf("planner: Prefer %v: want a factor >= 1", o.Prefer)
+	}
+	if o.Method > LSH {
+		return o, fmt.Errorf("planner: %w %d", ErrMethod, o.Method)
+	}
+	if o.SampleSize == 0 {
+		o.SampleSize = DefaultSampleSize
+	}
+	if o.PairSample == 0 {
+		o.PairSample = DefaultPairSample
+	}
+	if o.Budget == 0 {
+		o.Budget = DefaultBudget
+	}
+	if !(o.Budget > 0) || math.IsInf(o.Budget, 0) {
+		return o, fmt.Errorf("planner: Budget %v: want a share > 0", o.Budget)
+	}
+	o.Workers = parallel.Workers(o.Workers)
+	return o, nil
+}
+
+// newPlan returns an empty plan for the resolved options.
+func newPlan(opt Options) *Plan {
+	return &Plan{Measure: opt.Measure, Threshold: opt.Threshold, Prefer: opt.Prefer, FrontEnd: opt.FrontEnd,
+		opt: opt, workers: opt.Workers, keyRate: 1}
+}
+
+// NeedsOrder reports whether the plan, made before the order (NewKeys),
+// chose exact: its run needs the collections, and WithOrder completes the
+// plan on them (and may choose LSH after all).
+func (p *Plan) NeedsOrder() bool { return !p.Ordered && p.Method == Exact }
 
 // ReasonCode is why a plan chose its method.
 type ReasonCode uint8
@@ -344,19 +400,29 @@ const (
 	ReasonNoLSH
 	// ReasonNoPairs: exact, because the input has no pairs to join.
 	ReasonNoPairs
-	// ReasonExactWithin: exact, because its predicted CPU time is at most
-	// Prefer times LSH's, and it loses no pair.
+	// ReasonExactWithin: exact, because the predicted CPU time of its whole
+	// run is at most Prefer times LSH's, and it loses no pair.
 	ReasonExactWithin
-	// ReasonLSHCheaper: LSH, because exact's predicted CPU time is more than
-	// Prefer times LSH's.
+	// ReasonLSHCheaper: LSH, because the predicted CPU time of exact's
+	// whole run is more than Prefer times LSH's.
 	ReasonLSHCheaper
+	// ReasonBeforeOrder: LSH, decided before the token order was built,
+	// because even the least exact's whole run can cost (reading, the
+	// order, grouping: ExactEstimate.Least) is more than Prefer times
+	// LSH's predicted CPU time; the order is not built.
+	ReasonBeforeOrder
+	// ReasonPending: exact for now, made before the order (NewKeys): LSH
+	// does not clearly pay against exact's least, and WithOrder decides
+	// on the order (Plan.NeedsOrder).
+	ReasonPending
 )
 
 var reasonNames = [...]string{ReasonAsked: "asked", ReasonNoLSH: "no_lsh", ReasonNoPairs: "no_pairs",
-	ReasonExactWithin: "exact_within", ReasonLSHCheaper: "lsh_cheaper"}
+	ReasonExactWithin: "exact_within", ReasonLSHCheaper: "lsh_cheaper", ReasonBeforeOrder: "lsh_before_order",
+	ReasonPending: "pending_order"}
 
-// String returns "asked", "no_lsh", "no_pairs", "exact_within" or
-// "lsh_cheaper".
+// String returns "asked", "no_lsh", "no_pairs", "exact_within",
+// "lsh_cheaper", "lsh_before_order" or "pending_order".
 func (c ReasonCode) String() string { return enumText(reasonNames[:], c, "reason") }
 
 // MarshalText returns the code's name.
@@ -367,14 +433,18 @@ func (c ReasonCode) MarshalText() ([]byte, error) { return []byte(c.String()), n
 // none).
 type Reason struct {
 	Code ReasonCode `json:"code"`
-	// ExactCPU and LSHCPU are the paths' predicted CPU seconds
-	// (Exact.Cost.CPU, LSH.Cost.CPU) and Prefer the factor within which
-	// exact is preferred: set for ReasonExactWithin and ReasonLSHCheaper.
-	ExactCPU float64 `json:"exact_cpu_s,omitempty"`
-	LSHCPU   float64 `json:"lsh_cpu_s,omitempty"`
-	Prefer   float64 `json:"prefer,omitempty"`
+	// ExactCPU and LSHCPU are the predicted CPU seconds of the paths'
+	// whole runs (Exact.Cost.CPU, LSH.Cost.CPU) and Prefer the factor
+	// within which exact is preferred: set for every code but ReasonAsked,
+	// ReasonNoLSH and ReasonNoPairs. ExactLeast is exact's least
+	// (Exact.Least): set for ReasonBeforeOrder and ReasonPending, which
+	// compare it.
+	ExactCPU   float64 `json:"exact_cpu_s,omitempty"`
+	LSHCPU     float64 `json:"lsh_cpu_s,omitempty"`
+	Prefer     float64 `json:"prefer,omitempty"`
+	ExactLeast float64 `json:"exact_least_cpu_s,omitempty"`
 	// Recall and AtThreshold are LSH's expected recall and its recall at the
-	// threshold (LSH.Recall, LSH.AtThreshold): set for ReasonLSHCheaper.
+	// threshold (LSH.Recall, LSH.AtThreshold): set when the code is LSH's.
 	Recall      float64 `json:"recall,omitempty"`
 	AtThreshold float64 `json:"recall_at_threshold,omitempty"`
 }
@@ -396,6 +466,13 @@ func (pl *planning) decide() {
 	case pl.pairs == 0:
 		p.Method = Exact
 		p.Reason = Reason{Code: ReasonNoPairs}
+	case !p.Ordered && p.Exact.Least > opt.Prefer*l:
+		p.Method = LSH
+		p.Reason = Reason{Code: ReasonBeforeOrder, ExactCPU: e, LSHCPU: l, Prefer: opt.Prefer, ExactLeast: p.Exact.Least,
+			Recall: p.LSH.Recall, AtThreshold: p.LSH.AtThreshold}
+	case !p.Ordered:
+		p.Method = Exact
+		p.Reason = Reason{Code: ReasonPending, ExactCPU: e, LSHCPU: l, Prefer: opt.Prefer, ExactLeast: p.Exact.Least}
 	case e <= opt.Prefer*l:
 		p.Method = Exact
 		p.Reason = Reason{Code: ReasonExactWithin, ExactCPU: e, LSHCPU: l, Prefer: opt.Prefer}
@@ -446,4 +523,40 @@ func (pl *planning) decide() {
 	}
 	f = append(f, Figure{FigureResults, p.Sample.Predicted})
 	p.Figures = f
+}
+
+// check panics unless the invariants stated on Plan's, ExactEstimate's and
+// Cost's fields hold (called under -tags invariants on every plan).
+func (p *Plan) check() {
+	if p.Method != Exact && !(p.Method == LSH && (p.LSH.Available || p.Forced)) {
+		panic(fmt.Sprintf("planner: plan method %s (LSH available: %v)", p.Method, p.LSH.Available))
+	}
+	if want := map[Method]float64{Exact: 1, LSH: p.LSH.Recall}[p.Method]; p.Recall != want {
+		panic(fmt.Sprintf("planner: %s plan with recall %v, want %v", p.Method, p.Recall, want))
+	}
+	e := &p.Exact
+	if !(e.Verified <= e.Candidates && e.Candidates <= e.Examined && e.Examined <= float64(e.Work.Postings)+0.5) {
+		panic(fmt.Sprintf("planner: exact estimate out of order: %v verified, %v candidates, %v examined, %d postings",
+			e.Verified, e.Candidates, e.Examined, e.Work.Postings))
+	}
+	if e.Least > e.Cost.CPU*(1+1e-9) {
+		panic(fmt.Sprintf("planner: exact's least %v s is more than its cost %v s", e.Least, e.Cost.CPU))
+	}
+	costs := []Cost{e.Cost}
+	if p.LSH.Available {
+		costs = append(costs, p.LSH.Cost)
+	}
+	for _, c := range costs {
+		cpu, wall := 0.0, 0.0
+		for _, t := range c.Terms {
+			if t.Count < 0 || t.Nanos < 0 || t.CPU != t.Count*t.Nanos*1e-9 {
+				panic(fmt.Sprintf("planner: term %s: %v units at %v ns is not %v s", t.Name, t.Count, t.Nanos, t.CPU))
+			}
+			cpu += t.CPU
+			wall += c.termWall(t)
+		}
+		if c.Parallel < 1 || cpu != c.CPU || wall != c.Seconds {
+			panic(fmt.Sprintf("planner: cost of %v s CPU, %v s wall on %d cores; its terms sum to %v s CPU, %v s wall", c.CPU, c.Seconds, c.Parallel, cpu, wall))
+		}
+	}
 }

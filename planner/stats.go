@@ -18,6 +18,10 @@ type Stats struct {
 
 	Size SizeDist `json:"size"`
 	Freq FreqDist `json:"token_frequency"`
+	// Sampled is the share of the distinct tokens whose frequencies Freq
+	// and Distinct were counted from: 1 on the order; before it (NewKeys),
+	// a hash sample of the keys, whose counts are scaled by 1/Sampled.
+	Sampled float64 `json:"sampled"`
 }
 
 // SizeDist is the distribution of set sizes over the non-empty sets.
@@ -67,6 +71,7 @@ func Collect(c *order.Collection) Stats {
 		Empty:   c.Skipped(),
 		Sets:    n,
 		Tokens:  int64(c.Tokens()),
+		Sampled: 1,
 	}
 	if n > 0 {
 		q := func(f float64) int { return c.Size(int(f * float64(n-1))) }
@@ -102,17 +107,31 @@ func Collect(c *order.Collection) Stats {
 			byDF[f]++
 		}
 	}
+	freqFromCounts(&st, byDF, 1)
+	return st
+}
+
+// freqFromCounts sets st's distinct tokens and frequencies from byDF, the
+// number of distinct tokens held by f sets for each f, counted over rate
+// of the distinct tokens (1: all; less: a hash sample, whose counts and
+// ranks stand for 1/rate as many).
+func freqFromCounts(st *Stats, byDF []int, rate float64) {
 	byDF[0] = 0
-	for _, k := range byDF {
-		st.Distinct += k
+	sampled := 0
+	var occurrences int64
+	for f, k := range byDF {
+		sampled += k
+		occurrences += int64(f) * int64(k)
 	}
-	if st.Distinct == 0 {
-		return st
+	st.Distinct = int(math.Round(float64(sampled) / rate))
+	if sampled == 0 {
+		return
 	}
+	n := len(byDF) - 1
 	fr := &st.Freq
 	fr.Mean = float64(st.Tokens) / float64(st.Distinct)
-	fr.Once = float64(byDF[1]) / float64(st.Distinct)
-	top := max(1, st.Distinct/100)
+	fr.Once = float64(byDF[1]) / float64(sampled)
+	top := max(1, sampled/100)
 	var head int64
 	// Walk the frequencies from the top, rank by rank: the top-1% share, and
 	// the frequency at ranks 1, 2, 4, … for the Zipf fit.
@@ -131,15 +150,14 @@ func Collect(c *order.Collection) Stats {
 			head += int64(take) * int64(f)
 		}
 		for next <= rank+k {
-			xs = append(xs, math.Log(float64(next)))
+			xs = append(xs, math.Log(float64(next)/rate))
 			ys = append(ys, math.Log(float64(f)))
 			next *= 2
 		}
 		rank += k
 	}
-	fr.Top1 = float64(head) / float64(st.Tokens)
+	fr.Top1 = float64(head) / float64(occurrences)
 	fr.Zipf = zipfFit(xs, ys)
-	return st
 }
 
 // zipfFit returns the slope s of log df = c - s·log rank by least squares

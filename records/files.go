@@ -156,6 +156,7 @@ func (l *Reader) readListTo(ctx context.Context, files []fileset.File, warn func
 				keys := c.Out[start:r.end]
 				start = r.end
 				st.Bytes += r.bytes
+				l.counts.Bytes += r.bytes
 				readT += r.readT
 				tokensT += r.tokensT
 				switch {

@@ -356,18 +356,32 @@ func (br *blockReader) long(text []byte) *lineBatch {
 }
 
 // sinkOf returns how readLines hands its batches to to: a KeyBatches
-// keeps them, other sinks copy them, and an order.Input takes blocks of
-// small values as values (order.Input.AddValues).
-func sinkOf(to Sink) batchSink {
-	if kb, ok := to.(*KeyBatches); ok {
-		return batchSink{keys: kb.take}
-	}
+// keeps them, other sinks copy them, and an order.Input (or a KeyBatches
+// that takes values) takes blocks of small values as values
+// (order.Input.AddValues), counting their tokens into values when it is
+// not nil.
+func sinkOf(to Sink, values *int64) batchSink {
 	sink := batchSink{keys: func(keys []uint64, offs []int) bool {
 		to.AddBatch(keys, offs)
 		return false
 	}}
-	if in, ok := to.(*order.Input); ok {
-		sink.values = in.AddValues
+	var addValues func([]uint32, []int, order.Values)
+	switch to := to.(type) {
+	case *KeyBatches:
+		sink.keys = to.take
+		if to.Values {
+			addValues = to.addValues
+		}
+	case *order.Input:
+		addValues = to.AddValues
+	}
+	if addValues != nil {
+		sink.values = func(vals []uint32, offs []int, vk order.Values) {
+			if values != nil {
+				*values += int64(offs[len(offs)-1])
+			}
+			addValues(vals, offs, vk)
+		}
 	}
 	return sink
 }

@@ -52,6 +52,23 @@ type Reader struct {
 	nextKey uint64          // the next key a keyer gives a token
 	filter  *fileset.Filter // the Files selection, made on first use
 	files   *FileStats      // nil until a Files source is read
+	counts  Counts          // what the reads so far counted
+}
+
+// Counts are what a Reader's reads counted: the front end's work, which the
+// planner prices.
+type Counts struct {
+	// Bytes is the bytes read and tokenized: the strings of Strings
+	// sources, the lines of Lines sources (each line end as one), the
+	// contents of Files sources (decompressed). Sets sources add none.
+	Bytes int64
+	// Values is the tokens that Lines sources gave as small values
+	// (order.Input.AddValues) to a sink that takes them, rather than as
+	// keys.
+	Values int64
+	// Sets says a Sets source was read: its tokens came ready, without a
+	// tokenizer.
+	Sets bool
 }
 
 // NewReader returns a Reader with options opts.
@@ -72,6 +89,9 @@ func (rd *Reader) Read(ctx context.Context, src Source, side Side, to Sink) ([]s
 	}
 	return src.read(ctx, rd, side, to)
 }
+
+// Counts returns what the reads so far counted.
+func (rd *Reader) Counts() Counts { return rd.counts }
 
 // FileStats returns what the Files sources read so far listed, selected and
 // read; nil if none was read.

@@ -36,6 +36,7 @@ func Strings(records []string) Source {
 	return Source{func(_ context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		var buf []uint64
 		for i, rec := range records {
+			l.counts.Bytes += int64(len(rec))
 			var err error
 			if buf, err = l.opts.Tokens.Append(buf[:0], rec); err != nil {
 				return nil, &RecordError{Side: side, Index: i, Err: err}
@@ -54,6 +55,7 @@ func Strings(records []string) Source {
 // hash-map operation per token to number the tokens.
 func Sets[T cmp.Ordered](sets [][]T) Source {
 	return Source{func(_ context.Context, l *Reader, side Side, to Sink) ([]string, error) {
+		l.counts.Sets = true
 		k := keyerOf[T](l)
 		var buf []uint64
 		for _, set := range sets {
@@ -83,8 +85,10 @@ func Lines(r io.Reader, name string) Source {
 	return Source{func(ctx context.Context, l *Reader, side Side, to Sink) ([]string, error) {
 		report := l.progress(StageLines, name)
 		defer report(-1, -1, true)
+		var read int64
+		defer func() { l.counts.Bytes += read }()
 		return nil, readLines(ctx, r, l.opts.Tokens, lineOptions{Name: name, Workers: l.opts.Workers,
-			Progress: func(n int64) { report(n, -1, false) }}, sinkOf(to))
+			Progress: func(n int64) { read = n; report(n, -1, false) }}, sinkOf(to, &l.counts.Values))
 	}, true}
 }
 

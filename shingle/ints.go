@@ -27,6 +27,7 @@ const IntLimit = 1 << 24
 // record's distinct keys). Cost: O(len(record)), and for a long record a
 // sort of its values now and then; no allocation beyond dst's growth.
 func AppendInts(dst []uint32, record string) ([]uint32, bool) {
+	record = trimBOM(record) // as Set drops it
 	if len(record) <= PieceBytes {
 		return appendInts(dst, record)
 	}
@@ -140,6 +141,7 @@ func AppendGramValues(dst []uint32, record string, n int) ([]uint32, bool) {
 	if n < 1 || n > MaxGramValues {
 		return dst, false
 	}
+	record = trimBOM(record) // as QGram drops it
 	from, compacted := len(dst), 0
 	mask := uint32(1)<<(7*n) - 1
 	var v uint32

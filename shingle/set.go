@@ -1,7 +1,9 @@
 package shingle
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -36,10 +38,19 @@ const PieceBytes = 1 << 18
 // takes it in pieces. Cost: O(keys) for the pieces and O(distinct · log
 // distinct) for the final sort. Safe for concurrent use.
 func (s Spec) AppendSet(dst []uint64, record string) ([]uint64, error) {
+	if s.Kind != Go {
+		record = trimBOM(record) // once: a piece may start with U+FEFF inside the record
+	}
+	return s.appendSet(dst, record)
+}
+
+// appendSet is AppendSet for a record whose byte-order mark is gone (under
+// Go, left to the lexer, which skips it).
+func (s Spec) appendSet(dst []uint64, record string) ([]uint64, error) {
 	from := len(dst)
 	if len(record) <= PieceBytes || s.Kind == Go {
 		var err error
-		if dst, err = s.Append(dst, record); err != nil {
+		if dst, err = s.append(dst, record); err != nil {
 			return dst[:from], err
 		}
 		return compact(dst, from), nil
@@ -75,7 +86,7 @@ func (p *pieceSet) add(s Spec, piece string) error {
 		p.piece = make([]uint64, 0, PieceBytes+PieceBytes/4)
 	}
 	var err error
-	if p.piece, err = s.Append(p.piece[:0], piece); err != nil {
+	if p.piece, err = s.append(p.piece[:0], piece); err != nil {
 		return err
 	}
 	for _, k := range p.piece {
@@ -99,12 +110,16 @@ type SetBuilder struct {
 	p     pieceSet
 	retry int   // the length of text from which to look for a cut again
 	err   error // the first error: the record is refused
+	// head says that the record's first bytes are yet to be looked at for
+	// a byte-order mark (AppendSet's trimBOM; not under Go, whose lexer
+	// skips it).
+	head bool
 }
 
 // Reset starts a record tokenized by spec, keeping b's buffers.
 func (b *SetBuilder) Reset(spec Spec) {
 	b.p.set.Drain(nil)
-	b.spec, b.text, b.retry, b.err = spec, b.text[:0], 0, nil
+	b.spec, b.text, b.retry, b.err, b.head = spec, b.text[:0], 0, nil, spec.Kind != Go
 }
 
 // Write takes p, the next bytes of the record (not retained). Cost:
@@ -116,6 +131,23 @@ func (b *SetBuilder) Write(p []byte) {
 	if b.spec.Kind == Go {
 		b.text = append(b.text, p...)
 		return
+	}
+	if b.head {
+		if len(b.text)+len(p) < len(bom) && strings.HasPrefix(bom, string(b.text)+string(p)) {
+			b.text = append(b.text, p...) // the start of a mark, or of a short record
+			return
+		}
+		b.head = false
+		if len(b.text) > 0 {
+			// The record's first bytes came in writes shorter than a mark.
+			b.text = append(b.text, p...)
+			p = nil
+			if bytes.HasPrefix(b.text, []byte(bom)) {
+				b.text = b.text[:copy(b.text, b.text[len(bom):])]
+			}
+		} else if bytes.HasPrefix(p, []byte(bom)) {
+			p = p[len(bom):]
+		}
 	}
 	// With no text held, p's pieces are tokenized where they are, and only
 	// what is left after the last cut is copied.
@@ -152,9 +184,9 @@ func (b *SetBuilder) Write(p []byte) {
 func (b *SetBuilder) AppendTo(dst []uint64) ([]uint64, error) {
 	text := unsafe.String(unsafe.SliceData(b.text), len(b.text))
 	if b.err == nil && (b.spec.Kind == Go || b.p.set.Len() == 0) {
-		// Never cut: the whole record is held.
+		// Never cut: the whole record is held (its mark dropped).
 		var err error
-		dst, err = b.spec.AppendSet(dst, text)
+		dst, err = b.spec.appendSet(dst, text)
 		b.Reset(b.spec)
 		return dst, err
 	}

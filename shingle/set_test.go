@@ -141,6 +141,9 @@ func TestSetBuilder(t *testing.T) {
 	records := []string{
 		"", "a b c", record, record + "\xff", "\xff" + record[:PieceBytes],
 		strings.Repeat("x", 2*PieceBytes+10) + " y " + record[:PieceBytes], // a token longer than two pieces
+		// Byte-order marks, which the record's start drops (trimBOM), in
+		// writes as short as a byte.
+		"\uFEFF" + record, "\uFEFF", "\uFEFFa b", "\uFEFF\uFEFFx y", "\xef", "\xef\xbb", "\xef\xbbx", "a\uFEFFb",
 	}
 	var sb SetBuilder
 	for _, s := range []Spec{

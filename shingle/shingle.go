@@ -158,10 +158,38 @@ func Parse(text string) (Spec, error) {
 // they are, and Go, which reports a *ScanError instead. A length N outside
 // 1..MaxN for QGram, Shingle or Go returns ErrSpec.
 //
+// A byte-order mark (U+FEFF, the bytes EF BB BF) that starts the record is
+// not part of it, for every kind: an editor's or a converter's mark at the
+// start of a file or a line would otherwise change the first token (Set,
+// QGram) or be a character of its own. Words and Shingle drop U+FEFF
+// anywhere, as any character that is not a letter, number or mark; Go, as
+// go/scanner, refuses it anywhere but first.
+//
 // Cost: O(len(record)) for Set, Words and QGram; Shingle and Go hash N tokens
 // per shingle. Append allocates nothing for Set, Words and QGram beyond the
 // growth of dst. It is safe for concurrent use.
 func (s Spec) Append(dst []uint64, record string) ([]uint64, error) {
+	if s.Kind != Go {
+		record = trimBOM(record)
+	}
+	return s.append(dst, record)
+}
+
+// bom is U+FEFF in UTF-8.
+const bom = "\uFEFF"
+
+// trimBOM returns record without the byte-order mark (U+FEFF) that starts
+// it, if any: what every tokenizer reads (see Spec.Append).
+func trimBOM(record string) string {
+	if len(record) >= len(bom) && record[:len(bom)] == bom {
+		return record[len(bom):]
+	}
+	return record
+}
+
+// append is Append without the byte-order mark's check: for a record, or a
+// piece of one, that does not start with a mark to drop.
+func (s Spec) append(dst []uint64, record string) ([]uint64, error) {
 	switch s.Kind {
 	case QGram, Shingle, Go:
 		if s.N < 1 || s.N > MaxN {

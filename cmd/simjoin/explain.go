@@ -65,7 +65,7 @@ func runExplain(ctx context.Context, e *env, cfg *joinConfig, ex *explainFlags) 
 	}
 	res, err := l.in.Explain(ctx, simjoin.ExplainOptions{Analyze: ex.analyze, CrossCheck: ex.records, CrossSeed: ex.crossSeed})
 	if errors.Is(err, simjoin.ErrNoLSH) {
-		return usagef("--cross-check compares LSH with the exact join, and LSH is not available here: %s", res.Plan.LSH.Why)
+		return usagef("--cross-check compares LSH with the exact join, and LSH is not available here: %s", rpt.Plain(res.Plan.LSH.Why))
 	}
 	if err != nil {
 		return err

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,20 +42,26 @@ type explainJSON struct {
 			} `json:"cost"`
 		} `json:"lsh"`
 	} `json:"plan"`
-	Analyze *struct {
-		Method   string `json:"method"`
-		Measured struct {
+	Analyze []struct {
+		Method    string  `json:"method"`
+		Predicted float64 `json:"predicted_cpu_s"`
+		Measured  float64 `json:"measured_cpu_s"`
+		Phases    []struct {
+			Name      string  `json:"name"`
+			Predicted float64 `json:"predicted_cpu_s"`
+		} `json:"phases"`
+		Terms []struct {
+			Name      string  `json:"name"`
+			Predicted float64 `json:"predicted"`
+			Measured  float64 `json:"measured"`
+		} `json:"terms"`
+		Run struct {
 			Results    int64 `json:"results"`
 			Candidates int64 `json:"candidates"`
 			Phases     []struct {
 				Name string `json:"name"`
 			} `json:"phases"`
-		} `json:"measured"`
-		Predicted struct {
-			Phases []struct {
-				Name string `json:"name"`
-			} `json:"phases"`
-		} `json:"predicted"`
+		} `json:"run"`
 	} `json:"analyze"`
 	CrossCheck *struct {
 		Whole  bool                    `json:"whole"`
@@ -123,8 +131,10 @@ func TestExplainText(t *testing.T) {
 	}
 }
 
-// TestExplainAnalyze: --analyze runs the chosen method; its measured results
-// are the join's.
+// TestExplainAnalyze: --analyze runs the chosen method whole; its measured
+// results are the join's, its phases the whole run's (the read, the order,
+// the join's), each beside its prediction; the terms' counts measured are
+// the run's own. With --cross-check it runs the other method too.
 func TestExplainAnalyze(t *testing.T) {
 	code, pairs, _ := runCLI(t, "join", "-t", "0.6", "--method", "exact", "../../testdata/sets.txt")
 	if code != 0 {
@@ -138,19 +148,32 @@ func TestExplainAnalyze(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ex); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	a := ex.Analyze
-	if a == nil || a.Method != "exact" || !ex.Plan.Forced {
-		t.Fatalf("analyze %+v, forced %v", a, ex.Plan.Forced)
+	if len(ex.Analyze) != 1 || ex.Analyze[0].Method != "exact" || !ex.Plan.Forced {
+		t.Fatalf("analyze %+v, forced %v", ex.Analyze, ex.Plan.Forced)
 	}
-	if a.Measured.Results != int64(lines(pairs)) {
-		t.Errorf("analyze measured %d results, join wrote %d pairs", a.Measured.Results, lines(pairs))
+	a := ex.Analyze[0]
+	if a.Run.Results != int64(lines(pairs)) {
+		t.Errorf("analyze measured %d results, join wrote %d pairs", a.Run.Results, lines(pairs))
 	}
-	if len(a.Measured.Phases) != 2 || len(a.Predicted.Phases) != 2 || a.Predicted.Phases[1].Name != "join" {
-		t.Errorf("phases: measured %+v, predicted %+v", a.Measured.Phases, a.Predicted.Phases)
+	var phases []string
+	for _, ph := range a.Phases {
+		phases = append(phases, ph.Name)
+	}
+	if !slices.Equal(phases, []string{"read", "order", "index", "join"}) || a.Predicted <= 0 || a.Measured <= 0 {
+		t.Errorf("phases %v, predicted %v s, measured %v s of CPU", phases, a.Predicted, a.Measured)
+	}
+	for _, term := range a.Terms {
+		if term.Name == "results" && term.Measured != float64(lines(pairs)) {
+			t.Errorf("term results: measured %v, join wrote %d", term.Measured, lines(pairs))
+		}
 	}
 	code, out, _ = runCLI(t, "explain", "-t", "0.6", "--method", "lsh", "--analyze", "../../testdata/sets.txt")
 	if code != 0 || !strings.Contains(out, "analyze: ran lsh") || !strings.Contains(out, "band collisions") || !strings.Contains(out, "signatures") {
 		t.Errorf("explain --method lsh --analyze: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "explain", "-t", "0.6", "--analyze", "--cross-check", "all", "../../testdata/sets.txt")
+	if code != 0 || strings.Count(out, "analyze: ran ") != 2 || !strings.Contains(out, "analyze: ran lsh") || !strings.Contains(out, "analyze: ran exact") {
+		t.Errorf("explain --analyze --cross-check: exit %d\n%s", code, out)
 	}
 }
 
@@ -283,5 +306,48 @@ func TestJoinAutoPlans(t *testing.T) {
 	}
 	if len(truth) < 50 || len(got) < len(truth)*9/10 {
 		t.Errorf("auto (lsh) found %d of %d pairs", len(got), len(truth))
+	}
+}
+
+// TestLSHMargin: --lsh-margin is a factor >= 1 (exit 2 otherwise, with one
+// line); it applies to auto, so join refuses it with a method given, while
+// explain (which prices both paths whatever the method) takes it. Where
+// the default margin takes LSH, a margin above exact's price over LSH's
+// keeps exact, and the reason says how far inside the margin it fell.
+func TestLSHMargin(t *testing.T) {
+	in := "../../testdata/sets.txt"
+	for _, bad := range []string{"0.5", "0", "-1", "NaN", "Inf"} {
+		if code, _, stderr := runCLI(t, "join", "-t", "0.5", "--lsh-margin", bad, in); code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("--lsh-margin %s: exit %d, %q", bad, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "join", "-t", "0.5", "--method", "exact", "--lsh-margin", "2", in); code != 2 || !strings.Contains(stderr, "--lsh-margin applies to --method auto") {
+		t.Errorf("join --method exact --lsh-margin: exit %d, %q", code, stderr)
+	}
+	var b strings.Builder
+	for _, set := range synth.Sets(synth.SetsConfig{N: 3000, MinSize: 100, MaxSize: 100, Universe: 1000, Seed: 3}) {
+		for _, tok := range set {
+			fmt.Fprintf(&b, "%d ", tok)
+		}
+		b.WriteString("\n")
+	}
+	path := filepath.Join(t.TempDir(), "frequent.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ex struct {
+		Plan struct {
+			Method string  `json:"method"`
+			Prefer float64 `json:"prefer"`
+			Reason string  `json:"reason"`
+		} `json:"plan"`
+	}
+	_, out, _ := runCLI(t, "explain", "-t", "0.5", "--json", path)
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.Plan.Method != "lsh" || !strings.Contains(ex.Plan.Reason, "outside the 1.25x margin") {
+		t.Fatalf("default margin: %v %+v", err, ex.Plan)
+	}
+	_, out, _ = runCLI(t, "explain", "-t", "0.5", "--json", "--lsh-margin", "1000", path)
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || ex.Plan.Method != "exact" || ex.Plan.Prefer != 1000 || !strings.Contains(ex.Plan.Reason, "inside the 1000x margin") {
+		t.Errorf("margin 1000: %v %+v", err, ex.Plan)
 	}
 }

@@ -43,9 +43,9 @@ func newIndexCmd(e *env) *cobra.Command {
 			return unknownCommand(cmd, args[0])
 		},
 	}
-	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e),
+	cmd.AddCommand(newIndexCreateCmd(e), newIndexAddCmd(e), newIndexSearchCmd(e), newIndexGetCmd(e),
 		newIndexDeleteCmd(e), newIndexCompactCmd(e), newIndexStatsCmd(e), newIndexVerifyCmd(e),
-		newIndexRepairCmd(e))
+		newIndexRepairCmd(e), newIndexBackupCmd(e))
 	return cmd
 }
 
@@ -88,7 +88,7 @@ func openError(dir string, err error) error {
 	case errors.Is(err, index.ErrNotIndex):
 		return fmt.Errorf("%s is not an index directory (create one with simjoin index create)", dir)
 	case errors.Is(err, index.ErrLocked):
-		return fmt.Errorf("%s: %w (by another process, such as simjoin serve: stop it, or use its HTTP API)", dir, err)
+		return fmt.Errorf("%s: %w (by another process: when simjoin serve holds it, ask the server instead: POST /v1/records, DELETE /v1/records/{id}, POST /v1/compact)", dir, err)
 	case errors.As(err, &wd) && !wd.Torn:
 		return fmt.Errorf("%w (simjoin index repair %s cuts it)", err, dir)
 	}
@@ -126,7 +126,9 @@ type indexCreateFlags struct {
 	perm, bands, bits                     int
 	recall                                float64
 	seed                                  string
-	rawSets                               bool
+	rawSets, force                        bool
+	bloomFPP                              float64
+	keys, store                           string
 }
 
 func newIndexCreateCmd(e *env) *cobra.Command {
@@ -155,7 +157,7 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 			if err := ix.Close(); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "created %s: %s\n", args[0], cfg)
+			_, err = fmt.Fprintf(e.stdout, "created %s: %s\n%s\n", args[0], cfg, recallLine(cfg))
 			return err
 		},
 	}
@@ -164,14 +166,30 @@ func newIndexCreateCmd(e *env) *cobra.Command {
 	fs.StringVar(&f.measure, "measure", "jaccard", "similarity measure: jaccard, cosine, dice or overlap (lsh: jaccard)")
 	fs.StringVar(&f.method, "method", "exact", "exact (prefix index) or lsh (MinHash bands)")
 	fs.StringVar(&f.minThreshold, "min-threshold", "", "the smallest threshold a search or dedup may ask, such as 0.5 or 1/2 (required)")
-	fs.StringVar(&f.lsh, "lsh", "", "lsh: banding `BxR`, B bands of R rows (sets --perm to B·R)")
+	fs.StringVar(&f.lsh, "lsh", "", "lsh: banding `BxR`, B bands of R rows (--perm is then B·R unless given)")
 	fs.IntVar(&f.bands, "bands", 0, "lsh: `B` bands of perm/B rows")
-	fs.IntVar(&f.perm, "perm", approx.DefaultK, "lsh: MinHash signature length `K`, 1.."+strconv.Itoa(approx.MaxK))
+	fs.IntVar(&f.perm, "perm", approx.DefaultK, "lsh: MinHash values `K` a signature holds, 1.."+strconv.Itoa(approx.MaxK)+" (the bands use the first B·R; with --lsh, B·R unless given)")
 	fs.IntVar(&f.bits, "bits", approx.DefaultBits, "lsh: bits stored of each MinHash value: 8, 16, 32 or 64")
 	fs.Float64Var(&f.recall, "recall", approx.DefaultRecall, "lsh: the banding's least chance of finding a pair at --min-threshold, when --lsh and --bands are not given")
 	fs.StringVar(&f.seed, "seed", "0", "lsh: seed of the MinHash functions, an integer in [0, 2^64)")
+	fs.Float64Var(&f.bloomFPP, "bloom-fpp", index.DefaultBloomFPP, "lsh: false-positive probability of the band filters that let a search skip segments, 0.001 to 0.1 (1: none)")
 	fs.BoolVar(&f.rawSets, "raw-sets", false, "lsh: keep the token sets and verify candidates exactly (similarities exact, index larger)")
+	fs.StringVar(&f.keys, "keys", "none", "how records are named: none (ids the index assigns), int or string (a key with each record, as index add reads it)")
+	fs.StringVar(&f.store, "store", "none", "text: keep each record's text and JSON payload, returned by index get and search --fields")
+	fs.BoolVar(&f.force, "force", false, "lsh: create the index even when its banding finds a pair at --min-threshold with probability below 0.5")
 	return cmd
+}
+
+// recallLine says what an index of configuration cfg finds at its minimum
+// threshold: for LSH the S-curve of its banding there, for exact every
+// record.
+func recallLine(cfg index.Config) string {
+	t := cfg.MinThreshold
+	if cfg.Method == index.Exact {
+		return fmt.Sprintf("predicted recall at %s %s: 1 (exact)", cfg.Measure, t)
+	}
+	return fmt.Sprintf("predicted recall at %s %s: %s (1-(1-s^%d)^%d: %d bands of %d rows)", cfg.Measure, t,
+		index.FormatRecall(cfg.PredictedRecall(t.Float())), cfg.Rows, cfg.Bands, cfg.Bands, cfg.Rows)
 }
 
 // config reads the flags of create into the index's configuration, which
@@ -194,15 +212,25 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 	if cfg.Method, err = index.ParseMethod(f.method); err != nil {
 		return cfg, usagef("unknown --method %q: want exact or lsh", f.method)
 	}
+	if cfg.Keys, err = index.ParseKeyKind(f.keys); err != nil {
+		return cfg, usagef("unknown --keys %q: want none, int or string", f.keys)
+	}
+	switch f.store {
+	case "text":
+		cfg.StoreText = true
+	case "none":
+	default:
+		return cfg, usagef("unknown --store %q: want none or text", f.store)
+	}
 	if cfg.Method == index.Exact {
-		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets"}, "--%s applies to --method lsh")
+		return cfg, refuseGiven(fs, []string{"lsh", "bands", "perm", "bits", "recall", "seed", "raw-sets", "force", "bloom-fpp"}, "--%s applies to --method lsh")
 	}
 	var seedErr error
 	cfg.Seed, seedErr = approx.ParseSeed(f.seed)
 	if err := cmp.Or(approx.Options{K: f.perm, Bits: f.bits, Recall: f.recall}.Validate(), seedErr); err != nil {
 		return cfg, lshError(err)
 	}
-	cfg.Bits, cfg.Recall, cfg.RawSets = f.bits, f.recall, f.rawSets
+	cfg.Bits, cfg.Recall, cfg.RawSets, cfg.Force, cfg.BloomFPP = f.bits, f.recall, f.rawSets, f.force, f.bloomFPP
 	if f.lsh != "" {
 		if cfg.Shape, err = approx.ParseShape(f.lsh); err != nil {
 			return cfg, usagef("--lsh: %v", err)
@@ -223,7 +251,13 @@ func (f *indexCreateFlags) config(fs *pflag.FlagSet) (index.Config, error) {
 // *index.ConfigError's Field and Err) as the flags of create.
 func (f *indexCreateFlags) createError(cfg index.Config, field string, err error) error {
 	sh := cfg.Shape
+	var re *index.RecallError
 	switch {
+	case errors.As(err, &re):
+		return usagef("%s finds a pair at --min-threshold %s with probability %s (1-(1-s^%d)^%d), below %v: give more bands or fewer rows, or --force",
+			f.banding(re.Shape), re.Threshold, index.FormatRecall(re.P), re.Shape.R, re.Shape.B, index.MinRecall)
+	case field == "BloomFPP":
+		return usagef("--bloom-fpp %v: want %v to %v, or 1 for no band filters", f.bloomFPP, index.MinBloomFPP, index.MaxBloomFPP)
 	case field == "Measure":
 		return usagef("--method lsh estimates Jaccard similarity: use --measure jaccard, or --method exact for %s", cfg.Measure)
 	case field == "Bands" && f.lsh != "":
@@ -231,9 +265,21 @@ func (f *indexCreateFlags) createError(cfg index.Config, field string, err error
 	case field == "Bands":
 		return usagef("--bands %d: want 1 to --perm (%d)", f.bands, f.perm)
 	case field == "Shape" && cfg.Perm != 0:
-		return usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it B·R", sh, sh.B*sh.R, f.perm)
+		return usagef("--lsh %s uses %d signature values but --perm is %d: drop --perm or make it at least B·R", sh, sh.B*sh.R, f.perm)
 	case field == "Shape":
 		return usagef("--lsh %s needs %d signature values, at most %d", sh, sh.B*sh.R, approx.MaxK)
 	}
 	return lshError(err)
+}
+
+// banding names banding sh by the flag it came from: --lsh, --bands, or
+// the choice for --recall.
+func (f *indexCreateFlags) banding(sh approx.Shape) string {
+	switch {
+	case f.lsh != "":
+		return "--lsh " + sh.String()
+	case f.bands != 0:
+		return fmt.Sprintf("--bands %d (%s)", f.bands, sh)
+	}
+	return fmt.Sprintf("the banding %s chosen for --recall %v", sh, f.recall)
 }

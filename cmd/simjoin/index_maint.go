@@ -4,39 +4,111 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/rows"
 	"github.com/simjoin/simjoin/index"
 	"github.com/simjoin/simjoin/internal/fieldenc"
-	"github.com/simjoin/simjoin/records"
 )
 
 func newIndexDeleteCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delete DIR ID...",
-		Short: "Delete records by id (\"-\": ids one a line on stdin)",
+		Short: "Delete records by id, or by key (\"-\": one a line on stdin)",
 		Long:  help("index delete"),
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := infile.IDs(args[1:], e.stdin)
-			var le *records.LineError // stdin's; an argument's error is the user's
-			if err != nil && !errors.As(err, &le) {
-				return usageError{err}
-			} else if err != nil {
-				return err
-			}
 			return withIndex(e, args[0], index.OpenOptions{}, func(ix *index.Index) error {
-				n, err := ix.Delete(ids)
+				r, err := readRefs(ix.Config().Keys, args[1:], e.stdin)
+				if err != nil {
+					return err
+				}
+				n := 0
+				if r.keys != nil {
+					n, err = ix.DeleteKeys(r.keys)
+				} else {
+					n, err = ix.Delete(r.ids)
+				}
 				if err == nil {
-					_, err = fmt.Fprintf(e.stdout, "deleted %d of %d ids\n", n, len(ids))
+					_, err = fmt.Fprintf(e.stdout, "deleted %d of %d %s\n", n, r.len(), plural(r.len(), ix.Config().Keys))
 				}
 				return err
 			})
 		},
 	}
+	return cmd
+}
+
+// plural names records by what names them on an index of key kind k: ids
+// or keys ("deleted 1 of 1 ids" counts the names given).
+func plural(_ int, k index.KeyKind) string {
+	if k != index.NoKeys {
+		return "keys"
+	}
+	return "ids"
+}
+
+func newIndexGetCmd(e *env) *cobra.Command {
+	var format formatFlag
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get DIR ID...",
+		Short: "Print the records stored under ids, or keys (\"-\": one a line on stdin): id, text, payload",
+		Long:  help("index get"),
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			outFmt, err := format.parse()
+			if err != nil {
+				return err
+			}
+			e.outs.ProtectDir(args[0])
+			out, err := e.create(output)
+			if err != nil {
+				return err
+			}
+			return withIndex(e, args[0], index.OpenOptions{ReadOnly: true}, func(ix *index.Index) error {
+				cfg := ix.Config()
+				r, err := readRefs(cfg.Keys, args[1:], e.stdin)
+				if err != nil {
+					return err
+				}
+				var found []index.Stored
+				var missing []string
+				get := func(s index.Stored, ok bool, err error, name string) error {
+					if ok {
+						found = append(found, s)
+					} else if err == nil {
+						missing = append(missing, name)
+					}
+					return err
+				}
+				for _, id := range r.ids {
+					s, ok, err := ix.Get(id)
+					if err := get(s, ok, err, fmt.Sprint(id)); err != nil {
+						return err
+					}
+				}
+				for _, k := range r.keys {
+					s, ok, err := ix.GetKey(k)
+					if err := get(s, ok, err, fmt.Sprintf("%q", k)); err != nil {
+						return err
+					}
+				}
+				if len(missing) > 0 {
+					return fmt.Errorf("no live record %s (%d of %d %s)", missing[0], len(missing), r.len(), plural(r.len(), cfg.Keys))
+				}
+				w := rows.NewStored(out, outFmt, cfg)
+				for _, s := range found {
+					w.Write(s)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	format.add(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the records to `FILE` (written whole or not at all) instead of stdout")
 	return cmd
 }
 
@@ -127,4 +199,40 @@ func newIndexRepairCmd(e *env) *cobra.Command {
 			return err
 		},
 	}
+}
+
+func newIndexBackupCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup DIR DEST",
+		Short: "Copy the index in DIR to the new directory DEST, consistently, also while simjoin serve holds it",
+		Long:  help("index backup"),
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, dest := args[0], args[1]
+			if inside(dest, dir) {
+				return usagef("%s is inside the index %s: back it up elsewhere", dest, dir)
+			}
+			st, err := index.Backup(dir, dest)
+			switch {
+			case errors.Is(err, index.ErrNotEmpty):
+				return usagef("%s is not empty: give a new directory", dest)
+			case err != nil:
+				return openError(dir, err)
+			}
+			_, err = fmt.Fprintf(e.stdout, "backed up %s to %s: %d files (%d hard-linked), %d bytes\n", dir, dest, st.Files, st.Linked, st.Bytes)
+			return err
+		},
+	}
+}
+
+// inside reports whether path is dir or lies under it (lexically, after
+// making both absolute).
+func inside(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }

@@ -18,6 +18,9 @@ type indexSearchFlags struct {
 	threshold     string
 	topK, refineK int
 	only, exclude string
+	fields        string
+	estimate      bool
+	inMemory      bool
 	format        formatFlag
 	output        string
 	workers       int
@@ -40,21 +43,15 @@ func newIndexSearchCmd(e *env) *cobra.Command {
 	fs.StringVarP(&f.threshold, "threshold", "t", "", "report every record at or above this similarity")
 	fs.IntVar(&f.topK, "top-k", 0, "report the `K` most similar records instead")
 	fs.IntVar(&f.refineK, "refine-k", 0, "with --top-k: verify `R` candidates chosen by estimate (default: the index's choice)")
-	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated)")
-	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated)")
+	fs.StringVar(&f.only, "only", "", "search only these `IDS` (comma-separated ids, or keys on an index with keys)")
+	fs.StringVar(&f.exclude, "exclude", "", "skip these `IDS` (comma-separated ids, or keys)")
+	fs.BoolVar(&f.estimate, "estimate", false, "answer from the signatures' estimates, without verifying candidates against their sets (LSH with --raw-sets; faster)")
+	fs.StringVar(&f.fields, "fields", "", "print these stored `FIELDS` with each hit: text, payload or text,payload (an index created with --store text)")
 	f.format.add(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "write the results to `FILE` (written whole or not at all) instead of stdout")
 	addWorkersFlag(fs, &f.workers, "worker goroutines (0: one per core); results do not depend on it")
+	fs.BoolVar(&f.inMemory, "in-memory", false, "read the index's segments into memory instead of mapping them")
 	return cmd
-}
-
-// parseIDs reads --only's or --exclude's comma-separated ids.
-func parseIDs(flag, s string) ([]index.ID, error) {
-	ids, err := index.ParseIDs(s)
-	if err != nil {
-		return nil, usagef("--%s: %v", flag, err)
-	}
-	return ids, nil
 }
 
 // options reads the search flags for an index of configuration cfg, by the
@@ -62,7 +59,7 @@ func parseIDs(flag, s string) ([]index.ID, error) {
 // is refused as any value below 1 (not taken for "not given"), and --only
 // given must hold an id (--exclude ” excludes nothing).
 func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error) {
-	opt := index.SearchOptions{TopK: f.topK, RefineK: f.refineK}
+	opt := index.SearchOptions{TopK: f.topK, RefineK: f.refineK, Estimate: f.estimate}
 	if f.fs.Changed("top-k") {
 		opt.TopK = given(f.topK)
 	}
@@ -82,13 +79,31 @@ func (f *indexSearchFlags) options(cfg index.Config) (index.SearchOptions, error
 		}
 	}
 	if f.fs.Changed("only") {
-		if opt.Only, err = parseIDs("only", f.only); err != nil {
+		r, err := parseRefList(cfg.Keys, "only", f.only)
+		if err != nil {
 			return opt, err
 		}
+		opt.Only, opt.OnlyKeys = r.ids, r.keys
+		if opt.Only == nil && cfg.Keys == index.NoKeys {
+			opt.Only = []index.ID{}
+		}
+		if opt.OnlyKeys == nil && cfg.Keys != index.NoKeys {
+			opt.OnlyKeys = []index.Key{}
+		}
 	}
-	if strings.TrimSpace(f.exclude) != "" {
-		if opt.Exclude, err = parseIDs("exclude", f.exclude); err != nil {
+	if f.exclude != "" && (cfg.Keys != index.NoKeys || strings.TrimSpace(f.exclude) != "") {
+		r, err := parseRefList(cfg.Keys, "exclude", f.exclude)
+		if err != nil {
 			return opt, err
+		}
+		opt.Exclude, opt.ExcludeKeys = r.ids, r.keys
+	}
+	if f.fields != "" {
+		if opt.Fields, err = parseFields(f.fields); err != nil {
+			return opt, err
+		}
+		if !cfg.StoreText {
+			return opt, usagef("--fields: the index stores no text (create it with --store text)")
 		}
 	}
 	return opt, nil
@@ -101,6 +116,8 @@ func (f *indexSearchFlags) searchError(err error, opt index.SearchOptions) error
 	switch {
 	case !errors.As(err, &oe):
 		return indexError(err, "-t")
+	case oe.Option == "Estimate":
+		return usagef("--estimate: the index is exact, it has no estimates")
 	case oe.Option == "Threshold":
 		return usagef("missing -t/--threshold or --top-k")
 	case oe.Option == "TopK" && opt.Threshold.Den != 0:
@@ -109,6 +126,9 @@ func (f *indexSearchFlags) searchError(err error, opt index.SearchOptions) error
 		return usagef("--top-k %d: want >= 1", f.topK)
 	case opt.TopK == 0:
 		return usagef("--refine-k needs --top-k")
+	}
+	if f.refineK > index.MaxRefine*f.topK {
+		return usagef("--refine-k %d: want --top-k (%d) to %d (%d × --top-k)", f.refineK, f.topK, index.MaxRefine*f.topK, index.MaxRefine)
 	}
 	return usagef("--refine-k %d: want at least --top-k (%d)", f.refineK, f.topK)
 }
@@ -124,7 +144,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 	if err != nil {
 		return err
 	}
-	return withIndex(e, dir, index.OpenOptions{Workers: f.workers, ReadOnly: true}, func(ix *index.Index) error {
+	return withIndex(e, dir, index.OpenOptions{Workers: f.workers, ReadOnly: true, InMemory: f.inMemory}, func(ix *index.Index) error {
 		cfg := ix.Config()
 		opt, err := f.options(cfg)
 		if err != nil {
@@ -138,7 +158,7 @@ func runIndexSearch(ctx context.Context, e *env, f *indexSearchFlags, dir, queri
 			return err
 		}
 		defer in.Close()
-		hw := rows.NewHits(out, outFmt, cfg, "query")
+		hw := rows.NewHits(out, outFmt, cfg, "query", opt.Fields)
 		err = ix.SearchLines(ctx, in, records.BatchOptions{Name: in.Name}, opt, func(first int, _ [][]byte, res [][]index.Hit) error {
 			return hw.WriteBatch(first, res)
 		})

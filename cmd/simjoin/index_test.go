@@ -30,7 +30,7 @@ func TestIndexWorkflow(t *testing.T) {
 	ix := filepath.Join(dir, "news.idx")
 	news := cliWrite(t, dir, "news.txt", newsTxt)
 	out, _ := cliOK(t, "", "index", "create", ix, "--tokens", "words", "--min-threshold", "0.5")
-	if want := "created " + ix + ": tokens words, jaccard >= 0.5, exact\n"; out != want {
+	if want := "created " + ix + ": tokens words, jaccard >= 0.5, exact\npredicted recall at jaccard 0.5: 1 (exact)\n"; out != want {
 		t.Errorf("create: %q, want %q", out, want)
 	}
 	out, _ = cliOK(t, "", "index", "add", ix, "--dedup", "-t", "0.7", news)
@@ -159,7 +159,11 @@ func TestIndexErrors(t *testing.T) {
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "fuzzy"}, 2, "unknown --method"},
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--perm", "64"}, 2, "--perm applies to --method lsh"},
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--measure", "cosine"}, 2, "Jaccard"},
-		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "4x4", "--perm", "64"}, 2, "--perm"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "8x2", "--perm", "15"}, 2, "--lsh 8x2 uses 16 signature values but --perm is 15"},
+		// The banding of the Milvus guide at its minimum of 0.5: recall 0.000244.
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--lsh", "16x16"}, 2, "--lsh 16x16 finds a pair at --min-threshold 0.5 with probability 0.000244 (1-(1-s^16)^16), below 0.5: give more bands or fewer rows, or --force"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--recall", "0.3"}, 2, "the banding 12x5 chosen for --recall 0.3 finds a pair"},
+		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--force"}, 2, "--force applies to --method lsh"},
 		{[]string{"index", "create", filepath.Join(dir, "y"), "--min-threshold", "0.5", "--method", "lsh", "--bits", "12"}, 2, "--bits"},
 		{[]string{"index", "add", filepath.Join(dir, "none"), in}, 1, "not an index"},
 		{[]string{"index", "add", ix, "--dedup", in}, 2, "--dedup needs -t"},
@@ -276,7 +280,8 @@ func TestIndexLSH(t *testing.T) {
 	news := cliWrite(t, dir, "news.txt", newsTxt)
 	raw := filepath.Join(dir, "raw")
 	out, _ := cliOK(t, "", "index", "create", raw, "--tokens", "words", "--method", "lsh", "--min-threshold", "0.5", "--lsh", "16x4", "--raw-sets", "--seed", "7")
-	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, raw sets (exact similarities)\n"; out != want {
+	if want := "created " + raw + ": tokens words, jaccard >= 0.5, lsh 16x4, 32-bit signatures of 64 values, seed 7, band filters at 0.01, raw sets (exact similarities)\n" +
+		"predicted recall at jaccard 0.5: 0.644 (1-(1-s^4)^16: 16 bands of 4 rows)\n"; out != want {
 		t.Errorf("create --raw-sets: %q, want %q", out, want)
 	}
 	est := filepath.Join(dir, "est")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,15 +102,55 @@ func TestCompressedInput(t *testing.T) {
 	}
 }
 
+// TestAgainstBothStdin: both sides of a join (or --against and the
+// candidates of passwords check) read from one stream under any names is
+// refused with exit status 2 (it would split the records between the
+// sides); a regular file on standard input named twice is read twice.
 func TestAgainstBothStdin(t *testing.T) {
 	code, out, stderr := cliRun(t, "a b\na b\n", "join", "-t", "0.5", "--against", "-", "-")
 	if code != exitUsage || out != "" || !strings.Contains(stderr, "standard input") {
 		t.Errorf("--against - -: exit %d, out %q, stderr %q", code, out, stderr)
 	}
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	dir := t.TempDir()
+	sets := "a b c\na b c d\nx y\n"
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "--against", "/dev/stdin", "-"},
+		{"join", "-t", "0.5", "--against", "/dev/fd/0", "-"},
+		{"join", "-t", "0.5", "--against", "/proc/self/fd/0", "-"},
+		{"join", "-t", "0.5", "--against", "-", "/dev/stdin"},
+		{"join", "-t", "0.5", "--against", "/dev/stdin", "/dev/fd/0"},
+		{"join", "-t", "0.5", "--against", fifo, fifo},
+		{"explain", "-t", "0.5", "--against", "/dev/stdin", "-"},
+		{"passwords", "check", "--against", "/dev/stdin"},
+		{"passwords", "check", "--against", "/proc/self/fd/0"},
+	} {
+		code, out, stderr := mainRun(t, sets, args...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, "read once") && !strings.Contains(stderr, "standard input") {
+			t.Errorf("%v: exit %d, out %q, stderr %q; want 2 and one stream named", args, code, out, stderr)
+		}
+	}
+	in := cliWrite(t, dir, "sets", sets)
+	want, _ := cliOK(t, "", "join", "-t", "0.5", "--sort", "--against", in, in)
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if code, out, stderr := mainRunFrom(t, f, "join", "-t", "0.5", "--sort", "--against", "/dev/stdin", "-"); code != 0 || out != want {
+		t.Errorf("a file on standard input as both sides: exit %d, %q (%s), want %q", code, out, stderr, want)
+	}
 }
 
 // TestFilesSkipsWhatIsNotAFile: FIFOs, links to nothing and link loops are
-// errors, or with --keep-going counted and skipped; a FIFO never blocks.
+// errors, or with --keep-going counted and skipped, when the globs select
+// them; a FIFO never blocks.
 func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	cliWrite(t, dir, "a.txt", "alpha beta gamma delta")
@@ -151,6 +192,13 @@ func TestFilesSkipsWhatIsNotAFile(t *testing.T) {
 		"4 (FIFO, device or socket: 1; link to nothing: 1; link loop: 2)"} {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("--keep-going: stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	// Left out by the globs, they fail nothing.
+	for _, globs := range [][]string{{"--include", "*.txt"}, {"--exclude", "*.fifo", "--exclude", "*.dangling", "--exclude", "e.*"}} {
+		r = runBounded(append(append([]string{"join", "--files", "--tokens", "words", "-t", "1"}, globs...), dir)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t") {
+			t.Errorf("%v: exit %d, %q %q", globs, r.code, r.stdout, r.stderr)
 		}
 	}
 	// Named explicitly.
@@ -208,10 +256,75 @@ func TestMemoryLimit(t *testing.T) {
 			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, stderr)
 		}
 	}
+	// Sizes below a KiB are bytes: not "the 0 KiB", not "0.0 KiB".
+	if _, _, stderr := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "10", in); !strings.Contains(stderr, "more than the 10 B this process may use") {
+		t.Errorf("--memory-limit 10: %q", stderr)
+	}
+	small := filepath.Join(dir, "small")
+	os.Mkdir(small, 0o755)
+	cliWrite(t, small, "a", strings.Repeat("x", 34))
+	if _, stderr := cliOK(t, "", "join", "--files", "-t", "0.5", "--stats", small); !regexp.MustCompile(`bytes read +34 B\n`).MatchString(stderr) {
+		t.Errorf("a 34-byte file read:\n%s", stderr)
+	}
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "1G", in)
 	cliOK(t, "", "join", "-t", "0.5", "--memory-limit", "0", in)
 	cliOK(t, "", "passwords", "--memory-limit", "1G", pw)
 	if code, _, _ := cliRun(t, "", "join", "-t", "0.5", "--memory-limit", "lots", in); code != exitUsage {
 		t.Errorf("--memory-limit lots: exit %d", code)
 	}
+}
+
+// TestByteOrderMark: a UTF-8 byte-order mark at the start of an input
+// changes nothing, for every tokenizer and every kind of input: a file,
+// standard input, --against, gzip and zstd, each --files record, a
+// password list, and candidates on standard input.
+func TestByteOrderMark(t *testing.T) {
+	const mark = "\uFEFF"
+	text := "alpha beta gamma\nalpha beta gamma delta\nx y\n"
+	dir := t.TempDir()
+	write := func(name, s string) (plain, marked string) {
+		return cliWrite(t, dir, name, s), cliWrite(t, dir, name+".bom", mark+s)
+	}
+	same := func(what string, plainArgs, markedArgs []string, plainIn, markedIn string) {
+		t.Helper()
+		code, want, _ := cliRun(t, plainIn, plainArgs...)
+		if mcode, got, stderr := cliRun(t, markedIn, markedArgs...); mcode != code || got != want || want == "" {
+			t.Errorf("%s: exit %d, %q with the mark (%s); exit %d, %q without", what, mcode, got, stderr, code, want)
+		}
+	}
+	plain, marked := write("sets", text)
+	gz, zst := writeBytes(t, dir, "sets.gz", gzipText(t, mark+text)), writeBytes(t, dir, "sets.zst", zstdText(t, mark+text))
+	for _, tokens := range []string{"set", "words", "qgram:2", "qgram:4", "shingle:2"} {
+		args := func(in ...string) []string {
+			return append([]string{"join", "-t", "0.5", "--sort", "--tokens", tokens}, in...)
+		}
+		same(tokens+" file", args(plain), args(marked), "", "")
+		same(tokens+" stdin", args("-"), args("-"), text, mark+text)
+		same(tokens+" gzip", args(plain), args(gz), "", "")
+		same(tokens+" zstd", args(plain), args(zst), "", "")
+		same(tokens+" --against", args("--against", plain, plain), args("--against", marked, marked), "", "")
+	}
+	docs, mdocs := filepath.Join(dir, "docs"), filepath.Join(dir, "mdocs")
+	os.Mkdir(docs, 0o755)
+	os.Mkdir(mdocs, 0o755)
+	for name, s := range map[string]string{"a.go": "package p\n\nfunc f() int { return 1 }\n", "b.go": "package p\n\nfunc f() int { return 2 }\n"} {
+		cliWrite(t, docs, name, s)
+		cliWrite(t, mdocs, name, mark+s)
+	}
+	for _, tokens := range []string{"set", "words", "qgram:3", "go:1"} {
+		args := func(in string) []string {
+			return []string{"join", "--files", "-t", "0.5", "--sort", "--tokens", tokens, in}
+		}
+		want, _ := cliOK(t, "", args(docs)...)
+		got, _ := cliOK(t, "", args(mdocs)...)
+		if strings.ReplaceAll(got, mdocs, docs) != want || want == "" {
+			t.Errorf("--files %s: %q with the mark, %q without", tokens, got, want)
+		}
+	}
+	pw := "password1\npassword2\nletmein\n"
+	pwPlain, pwMarked := write("pw", pw)
+	same("passwords file", []string{"passwords", "-t", "0.5", pwPlain}, []string{"passwords", "-t", "0.5", pwMarked}, "", "")
+	same("passwords stdin", []string{"passwords", "-t", "0.5", "-"}, []string{"passwords", "-t", "0.5", "-"}, pw, mark+pw)
+	same("passwords gzip", []string{"passwords", "-t", "0.5", pwPlain}, []string{"passwords", "-t", "0.5", writeBytes(t, dir, "pw.gz", gzipText(t, mark+pw))}, "", "")
+	same("passwords check candidates", []string{"passwords", "check", "-t", "0.5", "--against", pwPlain}, []string{"passwords", "check", "-t", "0.5", "--against", pwMarked}, "password3\n", mark+"password3\n")
 }

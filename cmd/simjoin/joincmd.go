@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,7 +31,8 @@ func init() { register(newJoinCmd) }
 // on them.
 type joinConfig struct {
 	tokens     string
-	methodName string // --method; parsed into method
+	methodName string  // --method; parsed into method
+	margin     float64 // --lsh-margin
 	against    string
 	sort       bool
 	runFlags                  // --measure, -t, -o, --format, --stats, --stats-json, -j, --memory-limit (output.go)
@@ -47,9 +49,10 @@ type joinConfig struct {
 // addFlags registers the shared flags on fs.
 func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N")
+	fs.StringVar(&c.tokens, "tokens", "set", "how a record becomes a set: set, words, qgram:N, shingle:N or go:N (a byte-order mark that starts a record is dropped)")
 	fs.StringVarP(&c.threshold, "threshold", "t", "", "similarity threshold: in (0, 1] such as 0.8 or 4/5; an integer >= 1 for overlap (required)")
 	fs.StringVar(&c.methodName, "method", "auto", "join method: auto, exact or lsh")
+	fs.Float64Var(&c.margin, "lsh-margin", planner.DefaultPrefer, "auto takes LSH only when its whole run is predicted cheaper than exact's by more than this `factor` (>= 1)")
 	fs.StringVar(&c.against, "against", "", "R-S join: pair each record of INPUT with the records of `FILE`")
 	fs.BoolVar(&c.sort, "sort", false, "sort pairs by (id_a, id_b) before writing (holds them in memory)")
 	c.runFlags.addFlags(fs, "write pairs to `FILE` (written whole or not at all) instead of stdout")
@@ -61,7 +64,7 @@ func (c *joinConfig) addFlags(fs *pflag.FlagSet) {
 func (c *joinConfig) parse() error {
 	var err error
 	if c.spec, err = shingle.Parse(c.tokens); err != nil {
-		return usageError{err}
+		return usageError{rpt.FlagValueError("--tokens", err)}
 	}
 	if err := c.docs.parse(&c.spec, c.fs); err != nil {
 		return err
@@ -77,6 +80,12 @@ func (c *joinConfig) parse() error {
 	// Spelled as the method prints: ParseMethod also takes "EXACT".
 	if c.method, err = planner.ParseMethod(c.methodName); err != nil || c.method.String() != c.methodName {
 		return usagef("unknown --method %q: want auto, exact or lsh", c.methodName)
+	}
+	if !(c.margin >= 1) || math.IsInf(c.margin, 0) {
+		return usagef("--lsh-margin %v: want a factor >= 1", c.margin)
+	}
+	if c.method != planner.Auto && c.command != "explain" && c.fs != nil && c.fs.Changed("lsh-margin") {
+		return usagef("--lsh-margin applies to --method auto, and the method is %s", c.method)
 	}
 	if c.method == planner.Exact && c.command != "explain" && c.command != "plot" && c.fs != nil {
 		if err := checkLSHFlags(c.fs, c.method, false); err != nil {
@@ -106,7 +115,9 @@ func joinCommand(cmd *cobra.Command, cfg *joinConfig, parse func() error, run fu
 		if err := cfg.docs.checkArgs(args); err != nil {
 			return err
 		}
-		return run(cmd.Context())
+		ctx, stop := cfg.mem.Watch(cmd.Context())
+		defer stop()
+		return run(ctx)
 	}
 	cfg.addFlags(cmd.Flags())
 	return cmd
@@ -132,7 +143,7 @@ type loaded struct {
 
 // options are the library's options for cfg.
 func (c *joinConfig) options(prog *progress.Bars, warn func(error)) simjoin.Options {
-	return simjoin.Options{Tokens: c.spec, Measure: c.m, Threshold: c.t, Method: c.method, LSH: c.lsh.opt,
+	return simjoin.Options{Tokens: c.spec, Measure: c.m, Threshold: c.t, Method: c.method, LSHMargin: c.margin, LSH: c.lsh.opt,
 		CheckRecall: c.lsh.checkRecall, Workers: c.workers, Progress: prog.Func(),
 		Files: records.FileOptions{Include: c.docs.Include, Exclude: c.docs.Exclude,
 			MinTokens: c.docs.MinTokens, KeepGoing: c.docs.KeepGoing, Warn: warn},
@@ -180,8 +191,8 @@ func load(ctx context.Context, e *env, cfg *joinConfig) (*loaded, error) {
 // --stats-json, refusing to overwrite an input) and loads the input. The
 // run commits the outputs when the command succeeds.
 func start(ctx context.Context, e *env, cfg *joinConfig) (out *outfile.File, l *loaded, err error) {
-	if cfg.docs.args[0] == "-" && cfg.against == "-" {
-		return nil, nil, usagef("INPUT and --against are both standard input (-): give one of them as a file")
+	if in := cfg.docs.args[0]; cfg.against != "" && !cfg.docs.Files && infile.OneStream(in, cfg.against, e.stdin) {
+		return nil, nil, usagef("INPUT %s and --against %s are one stream (standard input, a pipe or a terminal), which can be read once: give one of them as a file", in, cfg.against)
 	}
 	if out, err = cfg.createOutputs(e, true, append([]string{cfg.against}, cfg.docs.args...)...); err != nil {
 		return nil, nil, err

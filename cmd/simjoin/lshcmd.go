@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/simjoin/simjoin/approx"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 	"github.com/simjoin/simjoin/planner"
 )
 
@@ -54,7 +55,7 @@ func (f *lshFlags) parse(c *joinConfig) error {
 	if f.shape != "" {
 		var err error
 		if o.Shape, err = approx.ParseShape(f.shape); err != nil {
-			return usagef("--lsh: %v", err)
+			return usageError{rpt.FlagValueError("--lsh", err)}
 		}
 	}
 	err := cmp.Or(o.Validate(), seedErr, verifyErr, schemeErr)

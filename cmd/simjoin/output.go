@@ -51,7 +51,7 @@ func (r *runFlags) addFlags(fs *pflag.FlagSet, output string) {
 	fs.BoolVar(&r.stats, "stats", false, "print the statistics report on stderr")
 	fs.StringVar(&r.statsJSON, "stats-json", "", "write the statistics report as JSON to `FILE`")
 	addWorkersFlag(fs, &r.workers, "worker goroutines (0: one per core; at most 4 per core); results do not depend on it")
-	fs.StringVar(&r.memLimit, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, RLIMIT_AS and the memory available; 0: no check)")
+	fs.StringVar(&r.memLimit, "memory-limit", "", "the memory the run may use, such as 2GiB (default: the smallest of the cgroup limit, what ulimit -v leaves and the memory available; 0: no check but ulimit -v's)")
 }
 
 // parse checks the flags before any work starts: --measure, then -t for it
@@ -73,6 +73,9 @@ func (r *runFlags) parse(need func(prefix.Measure) error) error {
 	if r.mem, err = memlimit.Given(r.memLimit, "--memory-limit"); err != nil {
 		return usagef("--memory-limit: %v", err)
 	}
+	if err := r.mem.Room(); err != nil {
+		return err // ulimit -v leaves nothing: stop before the work dies in the runtime
+	}
 	r.mem.SetSoft()
 	r.outFmt, err = r.format.parse()
 	return err
@@ -93,6 +96,9 @@ func (r *runFlags) createOutputs(e *env, out bool, inputs ...string) (*outfile.F
 	e.outs.Protect(inputs...)
 	if slices.Contains(inputs, "-") {
 		e.outs.ProtectReader(e.stdin)
+	}
+	if err := e.outs.CheckProtected(); err != nil {
+		return nil, usageError{fmt.Errorf("--cpuprofile: %w", err)} // the one output created before
 	}
 	var f *outfile.File
 	if out {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,9 +18,16 @@ import (
 // cmd/simjoin/internal/outfile for the mechanism.
 
 // TestMain lets a test run the program itself in a child process (for
-// signals): with SIMJOIN_TEST_MAIN set, the test binary is simjoin.
+// signals, standard streams, resource limits): with SIMJOIN_TEST_MAIN set,
+// the test binary is simjoin; with SIMJOIN_TEST_MARK set too, it first
+// creates that file, to show that it got as far as main.
 func TestMain(m *testing.M) {
 	if os.Getenv("SIMJOIN_TEST_MAIN") != "" {
+		if mark := os.Getenv("SIMJOIN_TEST_MARK"); mark != "" {
+			if f, err := os.Create(mark); err == nil {
+				f.Close()
+			}
+		}
 		os.Args = append([]string{"simjoin"}, strings.Fields(os.Getenv("SIMJOIN_TEST_MAIN"))...)
 		main()
 		return
@@ -207,8 +215,9 @@ func TestOutputOntoInputRefused(t *testing.T) {
 }
 
 // TestSignalsCleanUp runs the program in a child process that blocks
-// reading its stdin, signals it, and checks its exit status and that no
-// partial file is left.
+// reading its stdin, signals it, and checks its exit status, its one line
+// on stderr, and that no partial file is left and a hard-linked -o keeps
+// its old contents (internal/outfile's tests signal the commit itself).
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
@@ -218,13 +227,23 @@ func TestSignalsCleanUp(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, tc := range []struct {
-		sig  syscall.Signal
-		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
+		sig    syscall.Signal
+		code   int
+		name   string
+		linked bool // -o has a second hard link
+	}{{syscall.SIGINT, 130, "SIGINT", false}, {syscall.SIGTERM, 143, "SIGTERM", true}, {syscall.SIGHUP, 129, "SIGHUP", false}} {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "pairs")
+		if tc.linked {
+			cliWrite(t, dir, "pairs", "old\n")
+			if err := os.Link(out, filepath.Join(t.TempDir(), "link")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		cmd := exec.Command(exe)
 		cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN=join -t 0.5 -o "+out+" --stats-json "+out+".json -")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		stdin, err := cmd.StdinPipe() // held open: the run blocks reading it
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +254,7 @@ func TestSignalsCleanUp(t *testing.T) {
 		}
 		// Wait for the temporaries to exist.
 		deadline := time.Now().Add(20 * time.Second)
-		for len(dirNames(t, dir)) < 2 && time.Now().Before(deadline) {
+		for len(dirNames(t, dir)) < 2+len(cliFiles(tc.linked)) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cmd.Process.Signal(tc.sig)
@@ -250,10 +269,29 @@ func TestSignalsCleanUp(t *testing.T) {
 		if code != tc.code {
 			t.Errorf("%v: exit %d (%v), want %d", tc.sig, code, err, tc.code)
 		}
-		if names := dirNames(t, dir); len(names) != 0 {
+		// The line, when the run returned within the grace (else Catch
+		// exits on its own, silently).
+		if want := "simjoin: interrupted by " + tc.name + "\n"; stderr.String() != want && stderr.String() != "" {
+			t.Errorf("%v: stderr %q, want %q", tc.sig, stderr.String(), want)
+		}
+		if names := dirNames(t, dir); len(names) != len(cliFiles(tc.linked)) {
 			t.Errorf("%v: left %v", tc.sig, names)
 		}
+		if tc.linked {
+			if b, _ := os.ReadFile(out); string(b) != "old\n" {
+				t.Errorf("%v: the hard-linked -o holds %q", tc.sig, b)
+			}
+		}
 	}
+}
+
+// cliFiles lists the files TestSignalsCleanUp's directory holds before the
+// run: -o, when it has a second link.
+func cliFiles(linked bool) []string {
+	if linked {
+		return []string{"pairs"}
+	}
+	return nil
 }
 
 // TestWorkersFlagClamped: -j far beyond the machine runs with 4 workers a
@@ -276,28 +314,113 @@ func TestWorkersFlagClamped(t *testing.T) {
 	}
 }
 
-// TestOutputToStdoutLink: -o through a link to /dev/stdout writes to the
-// process's standard output (a pipe here) and leaves the link alone.
-func TestOutputToStdoutLink(t *testing.T) {
+// mainRun runs the program in a child process (the test binary as simjoin,
+// with the args, which hold no spaces) with stdin, stdout and stderr pipes of
+// its own, so that /dev/stdout and /dev/fd/1 are its standard output.
+func mainRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return mainRunFrom(t, strings.NewReader(stdin), args...)
+}
+
+// mainRunFrom is mainRun with stdin read from r: an *os.File is the
+// child's standard input itself.
+func mainRunFrom(t *testing.T, r io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN="+strings.Join(args, " "))
+	cmd.Stdin = r
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }) // a child that hangs
+	cmd.Wait()
+	kill.Stop()
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// TestOutputsOnStdoutByIdentity: two outputs that are the process's
+// standard output under any names (-, /dev/stdout, /dev/fd/1,
+// /proc/self/fd/1, a link to one of them) are refused, as "-" twice is,
+// before anything is written; the null device may take several, and
+// standard output is free for the report when -o is elsewhere.
+func TestOutputsOnStdoutByIdentity(t *testing.T) {
 	dir := t.TempDir()
 	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
 	link := filepath.Join(dir, "out")
 	os.Symlink("/dev/stdout", link)
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "SIMJOIN_TEST_MAIN=join -t 0.5 -o "+link+" --stats-json "+link+" "+in)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if !strings.HasPrefix(string(out), "1\t2\t0.75\n{") {
-		t.Errorf("stdout %q: want the pairs, then the report", out)
+	svg := filepath.Join(dir, "circle.svg")
+	os.Symlink("/dev/fd/1", svg)
+	for _, args := range [][]string{
+		{"join", "-t", "0.5", "-o", "/dev/stdout", "--stats-json", "-", in},
+		{"join", "-t", "0.5", "--stats-json", "/dev/stdout", in},
+		{"join", "-t", "0.5", "--stats-json", "/dev/fd/1", in},
+		{"join", "-t", "0.5", "--stats-json", "/proc/self/fd/1", in},
+		{"join", "-t", "0.5", "-o", link, "--stats-json", link, in},
+		{"dedup", "-t", "0.5", "--stats-json", "/dev/stdout", in},
+		{"passwords", "--stats-json", "/dev/stdout", in},
+		{"passwords", "check", "--against", in, "--stats-json", "/dev/fd/1", "x"},
+		{"plot", "-t", "0.5", "--lsh", "2x2", "--circle", svg, in},
+	} {
+		code, stdout, stderr := mainRun(t, "", args...)
+		named := strings.Contains(stderr, "standard output") || strings.Contains(stderr, "already an output")
+		if code != exitUsage || !named || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming the output twice", args, code, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%v: wrote %q", args, stdout)
+		}
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		t.Error("-o replaced the link to /dev/stdout")
+	}
+	if code, stdout, stderr := mainRun(t, "", "join", "-t", "0.5", "-o", "/dev/null", "--stats-json", "/dev/null", in); code != 0 || stdout != "" {
+		t.Errorf("both outputs on /dev/null: exit %d, %q %s", code, stdout, stderr)
+	}
+	code, stdout, stderr := mainRun(t, "", "join", "-t", "0.5", "-o", filepath.Join(dir, "pairs"), "--stats-json", "/dev/stdout", in)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || rep["command"] != "join" {
+		t.Errorf("the report alone on /dev/stdout: exit %d (%v): %q %s", code, err, stdout, stderr)
+	}
+	noPartial(t, dir)
+}
+
+// TestCPUProfileIsAnOutput: --cpuprofile's file is written as the run's
+// other outputs are: whole when the run succeeds, the old file kept when it
+// fails, and never one of the run's inputs or other outputs.
+func TestCPUProfileIsAnOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
+	bad := cliWrite(t, dir, "bad", "\xff\n")
+	prof := cliWrite(t, dir, "cpu.pprof", "old")
+	if code, _, stderr := cliRun(t, "", "join", "--cpuprofile", prof, "--tokens", "words", "-t", "0.5", bad); code != exitRuntime {
+		t.Errorf("a failing run: exit %d (%s)", code, stderr)
+	}
+	if b, _ := os.ReadFile(prof); string(b) != "old" {
+		t.Errorf("a failing run left the profile holding %d bytes, want the old file", len(b))
+	}
+	cliOK(t, "", "join", "--cpuprofile", prof, "-t", "0.5", in)
+	if b, _ := os.ReadFile(prof); len(b) == 0 || string(b) == "old" {
+		t.Errorf("a run that ended well left the profile holding %q", b)
+	}
+	for _, args := range [][]string{
+		{"join", "--cpuprofile", in, "-t", "0.5", in},
+		{"join", "--cpuprofile", prof, "-o", prof, "-t", "0.5", in},
+		{"join", "--cpuprofile", prof, "--stats-json", dir + "/./cpu.pprof", "-t", "0.5", in},
+		{"join", "--cpuprofile", "-", "-t", "0.5", in},
+		{"passwords", "--cpuprofile", in, in},
+	} {
+		if code, _, stderr := cliRun(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--cpuprofile") && !strings.Contains(stderr, "already") {
+			t.Errorf("%v: exit %d, %q; want 2", args, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != "a b c\na b c d\n" {
+		t.Errorf("the input now holds %q", b)
 	}
 	noPartial(t, dir)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/simjoin/simjoin/cmd/simjoin/internal/infile"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/progress"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/pwcheck"
@@ -105,7 +106,9 @@ func newPasswordsCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
-			return runPasswords(cmd.Context(), e, &cfg, args[0])
+			ctx, stop := cfg.mem.Watch(cmd.Context())
+			defer stop()
+			return runPasswords(ctx, e, &cfg, args[0])
 		},
 	}
 	cfg.addFlags(cmd.Flags())
@@ -125,6 +128,9 @@ func newCheckCmd(e *env) *cobra.Command {
 			if err := cfg.parse(cmd.Flags()); err != nil {
 				return err
 			}
+			ctx, stop := cfg.mem.Watch(cmd.Context())
+			defer stop()
+			cmd.SetContext(ctx)
 			if cfg.silent && cfg.output != "" {
 				return usagef("--silent writes nothing: drop -o/--output")
 			}
@@ -137,8 +143,8 @@ func newCheckCmd(e *env) *cobra.Command {
 			if cfg.against == "" {
 				return usagef("missing --against LIST (or --index DIR)")
 			}
-			if cfg.against == "-" && len(args) == 0 {
-				return usagef("--against - reads the known list from stdin: give the candidates as arguments")
+			if len(args) == 0 && infile.OneStream(cfg.against, "-", e.stdin) {
+				return usagef("--against %s reads the known list from standard input, where the candidates would be read: give the candidates as arguments", cfg.against)
 			}
 			return runCheck(cmd.Context(), e, &cfg, args)
 		},

@@ -53,7 +53,7 @@ func runPlot(ctx context.Context, e *env, cfg *joinConfig, pf *plotFlags) error 
 	if pf.shapes != "" {
 		var err error
 		if shapes, err = approx.ParseShapes(pf.shapes); err != nil {
-			return usagef("--shapes: %v", err)
+			return usageError{rpt.FlagValueError("--shapes", err)}
 		}
 	}
 	lsh := cfg.lsh.opt

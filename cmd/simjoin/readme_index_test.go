@@ -19,7 +19,8 @@ const indexWalkPage = "docs/living-index.md"
 
 // TestReadmeIndex runs the walk through the index (indexWalkPage, every
 // console block of it) command by command in a temporary directory and
-// checks that each output is the one shown: `cat FILE` blocks define the files, `simjoin ...`
+// checks that each output is the one shown: `cat FILE` blocks define the files, `mkdir DIR`
+// makes a directory, `simjoin ...`
 // lines run the command line in-process, `simjoin serve ... &` starts the
 // server (on a free port instead of the one shown) and `curl` lines are sent
 // to it with net/http.
@@ -48,6 +49,10 @@ func TestReadmeIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			continue
+		case args[0] == "mkdir" && len(args) == 2:
+			if err := os.Mkdir(args[1], 0o755); err != nil {
+				t.Fatal(err)
+			}
 		case args[0] == "simjoin" && args[1] == "serve":
 			if args[len(args)-1] != "&" || srv != nil {
 				t.Fatalf("%s: want one server, started in the background", st.cmd)
@@ -205,7 +210,7 @@ func startReadmeServer(t *testing.T, args []string) *readmeServer {
 		lines := strings.Split(stderr.String(), "\n")
 		for _, line := range lines[:len(lines)-1] { // whole lines
 			if a, ok := strings.CutPrefix(line, "listening on "); ok {
-				s.addr = a
+				s.addr, _, _ = strings.Cut(a, " ")
 			}
 		}
 	}

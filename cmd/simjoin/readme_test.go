@@ -49,7 +49,8 @@ import (
 // the test. Cases marked long run only with -long.
 //
 // Comparisons mask what a run measures rather than computes (wall times of
-// phases, planning and the analysed run, peak memory), and collapse runs of
+// phases, planning and the analysed run, their shares and ratios, peak
+// memory, a ratio's "!"), and collapse runs of
 // spaces, which measured figures move; everything else, every count and every
 // predicted figure, must match. `go test ./cmd/simjoin -run TestReadme
 // -update-readme` rewrites testdata/readme.txt and the pages' blocks from
@@ -216,6 +217,9 @@ var (
 	// Headers of sections whose every time is measured.
 	readmeMeasuredSection = regexp.MustCompile(`^(phases:|analyze: )`)
 	readmeMeasuredIn      = regexp.MustCompile(`pairs in \d[\d,.]* ?(ns|µs|ms|s)\b`)
+	// Shares and ratios of measured times: planning's share of the chosen
+	// path's CPU, and explain --analyze's predicted over measured.
+	readmeMeasuredShare = regexp.MustCompile(`\d[\d.]*(%|x!?)`)
 )
 
 // maskReadme replaces measured figures and collapses runs of spaces.
@@ -231,8 +235,10 @@ func maskReadme(block string) string {
 		}
 		if inSection || readmeMeasuredRow.MatchString(l) {
 			l = readmeDuration.ReplaceAllString(l, "<measured>")
+			l = readmeMeasuredShare.ReplaceAllString(l, "<measured>")
 		}
 		l = readmeMeasuredIn.ReplaceAllString(l, "pairs in <measured>")
+		l = offLegend.ReplaceAllString(l, "") // there when a measured ratio is flagged
 		b.WriteString(spaces.ReplaceAllString(l, " "))
 	}
 	return b.String()

@@ -14,6 +14,7 @@ import (
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/buildinfo"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/cpuprofile"
 	"github.com/simjoin/simjoin/cmd/simjoin/internal/outfile"
+	rpt "github.com/simjoin/simjoin/cmd/simjoin/internal/report"
 )
 
 // Exit statuses.
@@ -85,7 +86,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isExit {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "simjoin:", inFlags(err))
+	fmt.Fprintln(stderr, "simjoin:", rpt.Plain(inFlags(err)))
 	// cobra reports an unknown command of simjoin as a plain error, before
 	// any of the command's checks.
 	var ue usageError
@@ -109,9 +110,19 @@ func newRootCmd(e *env, stopProfile *func()) *cobra.Command {
 			if err := checkFlags(cmd); err != nil {
 				return err
 			}
-			var err error
-			*stopProfile, err = cpuprofile.Start(cpuProfile)
-			return err
+			if cpuProfile == "" {
+				return nil
+			}
+			// An output of the run: it appears when the run ends well,
+			// and may be no other output or input.
+			f, err := e.create(cpuProfile)
+			if err == nil {
+				*stopProfile, err = cpuprofile.Start(f)
+			}
+			if err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE`")

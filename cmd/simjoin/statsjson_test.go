@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,5 +71,61 @@ func checkStatsJSON(t *testing.T, data []byte) {
 	}
 	if err := s.Validate(data); err != nil {
 		t.Errorf("--stats-json report does not follow docs/stats.schema.json: %v\n%s", err, data)
+	}
+	checkFloatsRounded(t, data)
+}
+
+// checkFloatsRounded checks that the floats of a JSON report carry no
+// binary noise: a duration in seconds (a name ending in "_s") has at most 9
+// decimals, the nanosecond; any other number at most 15 significant
+// digits.
+func checkFloatsRounded(t *testing.T, data []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Errorf("report: %v", err)
+		return
+	}
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(k, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(key, x)
+			}
+		case json.Number:
+			s := string(v)
+			mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(s, "-")), "e")
+			intPart, frac, _ := strings.Cut(mant, ".")
+			e, _ := strconv.Atoi(exp)
+			if strings.HasSuffix(key, "_s") && len(frac)-e > 9 {
+				t.Errorf("%q: %s is finer than the nanosecond", key, s)
+			}
+			if digits := strings.TrimLeft(intPart+frac, "0"); len(digits) > 15 {
+				t.Errorf("%q: %s has more than 15 significant digits", key, s)
+			}
+		}
+	}
+	walk("", v)
+}
+
+// TestExplainJSONFloatsRounded: explain --json (the plan, the analysis,
+// the cross-check) rounds its floats as the statistics report does.
+func TestExplainJSONFloatsRounded(t *testing.T) {
+	sets := "../../testdata/sets.txt"
+	for _, args := range [][]string{
+		{"explain", "--json", "-t", "0.5", sets},
+		{"explain", "--json", "--analyze", "-t", "0.5", sets},
+		{"explain", "--json", "--analyze", "--method", "lsh", "-t", "0.5", sets},
+		{"explain", "--json", "--cross-check", "200", "-t", "0.5", sets},
+	} {
+		out, _ := cliOK(t, "", args...)
+		checkFloatsRounded(t, []byte(out))
 	}
 }

@@ -12,7 +12,8 @@ import (
 
 // Flag groups: the headings under which help lists a command's flags, in
 // the order a user reaches for them (what to read, how a record becomes a
-// set, what counts as similar, the LSH path, what to write, what the
+// set, what counts as similar, the LSH path, how an index names and keeps
+// its records, what to write, what the
 // command alone does, what the run may use). The generated reference
 // (docs/reference, docs/man) lists them the same way.
 const (
@@ -20,6 +21,7 @@ const (
 	groupTokens     = "Token"
 	groupSimilarity = "Similarity"
 	groupLSH        = "LSH"
+	groupRecord     = "Record"
 	groupOutput     = "Output"
 	groupExplain    = "Explain"
 	groupPlot       = "Plot"
@@ -30,7 +32,7 @@ const (
 )
 
 // groupOrder is the order of the headings in help.
-var groupOrder = []string{groupInput, groupTokens, groupSimilarity, groupLSH, groupOutput,
+var groupOrder = []string{groupInput, groupTokens, groupSimilarity, groupLSH, groupRecord, groupOutput,
 	groupExplain, groupPlot, groupSearch, groupServer, groupResources, groupOther}
 
 // flagGroup is the group of each flag by name; groupOf reads
@@ -44,14 +46,16 @@ var flagGroup = map[string]string{
 	"tokens": groupTokens, "case": groupTokens, "punct": groupTokens, "go-semicolons": groupTokens,
 	"qgram": groupTokens, "fold-case": groupTokens, "fold-leet": groupTokens, "strip-suffix": groupTokens,
 
-	"threshold": groupSimilarity, "measure": groupSimilarity, "method": groupSimilarity,
+	"threshold": groupSimilarity, "measure": groupSimilarity, "method": groupSimilarity, "lsh-margin": groupSimilarity,
 	"min-threshold": groupSimilarity, "dedup": groupSimilarity,
 
 	"lsh": groupLSH, "perm": groupLSH, "bits": groupLSH, "recall": groupLSH, "verify": groupLSH,
 	"seed": groupLSH, "minhash": groupLSH, "max-bucket": groupLSH, "min-size": groupLSH,
-	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH,
+	"check-recall": groupLSH, "bands": groupLSH, "raw-sets": groupLSH, "force": groupLSH, "bloom-fpp": groupLSH,
 
-	"output": groupOutput, "format": groupOutput, "sort": groupOutput, "stats": groupOutput,
+	"keys": groupRecord, "store": groupRecord, "input-format": groupRecord, "on-conflict": groupRecord,
+
+	"fields": groupOutput, "output": groupOutput, "format": groupOutput, "sort": groupOutput, "stats": groupOutput,
 	"stats-json": groupOutput, "families": groupOutput, "clusters": groupOutput,
 	"silent": groupOutput, "json": groupOutput,
 
@@ -60,11 +64,13 @@ var flagGroup = map[string]string{
 	"scurve": groupPlot, "circle": groupPlot, "shapes": groupPlot, "truth": groupPlot,
 	"sample": groupPlot, "seeds": groupPlot,
 
-	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch,
+	"top-k": groupSearch, "refine-k": groupSearch, "only": groupSearch, "estimate": groupSearch,
 
 	"addr": groupServer, "max-body": groupServer, "max-records": groupServer, "max-hits": groupServer, "shutdown-timeout": groupServer,
+	"max-queries": groupServer, "max-request-time": groupServer, "auth-token-file": groupServer, "insecure": groupServer,
+	"tls-cert": groupServer, "tls-key": groupServer, "backup-dir": groupServer, "compact-deleted": groupServer,
 
-	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources,
+	"workers": groupResources, "memory-limit": groupResources, "batch": groupResources, "in-memory": groupResources,
 	"cpuprofile": groupResources,
 
 	"help": groupOther, "version": groupOther, "no-descriptions": groupOther, // cobra's completion

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,64 @@ func TestReportWording(t *testing.T) {
 	}
 	if !strings.Contains(errs, "[0.95, 1.00]") {
 		t.Errorf("plot --stats histogram's top bin should be closed at 1:\n%s", errs)
+	}
+}
+
+// TestErrorsDoNotStutter runs the join and passwords commands into the
+// errors they can meet and checks each message: one line, and no part of it
+// (between ": ") a package's name or the part before it again, as in
+// "--lsh: approx: bad LSH shape" or "simjoin: simjoin: order: ...".
+func TestErrorsDoNotStutter(t *testing.T) {
+	dir := t.TempDir()
+	in := cliWrite(t, dir, "in", "a b c\na b c d\n")
+	pw := cliWrite(t, dir, "pw", "password1\npassword2\n")
+	bad := cliWrite(t, dir, "bad", "\xff\xfe bad\n")
+	trunc := writeBytes(t, dir, "trunc.gz", gzipText(t, "a b c\na b c d\n")[:20])
+	for _, args := range [][]string{
+		{"join", in},
+		{"join", "-t", "2", in},
+		{"join", "-t", "0.5", "--tokens", "qgram:0", in},
+		{"join", "-t", "0.5", "--tokens", "bogus", in},
+		{"join", "-t", "0.5", "--tokens", "set:2", in},
+		{"join", "-t", "0.5", "--tokens", "words", bad},
+		{"join", "-t", "0.5", "--measure", "bogus", in},
+		{"join", "-t", "0.5", "--method", "lsh", "--lsh", "0x1", in},
+		{"join", "-t", "0.5", "--method", "lsh", "--lsh", "99x99", in},
+		{"join", "-t", "0.5", "--method", "lsh", "--perm", "0", in},
+		{"join", "-t", "0.5", filepath.Join(dir, "missing")},
+		{"join", "-t", "0.5", dir},
+		{"join", "-t", "0.5", "--files", "--include", "[", dir},
+		{"join", "-t", "0.5", "--files", "--include", "*.x", dir},
+		{"join", "-t", "0.5", "-o", filepath.Join(dir, "no", "x"), in},
+		{"join", "-t", "0.5", "--stats-json", filepath.Join(dir, "no", "x"), in},
+		{"join", "-t", "0.5", "--cpuprofile", filepath.Join(dir, "no", "p"), in},
+		{"join", "-t", "0.5", "--memory-limit", "lots", in},
+		{"join", "-t", "0.5", "--memory-limit", "10", in},
+		{"join", "-t", "0.5", trunc},
+		{"explain", "-t", "2", "--measure", "overlap", "--cross-check", "5", in},
+		{"plot", "-t", "0.5", "--shapes", "2x2,0x1", in},
+		{"plot", "-t", "0.5", "--measure", "cosine", in},
+		{"dedup", "-t", "0.5", "--against", in, in},
+		{"passwords", "-q", "0", pw},
+		{"passwords", "--counts=bogus", pw},
+		{"passwords", "--counts=last", pw},
+		{"passwords", trunc},
+		{"passwords", "check", "--against", filepath.Join(dir, "missing"), "x"},
+		{"passwords", "check", "--against", pw, "--memory-limit", "10", "x"},
+		{"passwords", "check", "--index", dir, "x"},
+	} {
+		code, _, stderr := cliRun(t, "", args...)
+		msg := strings.TrimSuffix(stderr, "\n")
+		if code == 0 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "simjoin: ") {
+			t.Errorf("%v: exit %d, %q: want one line", args, code, stderr)
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(msg, "simjoin: "), ": ")
+		for i, p := range parts {
+			if slices.Contains([]string{"simjoin", "approx", "shingle", "order", "planner", "prefix", "join", "passwords", "cluster", "index"}, p) ||
+				i > 0 && p == parts[i-1] {
+				t.Errorf("%v: %q stutters at %q", args, msg, p)
+			}
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/simjoin/simjoin/index"
-	"github.com/simjoin/simjoin/prefix"
 )
 
 // groupCommit merges concurrent insert requests into one index batch; the
@@ -20,12 +19,13 @@ const maxGroupRecords = 1 << 14
 // committer merges the insert requests waiting for the index into one
 // Insert: one write-ahead-log append and one fsync for all of them (group
 // commit, as databases do). Requests are taken in arrival order, and only
-// runs of consecutive requests with the same dedup threshold are merged, so
-// the outcome of each record is the one serial requests would get (search
-// before insert sees every earlier record of the merged batch, exactly as
-// it would have seen them held). There is no goroutine of its own: the
-// request at the head of the queue runs one merged batch for everyone in it,
-// then hands the turn to the next request waiting, if any.
+// runs of consecutive requests with the same dedup threshold and conflict
+// rule are merged, so the outcome of each record is the one serial
+// requests would get (search before insert sees every earlier record of
+// the merged batch, exactly as it would have seen them held, and so does
+// the check of a key). There is no goroutine of its own: the request at the
+// head of the queue runs one merged batch for everyone in it, then hands
+// the turn to the next request waiting, if any.
 type committer struct {
 	ix *index.Index
 
@@ -36,8 +36,8 @@ type committer struct {
 
 // pending is one insert request waiting in the committer's queue.
 type pending struct {
-	recs [][]byte
-	t    prefix.Threshold
+	recs []index.Record
+	opt  index.InsertOptions
 	// wake receives true when the request must run the next batch, false
 	// when its outcomes are ready.
 	wake chan bool
@@ -45,15 +45,21 @@ type pending struct {
 	err  error
 }
 
-// insert inserts recs with dedup threshold t, merged with the requests
-// waiting at the same time, and returns once they are durable. As
-// index.Insert, it returns outcomes with an error when the records are
-// durable but a checkpoint after them failed.
-func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshold) ([]index.Outcome, error) {
-	if !groupCommit {
-		return c.ix.Insert(ctx, recs, t)
+// insert inserts recs with opt, merged with the requests waiting at the
+// same time, and returns once they are durable; ctx is checked before the
+// records join the queue. As index.InsertRecords, it returns outcomes with
+// an error when the records are durable but a checkpoint after them failed.
+func (c *committer) insert(ctx context.Context, recs []index.Record, opt index.InsertOptions) ([]index.Outcome, error) {
+	// A request past its time (or whose client left) is refused here; once
+	// queued it is inserted and answered whatever its context says, since
+	// its records may be durable.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	p := &pending{recs: recs, t: t, wake: make(chan bool, 1)}
+	if !groupCommit {
+		return c.ix.InsertRecords(ctx, recs, opt)
+	}
+	p := &pending{recs: recs, opt: opt, wake: make(chan bool, 1)}
 	c.mu.Lock()
 	c.queue = append(c.queue, p)
 	lead := !c.busy
@@ -66,7 +72,7 @@ func (c *committer) insert(ctx context.Context, recs [][]byte, t prefix.Threshol
 	// threshold.
 	c.mu.Lock()
 	n, size := 1, len(p.recs)
-	for n < len(c.queue) && c.queue[n].t == p.t && size+len(c.queue[n].recs) <= maxGroupRecords {
+	for n < len(c.queue) && c.queue[n].opt == p.opt && size+len(c.queue[n].recs) <= maxGroupRecords {
 		size += len(c.queue[n].recs)
 		n++
 	}
@@ -102,24 +108,26 @@ func (c *committer) runGuarded(group []*pending, size int) {
 }
 
 // run inserts the records of group as one batch and gives each request its
-// outcomes. A record the tokenizer rejects fails the whole batch before
+// outcomes. A record the index refuses (one that does not tokenize, or
+// whose key is held under ConflictError) fails the whole batch before
 // anything is written; the requests are then inserted one by one, so that
 // only the request holding it fails.
 func (c *committer) run(group []*pending, size int) {
 	if len(group) == 1 {
 		p := group[0]
-		p.outs, p.err = c.ix.Insert(context.Background(), p.recs, p.t)
+		p.outs, p.err = c.ix.InsertRecords(context.Background(), p.recs, p.opt)
 		return
 	}
-	all := make([][]byte, 0, size)
+	all := make([]index.Record, 0, size)
 	for _, p := range group {
 		all = append(all, p.recs...)
 	}
-	outs, err := c.ix.Insert(context.Background(), all, group[0].t)
+	outs, err := c.ix.InsertRecords(context.Background(), all, group[0].opt)
 	var re *index.RecordError
-	if errors.As(err, &re) {
+	var ke *index.KeyError
+	if errors.As(err, &re) || errors.As(err, &ke) {
 		for _, p := range group {
-			p.outs, p.err = c.ix.Insert(context.Background(), p.recs, p.t)
+			p.outs, p.err = c.ix.InsertRecords(context.Background(), p.recs, p.opt)
 		}
 		return
 	}

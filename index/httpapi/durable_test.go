@@ -34,7 +34,7 @@ func TestInsertDurableCheckpointFails(t *testing.T) {
 		t.Fatalf("%d results for %d records", len(resp.Results), len(recs))
 	}
 	for i, r := range resp.Results {
-		if r.Status != "inserted" || r.ID != uint64(i)+resp.Results[0].ID {
+		if r.Status != "inserted" || idOf(r.ID) != uint64(i)+idOf(resp.Results[0].ID) {
 			t.Fatalf("record %d: %+v", i, r)
 		}
 	}

@@ -184,12 +184,12 @@ func jaccard(o, x, y int) float64 { return float64(o) / float64(x+y-o) }
 func (o *oracle) insert(x []uint32, t prefix.Threshold) httpapi.RecordResult {
 	if t.Den != 0 {
 		if id, ov, y, ok := o.best(x, t); ok {
-			return httpapi.RecordResult{Status: "duplicate", ID: uint64(id) + 1, Sim: jaccard(ov, len(x), y)}
+			return httpapi.RecordResult{Status: "duplicate", ID: num(uint64(id) + 1), Sim: jaccard(ov, len(x), y)}
 		}
 	}
 	o.sets = append(o.sets, x)
 	o.live = append(o.live, true)
-	return httpapi.RecordResult{Status: "inserted", ID: uint64(len(o.sets))} // ids from 1
+	return httpapi.RecordResult{Status: "inserted", ID: num(uint64(len(o.sets)))} // ids from 1
 }
 
 // search returns every live record reaching t, best first, ties by id.
@@ -211,7 +211,7 @@ func (o *oracle) search(x []uint32, t prefix.Threshold) []httpapi.Hit {
 		return cmp.Compare(a.id, b.id)
 	})
 	for _, v := range hs {
-		hits = append(hits, httpapi.Hit{ID: uint64(v.id) + 1, Sim: jaccard(v.o, len(x), v.y)})
+		hits = append(hits, httpapi.Hit{ID: num(uint64(v.id) + 1), Sim: jaccard(v.o, len(x), v.y)})
 	}
 	return hits
 }
@@ -221,7 +221,17 @@ func (o *oracle) search(x []uint32, t prefix.Threshold) []httpapi.Hit {
 func sameSim(a, b float64) bool { return a-b <= 5e-7 && b-a <= 5e-7 }
 
 func sameHits(a, b []httpapi.Hit) bool {
-	return slices.EqualFunc(a, b, func(x, y httpapi.Hit) bool { return x.ID == y.ID && sameSim(x.Sim, y.Sim) })
+	return slices.EqualFunc(a, b, func(x, y httpapi.Hit) bool { return idOf(x.ID) == idOf(y.ID) && sameSim(x.Sim, y.Sim) })
+}
+
+// num is the JSON of id n, as a RecordResult or Hit names a record of an
+// index without keys.
+func num(n uint64) json.RawMessage { return json.RawMessage(strconv.FormatUint(n, 10)) }
+
+// idOf reads the id of a RecordResult or Hit (0: not an id).
+func idOf(raw json.RawMessage) uint64 {
+	n, _ := strconv.ParseUint(string(raw), 10, 64)
+	return n
 }
 
 // TestDedupAgainstOracle inserts a collection with planted near-duplicates
@@ -246,7 +256,7 @@ func TestDedupAgainstOracle(t *testing.T) {
 		}
 		for k, got := range resp.Results {
 			want := o.insert(sets[start+k], dedup)
-			if got.Status != want.Status || got.ID != want.ID || !sameSim(got.Sim, want.Sim) {
+			if got.Status != want.Status || idOf(got.ID) != idOf(want.ID) || !sameSim(got.Sim, want.Sim) {
 				t.Fatalf("record %d: got %+v, want %+v", start+k, got, want)
 			}
 			if want.Status == "inserted" {
@@ -297,7 +307,7 @@ func TestDeleteAndRestrict(t *testing.T) {
 	var ins httpapi.InsertResponse
 	s.post("/v1/records", map[string]any{"records": []string{"a b c d", "a b c d e", "a b c", "x y z"}}, &ins)
 	for i, r := range ins.Results {
-		if r.Status != "inserted" || r.ID != uint64(i)+1 {
+		if r.Status != "inserted" || idOf(r.ID) != uint64(i)+1 {
 			t.Fatalf("insert without dedup: result %d is %+v", i, r)
 		}
 	}
@@ -309,7 +319,7 @@ func TestDeleteAndRestrict(t *testing.T) {
 		s.post("/v1/search", body, &resp)
 		return resp.Results[0]
 	}
-	want := []httpapi.Hit{{ID: 1, Sim: 1}, {ID: 2, Sim: 0.8}, {ID: 3, Sim: 0.75}}
+	want := []httpapi.Hit{{ID: num(1), Sim: 1}, {ID: num(2), Sim: 0.8}, {ID: num(3), Sim: 0.75}}
 	if got := search(map[string]any{}); !sameHits(got, want) {
 		t.Fatalf("search: got %v, want %v", got, want)
 	}
@@ -335,8 +345,8 @@ func TestDeleteAndRestrict(t *testing.T) {
 	}
 	// Ids are never reused.
 	s.post("/v1/records", map[string]any{"records": []string{"p q"}}, &ins)
-	if ins.Results[0].ID != 5 {
-		t.Errorf("insert after delete: id %d, want 5", ins.Results[0].ID)
+	if idOf(ins.Results[0].ID) != 5 {
+		t.Errorf("insert after delete: id %s, want 5", ins.Results[0].ID)
 	}
 }
 
@@ -374,9 +384,10 @@ func TestBadRequests(t *testing.T) {
 		{"POST", "/v1/search", `{"queries": ["a"], "top_k": 5, "refine_k": 100000}`, 400, "refine_k 100000: want top_k (5) to "},
 		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [1], "exclude": [2]}`, 400, "not both"},
 		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0}`, 400, "threshold"},
-		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [-1]}`, 400, "malformed JSON"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": [-1]}`, 400, "only: -1 is not a record id"},
+		{"POST", "/v1/search", `{"queries": ["a"], "threshold": 0.8, "only": ["1"]}`, 400, `only: "1" is not a record id`},
 		{"GET", "/v1/search", ``, 405, "want POST"},
-		{"PUT", "/v1/records/3", ``, 405, "want DELETE"},
+		{"PUT", "/v1/records/3", ``, 405, "want DELETE, GET"},
 		{"DELETE", "/v1/records/x", ``, 400, `record id "x"`},
 		{"DELETE", "/v1/records/-1", ``, 400, "record id"},
 		{"GET", "/v2/health", ``, 404, "no such endpoint"},
@@ -533,7 +544,7 @@ func TestGracefulShutdown(t *testing.T) {
 					return
 				}
 				mu.Lock()
-				acked = append(acked, ackedRecord{text, resp.Results[0].ID})
+				acked = append(acked, ackedRecord{text, idOf(resp.Results[0].ID)})
 				n := len(acked)
 				mu.Unlock()
 				if n >= 20 {
@@ -591,7 +602,7 @@ func checkAcked(t *testing.T, url string, acked []ackedRecord) {
 			t.Fatalf("search: %d %v", r.StatusCode, err)
 		}
 		for i, a := range part {
-			if !slices.ContainsFunc(resp.Results[i], func(h httpapi.Hit) bool { return h.ID == a.id && h.Sim == 1 }) {
+			if !slices.ContainsFunc(resp.Results[i], func(h httpapi.Hit) bool { return idOf(h.ID) == a.id && h.Sim == 1 }) {
 				t.Errorf("acknowledged record %d not found: hits %v", a.id, resp.Results[i])
 			}
 		}
@@ -657,19 +668,108 @@ func TestLSHEstimates(t *testing.T) {
 	s := startServer(t, cfg, httpapi.Options{})
 	var ins httpapi.InsertResponse
 	s.post("/v1/records", map[string]any{"records": []string{"a b c d e f g h", "a b c d e f g h", "p q r s t u v w"}, "dedup_threshold": 0.9}, &ins)
-	want := []httpapi.RecordResult{{Status: "inserted", ID: 1}, {Status: "duplicate", ID: 1, Sim: 1, Estimated: true}, {Status: "inserted", ID: 2}}
-	if !slices.Equal(ins.Results, want) {
+	want := []httpapi.RecordResult{{Status: "inserted", ID: num(1)}, {Status: "duplicate", ID: num(1), Sim: 1, Estimated: true}, {Status: "inserted", ID: num(2)}}
+	if fmt.Sprint(ins.Results) != fmt.Sprint(want) {
 		t.Fatalf("insert: %+v, want %+v", ins.Results, want)
 	}
 	var resp httpapi.SearchResponse
 	s.post("/v1/search", map[string]any{"queries": []string{"a b c d e f g h", "p q r s t u v w"}, "top_k": 1, "refine_k": 5}, &resp)
 	for q, id := range []uint64{1, 2} {
-		if len(resp.Results[q]) != 1 || resp.Results[q][0] != (httpapi.Hit{ID: id, Sim: 1, Estimated: true}) {
+		if len(resp.Results[q]) != 1 || fmt.Sprint(resp.Results[q][0]) != fmt.Sprint(httpapi.Hit{ID: num(id), Sim: 1, Estimated: true}) {
 			t.Errorf("top_k 1, query %d: %+v, want id %d at an estimated 1", q, resp.Results[q], id)
 		}
 	}
 	// Below the minimum threshold is allowed for LSH.
 	if code, body := s.do(http.MethodPost, "/v1/search", `{"queries": ["a b c"], "threshold": 0.3}`); code != http.StatusOK {
 		t.Errorf("LSH search at 0.3: %d %s", code, body)
+	}
+}
+
+// TestTopKMinThreshold: a top_k answer says the index's minimum threshold
+// ("min_threshold"), below which top-k considers no record, also when it is
+// empty; a threshold search's answer does not; GET /v1/stats gives the
+// predicted recall at the minimum and each tenth above it.
+func TestTopKMinThreshold(t *testing.T) {
+	s := startServerOpts(t, httpapi.Options{})
+	s.post("/v1/records", map[string]any{"records": []string{"a b c d"}}, new(httpapi.InsertResponse))
+	for _, c := range []struct{ body, want string }{
+		{`{"queries": ["a b c d", "x y"], "top_k": 3}`, `{"results":[[{"id":1,"sim":1}],[]],"min_threshold":0.5}`},
+		{`{"queries": [], "top_k": 3}`, `{"error":"queries: want a non-empty list of strings"}`},
+		{`{"queries": ["a b c d"], "threshold": 0.5}`, `{"results":[[{"id":1,"sim":1}]]}`},
+	} {
+		if _, b := s.do("POST", "/v1/search", c.body); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("%s: %s, want %s", c.body, b, c.want)
+		}
+	}
+	_, b := s.do("GET", "/v1/stats", "")
+	if !strings.Contains(string(b), `"predicted_recall":{"0.5":1,"0.6":1,"0.7":1,"0.8":1,"0.9":1}`) {
+		t.Errorf("stats: %s", b)
+	}
+}
+
+// TestKeysAndFields drives an index with string keys and stored text over
+// HTTP: records in with their keys and payloads, every answer naming them
+// by key; a key held is 409 unless on_conflict replaces or skips it; GET
+// /v1/records/{key} returns the text and payload (a key percent-encoded);
+// DELETE by key; a search returns the fields asked for and takes only and
+// exclude by key; and an index of integer keys takes and answers them as
+// JSON numbers.
+func TestKeysAndFields(t *testing.T) {
+	cfg := exactCfg
+	cfg.Keys, cfg.StoreText = index.StringKeys, true
+	s := startServer(t, cfg, httpapi.Options{})
+	for _, c := range []struct{ method, path, body, want string }{
+		{"POST", "/v1/records", `{"records": [{"id": "doc 1/é", "text": "a b c d", "payload": {"src": "web", "n": [1, 2]}}, {"id": "d2", "text": "x y z"}]}`,
+			`{"results":[{"status":"inserted","id":"doc 1/é"},{"status":"inserted","id":"d2"}]}`},
+		{"POST", "/v1/records", `{"records": [{"id": "d3", "text": "a b c d e"}], "dedup_threshold": 0.8}`,
+			`{"results":[{"status":"duplicate","id":"doc 1/é","sim":0.8}]}`},
+		{"POST", "/v1/records", `{"records": [{"id": "d3", "text": "p q"}, {"id": "d2", "text": "x y"}]}`,
+			`{"error":"records[1]: key \"d2\" is held by a live record (on_conflict \"replace\" or \"skip\" takes it)"}`},
+		{"POST", "/v1/records", `{"records": [{"id": "d2", "text": "x y"}], "on_conflict": "skip"}`,
+			`{"results":[{"status":"exists","id":"d2"}]}`},
+		{"POST", "/v1/records", `{"records": [{"id": "d2", "text": "x y w", "payload": {"v": 2}}], "on_conflict": "replace"}`,
+			`{"results":[{"status":"replaced","id":"d2"}]}`},
+		{"POST", "/v1/records", `{"records": ["a b"]}`, `{"error":"records[0]: the index takes a string key with each record: want {\"id\": KEY, \"text\": ...}"}`},
+		{"POST", "/v1/records", `{"records": [{"id": 7, "text": "a b"}]}`, `{"error":"records[0]: \"id\": not a key: want a JSON string"}`},
+		{"POST", "/v1/records", `{"records": [{"id": "e", "text": "a"}], "on_conflict": "upsert"}`, `{"error":"on_conflict \"upsert\": want error, replace or skip"}`},
+		{"GET", "/v1/records/doc%201%2F%C3%A9", ``, `{"id":"doc 1/é","text":"a b c d","payload":{"src":"web","n":[1,2]}}`},
+		{"GET", "/v1/records/d2", ``, `{"id":"d2","text":"x y w","payload":{"v":2}}`},
+		{"GET", "/v1/records/d3", ``, `{"error":"no live record \"d3\""}`},
+		{"POST", "/v1/search", `{"queries": ["a b c d", "x y w"], "threshold": 0.5, "fields": ["text", "payload"]}`,
+			`{"results":[[{"id":"doc 1/é","sim":1,"text":"a b c d","payload":{"src":"web","n":[1,2]}}],[{"id":"d2","sim":1,"text":"x y w","payload":{"v":2}}]]}`},
+		{"POST", "/v1/search", `{"queries": ["x y z"], "threshold": 0.5, "fields": ["text"], "exclude": ["doc 1/é"]}`,
+			`{"results":[[{"id":"d2","sim":0.5,"text":"x y w"}]]}`},
+		{"POST", "/v1/search", `{"queries": ["x y w"], "threshold": 0.5, "only": ["doc 1/é"]}`, `{"results":[[]]}`},
+		{"POST", "/v1/search", `{"queries": ["x y w"], "threshold": 0.5, "only": [3]}`, `{"error":"only: 3 is not a key: want a JSON string"}`},
+		{"POST", "/v1/search", `{"queries": ["x"], "top_k": 1, "fields": ["txt"]}`, `{"error":"fields: \"txt\": want \"text\" or \"payload\""}`},
+		{"DELETE", "/v1/records/d2", ``, `{"id":"d2","deleted":true}`},
+		{"DELETE", "/v1/records/d2", ``, `{"error":"no live record \"d2\""}`},
+	} {
+		if _, b := s.do(c.method, c.path, c.body); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("%s %s %s:\n got %s\nwant %s", c.method, c.path, c.body, b, c.want)
+		}
+	}
+	if code, _ := s.do("POST", "/v1/records", `{"records": [{"id": "d2", "text": "a"}, {"id": "d2", "text": "b"}]}`); code != http.StatusConflict {
+		t.Errorf("a key given twice: %d, want 409", code)
+	}
+
+	icfg := exactCfg
+	icfg.Keys = index.IntKeys
+	si := startServer(t, icfg, httpapi.Options{})
+	for _, c := range []struct{ method, path, body, want string }{
+		{"POST", "/v1/records", `{"records": [{"id": -9007199254740993, "text": "a b"}, {"id": 12, "text": "c d"}]}`,
+			`{"results":[{"status":"inserted","id":-9007199254740993},{"status":"inserted","id":12}]}`},
+		{"POST", "/v1/records", `{"records": [{"id": "12", "text": "a b"}]}`, `{"error":"records[0]: \"id\": not a key: want a JSON number"}`},
+		{"POST", "/v1/records", `{"records": [{"id": 1.5, "text": "a b"}]}`, `{"error":"records[0]: \"id\": not a key: want a decimal integer from -2^63 to 2^63-1, no plus sign or leading zeros"}`},
+		{"POST", "/v1/records", `{"records": [{"id": 5, "text": "a", "payload": {}}]}`, `{"error":"records[0]: payload: want a JSON object, on an index that stores text"}`},
+		{"POST", "/v1/search", `{"queries": ["a b"], "top_k": 2}`, `{"results":[[{"id":-9007199254740993,"sim":1}]],"min_threshold":0.5}`},
+		{"GET", "/v1/records/-9007199254740993", ``, `{"id":-9007199254740993}`},
+		{"GET", "/v1/records/012", ``, `{"error":"record key \"012\" is not a key: want a decimal integer from -2^63 to 2^63-1, no plus sign or leading zeros"}`},
+		{"POST", "/v1/search", `{"queries": ["a b"], "threshold": 0.5, "fields": ["text"]}`, `{"error":"fields: the index stores no text (create it with --store text)"}`},
+		{"DELETE", "/v1/records/12", ``, `{"id":12,"deleted":true}`},
+	} {
+		if _, b := si.do(c.method, c.path, c.body); strings.TrimSpace(string(b)) != c.want {
+			t.Errorf("%s %s %s:\n got %s\nwant %s", c.method, c.path, c.body, b, c.want)
+		}
 	}
 }

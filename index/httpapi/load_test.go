@@ -29,6 +29,7 @@ type loadConfig struct {
 	Clients, Requests, Batch, SearchEvery int
 	Seed                                  uint64
 	Timeout                               time.Duration // 0: one minute
+	Token                                 string        // sent as a bearer token when not ""
 }
 
 // loadResult is what a load measured.
@@ -95,6 +96,9 @@ func runLoad(t testing.TB, url string, cfg loadConfig) loadResult {
 				b, _ := json.Marshal(body)
 				t0 := time.Now()
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+path, bytes.NewReader(b))
+				if cfg.Token != "" {
+					req.Header.Set("Authorization", "Bearer "+cfg.Token)
+				}
 				resp, err := hc.Do(req)
 				var data []byte
 				if err == nil {
@@ -126,7 +130,7 @@ func runLoad(t testing.TB, url string, cfg loadConfig) loadResult {
 					for k, rr := range ir.Results {
 						res.records++
 						if rr.Status == "inserted" {
-							res.acked = append(res.acked, ackedRecord{batch[k], rr.ID})
+							res.acked = append(res.acked, ackedRecord{batch[k], idOf(rr.ID)})
 						} else {
 							res.dups++
 						}
@@ -160,16 +164,28 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // kind of request; it stops after b.N requests or a minute. commit=group
 // merges concurrent inserts into one synced batch (the server's way);
 // commit=serial inserts each request on its own, for comparison.
+// batch=1 is 16 clients inserting one record a request (no search),
+// auth=bearer with a bearer token checked on each (Options.AuthToken).
 func BenchmarkServerLoad(b *testing.B) {
 	for _, clients := range []int{1, 4, 16} {
 		for _, group := range []bool{true, false} {
 			name := fmt.Sprintf("clients=%d/batch=10/search=1in4/commit=%s", clients, map[bool]string{true: "group", false: "serial"}[group])
-			b.Run(name, func(b *testing.B) { benchLoad(b, clients, group) })
+			b.Run(name, func(b *testing.B) {
+				benchLoad(b, group, loadConfig{Clients: clients, Batch: 10, SearchEvery: 4, Seed: 1})
+			})
 		}
+	}
+	for _, token := range []string{"", "a-token-of-32-characters-or-more"} {
+		name := map[bool]string{false: "none", true: "bearer"}[token != ""]
+		b.Run("clients=16/batch=1/search=none/commit=group/auth="+name, func(b *testing.B) {
+			benchLoad(b, true, loadConfig{Clients: 16, Batch: 1, Seed: 1, Token: token})
+		})
 	}
 }
 
-func benchLoad(b *testing.B, clients int, group bool) {
+// benchLoad runs b.N requests of load on a new server (a bearer token
+// required when load.Token is given).
+func benchLoad(b *testing.B, group bool, load loadConfig) {
 	defer httpapi.SetGroupCommit(httpapi.SetGroupCommit(group))
 	b.ReportAllocs()
 	cfg := index.Config{
@@ -178,14 +194,17 @@ func benchLoad(b *testing.B, clients int, group bool) {
 		Measure:      prefix.Jaccard,
 		MinThreshold: prefix.Threshold{Num: 4, Den: 5},
 	}
-	s := startServer(b, cfg, httpapi.Options{})
+	s := startServer(b, cfg, httpapi.Options{AuthToken: load.Token})
 	b.ResetTimer()
-	res := runLoad(b, s.url, loadConfig{Clients: clients, Requests: b.N, Batch: 10, SearchEvery: 4, Seed: 1})
+	load.Requests = b.N
+	res := runLoad(b, s.url, load)
 	b.StopTimer()
 	b.ReportMetric(float64(res.requests)/res.wall.Seconds(), "req/s")
 	b.ReportMetric(float64(res.records)/res.wall.Seconds(), "records/s")
 	b.ReportMetric(ms(percentile(res.inserts, 0.5)), "insert-p50-ms")
 	b.ReportMetric(ms(percentile(res.inserts, 0.99)), "insert-p99-ms")
-	b.ReportMetric(ms(percentile(res.searches, 0.5)), "search-p50-ms")
-	b.ReportMetric(ms(percentile(res.searches, 0.99)), "search-p99-ms")
+	if load.SearchEvery > 0 {
+		b.ReportMetric(ms(percentile(res.searches, 0.5)), "search-p50-ms")
+		b.ReportMetric(ms(percentile(res.searches, 0.99)), "search-p99-ms")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -17,13 +18,14 @@ type StatsField struct {
 }
 
 // StatsFields lists the statistics of an index of configuration cfg: first
-// "config", cfg's one-line description (index.Config.String), then the
-// exported fields of st in the order of index.Stats, keyed by their JSON tag
-// or, without one, by their name in snake_case (BytesOnDisk: bytes_on_disk);
-// the method is written by name. GET /v1/stats answers them as one JSON
-// object, and `simjoin index stats` prints them. Cost: O(fields).
+// "config", cfg's one-line description (index.Config.String), then
+// "predicted_recall" (PredictedRecall), then the exported fields of st in the
+// order of index.Stats, keyed by their JSON tag or, without one, by their
+// name in snake_case (BytesOnDisk: bytes_on_disk); the method is written
+// by name. GET /v1/stats answers them as one JSON object, and `simjoin
+// index stats` prints them. Cost: O(fields).
 func StatsFields(cfg index.Config, st index.Stats) []StatsField {
-	out := []StatsField{{"config", cfg.String()}}
+	out := []StatsField{{"config", cfg.String()}, {"predicted_recall", PredictedRecall(cfg)}}
 	v := reflect.ValueOf(st)
 	t := v.Type()
 	for i := range t.NumField() {
@@ -86,4 +88,47 @@ func MarshalStats(cfg index.Config, st index.Stats) ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// Recall is the predicted recall of an index at one similarity.
+type Recall struct {
+	At string  // the similarity, as a threshold is written: "0.5"
+	P  float64 // index.Config.PredictedRecall there
+}
+
+// RecallTable is the predicted recall of an index at its minimum threshold
+// and at each tenth above it up to 0.9 (from 0.1 when it has none): the
+// S-curve of an LSH index's banding, 1 for an exact one. It marshals as a
+// JSON object in that order, each probability with three significant
+// digits: {"0.5":0.954,"0.6":0.99,...}.
+type RecallTable []Recall
+
+// PredictedRecall returns the recall table of an index of configuration cfg.
+func PredictedRecall(cfg index.Config) RecallTable {
+	var tab RecallTable
+	lo := 0.0
+	if t := cfg.MinThreshold; t.Den != 0 {
+		lo = t.Float()
+		tab = append(tab, Recall{t.String(), cfg.PredictedRecall(lo)})
+	}
+	for k := 1; k <= 9; k++ {
+		if s := float64(k) / 10; s > lo+1e-9 {
+			tab = append(tab, Recall{strconv.FormatFloat(s, 'f', -1, 64), cfg.PredictedRecall(s)})
+		}
+	}
+	return tab
+}
+
+// MarshalJSON writes the table as one JSON object in its order.
+func (t RecallTable) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, r := range t {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, r.At)
+		b = append(b, ':')
+		b = append(b, index.FormatRecall(r.P)...)
+	}
+	return append(b, '}'), nil
 }

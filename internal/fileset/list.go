@@ -80,32 +80,53 @@ var ErrNotRegular = errors.New("not a regular file")
 // name starting with '.') are skipped inside directories; symbolic links to
 // files are followed, to directories not. A missing INPUT is an error; an
 // unreadable directory is one unless warn is given, which is then told.
-// FIFOs, devices, sockets, symbolic links to nothing and link loops are
-// errors too unless warn is given; then they are counted in st and skipped.
+// The filter comes first: a file it leaves out is never examined further,
+// whatever it is. Of the files it selects, FIFOs, devices, sockets,
+// symbolic links to nothing and link loops are errors too unless warn is
+// given; then they are counted in st and skipped. So a dangling link or a
+// device anywhere in a tree fails a run only if the run would have read it.
 // Listing never opens a file, so it never blocks on a FIFO.
 func List(args []string, filter *Filter, st *Stats, warn func(error)) ([]File, error) {
 	var out []File
+	// take selects the file at path (rel to its INPUT) unless the filter
+	// leaves it out: info gives its size, or bad says why it cannot be a
+	// record.
+	take := func(path, rel string, info func() (fs.FileInfo, error), bad error) error {
+		if bad == nil {
+			st.Listed++
+		}
+		if !filter.Keep(rel) {
+			return nil
+		}
+		if bad != nil {
+			return st.Skip(path, bad, warn)
+		}
+		f := File{ID: path, Rel: rel}
+		if i, err := info(); err == nil {
+			f.Size = i.Size()
+		}
+		out = append(out, f)
+		return nil
+	}
 	for _, arg := range args {
+		rel := filepath.ToSlash(arg)
 		info, err := os.Stat(arg)
 		if err != nil {
 			if errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrNotExist) && isSymlink(arg) {
-				if err := st.Skip(arg, err, warn); err != nil {
+				if err := take(arg, rel, nil, err); err != nil {
 					return nil, err
 				}
 				continue
 			}
 			return nil, err
 		}
-		if !info.IsDir() && !info.Mode().IsRegular() {
-			if err := st.Skip(arg, ErrNotRegular, warn); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		if !info.IsDir() {
-			st.Listed++
-			if filter.Keep(filepath.ToSlash(arg)) {
-				out = append(out, File{ID: arg, Rel: filepath.ToSlash(arg)})
+			var bad error
+			if !info.Mode().IsRegular() {
+				bad = ErrNotRegular
+			}
+			if err := take(arg, rel, func() (fs.FileInfo, error) { return info, nil }, bad); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -123,38 +144,31 @@ func List(args []string, filter *Filter, st *Stats, warn func(error)) ([]File, e
 				}
 				return nil
 			}
-			size := d.Info
-			switch {
-			case d.IsDir():
+			if d.IsDir() {
 				return nil
-			case d.Type()&fs.ModeSymlink != 0:
-				target, err := os.Stat(path)
-				switch {
-				case err != nil:
-					return st.Skip(path, err, warn)
-				case target.IsDir():
-					return nil // links to directories are not followed
-				case !target.Mode().IsRegular():
-					return st.Skip(path, ErrNotRegular, warn)
-				}
-				size = func() (fs.FileInfo, error) { return target, nil } // the target's, not the link's
-			case !d.Type().IsRegular():
-				return st.Skip(path, ErrNotRegular, warn)
 			}
-			st.Listed++
 			rel, err := filepath.Rel(arg, path)
 			if err != nil {
 				return err
 			}
-			rel = filepath.ToSlash(rel)
-			if filter.Keep(rel) {
-				f := File{ID: path, Rel: rel}
-				if info, err := size(); err == nil {
-					f.Size = info.Size()
+			info := d.Info
+			var bad error // why the file cannot be a record
+			switch {
+			case d.Type()&fs.ModeSymlink != 0:
+				target, err := os.Stat(path)
+				switch {
+				case err != nil:
+					bad = err
+				case target.IsDir():
+					return nil // links to directories are not followed
+				case !target.Mode().IsRegular():
+					bad = ErrNotRegular
 				}
-				out = append(out, f)
+				info = func() (fs.FileInfo, error) { return target, nil } // the target's, not the link's
+			case !d.Type().IsRegular():
+				bad = ErrNotRegular
 			}
-			return nil
+			return take(path, filepath.ToSlash(rel), info, bad)
 		})
 		if err != nil {
 			return nil, err

@@ -67,3 +67,50 @@ func TestList(t *testing.T) {
 		t.Errorf("nothing selected: %v, want a SelectionError", err)
 	}
 }
+
+// TestListFiltersFirst: a FIFO, a link to nothing or a link loop that the
+// globs leave out fails nothing and is not counted; one they select fails
+// the listing (or is skipped with warn), whether found in a directory or
+// named as an INPUT.
+func TestListFiltersFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink("nowhere", filepath.Join(dir, "gone.dat"))
+	os.Symlink("loop.dat", filepath.Join(dir, "loop.dat"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.dat"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := []string{filepath.Join(dir, "pipe.dat"), filepath.Join(dir, "gone.dat"), filepath.Join(dir, "a.txt")}
+	for _, tc := range []struct {
+		args             []string
+		include, exclude []string
+		fails            bool
+	}{
+		{[]string{dir}, []string{"*.txt"}, nil, false},
+		{[]string{dir}, nil, []string{"*.dat"}, false},
+		{named, []string{"*.txt"}, nil, false},
+		{[]string{dir}, []string{"*"}, nil, true},
+		{[]string{dir}, []string{"pipe.*", "*.txt"}, nil, true},
+		{named, []string{"*"}, []string{"gone.*"}, true},
+	} {
+		f, err := NewFilter(tc.include, tc.exclude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st Stats
+		files, err := List(tc.args, f, &st, nil)
+		switch {
+		case tc.fails && err != nil:
+		case tc.fails:
+			t.Errorf("%v +%v -%v: listed %d files, want an error", tc.args, tc.include, tc.exclude, len(files))
+		case err != nil:
+			t.Errorf("%v +%v -%v: %v", tc.args, tc.include, tc.exclude, err)
+		case st.NotRegular+st.Dangling+st.Loops != 0 || len(files) == 0:
+			t.Errorf("%v +%v -%v: %d files, stats %+v", tc.args, tc.include, tc.exclude, len(files), st)
+		}
+	}
+}

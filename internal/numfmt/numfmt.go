@@ -3,10 +3,7 @@
 // the statistics and the memory check print sizes the same way.
 package numfmt
 
-import (
-	"fmt"
-	"strconv"
-)
+import "strconv"
 
 // Group formats n in decimal with a comma between groups of three digits:
 // 1234567 as "1,234,567", -1000 as "-1,000". Cost: one allocation.
@@ -44,17 +41,29 @@ func Secs(s float64) string {
 	}
 }
 
-// Bytes formats a size of n bytes for people in GiB (from 1 GiB), MiB (from
-// 1 MiB) or KiB, with prec decimals in GiB and one fewer (but at least none)
-// in MiB and KiB: Bytes(3<<20, 2) is "3.0 MiB", Bytes(3<<30, 1) "3.0 GiB",
-// Bytes(300<<20, 1) "300 MiB".
+// Bytes formats a size of n bytes for people: below 1 KiB as a count of
+// bytes ("34 B", "0 B"), else in GiB (from 1 GiB), MiB (from 1 MiB) or KiB,
+// with prec decimals in GiB and one fewer (but at least none) in MiB and
+// KiB, and in the larger unit when the figure would round to 1024 of the
+// smaller: Bytes(3<<20, 2) is "3.0 MiB", Bytes(3<<30, 1) "3.0 GiB",
+// Bytes(300<<20, 1) "300 MiB", Bytes(1<<20-1, 2) "1.0 MiB".
 func Bytes(n int64, prec int) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.*f GiB", prec, float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.*f MiB", max(prec-1, 0), float64(n)/(1<<20))
-	default:
-		return fmt.Sprintf("%.*f KiB", max(prec-1, 0), float64(n)/(1<<10))
+	if n < 1<<10 {
+		return strconv.FormatInt(n, 10) + " B"
 	}
+	units := [...]struct {
+		name string
+		size float64
+		prec int
+	}{{"KiB", 1 << 10, max(prec-1, 0)}, {"MiB", 1 << 20, max(prec-1, 0)}, {"GiB", 1 << 30, prec}}
+	u := 0
+	for u+1 < len(units) && n >= int64(units[u+1].size) {
+		u++
+	}
+	v := float64(n) / units[u].size
+	if u+1 < len(units) && strconv.FormatFloat(v, 'f', units[u].prec, 64) == strconv.FormatFloat(1024, 'f', units[u].prec, 64) {
+		u++
+		v = float64(n) / units[u].size
+	}
+	return strconv.FormatFloat(v, 'f', units[u].prec, 64) + " " + units[u].name
 }

@@ -36,17 +36,19 @@ func TestSecs(t *testing.T) {
 }
 
 // TestBytes pins the sizes the statistics (prec 2) and the memory check
-// (prec 1) print.
+// (prec 1) print: bytes below 1 KiB (a 34-byte input read is not "0.0
+// KiB"), and never 1024 of a unit.
 func TestBytes(t *testing.T) {
 	for _, c := range []struct {
 		n    int64
 		prec int
 		want string
 	}{
-		{0, 2, "0.0 KiB"}, {1536, 2, "1.5 KiB"}, {3 << 20, 2, "3.0 MiB"}, {1<<30 - 1, 2, "1024.0 MiB"},
-		{1 << 30, 2, "1.00 GiB"}, {5 << 29, 2, "2.50 GiB"},
-		{0, 1, "0 KiB"}, {1536, 1, "2 KiB"}, {300 << 20, 1, "300 MiB"}, {3 << 29, 1, "1.5 GiB"},
-		{3 << 29, 0, "2 GiB"}, {300 << 20, 0, "300 MiB"},
+		{0, 2, "0 B"}, {34, 2, "34 B"}, {1023, 1, "1023 B"}, {10, 1, "10 B"}, {1024, 2, "1.0 KiB"},
+		{1536, 2, "1.5 KiB"}, {3 << 20, 2, "3.0 MiB"}, {1<<30 - 1, 2, "1.00 GiB"}, {1<<20 - 1, 2, "1.0 MiB"},
+		{1<<20 - 1<<9, 2, "1023.5 KiB"}, {1 << 30, 2, "1.00 GiB"}, {5 << 29, 2, "2.50 GiB"},
+		{0, 1, "0 B"}, {1536, 1, "2 KiB"}, {300 << 20, 1, "300 MiB"}, {3 << 29, 1, "1.5 GiB"},
+		{3 << 29, 0, "2 GiB"}, {300 << 20, 0, "300 MiB"}, {1<<30 - 1, 1, "1.0 GiB"},
 	} {
 		if got := Bytes(c.n, c.prec); got != c.want {
 			t.Errorf("Bytes(%d, %d) = %q, want %q", c.n, c.prec, got, c.want)

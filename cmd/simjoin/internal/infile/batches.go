@@ -16,7 +16,8 @@ import (
 // args when there are any, in one batch; else, when stdin is a terminal,
 // the one line typed there after prompt is written to w, read without
 // echoing it (a secret, such as a password); else the lines of stdin
-// (records.ReadBatches), checking ctx before each batch. f's error stops the
+// (records.ReadBatches; a byte-order mark that starts them dropped),
+// checking ctx before each batch. f's error stops the
 // reading and is returned; a read error is a *records.LineError of Stdin.
 func Batches(ctx context.Context, args []string, stdin io.Reader, w io.Writer, prompt string, f func(first int, batch [][]byte) error) error {
 	if len(args) > 0 {
@@ -35,7 +36,7 @@ func Batches(ctx context.Context, args []string, stdin io.Reader, w io.Writer, p
 		}
 		return f(1, [][]byte{secret})
 	}
-	return records.ReadBatches(stdin, records.BatchOptions{Name: Stdin}, func(first int, batch [][]byte) error {
+	return records.ReadBatches(dropBOM(stdin), records.BatchOptions{Name: Stdin}, func(first int, batch [][]byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

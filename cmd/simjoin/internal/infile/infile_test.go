@@ -5,12 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/index"
@@ -148,5 +150,84 @@ func TestIDs(t *testing.T) {
 	}
 	if _, err := IDs([]string{"-"}, strings.NewReader("1\nx\n")); !errors.As(err, &le) || le.Line != 2 || le.Name != Stdin {
 		t.Errorf("bad line: %v", err)
+	}
+}
+
+// TestOneStream: standard input twice, or a pipe under two names, is one
+// stream; a regular file named twice is not (each open reads it whole),
+// nor are two files, nor names that cannot be examined.
+func TestOneStream(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("x\n"), 0o644)
+	os.WriteFile(b, []byte("x\n"), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	pipe := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		a, b  string
+		stdin io.Reader
+		want  bool
+	}{
+		{"-", "-", strings.NewReader(""), true},
+		{"-", pipe, r, true},
+		{pipe, pipe, nil, true},
+		{a, a, nil, false},
+		{"-", a, f, false},
+		{a, b, nil, false},
+		{"-", pipe, strings.NewReader(""), false},
+		{filepath.Join(dir, "missing"), filepath.Join(dir, "missing"), nil, false},
+	} {
+		if got := OneStream(tc.a, tc.b, tc.stdin); got != tc.want {
+			t.Errorf("OneStream(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestDropBOM: the mark is dropped at the start of a stream only, however
+// the stream arrives (a byte at a time too), and a stream that merely
+// starts like it, or ends within it, comes through whole.
+func TestDropBOM(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "abc": "abc", "\uFEFF": "", "\uFEFFabc\n": "abc\n", "\uFEFF\uFEFFx": "\uFEFFx",
+		"\xef": "\xef", "\xef\xbb": "\xef\xbb", "\xefabc": "\xefabc", "\xef\xbbX": "\xef\xbbX", "a\uFEFF": "a\uFEFF",
+	} {
+		for name, r := range map[string]io.Reader{"whole": strings.NewReader(in), "bytes": iotest.OneByteReader(strings.NewReader(in))} {
+			got, err := io.ReadAll(dropBOM(r))
+			if err != nil || string(got) != want {
+				t.Errorf("%q read as %s: %q, %v; want %q", in, name, got, err, want)
+			}
+		}
+	}
+	boom := errors.New("boom")
+	if got, err := io.ReadAll(dropBOM(io.MultiReader(strings.NewReader("\xef"), iotest.ErrReader(boom)))); !errors.Is(err, boom) || string(got) != "\xef" {
+		t.Errorf("an error after the first byte: %q, %v", got, err)
+	}
+	// Open drops it from a file, compressed or not.
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("\uFEFFa b\n"))
+	zw.Close()
+	for name, data := range map[string][]byte{"plain": []byte("\uFEFFa b\n"), "gzip": gz.Bytes()} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		f, err := Open(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := io.ReadAll(f); string(got) != "a b\n" {
+			t.Errorf("Open of a %s file: %q", name, got)
+		}
+		f.Close()
 	}
 }

@@ -3,10 +3,19 @@
 // instead of dying in the runtime's out-of-memory crash.
 //
 // The bound is the smallest of: the cgroup's memory limit (v2 memory.max,
-// v1 memory.limit_in_bytes), the address-space limit (RLIMIT_AS), and the
-// memory the kernel says is available (MemAvailable in /proc/meminfo). Each
-// is read once per call; a source that is missing or unlimited is skipped.
-// Linux only; elsewhere Detect finds no bound.
+// v1 memory.limit_in_bytes), what the address-space limit (RLIMIT_AS) leaves
+// once the Go runtime's own reservations are set aside (AddressSpace), and
+// the memory the kernel says is available (MemAvailable in /proc/meminfo).
+// Each is read once per call; a source that is missing or unlimited is
+// skipped. The address-space bound is hard: a size the user gives cannot
+// raise it, since the runtime dies past it. Linux only; elsewhere Detect
+// finds no bound.
+//
+// A command reads its bound once, at the start (Given), refuses at once a
+// bound that leaves nothing (Limit.Room), makes it the runtime's soft limit
+// (Limit.SetSoft), checks each estimate against it before the large
+// allocations (Check), and under the address-space limit watches the
+// phases that grow step by step (Limit.Watch).
 package memlimit
 
 import (
@@ -16,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,14 +34,25 @@ import (
 )
 
 // Limit is a bound on the memory of the process and where it comes from.
-// Bytes 0 means no bound is known.
+// Bytes 0 means no bound is known, unless Reserved is set.
 type Limit struct {
 	Bytes  int64
-	Source string // "cgroup memory.max", "RLIMIT_AS", "MemAvailable", "--memory-limit"
+	Source string // "cgroup memory.max", "ulimit -v 2.0 GiB", "MemAvailable", "--memory-limit"
+	// Reserved is set for the address-space limit only (AddressSpace): the
+	// part of the limit that the runtime reserves for itself, its threads
+	// and its heap's growth, so that the limit is Bytes + Reserved. Such a
+	// bound is hard, and may leave nothing (Bytes <= 0).
+	Reserved int64
 }
 
+// hard reports whether l is the address-space limit's bound.
+func (l Limit) hard() bool { return l.Reserved > 0 }
+
 // Detect returns the smallest bound the system sets on the process.
-func Detect() Limit { return detect("/", rlimitAS) }
+func Detect() Limit { return detect("/", asBound) }
+
+// asBound is AddressSpace. Can change for testing.
+var asBound = AddressSpace
 
 func rlimitAS() int64 {
 	var r syscall.Rlimit
@@ -42,12 +63,13 @@ func rlimitAS() int64 {
 	return int64(r.Cur)
 }
 
-// detect reads the sources under root (a test's fake file tree).
-func detect(root string, rlimit func() int64) Limit {
+// detect reads the sources under root (a test's fake file tree), and the
+// address-space bound from as.
+func detect(root string, as func() (Limit, bool)) Limit {
 	var best Limit
 	take := func(n int64, source string) {
-		if n > 0 && (best.Bytes == 0 || n < best.Bytes) {
-			best = Limit{n, source}
+		if n > 0 && (best.Bytes == 0 && !best.hard() || n < best.Bytes) {
+			best = Limit{Bytes: n, Source: source}
 		}
 	}
 	for _, p := range cgroupFiles(root) {
@@ -60,7 +82,9 @@ func detect(root string, rlimit func() int64) Limit {
 			take(n, p.source)
 		}
 	}
-	take(rlimit(), "RLIMIT_AS")
+	if l, ok := as(); ok && (best.Bytes == 0 || l.Bytes <= best.Bytes) {
+		best = l
+	}
 	if f, err := os.Open(filepath.Join(root, "proc/meminfo")); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
@@ -129,17 +153,36 @@ func ParseSize(s string) (int64, error) {
 var ErrNotEnough = errors.New("not enough memory")
 
 // Enough returns an error when need bytes exceed the limit (a zero limit
-// never does): one line naming both figures and the limit's source.
+// never does, but the address-space limit's may): one line naming both
+// figures and the limit's source, and what to change.
 func Enough(need int64, l Limit, what string) error {
-	if l.Bytes <= 0 || need <= l.Bytes {
+	if l.Bytes <= 0 && !l.hard() || need <= l.Bytes {
 		return nil
+	}
+	if l.hard() {
+		return fmt.Errorf("%w: %s needs about %s, more than the %s this process may use (%s, less %s that the Go runtime reserves for itself, its threads and its heap's growth); raise ulimit -v to at least %s",
+			ErrNotEnough, what, numfmt.Bytes(need, 1), numfmt.Bytes(max(l.Bytes, 0), 1), l.Source, numfmt.Bytes(l.Reserved, 2), numfmt.Bytes(l.Reserved+need, 2))
 	}
 	return fmt.Errorf("%w: %s needs about %s, more than the %s this process may use (%s); --memory-limit overrides",
 		ErrNotEnough, what, numfmt.Bytes(need, 1), numfmt.Bytes(l.Bytes, 1), l.Source)
 }
 
+// Room returns an error when l is the address-space limit's bound and
+// leaves a run nothing (Enough would refuse any need): one line saying how
+// much the runtime reserves, for a command to stop with before it starts
+// the work that would die in the runtime.
+func (l Limit) Room() error {
+	if !l.hard() || l.Bytes > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s leaves nothing once the Go runtime reserves %s for itself, its threads and its heap's growth; raise it above %s",
+		ErrNotEnough, l.Source, numfmt.Bytes(l.Reserved, 2), numfmt.Bytes(l.Reserved, 2))
+}
+
 // Given returns the limit a user gave as the size s (ParseSize), its source
 // named source (such as a flag), or for s empty the system's bound (Detect).
+// The address-space limit's bound stays whatever s says: a larger size, or
+// 0 (no check), gives that bound instead.
 func Given(s, source string) (Limit, error) {
 	if s == "" {
 		return Detect(), nil
@@ -148,15 +191,35 @@ func Given(s, source string) (Limit, error) {
 	if err != nil {
 		return Limit{}, err
 	}
+	if as, ok := asBound(); ok && (n == 0 || as.Bytes < n) {
+		return as, nil
+	}
 	return Limit{Bytes: n, Source: source}, nil
 }
 
 // SetSoft makes l the Go runtime's soft memory limit (debug.SetMemoryLimit),
 // so that the collector works harder before the process runs out; it does
 // nothing when l has no bound or the environment sets GOMEMLIMIT, which
-// takes precedence.
+// takes precedence. The address-space limit's bound is what the heap may
+// grow by: the soft limit is that plus the memory the runtime maps now.
 func (l Limit) SetSoft() {
-	if l.Bytes > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(l.Bytes)
+	if l.Bytes <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return
 	}
+	n := l.Bytes
+	if l.hard() {
+		n += goMapped()
+	}
+	debug.SetMemoryLimit(n)
+}
+
+// goMapped returns the memory the Go runtime has mapped read-write
+// (runtime/metrics' /memory/classes/total:bytes less what it has released).
+func goMapped() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }

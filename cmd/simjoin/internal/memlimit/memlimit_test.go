@@ -21,30 +21,31 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 func TestDetect(t *testing.T) {
 	meminfo := "MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n"
-	none := func() int64 { return 0 }
+	as := Limit{Bytes: 1 << 28, Source: "ulimit -v 1.6 GiB", Reserved: 1400 << 20}
+	nothing := Limit{Bytes: -5 << 20, Source: "ulimit -v 1.4 GiB", Reserved: 1500 << 20}
 	for _, tc := range []struct {
-		name   string
-		files  map[string]string
-		rlimit int64
-		want   Limit
+		name  string
+		files map[string]string
+		as    Limit // the address-space bound, if any
+		want  Limit
 	}{
-		{"meminfo only", map[string]string{"proc/meminfo": meminfo}, 0, Limit{8000000 * 1024, "MemAvailable"}},
-		{"cgroup v2 root", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory.max": "1073741824\n"}, 0, Limit{1 << 30, "cgroup memory.max"}},
-		{"cgroup v2 max", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory.max": "max\n"}, 0, Limit{8000000 * 1024, "MemAvailable"}},
-		{"cgroup v2 nested", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/box\n", "sys/fs/cgroup/box/memory.max": "536870912\n"}, 0, Limit{1 << 29, "cgroup memory.max"}},
-		{"cgroup v1 unlimited", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}, 0, Limit{8000000 * 1024, "MemAvailable"}},
-		{"rlimit", map[string]string{"proc/meminfo": meminfo}, 1 << 28, Limit{1 << 28, "RLIMIT_AS"}},
-		{"nothing", map[string]string{}, 0, Limit{}},
+		{"meminfo only", map[string]string{"proc/meminfo": meminfo}, Limit{}, Limit{Bytes: 8000000 * 1024, Source: "MemAvailable"}},
+		{"cgroup v2 root", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory.max": "1073741824\n"}, Limit{}, Limit{Bytes: 1 << 30, Source: "cgroup memory.max"}},
+		{"cgroup v2 max", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory.max": "max\n"}, Limit{}, Limit{Bytes: 8000000 * 1024, Source: "MemAvailable"}},
+		{"cgroup v2 nested", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/box\n", "sys/fs/cgroup/box/memory.max": "536870912\n"}, Limit{}, Limit{Bytes: 1 << 29, Source: "cgroup memory.max"}},
+		{"cgroup v1 unlimited", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"}, Limit{}, Limit{Bytes: 8000000 * 1024, Source: "MemAvailable"}},
+		{"address space", map[string]string{"proc/meminfo": meminfo}, as, as},
+		{"address space, smaller cgroup", map[string]string{"proc/meminfo": meminfo, "sys/fs/cgroup/memory.max": "134217728\n"}, as, Limit{Bytes: 1 << 27, Source: "cgroup memory.max"}},
+		{"address space leaving nothing", map[string]string{"proc/meminfo": meminfo}, nothing, nothing},
+		{"address space alone", map[string]string{}, nothing, nothing},
+		{"nothing", map[string]string{}, Limit{}, Limit{}},
 	} {
-		rl := none
-		if tc.rlimit > 0 {
-			rl = func() int64 { return tc.rlimit }
-		}
-		if got := detect(writeTree(t, tc.files), rl); got != tc.want {
+		bound := func() (Limit, bool) { return tc.as, tc.as.Reserved > 0 }
+		if got := detect(writeTree(t, tc.files), bound); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
-	if l := Detect(); l.Bytes < 0 {
+	if l := Detect(); l.Bytes < 0 && l.Reserved == 0 {
 		t.Errorf("Detect: %+v", l)
 	}
 }
@@ -66,10 +67,10 @@ func TestEnough(t *testing.T) {
 	if err := Enough(1<<30, Limit{}, "x"); err != nil {
 		t.Error(err)
 	}
-	if err := Enough(1<<20, Limit{1 << 30, "MemAvailable"}, "x"); err != nil {
+	if err := Enough(1<<20, Limit{Bytes: 1 << 30, Source: "MemAvailable"}, "x"); err != nil {
 		t.Error(err)
 	}
-	err := Enough(3<<30, Limit{1 << 30, "cgroup memory.max"}, "this join")
+	err := Enough(3<<30, Limit{Bytes: 1 << 30, Source: "cgroup memory.max"}, "this join")
 	if !errors.Is(err, ErrNotEnough) || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "3.0 GiB") || !strings.Contains(err.Error(), "1.0 GiB") || !strings.Contains(err.Error(), "cgroup") {
 		t.Errorf("Enough: %v", err)
@@ -79,7 +80,9 @@ func TestEnough(t *testing.T) {
 // TestGiven: a size given is parsed and named by its source; none given is
 // the system's bound.
 func TestGiven(t *testing.T) {
-	if l, err := Given("2GiB", "--memory-limit"); err != nil || l != (Limit{2 << 30, "--memory-limit"}) {
+	defer func(f func() (Limit, bool)) { asBound = f }(asBound)
+	asBound = func() (Limit, bool) { return Limit{}, false }
+	if l, err := Given("2GiB", "--memory-limit"); err != nil || l != (Limit{Bytes: 2 << 30, Source: "--memory-limit"}) {
 		t.Errorf("Given(2GiB) = %+v, %v", l, err)
 	}
 	if l, err := Given("", "--memory-limit"); err != nil || l.Source == "--memory-limit" {

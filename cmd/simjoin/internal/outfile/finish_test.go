@@ -64,3 +64,13 @@ func canceled() context.Context {
 	cancel()
 	return ctx
 }
+
+// TestInterruptedNamesSignal: the error names the signal as kill -l does.
+func TestInterruptedNamesSignal(t *testing.T) {
+	for sig, want := range map[os.Signal]string{syscall.SIGTERM: "interrupted by SIGTERM", syscall.SIGINT: "interrupted by SIGINT",
+		syscall.SIGHUP: "interrupted by SIGHUP", syscall.SIGUSR1: "interrupted by user defined signal 1"} {
+		if got := (Interrupted{Signal: sig}).Error(); got != want {
+			t.Errorf("%v: %q, want %q", sig, got, want)
+		}
+	}
+}

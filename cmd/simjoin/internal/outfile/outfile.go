@@ -17,20 +17,36 @@
 //   - "-" (or "") is the Set's standard output writer; only one file of a
 //     Set may claim it (ErrStdoutTaken).
 //
-// Commit closes every temporary first (where a full disk shows) and renames
-// only when all of them were written, so a run that fails leaves the old
-// files as they were and no temporary behind; Abort removes the temporaries.
-// Files written straight cannot be taken back. Errors name the path the user
-// gave, never a temporary.
+// Two outputs of a Set may not be one file, whatever their names: a file is
+// known by its device and inode (a file yet to be created, by its
+// directory's and its name), and standard output by its own when the Set's
+// writer is an *os.File, so that "-" and /dev/stdout are one output, and so
+// are two names of one FIFO or terminal (ErrDuplicate, ErrStdoutTaken). The
+// null device alone may take any number of outputs.
 //
-// Protect names the inputs of a run: an output that is the same file as an
-// input (same device and inode) is refused with ErrInput, before anything is
-// written; ProtectDir names a directory read whole, inside which an output
-// is refused with ErrInputDir. A Set is not safe for concurrent use; RemoveTemporaries, for a
+// Commit closes every temporary first (where a full disk shows) and moves
+// them into place only when all of them were written, so a run that fails
+// leaves the old files as they were and no temporary behind; Abort removes
+// the temporaries. A hard-linked target is copied into only once the blocks
+// of its new contents are reserved, before any rename. Files written
+// straight cannot be taken back. Errors name the path the user gave, never
+// a temporary.
+//
+// Catch and Finish order a run's end against SIGINT, SIGTERM and SIGHUP:
+// a signal before Finish's commit point leaves the old files and the
+// signal's exit status; one after it is ignored, and the new files appear
+// whole with the run's status. Catch never exits in the middle of a Commit.
+//
+// Protect names the inputs of a run: an output that is the same regular
+// file as an input (same device and inode), standard output included, is
+// refused with ErrInput, before anything is written; ProtectDir names a
+// directory read whole, inside which an output is refused with
+// ErrInputDir. A Set is not safe for concurrent use; RemoveTemporaries, for a
 // signal handler, is.
 package outfile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -74,8 +90,12 @@ type File struct {
 	kind   kind
 	w      io.Writer
 	f      *os.File    // the temporary, or the file written straight; nil for stdout
-	info   os.FileInfo // the target's, if it existed
-	done   bool
+	info   os.FileInfo // the target's, if it existed; standard output's, if a file
+	// dir and base are the directory and name of a target yet to be
+	// created: what makes two new files the same (see sameFile).
+	dir  os.FileInfo
+	base string
+	done bool
 }
 
 // Set is the group of output files of one run.
@@ -152,6 +172,23 @@ func (s *Set) ProtectReader(r io.Reader) {
 	}
 }
 
+// CheckProtected returns ErrInput for an output of s created before
+// Protect or ProtectReader named it as an input (Create checks the inputs
+// named before it).
+func (s *Set) CheckProtected() error {
+	for _, f := range s.files {
+		if f.info == nil || !f.info.Mode().IsRegular() {
+			continue
+		}
+		for _, in := range s.inputs {
+			if os.SameFile(in.info, f.info) {
+				return fmt.Errorf("%s %w", shown(f.path), ErrInput)
+			}
+		}
+	}
+	return nil
+}
+
 // StdoutFree reports whether no file of s has claimed standard output.
 func (s *Set) StdoutFree() bool { return !s.stdoutTaken }
 
@@ -188,8 +225,15 @@ func (s *Set) Create(path string) (*File, error) {
 		if s.stdoutTaken {
 			return nil, ErrStdoutTaken
 		}
+		var st os.FileInfo // standard output's identity, when it is a file
+		if f, ok := s.stdout.(*os.File); ok {
+			st, _ = f.Stat()
+		}
+		if err := s.check("-", st, nil, ""); err != nil {
+			return nil, err
+		}
 		s.stdoutTaken = true
-		f := &File{set: s, path: "-", kind: kindStdout, w: s.stdout}
+		f := &File{set: s, path: "-", kind: kindStdout, w: s.stdout, info: st}
 		s.files = append(s.files, f)
 		return f, nil
 	}
@@ -212,29 +256,22 @@ func (s *Set) Create(path string) (*File, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, &fs.PathError{Op: "create", Path: path, Err: unwrap(err)}
 	}
-	if err == nil {
-		for _, in := range s.inputs {
-			if os.SameFile(in.info, st) {
-				return nil, fmt.Errorf("%s %w", path, ErrInput)
-			}
-		}
-		if err := s.checkDuplicate(path, st); err != nil {
-			return nil, err
-		}
-	} else {
+	var dir os.FileInfo
+	if err != nil {
 		st = nil
-		for _, o := range s.files {
-			if o.target == target {
-				return nil, fmt.Errorf("%s %w", path, ErrDuplicate)
-			}
-		}
+		dir, _ = os.Stat(filepath.Dir(target)) // a missing one fails below
+	}
+	if err := s.check(path, st, dir, filepath.Base(target)); err != nil {
+		return nil, err
 	}
 	tmp, err := createTemp(target)
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: path, Err: unwrap(err)}
 	}
 	f := &File{set: s, path: path, target: target, kind: kindRename, f: tmp, w: tmp}
-	if st != nil {
+	if st == nil {
+		f.dir, f.base = dir, filepath.Base(target)
+	} else {
 		f.info = st
 		if nlink(st) > 1 {
 			f.kind = kindInPlace
@@ -253,24 +290,79 @@ func (s *Set) Create(path string) (*File, error) {
 	return f, nil
 }
 
-// checkDuplicate refuses a second output to the same regular file (devices
-// and pipes may be written by several outputs, as a shell would).
-func (s *Set) checkDuplicate(path string, st os.FileInfo) error {
-	if !st.Mode().IsRegular() {
+// check refuses an output at path that is the file st, or for a file yet
+// to be created (st nil) the file base in the directory dir: a regular file
+// that is an input of the run (ErrInput), or any file, whatever its kind or
+// name, that is already an output of s (ErrDuplicate; for standard output,
+// ErrStdoutTaken): two outputs in one file would mix, a pipe's or a
+// terminal's as much as a regular file's. The null device is the one file
+// that any number of outputs may share. Without st or dir (standard output
+// that is not an *os.File) there is nothing to compare.
+func (s *Set) check(path string, st, dir os.FileInfo, base string) error {
+	if st != nil && st.Mode().IsRegular() {
+		for _, in := range s.inputs {
+			if os.SameFile(in.info, st) {
+				return fmt.Errorf("%s %w", shown(path), ErrInput)
+			}
+		}
+	}
+	if st != nil && isNull(st) {
 		return nil
 	}
 	for _, o := range s.files {
-		if o.info != nil && os.SameFile(o.info, st) {
-			return fmt.Errorf("%s %w", path, ErrDuplicate)
+		if !sameFile(o, st, dir, base) {
+			continue
 		}
+		switch {
+		case path == "-":
+			return fmt.Errorf("%w (%s)", ErrStdoutTaken, o.path)
+		case o.kind == kindStdout:
+			return fmt.Errorf("%s: %w", path, ErrStdoutTaken)
+		}
+		if o.path != path {
+			return fmt.Errorf("%s %w (as %s)", path, ErrDuplicate, o.path)
+		}
+		return fmt.Errorf("%s %w", path, ErrDuplicate)
 	}
 	return nil
+}
+
+// sameFile reports whether o is the file st, or for a file yet to be
+// created (st nil) the file base in the directory dir.
+func sameFile(o *File, st, dir os.FileInfo, base string) bool {
+	switch {
+	case st != nil:
+		return o.info != nil && os.SameFile(o.info, st)
+	case dir != nil:
+		return o.dir != nil && o.base == base && os.SameFile(o.dir, dir)
+	}
+	return false
+}
+
+// shown is how messages name an output: "standard output" for "-".
+func shown(path string) string {
+	if path == "-" {
+		return "standard output"
+	}
+	return path
+}
+
+// null is the null device's identity, if it has one here.
+var null = sync.OnceValue(func() os.FileInfo {
+	st, _ := os.Stat(os.DevNull)
+	return st
+})
+
+// isNull reports whether st is the null device.
+func isNull(st os.FileInfo) bool {
+	n := null()
+	return n != nil && st.Mode()&fs.ModeDevice != 0 && os.SameFile(n, st)
 }
 
 // straight opens an existing file that is not a regular one for writing as
 // it is: no temporary, no truncation.
 func (s *Set) straight(path, target string, st os.FileInfo) (*File, error) {
-	if err := s.checkDuplicate(path, st); err != nil {
+	if err := s.check(path, st, nil, ""); err != nil {
 		return nil, err
 	}
 	fh, err := os.OpenFile(target, os.O_WRONLY, 0)
@@ -292,19 +384,12 @@ func (s *Set) straightFD(path string, fd int) (*File, error) {
 	syscall.CloseOnExec(nfd)
 	fh := os.NewFile(uintptr(nfd), path)
 	st, err := fh.Stat()
-	if err == nil {
-		if err := s.checkDuplicate(path, st); err != nil {
-			fh.Close()
-			return nil, err
-		}
-		if st.Mode().IsRegular() {
-			for _, in := range s.inputs {
-				if os.SameFile(in.info, st) {
-					fh.Close()
-					return nil, fmt.Errorf("%s %w", path, ErrInput)
-				}
-			}
-		}
+	if err != nil {
+		st = nil
+	}
+	if err := s.check(path, st, nil, ""); err != nil {
+		fh.Close()
+		return nil, err
 	}
 	f := &File{set: s, path: path, kind: kindStraight, f: fh, w: fh, info: st}
 	s.files = append(s.files, f)
@@ -405,11 +490,17 @@ func unwrap(err error) error {
 }
 
 // Commit makes every output of s appear: it closes all temporaries and only
-// when each was written whole renames them over their targets (or copies a
-// hard-linked target's new contents in place). After an error the outputs
-// not yet renamed are removed. Commit is a no-op for a Set already committed
-// or aborted.
+// when each was written whole moves them into place: first the hard-linked
+// targets, whose new contents are copied in (copyInPlace: the one step that
+// can fail on a full disk once the temporaries are written), then the
+// renames. After an error the outputs not yet moved are removed. Commit is a
+// no-op for a Set already committed or aborted.
+//
+// A Commit under way holds off Catch's own exit until it is done, so that a
+// signal never leaves a target half copied.
 func (s *Set) Commit() error {
+	committing.RLock()
+	defer committing.RUnlock()
 	var err error
 	for _, f := range s.files {
 		if f.done || f.f == nil {
@@ -427,12 +518,28 @@ func (s *Set) Commit() error {
 		s.Abort()
 		return err
 	}
+	// The target may have changed since Create: never replace what is not
+	// a regular file, and copy into one that has gained a link.
 	for _, f := range s.files {
 		if f.done || f.f == nil {
 			continue
 		}
-		if e := f.commit(); e != nil && err == nil {
-			err = e
+		if st, e := os.Stat(f.target); e == nil && !st.Mode().IsRegular() {
+			err = &fs.PathError{Op: "replace", Path: f.path, Err: errors.New("no longer a regular file")}
+			break
+		} else if e == nil && nlink(st) > 1 {
+			f.kind = kindInPlace
+		}
+	}
+	for _, k := range []kind{kindInPlace, kindRename} {
+		for _, f := range s.files {
+			if err != nil {
+				break
+			}
+			if f.done || f.f == nil || f.kind != k {
+				continue
+			}
+			err = f.commit()
 		}
 	}
 	s.Abort()
@@ -441,17 +548,11 @@ func (s *Set) Commit() error {
 
 // commit moves one closed temporary into place.
 func (f *File) commit() error {
-	defer f.remove()
-	// The target may have changed since Create: never replace what is not
-	// a regular file.
-	if st, err := os.Stat(f.target); err == nil && !st.Mode().IsRegular() {
-		return &fs.PathError{Op: "replace", Path: f.path, Err: errors.New("no longer a regular file")}
-	} else if err == nil && nlink(st) > 1 {
-		f.kind = kindInPlace
-	}
+	defer f.remove() // the temporary of a copy, or of a failed rename
 	if f.kind == kindInPlace {
 		return f.copyInPlace()
 	}
+	pause("rename")
 	if err := os.Rename(f.f.Name(), f.target); err != nil {
 		return f.rename("rename", unwrap(err))
 	}
@@ -460,18 +561,53 @@ func (f *File) commit() error {
 	return nil
 }
 
-// copyInPlace rewrites a hard-linked target with the temporary's contents.
+// copyChunk is the size of the writes of copyInPlace.
+const copyChunk = 1 << 20
+
+// copyInPlace rewrites a hard-linked target with the temporary's contents,
+// so that it appears whole or not at all to anything but a reader watching
+// the copy: the blocks the new contents need are reserved first (reserve),
+// so that a full disk fails the commit before the old contents change; the
+// new contents are then written over the old from the start, and the file
+// is cut to their length last. Catch waits for the copy (see Commit). An
+// I/O error after the reservation (a failing disk) may leave the target
+// torn; nothing short of a copy of the old contents could undo it.
 func (f *File) copyInPlace() error {
 	src, err := os.Open(f.f.Name())
 	if err != nil {
 		return f.rename("write", unwrap(err))
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(f.target, os.O_WRONLY|os.O_TRUNC, 0)
+	st, err := src.Stat()
+	if err != nil {
+		return f.rename("write", unwrap(err))
+	}
+	size := st.Size()
+	dst, err := os.OpenFile(f.target, os.O_WRONLY, 0)
 	if err != nil {
 		return f.rename("open", unwrap(err))
 	}
-	_, err = io.Copy(dst, src)
+	if err := reserve(dst, size); err != nil {
+		dst.Close()
+		return f.rename("write", err)
+	}
+	buf := make([]byte, min(copyChunk, max(size, 1)))
+	for err == nil {
+		pause("copy")
+		var k int
+		k, err = io.ReadFull(src, buf)
+		if k > 0 {
+			_, werr := dst.Write(buf[:k])
+			err = cmp.Or(werr, err)
+		}
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	if err == nil {
+		pause("truncate")
+		err = dst.Truncate(size)
+	}
 	if e := dst.Close(); err == nil {
 		err = e
 	}

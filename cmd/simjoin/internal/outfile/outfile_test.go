@@ -446,3 +446,87 @@ func TestCatchStopBeforeGrace(t *testing.T) {
 		t.Error("SIGINT is not 130")
 	}
 }
+
+// TestOutputsDecidedByIdentity: two outputs are the same file whatever
+// their names (a new file by two spellings or through a dangling link,
+// standard output under "-" and /dev/fd/N, one FIFO through a link), and
+// are refused whatever the file's kind; the null device alone may take
+// several; standard output that is an input is refused as any output is.
+func TestOutputsDecidedByIdentity(t *testing.T) {
+	dir := t.TempDir()
+	for _, names := range [][2]string{
+		{filepath.Join(dir, "new"), dir + "/./new"},
+		{filepath.Join(dir, "new"), dir + "/sub/../new"},
+		{filepath.Join(dir, "dangling"), dir + "//target"},
+	} {
+		os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+		os.Symlink("target", filepath.Join(dir, "dangling"))
+		s := NewSet(nil)
+		write(t, s, names[0], "x")
+		if _, err := s.Create(names[1]); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("%s then %s: %v, want ErrDuplicate", names[0], names[1], err)
+		}
+		s.Abort()
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	fd := fmt.Sprintf("/dev/fd/%d", w.Fd())
+	for _, order := range [][2]string{{"-", fd}, {fd, "-"}} {
+		s := NewSet(w)
+		write(t, s, order[0], "")
+		if _, err := s.Create(order[1]); !errors.Is(err, ErrStdoutTaken) {
+			t.Errorf("%s then %s, standard output a pipe: %v, want ErrStdoutTaken", order[0], order[1], err)
+		}
+		s.Abort()
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		os.Symlink("fifo", filepath.Join(dir, "fifolink"))
+		// Opening a FIFO to write waits for a reader.
+		rf, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewSet(nil)
+		write(t, s, fifo, "")
+		if _, err := s.Create(filepath.Join(dir, "fifolink")); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("one FIFO by two names: %v, want ErrDuplicate", err)
+		}
+		s.Abort()
+		rf.Close()
+	}
+
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer devnull.Close()
+	s := NewSet(devnull)
+	for _, p := range []string{"-", os.DevNull, os.DevNull} {
+		if _, err := s.Create(p); err != nil {
+			t.Errorf("%s, standard output the null device: %v", p, err)
+		}
+	}
+	s.Abort()
+
+	in := filepath.Join(dir, "in")
+	os.WriteFile(in, []byte("data"), 0o644)
+	app, err := os.OpenFile(in, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	s = NewSet(app)
+	s.Protect(in)
+	if _, err := s.Create("-"); !errors.Is(err, ErrInput) {
+		t.Errorf("standard output appending to the input: %v, want ErrInput", err)
+	}
+	s.Abort()
+	noTemporaries(t, dir)
+}

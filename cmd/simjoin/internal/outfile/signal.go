@@ -25,6 +25,9 @@ func ExitCode(sig os.Signal) int {
 	return 1
 }
 
+// signalNames are the names of Signals as a shell's kill -l spells them.
+var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
 // linger, set by Linger, is the least time Catch waits after a signal
 // before it exits on its own (nanoseconds).
 var linger atomic.Int64
@@ -39,7 +42,14 @@ func Linger(d time.Duration) { linger.Store(int64(d)) }
 // Interrupted is the cause (context.Cause) of a context that Catch ended.
 type Interrupted struct{ Signal os.Signal }
 
-func (i Interrupted) Error() string { return "interrupted by " + i.Signal.String() }
+// Error names the signal as kill -l does: "interrupted by SIGTERM".
+func (i Interrupted) Error() string {
+	name, ok := signalNames[i.Signal]
+	if !ok && i.Signal != nil {
+		name = i.Signal.String()
+	}
+	return "interrupted by " + name
+}
 
 // DefaultGrace is the grace of Catch in the simjoin command: how long a run
 // may take to wind down after SIGINT, SIGTERM or SIGHUP before its temporary
@@ -48,24 +58,73 @@ func (i Interrupted) Error() string { return "interrupted by " + i.Signal.String
 // up).
 const DefaultGrace = 500 * time.Millisecond
 
-// Catch returns a context cancelled (with cause Interrupted) when one of Signals arrives, and stop,
-// which stops catching them and returns the signal caught (nil if none).
+// caught is what Catch and Finish share. Signals are the process's, so
+// there is one Catch at a time.
+var caught struct {
+	mu sync.Mutex // protects the fields below
+	// sig is the first signal the current Catch took; nil if none. Catch
+	// cancels its context under mu, so that Finish, which reads the
+	// context's cause under mu, either sees the signal or seals first.
+	sig os.Signal
+	// sealed says that a Finish has begun committing (the commit point):
+	// from then on Catch ignores signals, and the run ends as it would
+	// have without them.
+	sealed bool
+}
+
+// committing is held shared by every Commit under way and exclusively by
+// Catch when it exits on its own, so that the process never exits in the
+// middle of a commit (a hard-linked target half copied, a Set half
+// renamed).
+var committing sync.RWMutex
+
+// testPause, if not nil, is called at the named points of a commit (see
+// pause): a test's child process stops there until the signals it is sent
+// have been seen (testSignal). Can change for testing.
+var testPause func(point string)
+
+// testSignal, if not nil, is called by Catch with each signal it receives,
+// after acting on it. Can change for testing.
+var testSignal func(os.Signal)
+
+// pause calls testPause, if set.
+func pause(point string) {
+	if testPause != nil {
+		testPause(point)
+	}
+}
+
+// Catch returns a context cancelled (with cause Interrupted) when one of
+// Signals arrives, and stop, which stops catching them and returns the
+// signal caught (nil if none, or if it came once the run's outputs were
+// being committed).
 //
 // A run should notice the cancellation, abort its Sets and return; if it has
 // not returned (called stop) within grace of the signal, or a second signal
 // arrives, Catch removes every temporary itself (RemoveTemporaries) and calls
-// exit(ExitCode(sig)). exit is os.Exit in a program.
+// exit(ExitCode(sig)); it waits for a Commit under way first. exit is
+// os.Exit in a program.
+//
+// A signal that arrives once Finish has passed the commit point (it found
+// no signal and began to commit) is ignored: the outputs are completed and
+// the run ends with its own status, so that a signal leaves either the old
+// files and its exit status, or the new files whole and the run's. One
+// Catch at a time: the signals are the process's.
 func Catch(parent context.Context, grace time.Duration, exit func(int)) (ctx context.Context, stop func() os.Signal) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 2)
+	caught.mu.Lock()
+	caught.sig, caught.sealed = nil, false
+	caught.mu.Unlock()
 	signal.Notify(ch, Signals...)
 	var (
-		mu      sync.Mutex // protects caught, stopped
-		caught  os.Signal
+		mu      sync.Mutex // protects stopped
 		stopped bool
 	)
 	quit := make(chan struct{})
 	end := func(sig os.Signal) {
+		committing.Lock() // no commit is under way, and none starts
+		defer committing.Unlock()
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
@@ -80,22 +139,30 @@ func Catch(parent context.Context, grace time.Duration, exit func(int)) (ctx con
 		for {
 			select {
 			case sig := <-ch:
-				mu.Lock()
-				first := caught == nil
-				if first {
-					caught = sig
+				caught.mu.Lock()
+				sealed, first := caught.sealed, caught.sig == nil
+				if !sealed && first {
+					caught.sig = sig
+					cancel(Interrupted{sig})
 				}
-				mu.Unlock()
-				if !first {
+				caught.mu.Unlock()
+				switch {
+				case sealed:
+				case first:
+					timer = time.After(max(grace, time.Duration(linger.Load())))
+				default:
 					end(sig)
+				}
+				if testSignal != nil {
+					testSignal(sig)
+				}
+				if !sealed && !first {
 					return
 				}
-				cancel(Interrupted{sig})
-				timer = time.After(max(grace, time.Duration(linger.Load())))
 			case <-timer:
-				mu.Lock()
-				sig := caught
-				mu.Unlock()
+				caught.mu.Lock()
+				sig := caught.sig
+				caught.mu.Unlock()
 				end(sig)
 				return
 			case <-quit:
@@ -106,13 +173,15 @@ func Catch(parent context.Context, grace time.Duration, exit func(int)) (ctx con
 	stop = func() os.Signal {
 		signal.Stop(ch)
 		mu.Lock()
-		defer mu.Unlock()
 		if !stopped {
 			stopped = true
 			close(quit)
 		}
+		mu.Unlock()
 		cancel(nil)
-		return caught
+		caught.mu.Lock()
+		defer caught.mu.Unlock()
+		return caught.sig
 	}
 	return ctx, stop
 }

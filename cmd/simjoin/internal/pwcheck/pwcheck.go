@@ -100,7 +100,7 @@ func List(ctx context.Context, rep *report.Report, in Candidates, out io.Writer,
 // in the batch and never quote it.
 func Index(ctx context.Context, rep *report.Report, in Candidates, out io.Writer, f fieldenc.Format, ix *index.Index, t prefix.Threshold) (*passwords.CheckStats, error) {
 	cfg := ix.Config()
-	w := rows.NewHits(out, f, cfg, "candidate")
+	w := rows.NewHits(out, f, cfg, "candidate", 0)
 	return Run(ctx, rep, in, w.Writer, cfg.Measure,
 		func(batch [][]byte) ([][]index.Hit, error) {
 			return ix.Search(ctx, batch, index.SearchOptions{Threshold: t})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,23 +16,31 @@ import (
 )
 
 // ReasonText words why plan p chose its method (p.Reason), with the figures
-// the choice compared: "exact: predicted at 6.04 ms of CPU against 30.1 ms
-// for LSH (0.20x); exact is preferred within 1.25x, since it loses no pair".
+// the choice compared and how far inside or outside the margin they fell:
+// "exact: whole run predicted at 6.04 ms of CPU against 30.1 ms for LSH
+// (0.20x, inside the 1.25x margin by 6.2x); exact is kept within the
+// margin, since it loses no pair".
 func ReasonText(p *planner.Plan) string {
 	r := p.Reason
 	switch r.Code {
 	case planner.ReasonAsked:
 		return fmt.Sprintf("%s was asked for", p.Method)
 	case planner.ReasonNoLSH:
-		return fmt.Sprintf("exact: LSH is not available here (%v)", p.LSH.Why)
+		return fmt.Sprintf("exact: LSH is not available here (%s)", Plain(p.LSH.Why))
 	case planner.ReasonNoPairs:
 		return "exact: there are no pairs to join"
 	case planner.ReasonExactWithin:
-		return fmt.Sprintf("exact: predicted at %s of CPU against %s for LSH (%.2fx); exact is preferred within %gx, since it loses no pair",
-			numfmt.Secs(r.ExactCPU), numfmt.Secs(r.LSHCPU), r.ExactCPU/r.LSHCPU, r.Prefer)
+		return fmt.Sprintf("exact: whole run predicted at %s of CPU against %s for LSH (%.2fx, inside the %gx margin by %.2fx); exact is kept within the margin, since it loses no pair",
+			numfmt.Secs(r.ExactCPU), numfmt.Secs(r.LSHCPU), r.ExactCPU/r.LSHCPU, r.Prefer, r.Prefer*r.LSHCPU/r.ExactCPU)
 	case planner.ReasonLSHCheaper:
-		return fmt.Sprintf("lsh: predicted at %s of CPU against %s for exact (%.1fx less), expected recall %.3f (at least %.3f for every pair at the threshold)",
-			numfmt.Secs(r.LSHCPU), numfmt.Secs(r.ExactCPU), r.ExactCPU/r.LSHCPU, r.Recall, r.AtThreshold)
+		return fmt.Sprintf("lsh: whole run predicted at %s of CPU against %s for exact (%.2fx less, outside the %gx margin by %.2fx), expected recall %.3f (at least %.3f for every pair at the threshold)",
+			numfmt.Secs(r.LSHCPU), numfmt.Secs(r.ExactCPU), r.ExactCPU/r.LSHCPU, r.Prefer, r.ExactCPU/r.LSHCPU/r.Prefer, r.Recall, r.AtThreshold)
+	case planner.ReasonBeforeOrder:
+		return fmt.Sprintf("lsh: whole run predicted at %s of CPU against at least %s for exact, whose reading and token order alone cost that (%.2fx, outside the %gx margin by %.2fx), so the order is not built; expected recall %.3f (at least %.3f for every pair at the threshold)",
+			numfmt.Secs(r.LSHCPU), numfmt.Secs(r.ExactLeast), r.ExactLeast/r.LSHCPU, r.Prefer, r.ExactLeast/r.LSHCPU/r.Prefer, r.Recall, r.AtThreshold)
+	case planner.ReasonPending:
+		return fmt.Sprintf("exact, pending the token order: at least %s of CPU against %s for LSH (%.2fx, inside the %gx margin)",
+			numfmt.Secs(r.ExactLeast), numfmt.Secs(r.LSHCPU), r.ExactLeast/r.LSHCPU, r.Prefer)
 	}
 	return fmt.Sprintf("%s (%s)", p.Method, r.Code)
 }
@@ -66,13 +75,14 @@ func (j PlanJSON) MarshalJSON() ([]byte, error) {
 func ExplainJSON(res *simjoin.Explanation) any {
 	return struct {
 		Plan       PlanJSON              `json:"plan"`
-		Analyze    *simjoin.Analysis     `json:"analyze,omitempty"`
+		Analyze    []*planner.Analysis   `json:"analyze,omitempty"`
 		CrossCheck *planner.CheckSummary `json:"cross_check,omitempty"`
 	}{PlanJSON{res.Plan}, res.Analyze, res.CrossCheck}
 }
 
 // WriteExplanation writes res as simjoin explain prints it to w, in one
-// write whose error it returns: as indented JSON (ExplainJSON) when asJSON,
+// write whose error it returns: as indented JSON (ExplainJSON, its floats
+// rounded as the statistics report's: roundFloats) when asJSON,
 // else as text (WriteExplain, with rs and crossSeed).
 func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, crossSeed uint64) error {
 	var b bytes.Buffer
@@ -82,6 +92,9 @@ func WriteExplanation(w io.Writer, res *simjoin.Explanation, asJSON, rs bool, cr
 		if err := enc.Encode(ExplainJSON(res)); err != nil {
 			return err
 		}
+		rounded := roundFloats(b.Bytes())
+		b.Reset()
+		b.Write(rounded)
 	} else {
 		WriteExplain(&b, res, rs, crossSeed)
 	}
@@ -102,9 +115,22 @@ func PlanRows(p *planner.Plan) [][2]string {
 	}
 	rows = append(rows,
 		[2]string{"predicted recall", Ratio(p.Recall)},
-		[2]string{"planning", Seconds(p.Seconds)},
+		[2]string{"planning", planningText(p)},
 	)
 	return rows
+}
+
+// planningText words what planning took: its wall time, and its CPU time
+// as a share of the chosen path's predicted CPU time.
+func planningText(p *planner.Plan) string {
+	chosen := p.Exact.Cost.CPU
+	if p.Method == planner.LSH {
+		chosen = p.LSH.Cost.CPU
+	}
+	if chosen <= 0 {
+		return Seconds(p.Seconds)
+	}
+	return fmt.Sprintf("%s (CPU %s, %.1f%% of %s's predicted)", Seconds(p.Seconds), Seconds(p.CPU), 100*p.CPU/chosen, p.Method)
 }
 
 // WriteExplain writes the explanation of simjoin explain for people:
@@ -132,7 +158,12 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 			side = []string{" (R)", " (S)"}[i]
 		}
 		line("  records"+side, fmt.Sprintf("%s (%s empty)", numfmt.Group(int64(st.Records)), numfmt.Group(int64(st.Empty))))
-		line("  tokens"+side, fmt.Sprintf("%s in sets, %s distinct", numfmt.Group(st.Tokens), numfmt.Group(int64(st.Distinct))))
+		distinct := numfmt.Group(int64(st.Distinct)) + " distinct"
+		if st.Sampled < 1 {
+			distinct = fmt.Sprintf("about %s distinct (the order is not built: frequencies from %s of the distinct tokens, hash-sampled)",
+				numfmt.Group(int64(st.Distinct)), share(st.Sampled))
+		}
+		line("  tokens"+side, fmt.Sprintf("%s in sets, %s", numfmt.Group(st.Tokens), distinct))
 		z := st.Size
 		line("  set size"+side, fmt.Sprintf("min %d, p25 %d, median %d, p75 %d, p90 %d, p99 %d, max %d, mean %.1f",
 			z.Min, z.P25, z.P50, z.P75, z.P90, z.P99, z.Max, z.Mean))
@@ -160,9 +191,20 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 	if ew.Ell > 1 {
 		exactParams = fmt.Sprintf("ℓ = %d: %s key postings", ew.Ell, Count(float64(ew.Postings)))
 	}
+	if !p.Ordered {
+		exactParams = "estimated before the order: " + exactParams
+	}
 	row("  parameters", exactParams, lshCol(lshParams(p)))
+	// The whole run's CPU time phase by phase, then in all.
+	for _, ph := range wholePhases(p) {
+		row("  "+ph.String(), phaseCPU(p.Exact.Cost, ph), lshCol(phaseCPU(p.LSH.Cost, ph)))
+	}
+	least := ""
+	if !p.Ordered {
+		least = fmt.Sprintf(" (at least %s)", Seconds(p.Exact.Least))
+	}
+	row("  predicted CPU", Seconds(p.Exact.Cost.CPU)+least, lshCol(Seconds(p.LSH.Cost.CPU)))
 	row("  predicted time", Seconds(p.Exact.Cost.Seconds), lshCol(Seconds(p.LSH.Cost.Seconds)))
-	row("  predicted CPU", Seconds(p.Exact.Cost.CPU), lshCol(Seconds(p.LSH.Cost.CPU)))
 	row("  candidates", Count(p.Exact.Candidates), lshCol(fmt.Sprintf("%s (S-curve: %s)", Count(p.LSH.Candidates), Count(p.LSH.CurveCandidates))))
 	row("  recall", "1", lshCol(fmt.Sprintf("%.3f (>= %.3f at the threshold)", p.LSH.Recall, p.LSH.AtThreshold)))
 	tw.Flush()
@@ -189,26 +231,11 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 		line("  random pairs", numfmt.Group(int64(s.Pairs))+" measured for the similarity distribution")
 	}
 	line("  expected results", Count(s.Predicted))
-	line("  planning took", Seconds(p.Seconds))
+	line("  planning took", planningText(p))
 	kv.Flush()
 
-	if a := res.Analyze; a != nil {
-		fmt.Fprintf(w, "\nanalyze: ran %s\n", a.Method)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		row("", "predicted", "measured")
-		for i, ph := range a.Measured.Phases {
-			row("  "+ph.Name.String(), Seconds(a.Predicted.Phases[i].Seconds), Seconds(ph.Seconds))
-		}
-		row("  total", Seconds(a.Predicted.Seconds), Seconds(a.Measured.Seconds))
-		if a.Measured.CPU > 0 {
-			row("  CPU", Seconds(a.Predicted.CPU), Seconds(a.Measured.CPU))
-		}
-		if a.Method == planner.LSH {
-			row("  band collisions", Count(a.Predicted.Collisions), numfmt.Group(a.Measured.Collisions))
-		}
-		row("  candidates", Count(a.Predicted.Candidates), numfmt.Group(a.Measured.Candidates))
-		row("  results", Count(a.Predicted.Results), numfmt.Group(a.Measured.Results))
-		tw.Flush()
+	for _, a := range res.Analyze {
+		writeAnalysis(w, a)
 	}
 	if cc := res.CrossCheck; cc != nil {
 		what := fmt.Sprintf("a sample of %s records (seed %d)", recordList(cc.Records), crossSeed)
@@ -236,6 +263,74 @@ func WriteExplain(w io.Writer, res *simjoin.Explanation, rs bool, crossSeed uint
 			tw.Flush()
 		}
 	}
+}
+
+// writeAnalysis writes a run beside its prediction: the CPU time phase by
+// phase, then each term's count, with the ratios of predicted to measured
+// and "!" where one is off by more than planner.OffBy.
+func writeAnalysis(w io.Writer, a *planner.Analysis) {
+	fmt.Fprintf(w, "\nanalyze: ran %s whole (CPU time: predicted, model on the run's counts, measured)\n", a.Method)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  phase\tpredicted\tcounted\tmeasured\tratio\twall\t")
+	for _, ph := range a.Phases {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", ph.Name, Seconds(ph.Predicted), Seconds(ph.Counted), Seconds(ph.Measured), ratioText(ph.Ratio, ph.Off), Seconds(ph.Wall))
+	}
+	fmt.Fprintf(tw, "  total\t%s\t%s\t%s\t%s\t%s\t\n", Seconds(a.Predicted), Seconds(a.Counted), Seconds(a.Measured), ratioText(a.Ratio, a.Off), Seconds(a.Run.Seconds))
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  term\tphase\tpredicted\tmeasured\tratio\t")
+	off := a.Off
+	for _, t := range a.Terms {
+		if t.Predicted == 0 && t.Measured == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t\n", t.Name, t.Phase, Count(t.Predicted), Count(t.Measured), ratioText(t.Ratio, t.Off))
+		off = off || t.Off
+	}
+	tw.Flush()
+	for _, ph := range a.Phases {
+		off = off || ph.Off
+	}
+	if off {
+		fmt.Fprintf(w, "  ! predicted and measured differ by more than %gx\n", planner.OffBy)
+	}
+}
+
+// ratioText writes a ratio of predicted to measured as "1.27x", "-" when
+// nothing was measured, with "!" when it is off.
+func ratioText(r float64, off bool) string {
+	if r == 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2fx", r)
+	if off {
+		s += "!"
+	}
+	return s
+}
+
+// wholePhases returns the phases either path's whole run is priced in, in
+// the order of a run.
+func wholePhases(p *planner.Plan) []planner.PhaseName {
+	ps := p.Exact.Cost.Phases()
+	if p.LSH.Available {
+		for _, ph := range p.LSH.Cost.Phases() {
+			if !slices.Contains(ps, ph) {
+				ps = append(ps, ph)
+			}
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// phaseCPU is a path's predicted CPU time in phase, or "" when the path
+// has none there.
+func phaseCPU(c planner.Cost, ph planner.PhaseName) string {
+	if !slices.Contains(c.Phases(), ph) {
+		return ""
+	}
+	return Seconds(c.PhaseCPU(ph))
 }
 
 // costTable writes a path's predicted cost term by term.

@@ -21,12 +21,14 @@ func TestReasonText(t *testing.T) {
 	}{
 		{planner.Plan{Method: planner.LSH, Forced: true, Reason: planner.Reason{Code: planner.ReasonAsked}}, "lsh was asked for"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoLSH}, LSH: planner.LSHEstimate{Why: errors.New("approx: no bound")}},
-			"exact: LSH is not available here (approx: no bound)"},
+			"exact: LSH is not available here (no bound)"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonNoPairs}}, "exact: there are no pairs to join"},
 		{planner.Plan{Method: planner.Exact, Reason: planner.Reason{Code: planner.ReasonExactWithin, ExactCPU: 0.00604320, LSHCPU: 0.0301, Prefer: 1.25}},
-			"exact: predicted at 6.04 ms of CPU against 30.1 ms for LSH (0.20x); exact is preferred within 1.25x, since it loses no pair"},
+			"exact: whole run predicted at 6.04 ms of CPU against 30.1 ms for LSH (0.20x, inside the 1.25x margin by 6.23x); exact is kept within the margin, since it loses no pair"},
 		{planner.Plan{Method: planner.LSH, Reason: planner.Reason{Code: planner.ReasonLSHCheaper, ExactCPU: 12, LSHCPU: 0.5, Prefer: 1.25, Recall: 0.9712, AtThreshold: 0.9}},
-			"lsh: predicted at 500 ms of CPU against 12.00 s for exact (24.0x less), expected recall 0.971 (at least 0.900 for every pair at the threshold)"},
+			"lsh: whole run predicted at 500 ms of CPU against 12.00 s for exact (24.00x less, outside the 1.25x margin by 19.20x), expected recall 0.971 (at least 0.900 for every pair at the threshold)"},
+		{planner.Plan{Method: planner.LSH, Reason: planner.Reason{Code: planner.ReasonBeforeOrder, ExactCPU: 2.1, ExactLeast: 1.9, LSHCPU: 0.9, Prefer: 1.25, Recall: 0.998, AtThreshold: 0.954}},
+			"lsh: whole run predicted at 900 ms of CPU against at least 1.90 s for exact, whose reading and token order alone cost that (2.11x, outside the 1.25x margin by 1.69x), so the order is not built; expected recall 0.998 (at least 0.954 for every pair at the threshold)"},
 	} {
 		if got := ReasonText(&tc.p); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.p.Reason, got, tc.want)
@@ -45,8 +47,8 @@ func TestPlanJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"method":"exact","measure":"dice","threshold":"0.5","prefer":1.25,"recall":1,"reason":"exact: there are no pairs to join",` +
-		`"figures":[{"name":"exact predicted CPU","value":0.5,"unit":"s"}],"exact":{`
-	if !strings.HasPrefix(string(b), want) || !strings.HasSuffix(string(b), `"plan_s":0}`) {
+		`"figures":[{"name":"exact predicted CPU","value":0.5,"unit":"s"}],"front_end":{`
+	if !strings.HasPrefix(string(b), want) || !strings.HasSuffix(string(b), `"plan_s":0,"plan_cpu_s":0}`) {
 		t.Errorf("plan JSON\n%s\nwant it to start\n%s", b, want)
 	}
 	lib, _ := json.Marshal(p)

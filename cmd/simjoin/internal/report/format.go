@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,4 +94,41 @@ func interval(iv planner.Interval) string {
 		return "- (no pairs)"
 	}
 	return fmt.Sprintf("%.3f [%.3f, %.3f] (%s of %s)", iv.Estimate, iv.Lo, iv.Hi, numfmt.Group(iv.K), numfmt.Group(iv.N))
+}
+
+// ownPackages are the packages of this module whose errors start with
+// their name (Go's convention for a library's errors).
+var ownPackages = []string{"simjoin", "approx", "shingle", "order", "planner", "prefix", "join", "passwords", "cluster"}
+
+// Plain returns err's text without the package names this module's
+// libraries put in front of it ("simjoin: order: collection too large" is
+// "collection too large"), for the command's messages, which name flags
+// and files, not packages, and put "simjoin: " in front themselves.
+func Plain(err error) string {
+	s := err.Error()
+	for {
+		name, rest, ok := strings.Cut(s, ": ")
+		if !ok || !slices.Contains(ownPackages, name) {
+			return s
+		}
+		s = rest
+	}
+}
+
+// FlagValueError words err, a library's refusal of the value of a flag
+// ("shingle: bad tokenizer \"qgram:0\": length must be ..."), as the
+// command line's: "--tokens qgram:0: length must be ...", taking the value
+// from the first quoted string of err's text; without one, "--tokens: "
+// and err's plain text.
+func FlagValueError(flag string, err error) error {
+	s := Plain(err)
+	if i := strings.IndexByte(s, '"'); i >= 0 {
+		if q, err := strconv.QuotedPrefix(s[i:]); err == nil {
+			if rest, ok := strings.CutPrefix(s[i+len(q):], ": "); ok {
+				v, _ := strconv.Unquote(q)
+				return fmt.Errorf("%s %s: %s", flag, v, rest)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %s", flag, s)
 }

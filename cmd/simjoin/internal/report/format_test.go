@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/simjoin/simjoin/planner"
@@ -30,6 +31,31 @@ func TestWording(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestPlain: the module's package names in front of an error go, others
+// stay; a flag's value is taken from the first quoted string.
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		"simjoin: order: collection too large":    "collection too large",
+		"approx: bad LSH shape \"0x1\": want BxR": "bad LSH shape \"0x1\": want BxR",
+		"gzip: unexpected EOF":                    "gzip: unexpected EOF",
+		"open x: no such file":                    "open x: no such file",
+		"index: not an index directory":           "index: not an index directory",
+	} {
+		if got := Plain(errors.New(in)); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"shingle: bad tokenizer \"qgram:0\": length must be an integer from 1 to 64": "--tokens qgram:0: length must be an integer from 1 to 64",
+		"shingle: bad tokenizer \"a\\\"b\": want set":                                "--tokens a\"b: want set",
+		"shingle: no quotes here":                                                    "--tokens: no quotes here",
+	} {
+		if got := FlagValueError("--tokens", errors.New(in)).Error(); got != want {
+			t.Errorf("FlagValueError(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

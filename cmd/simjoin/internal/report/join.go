@@ -43,8 +43,9 @@ func JoinInput(inputs []string, against string) []string {
 // tokens and distinct tokens, and the "files" section when files were read
 // (keepGoing and minTokens are the options they were read with).
 // vocabulary counts the distinct tokens when st has no count (an input
-// loaded for LSH, whose tokens are not ordered); nil leaves the report's
-// count at st's -1.
+// loaded without its order, LSH's or the planner's) and the join builds no
+// order: it is called when the report is written (Vocabulary); nil leaves
+// the report's count at st's -1.
 func (r *Report) AddInput(st simjoin.Stats, vocabulary func() int, keepGoing bool, minTokens int) {
 	read := "read"
 	if st.Files != nil {
@@ -55,9 +56,7 @@ func (r *Report) AddInput(st simjoin.Stats, vocabulary func() int, keepGoing boo
 		r.AddPhase("order", st.Order)
 	}
 	r.Records, r.Skipped, r.SetTokens, r.Vocabulary = st.Records, st.Skipped, st.Tokens, st.Vocabulary
-	if st.Vocabulary < 0 && vocabulary != nil {
-		r.Vocabulary = vocabulary()
-	}
+	r.vocabulary = vocabulary
 	if st.Files != nil {
 		r.AddSection("files", "files", *st.Files, FilesRows(st.Files, keepGoing, minTokens))
 	}
@@ -77,12 +76,19 @@ type GivenPlan struct {
 const givenReason = "given by --method, not planned (simjoin explain prices both paths)"
 
 // AddJoin records what a join of measure m and threshold t did (st): the
+// order phase and the distinct tokens when the order was built for it, the
 // plan section (st.Plan, or a GivenPlan naming the method given when
 // nothing was planned), the method that ran, the exact join's counters, the
 // LSH section (with LSH's recall when it was measured against the exact
 // join, st.CrossCheck), and the results with their histogram. It returns the
 // warning the run calls for, if any: CappedWarning when LSH capped buckets.
 func (r *Report) AddJoin(st simjoin.Stats, given string, m prefix.Measure, t prefix.Threshold) (warning string) {
+	if st.Order != (simjoin.Timing{}) && !slices.ContainsFunc(r.Phases, func(p Phase) bool { return p.Name == "order" }) {
+		r.AddPhase("order", st.Order) // built for the join: the planner or the exact path asked for it
+	}
+	if st.Vocabulary >= 0 {
+		r.Vocabulary = st.Vocabulary
+	}
 	if st.Plan != nil {
 		r.AddSection("plan", "plan", PlanJSON{st.Plan}, PlanRows(st.Plan))
 	} else {

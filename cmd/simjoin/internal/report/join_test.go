@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,8 @@ func TestJoinInput(t *testing.T) {
 }
 
 // TestAddInput: the phases of loading, the input's counts, the vocabulary
-// counted only when asked, and the files section of --files.
+// counted only when asked and only when the report is written (a join that
+// builds the order counts it: AddJoin), and the files section of --files.
 func TestAddInput(t *testing.T) {
 	st := simjoin.Stats{Records: 10, Skipped: 1, Tokens: 40, Vocabulary: -1, Read: simjoin.Timing{Wall: time.Second}}
 	var r Report
@@ -49,9 +51,13 @@ func TestAddInput(t *testing.T) {
 	}
 	st.Order, st.Files = simjoin.Timing{Wall: time.Millisecond}, &fileset.Stats{Listed: 3, Selected: 2, Records: 2}
 	r = Report{}
-	r.AddInput(st, func() int { return 7 }, true, 2)
-	if len(r.Phases) != 2 || r.Phases[0].Name != "read+tokenize" || r.Phases[1].Name != "order" || r.Vocabulary != 7 {
-		t.Errorf("files: phases %+v, vocabulary %d", r.Phases, r.Vocabulary)
+	counted := 0
+	r.AddInput(st, func() int { counted++; return 7 }, true, 2)
+	if len(r.Phases) != 2 || r.Phases[0].Name != "read+tokenize" || r.Phases[1].Name != "order" || r.Vocabulary != -1 || counted != 0 {
+		t.Errorf("files: phases %+v, vocabulary %d (counted %d times)", r.Phases, r.Vocabulary, counted)
+	}
+	if r.WriteText(io.Discard); r.Vocabulary != 7 || counted != 1 {
+		t.Errorf("written: vocabulary %d (counted %d times)", r.Vocabulary, counted)
 	}
 	if _, ok := r.Sections["files"]; !ok || len(r.extra) != 1 || r.extra[0].Rows[2][0] != "unreadable, skipped" {
 		t.Errorf("files section %+v", r.extra)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -16,8 +17,9 @@ import (
 // changes meaning; adding a field does not change it.
 //
 // The schema's rules: names in snake_case; durations in seconds as numbers
-// whose names end in "_s"; counts of things as integers; byte counts end in
-// "_bytes" or are named "bytes".
+// whose names end in "_s", to the nanosecond; other fractions to 15
+// significant digits (roundFloats); counts of things as integers; byte
+// counts end in "_bytes" or are named "bytes".
 const SchemaVersion = 1
 
 // Report is the statistics report of a run: text for people (--stats, on
@@ -44,6 +46,15 @@ type Report struct {
 	Phases     []Phase        `json:"phases"`
 	PeakRSS    int64          `json:"peak_rss_bytes"`
 	extra      []Section      // the text of Sections, in the order added
+	vocabulary func() int     // counts Vocabulary when it is -1 (AddInput)
+}
+
+// countVocabulary sets Vocabulary from the counter AddInput was given when
+// nothing counted it yet.
+func (r *Report) countVocabulary() {
+	if r.Vocabulary < 0 && r.vocabulary != nil {
+		r.Vocabulary = r.vocabulary()
+	}
 }
 
 // AddSection adds a section: v goes into the JSON under key, rows into the
@@ -63,6 +74,7 @@ func (r *Report) AddPhase(name string, t simjoin.Timing) {
 
 // WriteText writes the report for people, aligned, with units.
 func (r *Report) WriteText(w io.Writer) {
+	r.countVocabulary()
 	rows := [][2]string{
 		{"command", r.Command},
 		{"input", strings.Join(r.Input, " ")},
@@ -87,11 +99,18 @@ func (r *Report) WriteText(w io.Writer) {
 	WriteText(w, rows, r.extra, r.Histogram, r.Phases, r.PeakRSS)
 }
 
-// WriteJSON writes the report as indented JSON to w.
+// WriteJSON writes the report as indented JSON to w, its floats rounded to
+// what they can tell (roundFloats).
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	r.countVocabulary()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(roundFloats(b.Bytes()))
+	return err
 }
 
 // MarshalJSON writes the report with the schema's version and the exact

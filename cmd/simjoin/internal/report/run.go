@@ -13,22 +13,30 @@ import (
 )
 
 // Timer times one phase of a run: its wall-clock time and the CPU time the
-// process spent meanwhile (rusage.CPU).
+// process spent meanwhile (rusage.CPU), less those of the phases recorded
+// while it ran (such as the order a join builds when the planner asks for
+// it: a phase of its own).
 type Timer struct {
-	r     *Report
-	name  string
-	start time.Time
-	cpu   time.Duration
+	r      *Report
+	name   string
+	start  time.Time
+	cpu    time.Duration
+	phases int // the report's phases when it started
 }
 
 // Start starts timing the phase name; Timer.Done records it.
 func (r *Report) Start(name string) *Timer {
-	return &Timer{r: r, name: name, start: time.Now(), cpu: processCPU()}
+	return &Timer{r: r, name: name, start: time.Now(), cpu: processCPU(), phases: len(r.Phases)}
 }
 
 // Done appends the phase to the report's phases.
 func (t *Timer) Done() {
-	t.r.Phases = append(t.r.Phases, Phase{Name: t.name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()})
+	ph := Phase{Name: t.name, Seconds: time.Since(t.start).Seconds(), CPU: (processCPU() - t.cpu).Seconds()}
+	for _, in := range t.r.Phases[t.phases:] {
+		ph.Seconds = max(ph.Seconds-in.Seconds, 0)
+		ph.CPU = max(ph.CPU-in.CPU, 0)
+	}
+	t.r.Phases = append(t.r.Phases, ph)
 }
 
 // Phase runs f as the phase name: timed (Start) and recorded when f

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simjoin/simjoin"
 	"github.com/simjoin/simjoin/approx"
@@ -107,5 +108,25 @@ func TestTimerAndEmit(t *testing.T) {
 	}
 	if err := r.Emit(nil, nil); err != nil {
 		t.Errorf("Emit to nowhere: %v", err)
+	}
+}
+
+// TestTimerCarvesNested: a phase recorded while a timer runs (the order a
+// join builds for the planner) is a phase of its own, before the timer's,
+// and the timer's time is what remains (here none: the nested phase is
+// longer than anything the timer can have seen); AddJoin adds the order a
+// join built once, and the distinct tokens it counted.
+func TestTimerCarvesNested(t *testing.T) {
+	r := &Report{Vocabulary: -1}
+	tm := r.Start("join")
+	st := simjoin.Stats{Order: simjoin.Timing{Wall: time.Hour, CPU: time.Hour}, Vocabulary: 42}
+	r.AddJoin(st, "auto", prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2})
+	r.AddJoin(st, "auto", prefix.Jaccard, prefix.Threshold{Num: 1, Den: 2})
+	tm.Done()
+	if len(r.Phases) != 2 || r.Phases[0].Name != "order" || r.Phases[1].Name != "join" || r.Vocabulary != 42 {
+		t.Fatalf("phases %+v, vocabulary %d", r.Phases, r.Vocabulary)
+	}
+	if j := r.Phases[1]; j.Seconds != 0 || j.CPU != 0 {
+		t.Errorf("join phase %+v: the order's hour is not carved out of it", j)
 	}
 }

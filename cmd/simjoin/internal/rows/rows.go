@@ -128,25 +128,69 @@ func (rw Matches) Write(cand int, known *passwords.List, m passwords.Match) erro
 }
 
 // Hits writes what searches of an index found, one record a line: the
-// query's number, id, similarity (an estimate for an LSH index without raw
-// sets); the CSV header is written even for no hit.
-type Hits struct{ *sink.Writer }
+// query's number, id (the record's key on an index with keys), similarity
+// (an estimate for an LSH index without raw sets), and the stored fields
+// asked for (text, payload: in JSONL the payload object itself, null when
+// none); the CSV header is written even for no hit.
+type Hits struct {
+	*sink.Writer
+	keys   index.KeyKind
+	fields index.Fields
+}
 
 // NewHits returns the writer of the hits of searches of an index of
-// configuration cfg, in format f to w; qkey names the query's column.
-func NewHits(w io.Writer, f fieldenc.Format, cfg index.Config, qkey string) Hits {
-	rw := sink.NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: qkey}, fieldenc.Column{Name: "id"}, simColumn(cfg))
+// configuration cfg, in format f to w; qkey names the query's column and
+// fields are the stored fields each hit carries.
+func NewHits(w io.Writer, f fieldenc.Format, cfg index.Config, qkey string, fields index.Fields) Hits {
+	cols := []fieldenc.Column{{Name: qkey}, {Name: "id"}, simColumn(cfg)}
+	if fields&index.FieldText != 0 {
+		cols = append(cols, fieldenc.Column{Name: "text"})
+	}
+	if fields&index.FieldPayload != 0 {
+		cols = append(cols, fieldenc.Column{Name: "payload"})
+	}
+	rw := sink.NewWriter(w, f, cfg.Measure == prefix.Overlap, cols...)
 	rw.EagerHeader = true
-	return Hits{rw}
+	return Hits{rw, cfg.Keys, fields}
 }
 
 // Write writes that query number q found h.
 func (rw Hits) Write(q int, h index.Hit) error {
 	b := rw.Line()
 	b = rw.Int(b, int64(q))
-	b = rw.Uint(b, uint64(h.ID))
+	b = appendID(rw.Writer, b, rw.keys, h.ID, h.Key)
 	b = rw.Similarity(b, h.Sim)
+	if rw.fields&index.FieldText != 0 {
+		b = rw.Text(b, []byte(h.Text))
+	}
+	if rw.fields&index.FieldPayload != 0 {
+		b = appendPayload(rw.Writer, b, []byte(h.Payload))
+	}
 	return rw.WriteRow(b)
+}
+
+// appendID appends a record's name: its key on an index with keys (an integer
+// bare, a string as text), else its id.
+func appendID(rw *sink.Writer, b []byte, keys index.KeyKind, id index.ID, key index.Key) []byte {
+	switch keys {
+	case index.IntKeys:
+		return append(rw.Field(b), key...)
+	case index.StringKeys:
+		return rw.Text(b, []byte(key))
+	}
+	return rw.Uint(b, uint64(id))
+}
+
+// appendPayload appends a stored payload, a JSON object (none: empty): in JSONL
+// the object itself (null for none), otherwise as text.
+func appendPayload(rw *sink.Writer, b, p []byte) []byte {
+	if rw.Format() != fieldenc.JSONL {
+		return rw.Text(b, p)
+	}
+	if len(p) == 0 {
+		p = []byte("null")
+	}
+	return append(rw.Field(b), p...)
 }
 
 // WriteBatch writes the hits of a batch of queries numbered from first:
@@ -161,9 +205,14 @@ func (rw Hits) WriteBatch(first int, res [][]index.Hit) error {
 }
 
 // Outcomes writes the outcome of each input record of index add: line,
-// status (inserted or duplicate), id, and a duplicate's similarity; the CSV
+// status (inserted, replaced, duplicate or exists), id (the record's key on
+// an index with keys: the new record's, or the held record's it
+// duplicates or that holds its key), and a duplicate's similarity; the CSV
 // header is written even for no record.
-type Outcomes struct{ *sink.Writer }
+type Outcomes struct {
+	*sink.Writer
+	keys index.KeyKind
+}
 
 // NewOutcomes returns the writer of the outcomes of inserts into an index
 // of configuration cfg, in format f to w.
@@ -171,20 +220,29 @@ func NewOutcomes(w io.Writer, f fieldenc.Format, cfg index.Config) Outcomes {
 	rw := sink.NewWriter(w, f, cfg.Measure == prefix.Overlap, fieldenc.Column{Name: "line"}, fieldenc.Column{Name: "status"},
 		fieldenc.Column{Name: "id"}, simColumn(cfg))
 	rw.EagerHeader = true
-	return Outcomes{rw}
+	return Outcomes{rw, cfg.Keys}
 }
 
 // Write writes the outcome of input line line.
 func (rw Outcomes) Write(line int, o index.Outcome) error {
 	b := rw.Line()
 	b = rw.Int(b, int64(line))
-	if o.Inserted {
-		b = rw.Word(b, "inserted")
-		b = rw.Uint(b, uint64(o.ID))
+	switch {
+	case o.Inserted:
+		status := "inserted"
+		if o.Replaced {
+			status = "replaced"
+		}
+		b = rw.Word(b, status)
+		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
 		b = rw.Skip(b)
-	} else {
+	case o.Exists:
+		b = rw.Word(b, "exists")
+		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
+		b = rw.Skip(b)
+	default:
 		b = rw.Word(b, "duplicate")
-		b = rw.Uint(b, uint64(o.ID))
+		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
 		b = rw.Similarity(b, o.Sim)
 	}
 	return rw.WriteRow(b)
@@ -198,4 +256,29 @@ func (rw Outcomes) WriteBatch(first int, outs []index.Outcome) error {
 		rw.Write(first+k, o)
 	}
 	return rw.Flush()
+}
+
+// Stored writes records as an index holds them (simjoin index get): id
+// (the key on an index with keys), text, payload (in JSONL the object,
+// null when none); the CSV header is written even for no record.
+type Stored struct {
+	*sink.Writer
+	keys index.KeyKind
+}
+
+// NewStored returns the writer of the stored records of an index of
+// configuration cfg, in format f to w.
+func NewStored(w io.Writer, f fieldenc.Format, cfg index.Config) Stored {
+	rw := sink.NewWriter(w, f, false, fieldenc.Column{Name: "id"}, fieldenc.Column{Name: "text"}, fieldenc.Column{Name: "payload"})
+	rw.EagerHeader = true
+	return Stored{rw, cfg.Keys}
+}
+
+// Write writes one record.
+func (rw Stored) Write(s index.Stored) error {
+	b := rw.Line()
+	b = appendID(rw.Writer, b, rw.keys, s.ID, s.Key)
+	b = rw.Text(b, s.Text)
+	b = appendPayload(rw.Writer, b, s.Payload)
+	return rw.WriteRow(b)
 }
