@@ -3,6 +3,8 @@
 # pipelines on Prism (in-process) against the single-machine CLI on the same
 # data. Usage: scripts/beam-bench.sh [N_SETS] [THRESHOLD...]; data goes to
 # ${DATA:-/tmp/simjoin-bench}. N_SETS is the first lines of the 1M-set file.
+# PARTS (default "join dedup") picks the tables: the joins against the CLI,
+# and dedup of N_SETS copies of one line against N_SETS distinct lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${DATA:-/tmp/simjoin-bench}
@@ -38,7 +40,34 @@ print(f"| {os.path.basename(f)} | {m} | {t} | {recs:,} | {pairs:,} | {bw:.1f} | 
       f"{cw:.2f} | {int(cr)/1024:.0f} | {bw/cw:.0f}x | {shuf/1e6:.1f} | {shuf/recs:.0f} | {same} |")
 PY
 }
-echo "| data | method | t | records | pairs | Prism wall s | Prism peak MiB | CLI wall s | CLI peak MiB | Prism/CLI | shuffled MB | shuffled bytes/record | same pairs |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-for t in $ts; do row "$data/zipf-$n.txt" exact "$t"; done
-row "$data/docs20k.txt" lsh 0.8
+parts=${PARTS:-join dedup}
+if [[ " $parts " == *" join "* ]]; then
+  echo "| data | method | t | records | pairs | Prism wall s | Prism peak MiB | CLI wall s | CLI peak MiB | Prism/CLI | shuffled MB | shuffled bytes/record | same pairs |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  for t in $ts; do row "$data/zipf-$n.txt" exact "$t"; done
+  row "$data/docs20k.txt" lsh 0.8
+fi
+dedup_row() { # file method
+  local f=$1 method=$2
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" dedup --method "$method" -t 0.8 \
+    --input "$f" --output "$data/kept" --stats 2> "$data/beam.stats"
+  read -r bw br < "$data/time.beam"
+  local shuf kept
+  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  kept=$(wc -l < "$data/kept-00000-of-00001")
+  python3 - "$f" "$method" "$n" "$kept" "$bw" "$br" "$shuf" <<'PY'
+import sys, os
+f, m, n, kept, bw, br, shuf = sys.argv[1:]
+n, shuf = int(n), int(shuf)
+print(f"| {os.path.basename(f)} | {m} | {n:,} | {int(kept):,} | {float(bw):.1f} | {int(br)/1024:.0f} | {shuf/1e6:.1f} | {shuf/n:.0f} |")
+PY
+}
+if [[ " $parts " == *" dedup "* ]]; then
+  awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) print "the same line again and again" }' > "$data/copies-$n.txt"
+  echo "| data | method | records | kept | Prism wall s | Prism peak MiB | shuffled MB | shuffled bytes/record |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for m in exact lsh; do
+    dedup_row "$data/zipf-$n.txt" "$m"
+    dedup_row "$data/copies-$n.txt" "$m"
+  done
+fi

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -15,7 +16,7 @@ import (
 
 func init() {
 	register.Function4x0(edgeLabelAtB)
-	register.Function4x0(edgeUnsettled)
+	register.Function5x0(edgeUnsettled)
 	register.Emitter1[int64]()
 	register.DoFn2x0[int64, func(string)](&unsettledFn{})
 	register.Emitter1[string]()
@@ -47,7 +48,7 @@ func edgeLabelAtB(_ uint64, bs func(*uint64) bool, label func(*uint64) bool, emi
 }
 
 // edgeUnsettled counts the edges into b whose other end's label differs.
-func edgeUnsettled(_ uint64, got func(*uint64) bool, label func(*uint64) bool, emit func(int64)) {
+func edgeUnsettled(ctx context.Context, _ uint64, got func(*uint64) bool, label func(*uint64) bool, emit func(int64)) {
 	var l, g uint64
 	if !label(&l) {
 		return
@@ -59,6 +60,7 @@ func edgeUnsettled(_ uint64, got func(*uint64) bool, label func(*uint64) bool, e
 		}
 	}
 	if n > 0 {
+		mUnsettled.Inc(ctx, n)
 		emit(n)
 	}
 }

@@ -68,8 +68,13 @@
 // 8k+16 bytes a record, B·(8B+14) bytes a unit for the bands and 2·(8k+16)
 // more for the two co-groups, and 8k+36 bytes a candidate.
 //
+// A dedup makes no record pair: ExactLinks and LSHLinks group identical
+// sets into units first, join only the units, and return the links the
+// clusters need (one a pair of similar units, n-1 for a unit of n copies).
 // Components labels the records of a dedup by connected components with
-// Hash-to-Min, a fixed number of rounds, and counts the edges left unsettled;
+// the alternating large-star/small-star operations of Kiveris et al., a
+// fixed number of them (each a shuffle of at most twice the edges), and
+// Unsettled fails the job when an edge still joins two labels after them;
 // DedupLines keeps one record of every cluster (the first, as `simjoin
 // dedup` does, or the longest or shortest) and writes its id, every record
 // with its kept record's, or the kept records' lines.

@@ -83,11 +83,43 @@ func sumCounts(a, b int64) int64 { return a + b }
 // each pair once. See the package documentation for the stages and their
 // cost.
 func ExactJoin(s beam.Scope, records beam.PCollection, j Join) beam.PCollection {
-	s = s.Scope("ExactJoin")
+	return exactJoin(s.Scope("ExactJoin"), records, j, true)
+}
+
+// ExactLinks is ExactJoin for a dedup (a self-join): only the edges
+// (KV<uint64, uint64> of record ids) the clusters need. Identical sets are
+// first grouped into units (one shuffle of every record keyed by a
+// fingerprint of its set, as LSHLinks groups them); the units' first
+// records are joined by ExactJoin's stages, each pair found an edge, and
+// every unit's first record is linked to its other records: n copies cost
+// n-1 edges and one record in the join, not n(n-1)/2 pairs.
+func ExactLinks(s beam.Scope, records beam.PCollection, j Join) beam.PCollection {
+	s = s.Scope("ExactLinks")
+	fn := lshFn{Measure: int(j.Measure), Num: j.Threshold.Num, Den: j.Threshold.Den}
+	units, _ := groupUnits(s, records, fn, false)
+	pairs := exactJoin(s, beam.ParDo(s, unitRecord, units), j, false)
+	return beam.Flatten(s, beam.ParDo(s, pairLink, pairs), unitMembers(s, units, fn))
+}
+
+func init() {
+	register.Function1x1(unitRecord)
+	register.Function1x2(pairLink)
+}
+
+// unitRecord is a unit as the record that stands for it: its first record's
+// id and its set.
+func unitRecord(u Unit) Record { return Record{ID: u.ID, Keys: u.Keys} }
+
+// pairLink is a result pair as an edge of the dedup graph.
+func pairLink(p Pair) (uint64, uint64) { return p.A, p.B }
+
+// exactJoin is ExactJoin; count counts the records read (false when they
+// are units whose records were counted as they were grouped).
+func exactJoin(s beam.Scope, records beam.PCollection, j Join, count bool) beam.PCollection {
 	fn := j.fn()
 	// Stage 1: document frequencies; only tokens held by two records or more
 	// can be shared, so only they are broadcast.
-	ones := beam.ParDo(s.Scope("Stage1"), &tokenCountFn{}, records)
+	ones := beam.ParDo(s.Scope("Stage1"), &tokenCountFn{Count: count}, records)
 	df := beam.CombinePerKey(s.Scope("Stage1"), sumCounts, ones)
 	shared := beam.ParDo(s.Scope("Stage1"), keepShared, df)
 	// Stage 2: route every record to the groups of its prefix tokens.
@@ -100,17 +132,25 @@ func ExactJoin(s beam.Scope, records beam.PCollection, j Join) beam.PCollection 
 	return beam.ParDo(s.Scope("Stage2"), &groupJoinFn{J: fn}, groups)
 }
 
-// tokenCountFn emits (key, 1) for every token of every record and counts the
-// records.
-type tokenCountFn struct{}
+// tokenCountFn emits (key, 1) for every token of every record and, with
+// Count, counts the records.
+type tokenCountFn struct {
+	Count bool
+}
 
 func (f *tokenCountFn) ProcessElement(ctx context.Context, r Record, emit func(uint64, int64)) {
-	mRecords.Inc(ctx, 1)
+	if f.Count {
+		mRecords.Inc(ctx, 1)
+	}
 	if len(r.Keys) == 0 {
-		mSkipped.Inc(ctx, 1)
+		if f.Count {
+			mSkipped.Inc(ctx, 1)
+		}
 		return
 	}
-	mSetTokens.Inc(ctx, int64(len(r.Keys)))
+	if f.Count {
+		mSetTokens.Inc(ctx, int64(len(r.Keys)))
+	}
 	for _, k := range r.Keys {
 		emit(k, 1)
 	}

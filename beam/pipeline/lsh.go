@@ -90,27 +90,62 @@ func init() {
 // each side apart, a bucket pairs only an R unit with an S unit, and only its
 // S units count against MaxBucket.
 func LSHSelfJoin(s beam.Scope, records beam.PCollection, l LSH) (pairs, edges beam.PCollection) {
-	s = s.Scope("LSH")
+	return lshJoin(s.Scope("LSH"), records, l, true)
+}
+
+// LSHLinks is LSHSelfJoin for a dedup: only its edges, as few as the
+// clusters need. n copies of a set are one unit, linked by n-1 edges, and
+// two similar units by one edge; no record pair is made, so that the cost
+// stays linear in the copies.
+func LSHLinks(s beam.Scope, records beam.PCollection, l LSH) beam.PCollection {
+	_, edges := lshJoin(s.Scope("LSHLinks"), records, l, false)
+	return edges
+}
+
+// lshJoin is LSHSelfJoin, with the record pairs made only when pairs is
+// set (otherwise pairs is an empty PCollection).
+func lshJoin(s beam.Scope, records beam.PCollection, l LSH, pairs bool) (found, edges beam.PCollection) {
 	fn := l.fn()
-	keyed := beam.ParDo(s, &fingerprintFn{L: fn}, records)
-	units, same := beam.ParDo2(s, &unitFn{L: fn}, beam.GroupByKey(s, keyed))
+	units, same := groupUnits(s, records, fn, pairs)
 	banded := beam.ParDo(s, &bandFn{L: fn}, units)
 	capped := beam.ParDo(s, &cappedFn{MaxBucket: fn.MaxBucket},
 		beam.CombinePerKey(s, sumCounts, beam.ParDo(s, &bucketOneFn{SFrom: fn.SFrom}, banded)))
 	cands := beam.ParDo(s, &bucketFn{L: fn}, beam.GroupByKey(s, banded), beam.SideInput{Input: capped})
 	byID := beam.ParDo(s, unitByID, units)
 	halves := beam.ParDo(s, &fetchFn{}, beam.CoGroupByKey(s, cands, byID))
-	found, unitEdges := beam.ParDo2(s, &verifyFn{L: fn}, beam.CoGroupByKey(s, halves, byID))
-	memberEdges := beam.ParDo(s, unitMembers, units)
-	return beam.Flatten(s, same, found), beam.Flatten(s, unitEdges, memberEdges)
+	found, unitEdges := beam.ParDo2(s, &verifyFn{L: fn, Pairs: pairs}, beam.CoGroupByKey(s, halves, byID))
+	return beam.Flatten(s, same, found), beam.Flatten(s, unitEdges, unitMembers(s, units, fn))
+}
+
+// groupUnits groups the records into units of identical sets (within one
+// side of an R-S join), with one shuffle of every record keyed by a
+// fingerprint of its set. It returns the units and, with pairs, the record
+// pairs of a self-join's copies (m(m-1)/2 for a unit of m records whose set
+// reaches the threshold with itself); without, an empty PCollection.
+func groupUnits(s beam.Scope, records beam.PCollection, fn lshFn, pairs bool) (units, same beam.PCollection) {
+	keyed := beam.ParDo(s, &fingerprintFn{L: fn}, records)
+	return beam.ParDo2(s, &unitFn{L: fn, Pairs: pairs}, beam.GroupByKey(s, keyed))
 }
 
 func init() {
-	register.Function2x0(unitMembers)
+	register.DoFn2x0[Unit, func(uint64, uint64)](&unitMembersFn{})
 }
 
-// unitMembers links a unit's first record to its other records.
-func unitMembers(u Unit, emit func(uint64, uint64)) {
+// unitMembers links every unit's first record to its other records, when
+// the unit's set reaches the threshold with itself (an Overlap threshold
+// above its size does not): n-1 edges for n copies.
+func unitMembers(s beam.Scope, units beam.PCollection, fn lshFn) beam.PCollection {
+	return beam.ParDo(s, &unitMembersFn{L: fn}, units)
+}
+
+type unitMembersFn struct {
+	L lshFn
+}
+
+func (f *unitMembersFn) ProcessElement(u Unit, emit func(uint64, uint64)) {
+	if n := len(u.Keys); !f.L.bounds().Passes(n, n, n) {
+		return
+	}
 	for _, r := range u.Records[1:] {
 		emit(u.ID, r)
 	}
@@ -150,6 +185,9 @@ func (f *fingerprintFn) ProcessElement(ctx context.Context, r Record, emit func(
 // identical copies.
 type unitFn struct {
 	L lshFn
+	// Pairs reports the record pairs of a self-join's copies; false in a
+	// dedup, which needs only the units.
+	Pairs bool
 }
 
 func (f *unitFn) ProcessElement(ctx context.Context, _ uint64, it func(*Record) bool, emit func(Unit), same func(Pair)) {
@@ -175,7 +213,7 @@ func (f *unitFn) ProcessElement(ctx context.Context, _ uint64, it func(*Record) 
 			u.Records = append(u.Records, x.ID)
 		}
 		n := len(u.Keys)
-		if f.L.SFrom == 0 && b.Passes(n, n, n) {
+		if f.Pairs && f.L.SFrom == 0 && b.Passes(n, n, n) {
 			for i, x := range u.Records {
 				for _, y := range u.Records[i+1:] {
 					same(Pair{A: x, B: y, Overlap: uint32(n), SA: uint32(n), SB: uint32(n)})
@@ -341,6 +379,10 @@ func (f *fetchFn) ProcessElement(ctx context.Context, _ uint64, partners func(*u
 // unit edge.
 type verifyFn struct {
 	L lshFn
+	// Pairs reports the record pairs of two similar units, every record of
+	// one with every record of the other; false in a dedup, which needs only
+	// the units' edge.
+	Pairs bool
 }
 
 func (f *verifyFn) ProcessElement(ctx context.Context, _ uint64, halves func(*Unit) bool, unit func(*Unit) bool, emit func(Pair), edge func(uint64, uint64)) {
@@ -360,6 +402,9 @@ func (f *verifyFn) ProcessElement(ctx context.Context, _ uint64, halves func(*Un
 			continue
 		}
 		edge(u.ID, v.ID)
+		if !f.Pairs {
+			continue
+		}
 		for _, a := range u.Records {
 			for _, b := range v.Records {
 				p := Pair{A: a, B: b, Overlap: uint32(o), SA: uint32(len(u.Keys)), SB: uint32(len(v.Keys))}

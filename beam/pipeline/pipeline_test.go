@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,6 +245,20 @@ func exactJob(t *testing.T, c *collection, tokens string, m prefix.Measure, th s
 
 func lines(c *collection) []string { l, _ := c.records(); return l }
 
+// chain is a collection of n records each of which meets the next link of
+// a chain at Jaccard 0.6 and no other record at 0.6, the links in a
+// shuffled order: one cluster of diameter n-1 whose ids follow no order,
+// the slowest shape for the connected components to settle.
+func chain(n int) *collection {
+	c := &collection{name: fmt.Sprintf("chain%d", n)}
+	fl := make([]string, n)
+	for i, at := range rand.New(rand.NewPCG(uint64(n), 1)).Perm(n) {
+		fl[at] = fmt.Sprintf("t%d t%d t%d t%d", i, i+1, i+2, i+3)
+	}
+	c.files = [][]string{fl}
+	return c
+}
+
 // zipf is a collection of Zipf-distributed token sets with near-duplicates,
 // in the style of the set-similarity-join literature.
 func zipf(n int, seed uint64) *collection {
@@ -263,6 +278,29 @@ func zipf(n int, seed uint64) *collection {
 	}
 	c.files = [][]string{fl}
 	return c
+}
+
+// hot is an adversarial collection: n Zipf sets, each with the token "hot"
+// that every record holds, in a shuffled order with every tenth set copied
+// five more times and one line 300 times, so that groups of copies split
+// into blocks and many pairs are met in more than one group.
+func hot(n int) *collection {
+	base := zipf(n, 9).files[0]
+	var fl []string
+	for i, l := range base {
+		fl = append(fl, "hot "+l)
+		if i%10 == 0 {
+			for range 5 {
+				fl = append(fl, l+" hot")
+			}
+		}
+	}
+	for range 300 {
+		fl = append(fl, "hot copy of one line")
+	}
+	r := rand.New(rand.NewPCG(uint64(n), 2))
+	r.Shuffle(len(fl), func(i, j int) { fl[i], fl[j] = fl[j], fl[i] })
+	return &collection{name: "hot", files: [][]string{fl}}
 }
 
 // passwords is a generated password list split in three files: one with
@@ -361,6 +399,26 @@ func TestExactJoin(t *testing.T) {
 	}
 	if m.Counters["found_elsewhere"] == 0 {
 		t.Errorf("no pair was met in two groups: the first-token rule went untested")
+	}
+}
+
+// TestHotToken: a token in every record and many copies, joined whole and
+// in small blocks and deduplicated, give the CLI's pairs and clusters: a
+// pair dropped in a group as found elsewhere is reported by the group of
+// its first shared token.
+func TestHotToken(t *testing.T) {
+	dir := t.TempDir()
+	h := hot(1000)
+	h.write(t, dir)
+	jobs := []*job{
+		exactJob(t, h, "set", prefix.Jaccard, "0.6", 0, 0),
+		exactJob(t, h, "set", prefix.Jaccard, "0.6", 32, 0),
+		exactJob(t, h, "set", prefix.Cosine, "0.8", 128, 0),
+	}
+	jobs = append(jobs, dedupJob(t, dedupCase{c: h, tokens: "set", th: "0.6"}))
+	m := runJobs(t, jobs)
+	if m.Counters["split_groups"] == 0 || m.Counters["found_elsewhere"] == 0 {
+		t.Errorf("no group split or no pair met twice: the fixture is wrong: %v", m.Counters)
 	}
 }
 
@@ -494,50 +552,112 @@ func TestLSHJoin(t *testing.T) {
 	}
 }
 
+// dedupCase is a dedup to compare with the CLI's: the clusters of the
+// exact pairs (lsh zero) or of approx's pairs under lsh, the first record of
+// each kept.
+type dedupCase struct {
+	c      *collection
+	tokens string
+	m      prefix.Measure
+	th     string
+	rounds int
+	lsh    *approx.Options
+}
+
+func dedupJob(t *testing.T, tc dedupCase) *job {
+	t.Helper()
+	recs, ids := tc.c.records()
+	var pairs []join.Pair
+	method := "exact"
+	if tc.lsh != nil {
+		pairs, method = lshOracle(t, recs, tc.tokens, *tc.lsh), "lsh"
+	} else {
+		pairs = exactPairs(t, tc.tokens, tc.m, tc.th, recs, nil)
+	}
+	f := cluster.New(len(recs))
+	for _, p := range pairs {
+		f.Union(p.A, p.B)
+	}
+	var want []string
+	for _, i := range f.Firsts() {
+		want = append(want, ids[i])
+	}
+	if len(want) == len(recs) {
+		t.Fatalf("%s at %s: no cluster, the fixture is wrong", tc.c.name, tc.th)
+	}
+	thr, _ := prefix.ParseThreshold(tc.m, tc.th)
+	return &job{
+		name: fmt.Sprintf("dedup-%s-%s-%s-%s", method, tc.c.name, tc.m, tc.th), in: tc.c, tokens: tc.tokens, expect: want,
+		build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
+			var links beam.PCollection
+			if tc.lsh != nil {
+				links = pipeline.LSHLinks(s, recs, pipeline.LSH{Options: *tc.lsh})
+			} else {
+				links = pipeline.ExactLinks(s, recs, pipeline.Join{Measure: tc.m, Threshold: thr, BlockSize: 64})
+			}
+			labels := pipeline.Components(s, links, tc.rounds)
+			return pipeline.DedupLines(s, recs, labels, beam.PCollection{}, pipeline.IDsOf(in), pipeline.Dedup{})
+		},
+	}
+}
+
+func lshOptions(t *testing.T, th string, seed uint64) *approx.Options {
+	t.Helper()
+	thr, _ := prefix.ParseThreshold(prefix.Jaccard, th)
+	o, err := approx.Options{Threshold: thr, Seed: seed}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &o
+}
+
 func TestDedup(t *testing.T) {
 	dir := t.TempDir()
 	z := zipf(2500, 4)
 	pw := passwords(1500)
+	ch := chain(2000)
+	h := hot(500)
 	z.write(t, dir)
 	pw.write(t, dir)
-
+	ch.write(t, dir)
+	h.write(t, dir)
 	var jobs []*job
-	for _, tc := range []struct {
-		c      *collection
-		tokens string
-		th     string
-		rounds int
-	}{{z, "set", "0.7", 0}, {z, "set", "0.5", 6}, {pw, "qgram:2", "0.6", 0}} {
-		recs, ids := tc.c.records()
-		pairs := exactPairs(t, tc.tokens, prefix.Jaccard, tc.th, recs, nil)
-		f := cluster.New(len(recs))
-		for _, p := range pairs {
-			f.Union(p.A, p.B)
-		}
-		var want []string
-		for _, i := range f.Firsts() {
-			want = append(want, ids[i])
-		}
-		if len(want) == len(recs) {
-			t.Fatalf("%s at %s: no cluster, the fixture is wrong", tc.c.name, tc.th)
-		}
-		thr, _ := prefix.ParseThreshold(prefix.Jaccard, tc.th)
-		tc := tc
-		jobs = append(jobs, &job{
-			name: fmt.Sprintf("dedup-%s-%s", tc.c.name, tc.th), in: tc.c, tokens: tc.tokens, expect: want,
-			build: func(s beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
-				pairs := pipeline.ExactJoin(s, recs, pipeline.Join{Threshold: thr, BlockSize: 64})
-				labels := pipeline.Components(s, beam.ParDo(s, pairEdge, pairs), tc.rounds)
-				return pipeline.Kept(s, recs, labels, pipeline.IDsOf(in), false)
-			},
-		})
+	for _, tc := range []dedupCase{
+		{c: z, tokens: "set", th: "0.7"},
+		{c: z, tokens: "set", th: "0.5", rounds: 6},
+		{c: pw, tokens: "qgram:2", th: "0.6"},
+		{c: ch, tokens: "set", th: "0.6"},
+		{c: h, tokens: "set", m: prefix.Overlap, th: "8"}, // copies of sets under 8 tokens stay apart
+		{c: z, tokens: "set", th: "0.7", lsh: lshOptions(t, "0.7", 1)},
+		{c: h, tokens: "set", th: "0.6", lsh: lshOptions(t, "0.6", 2)},
+	} {
+		jobs = append(jobs, dedupJob(t, tc))
 	}
-	m := runJobs(t, jobs)
-	if n := m.Counters["components_unsettled_edges"]; n != 0 {
-		t.Errorf("%d edges unsettled after the rounds", n)
-	}
+	runJobs(t, jobs)
 }
 
-func init() { beam.RegisterFunction(pairEdge) }
-
-func pairEdge(p pipeline.Pair) (uint64, uint64) { return p.A, p.B }
+// TestDedupCopies: a dedup costs linear in the copies of a set, on both
+// paths: no record pair is made (results counts only the pairs of distinct
+// sets), and the components shuffle what n-1 links a set of n copies need.
+func TestDedupCopies(t *testing.T) {
+	dir := t.TempDir()
+	c := zipf(200, 5)
+	for range 600 {
+		c.files[0] = append(c.files[0], "one line many times", "and another one")
+	}
+	c.name = "copies"
+	c.write(t, dir)
+	m := runJobs(t, []*job{
+		dedupJob(t, dedupCase{c: c, tokens: "set", th: "0.7"}),
+		dedupJob(t, dedupCase{c: c, tokens: "set", th: "0.7", lsh: lshOptions(t, "0.7", 3)}),
+	})
+	n := int64(len(c.files[0]))
+	if r := m.Counters["results"]; r > 1000 {
+		t.Errorf("%d pairs made for %d records, most of them copies", r, n)
+	}
+	// Each star operation shuffles every link both ways, at most 2·10 bytes
+	// each way; two jobs ran.
+	if b, most := m.Counters["shuffle_components_bytes"], 2*int64(pipeline.DefaultRounds)*2*20*n; b > most {
+		t.Errorf("the components shuffled %d bytes for %d records, more than the %d of links linear in them", b, n, most)
+	}
+}

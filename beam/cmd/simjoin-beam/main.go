@@ -152,9 +152,9 @@ func (c *config) run(ctx context.Context, stderr io.Writer) error {
 	default:
 		var edges beam.PCollection
 		if c.method == "exact" {
-			edges = beam.ParDo(s, pairEdge, pipeline.ExactJoin(s, records, c.join))
+			edges = pipeline.ExactLinks(s, records, c.join)
 		} else {
-			_, edges = pipeline.LSHSelfJoin(s, records, c.lsh)
+			edges = pipeline.LSHLinks(s, records, c.lsh)
 		}
 		labels := pipeline.Components(s, edges, c.rounds)
 		guards = append(guards, pipeline.Unsettled(s, edges, labels, c.rounds))
@@ -232,10 +232,3 @@ func (c *config) summaryHead() [][2]string {
 	}
 	return head
 }
-
-func init() {
-	beam.RegisterFunction(pairEdge)
-}
-
-// pairEdge is a result pair as an edge of the dedup graph.
-func pairEdge(p pipeline.Pair) (uint64, uint64) { return p.A, p.B }
