@@ -131,3 +131,60 @@ func TestAutoValuesAsKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoOrderReleasesRecords: building an Auto input's order releases the
+// records as read (they are held once, not twice), and everything that
+// read them still answers: a second plan is the first, LSH forced after
+// the order is built finds --method lsh's pairs, the order built before
+// any plan still plans, and joins started at once on one fresh input (one
+// building the order while another plans) find the same pairs.
+func TestAutoOrderReleasesRecords(t *testing.T) {
+	ctx := context.Background()
+	short := linesOf(synth.Sets(synth.SetsConfig{N: 6000, MinSize: 5, MaxSize: 20, Universe: 6000, Zipf: 1,
+		DupFraction: 0.2, Replace: 0.1, Seed: 3}))
+	want, _ := joinAll(t, load(t, short, simjoin.Exact, 0.7))
+	wantLSH, _ := joinAll(t, load(t, short, simjoin.LSH, 0.7))
+
+	in := load(t, short, simjoin.Auto, 0.7)
+	got, st := joinAll(t, in)
+	if st.Method != simjoin.Exact || !slices.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("auto ran %s and found %d pairs, exact %d", st.Method, len(got), len(want))
+	}
+	p1, err := in.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 != st.Plan || in.Vocabulary() != st.Vocabulary {
+		t.Errorf("a second plan differs from the join's, or the vocabulary (%d, %d)", in.Vocabulary(), st.Vocabulary)
+	}
+	forced := *p1
+	forced.Method = simjoin.LSH
+	if got, _ := joinAll(t, in.WithPlan(&forced)); !slices.Equal(got, wantLSH) || len(got) == 0 {
+		t.Errorf("lsh after the order was built found %d pairs, --method lsh %d", len(got), len(wantLSH))
+	}
+
+	first := load(t, short, simjoin.Auto, 0.7)
+	first.Collections()
+	if got, st := joinAll(t, first); st.Method != simjoin.Exact || !slices.Equal(got, want) {
+		t.Errorf("order built before the plan: %s, %d pairs of %d", st.Method, len(got), len(want))
+	}
+
+	fresh := load(t, short, simjoin.Auto, 0.7)
+	results := make(chan []simjoin.Pair, 4)
+	for range 4 {
+		go func() {
+			var pairs []simjoin.Pair
+			_, err := fresh.Join(ctx, func(p simjoin.Pair) bool { pairs = append(pairs, p); return true })
+			if err != nil {
+				t.Error(err)
+			}
+			slices.SortFunc(pairs, join.ComparePairs)
+			results <- pairs
+		}()
+	}
+	for range 4 {
+		if got := <-results; !slices.Equal(got, want) {
+			t.Errorf("a concurrent join found %d pairs, exact %d", len(got), len(want))
+		}
+	}
+}

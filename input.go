@@ -359,6 +359,10 @@ func (in *Input) rs() bool { return in.s != nil || in.sk != nil || in.sb != nil 
 // the key sets of an Auto input, and counts its distinct tokens, each on
 // first use.
 type lazyOrder struct {
+	// mu is held while the records as read (Input.rb and sb) are read or
+	// released: building the order releases them batch by batch, so that
+	// the records are not held twice, and once built is set they are gone.
+	mu   sync.Mutex
 	once sync.Once
 	r, s *order.Collection
 	// distinct is about the distinct tokens (the planner's estimate; 0:
@@ -368,9 +372,14 @@ type lazyOrder struct {
 	order    Timing
 	built    atomic.Bool
 
-	keysOnce sync.Once
+	keysMade bool // rk and sk are made (under mu)
 	rk, sk   *approx.KeySets
 	keys     Timing // making the key sets of an Auto input
+
+	// plan is the first plan made of the input (Input.Plan), kept because
+	// the records it was made from are released once the order is built.
+	planOnce sync.Mutex
+	plan     *Plan
 
 	vocabOnce sync.Once
 	vocab     int
@@ -395,7 +404,11 @@ func (in *Input) Vocabulary() int {
 		return in.lazy.r.Dict().Len()
 	}
 	in.lazy.vocabOnce.Do(func() {
-		rk, sk := in.keySets()
+		rk, sk, ok := in.keySets()
+		if !ok { // the order was built meanwhile
+			in.lazy.vocab = in.lazy.r.Dict().Len()
+			return
+		}
 		all := rk.Keys[:rk.Tokens()]
 		if sk != nil {
 			all = append(slices.Clip(all), sk.Keys[:sk.Tokens()]...)
@@ -432,6 +445,8 @@ func (in *Input) collections() (r, s *order.Collection) {
 			}
 			return nil
 		}
+		lz.mu.Lock()
+		defer lz.mu.Unlock()
 		var err error
 		if lz.r, lz.s, err = buildOrder(toInput(in.rb, in.rk), toInput(in.sb, in.sk)); err != nil {
 			panic(err) // unreachable: Load checked the limits
@@ -444,21 +459,29 @@ func (in *Input) collections() (r, s *order.Collection) {
 
 // keySets returns the input's key sets (sk nil for a self-join): those Load
 // made (Method LSH, or Auto over keys), or made on first use from the
-// records as read (Auto where some came as values, which become keys).
-func (in *Input) keySets() (rk, sk *approx.KeySets) {
+// records as read (Auto where some came as values, which become keys). ok
+// is false, and there are none, where the input has only its order: loaded
+// with it, or an Auto input whose order was built before any key sets were
+// asked for (building it released the records); use the collections then.
+func (in *Input) keySets() (rk, sk *approx.KeySets, ok bool) {
 	if in.rb == nil {
-		return in.rk, in.sk
+		return in.rk, in.sk, in.rk != nil
 	}
 	lz := in.lazy
-	lz.keysOnce.Do(func() {
+	lz.mu.Lock()
+	defer lz.mu.Unlock()
+	if !lz.keysMade {
+		if lz.built.Load() {
+			return nil, nil, false
+		}
 		tm := startTiming()
 		lz.rk = in.rb.KeepSets(in.opts.Workers)
 		if in.sb != nil {
 			lz.sk = in.sb.KeepSets(in.opts.Workers)
 		}
-		lz.keys = tm.done()
-	})
-	return lz.rk, lz.sk
+		lz.keys, lz.keysMade = tm.done(), true
+	}
+	return lz.rk, lz.sk, true
 }
 
 // Collections returns the ordered collections: r, and s for an R-S join (nil

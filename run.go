@@ -174,18 +174,33 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 		r, sc := in.collections()
 		return planner.New(ctx, r, sc, opt)
 	}
+	// The records are read under the lock: building the order releases
+	// them, so the first plan is kept and later calls return it.
+	lz := in.lazy
+	lz.planOnce.Lock()
+	defer lz.planOnce.Unlock()
+	if lz.plan != nil {
+		return lz.plan, nil
+	}
+	if lz.built.Load() { // the order was built first (Collections): plan on it
+		r, sc := in.collections()
+		return planner.New(ctx, r, sc, opt)
+	}
 	sides := in.keySides()
 	p, err := planner.NewKeys(ctx, sides[0], sides[1], opt)
 	if err != nil {
 		return nil, err
 	}
 	// The estimate sizes the vocabulary's table, should the order be built.
-	in.lazy.sizeHint(p.FrontEnd.Distinct)
-	if !p.NeedsOrder() {
-		return p, nil
+	lz.sizeHint(p.FrontEnd.Distinct)
+	if p.NeedsOrder() {
+		r, sc := in.collections()
+		if p, err = p.WithOrder(ctx, r, sc); err != nil {
+			return nil, err
+		}
 	}
-	r, sc := in.collections()
-	return p.WithOrder(ctx, r, sc)
+	lz.plan = p
+	return p, nil
 }
 
 // WithPlan returns in to be joined as p says (p from in.Plan): Join
@@ -293,9 +308,8 @@ func (in *Input) run(ctx context.Context, yield func(Pair) bool, copies func(ids
 			if errors.Is(err, planner.ErrStopped) {
 				err = nil // yield stopped the join: no error, and no measurement
 			}
-		} else if in.lazy != nil && !in.lazy.built.Load() {
+		} else if rk, sk, ok := in.keySets(); ok && (in.lazy == nil || !in.lazy.built.Load()) {
 			// No order: LSH signs the keys (made from the records as read).
-			rk, sk := in.keySets()
 			as, err = approx.JoinKeys(ctx, rk, sk, lsh, emit)
 		} else {
 			// The order is built (as read, or for the planner): signing
