@@ -16,7 +16,7 @@ func TestKeyBatchesInputReleases(t *testing.T) {
 	var k records.KeyBatches
 	var want [][]uint64
 	for i := range 5000 {
-		keys := []uint64{uint64(i % 7), uint64(i%91) + 100, uint64(i) + 1000, uint64(i%5) + 1 << 40}
+		keys := []uint64{uint64(i % 7), uint64(i%91) + 100, uint64(i) + 1000, uint64(i%5) + 1<<40}
 		k.Add(keys)
 		slices.Sort(keys)
 		want = append(want, keys)
