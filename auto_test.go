@@ -136,8 +136,8 @@ func TestAutoValuesAsKeys(t *testing.T) {
 // records as read (they are held once, not twice), and everything that
 // read them still answers: a second plan is the first, LSH forced after
 // the order is built finds --method lsh's pairs, the order built before
-// any plan still plans, and joins started at once on one fresh input (one
-// building the order while another plans) find the same pairs.
+// any plan still plans, and joins started at once on one fresh input, with
+// its order built meanwhile by Collections, find the same pairs.
 func TestAutoOrderReleasesRecords(t *testing.T) {
 	ctx := context.Background()
 	short := linesOf(synth.Sets(synth.SetsConfig{N: 6000, MinSize: 5, MaxSize: 20, Universe: 6000, Zipf: 1,
@@ -171,6 +171,8 @@ func TestAutoOrderReleasesRecords(t *testing.T) {
 
 	fresh := load(t, short, simjoin.Auto, 0.7)
 	results := make(chan []simjoin.Pair, 4)
+	built := make(chan struct{})
+	go func() { fresh.Collections(); close(built) }() // the order built while the joins plan
 	for range 4 {
 		go func() {
 			var pairs []simjoin.Pair
@@ -187,4 +189,5 @@ func TestAutoOrderReleasesRecords(t *testing.T) {
 			t.Errorf("a concurrent join found %d pairs, exact %d", len(got), len(want))
 		}
 	}
+	<-built
 }

@@ -182,12 +182,15 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	if lz.plan != nil {
 		return lz.plan, nil
 	}
+	lz.mu.Lock()         // the records are read while no order is being built
 	if lz.built.Load() { // the order was built first (Collections): plan on it
+		lz.mu.Unlock()
 		r, sc := in.collections()
 		return planner.New(ctx, r, sc, opt)
 	}
 	sides := in.keySides()
 	p, err := planner.NewKeys(ctx, sides[0], sides[1], opt)
+	lz.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
