@@ -166,7 +166,7 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 		if sto != nil {
 			sb = sto.(*records.KeyBatches)
 		}
-		return loadDeferred(ctx, opts, st, counts, t, rb, sb, rid, sid)
+		return loadDeferred(ctx, opts, st, tm, counts, t, rb, sb, rid, sid)
 	}
 	if keys {
 		// The memory is checked before the batches are joined into one
@@ -180,6 +180,7 @@ func Load(ctx context.Context, r, s records.Source, opts Options) (*Input, error
 		if sto != nil {
 			sk = sto.(*records.KeyBatches).Sets(opts.Workers)
 		}
+		st.Read = tm.done() // the key sets joined, the form the join reads
 		return loadKeys(ctx, opts, st, counts, t, rk, sk, rid, sid)
 	}
 	rin := rto.(*order.Input)
@@ -250,8 +251,9 @@ func loadKeys(ctx context.Context, opts Options, st Stats, counts records.Counts
 // nil for a self-join), for the order to take the values' road, and the
 // key sets are made from them when LSH asks. The memory is checked for the
 // exact path (about half as many distinct tokens as tokens) with the keys
-// kept beside it, before the batches are joined.
-func loadDeferred(ctx context.Context, opts Options, st Stats, counts records.Counts, t prefix.Threshold, rb, sb *records.KeyBatches, rid, sid []string) (*Input, error) {
+// kept beside it, before the batches are joined. The read phase, begun at
+// read, ends once the records are in the form the planner reads.
+func loadDeferred(ctx context.Context, opts Options, st Stats, read timing, counts records.Counts, t prefix.Threshold, rb, sb *records.KeyBatches, rid, sid []string) (*Input, error) {
 	var ss records.Sink
 	if sb != nil {
 		ss = sb
@@ -275,6 +277,7 @@ func loadDeferred(ctx context.Context, opts Options, st Stats, counts records.Co
 			in.sk = sb.Sets(opts.Workers)
 		}
 	}
+	st.Read = read.done()
 	return in.finishLoad(ctx, st)
 }
 

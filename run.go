@@ -55,8 +55,10 @@ type Stats struct {
 	// similarities are counts.
 	Similarity [SimilarityBins]int64
 
-	// Read, Order and Join time the phases: reading and tokenizing, the
-	// token order and collections, and planning and joining.
+	// Read, Order and Join time the phases: reading and tokenizing (with
+	// the records put in the form the join or the planner reads: for LSH
+	// the key sets joined into one arena), the token order and
+	// collections, and planning and joining.
 	Read, Order, Join Timing
 }
 
