@@ -395,10 +395,11 @@ func (lz *lazyOrder) sizeHint(distinct int64) { lz.distinct.Store(distinct) }
 // Vocabulary returns the number of distinct tokens of the input (of both
 // sides of an R-S join): the token order's length. An input loaded without
 // its order (Method LSH or Auto) has none until a join needs it
-// (Stats.Vocabulary is -1): then the first call counts its distinct keys by
-// a sort of every key on the input's workers (keysort.CountDistinct, a
-// fraction of what building the order costs), and later calls return the
-// count. Safe for concurrent use.
+// (Stats.Vocabulary is -1): then the first call counts its distinct keys
+// (keysort.CountDistinct: in a small hash set while they are few, else by
+// a sort of every key on the input's workers; a fraction of what building
+// the order costs), and later calls return the count. Safe for concurrent
+// use.
 func (in *Input) Vocabulary() int {
 	if in.lazy == nil {
 		return in.r.Dict().Len()

@@ -219,13 +219,20 @@ func scatterPaired(src, dst []uint32, shift int) {
 }
 
 // CountDistinct returns the number of distinct values among keys, which it
-// only reads, sorting on workers goroutines (parallel.Workers; 0 means
-// GOMAXPROCS). Keys are first mixed by splitmix64's finaliser (a bijection,
-// so distinct keys stay distinct and small or clustered keys spread) and
-// scattered by their top byte into 256 buckets; each bucket is then sorted
-// by SortDistinct on the remaining 56 bits. Cost: O(n) expected, two passes
-// over the keys and one sort of each bucket; memory 8 bytes a key.
+// only reads. Keys are first mixed by splitmix64's finaliser (a bijection,
+// so distinct keys stay distinct and small or clustered keys spread). While
+// they number at most smallDistinct they are counted in a small hash set
+// that stays in cache, on the calling goroutine (40M keys of 50,000
+// distinct values: a tenth of the sort's time, and no copy). Past that,
+// they are sorted on workers goroutines (parallel.Workers; 0 means
+// GOMAXPROCS): scattered by their top byte into 256 buckets, each bucket
+// sorted by SortDistinct on the remaining 56 bits. Cost: O(n) expected; the
+// sort's two passes and one sort of each bucket take 8 bytes a key, the set
+// 2 MiB, and the keys read before the set overflows are read again.
 func CountDistinct(keys []uint64, workers int) int {
+	if n, ok := countSmall(keys, smallDistinct); ok {
+		return n
+	}
 	var start [257]int
 	for _, k := range keys {
 		start[mix.Mix64(k)>>56+1]++
@@ -252,4 +259,54 @@ func CountDistinct(keys []uint64, workers int) int {
 		n += c
 	}
 	return n
+}
+
+// smallDistinct is the most distinct keys CountDistinct counts in a hash
+// set: its table, at most half full, grows to 2 MiB.
+const smallDistinct = 1 << 17
+
+// countSmall counts the distinct keys in an open-addressing set of their
+// mixes (linear probing, at most half full, doubled as it fills from 1,024
+// slots; the mix 0, of key 0, counted apart) while they are at most limit;
+// ok is false, and n meaningless, once they pass it.
+func countSmall(keys []uint64, limit int) (n int, ok bool) {
+	table := make([]uint64, 1<<10)
+	mask := uint64(len(table) - 1)
+	add := func(m uint64) bool { // reports whether m is new
+		for i := m & mask; ; i = (i + 1) & mask {
+			switch table[i] {
+			case m:
+				return false
+			case 0:
+				table[i] = m
+				return true
+			}
+		}
+	}
+	zero := false
+	for _, k := range keys {
+		m := mix.Mix64(k)
+		switch {
+		case m == 0:
+			if !zero {
+				zero = true
+				n++
+			}
+		case add(m):
+			if n++; n > limit {
+				return n, false
+			}
+			if 2*n > len(table) {
+				old := table
+				table = make([]uint64, 2*len(old))
+				mask = uint64(len(table) - 1)
+				for _, m := range old {
+					if m != 0 {
+						add(m)
+					}
+				}
+			}
+		}
+	}
+	return n, true
 }

@@ -220,8 +220,8 @@ func TestCountDistinct(t *testing.T) {
 	seed := uint64(78)
 	t.Logf("Using seed %d.", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	for _, n := range []int{0, 1, 2, 300, 5000, 200000} {
-		for _, kind := range []string{"hashed", "small", "dups", "one"} {
+	for _, n := range []int{0, 1, 2, 300, 5000, 200000, 2*smallDistinct + 10} {
+		for _, kind := range []string{"hashed", "small", "dups", "one", "zero", "late", "limit", "over"} {
 			keys := make([]uint64, n)
 			for i := range keys {
 				switch kind {
@@ -233,6 +233,17 @@ func TestCountDistinct(t *testing.T) {
 					keys[i] = mix.Mix64(r.Uint64N(uint64(n/3 + 1)))
 				case "one":
 					keys[i] = 42
+				case "zero": // key 0 mixes to 0, the set's empty slot
+					keys[i] = r.Uint64N(3)
+				case "late": // few distinct keys, then many: the set overflows late
+					keys[i] = r.Uint64N(100)
+					if i > n/2 {
+						keys[i] = uint64(i)
+					}
+				case "limit": // exactly as many distinct keys as the set counts
+					keys[i] = uint64(i % smallDistinct)
+				case "over": // one more
+					keys[i] = uint64(i % (smallDistinct + 1))
 				}
 			}
 			before := slices.Clone(keys)
@@ -250,16 +261,18 @@ func TestCountDistinct(t *testing.T) {
 }
 
 // BenchmarkCountDistinct counts the distinct keys of a collection's arena:
-// n hashed keys, a tenth of them repeated.
+// n hashed keys drawn from a given number of distinct values (a tenth of
+// them repeated, or a vocabulary of 50,000 as LSH's reports count).
 func BenchmarkCountDistinct(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{100000, 6000000} {
+	for _, c := range []struct{ n, distinct int }{{100000, 90000}, {6000000, 5400000}, {6000000, 50000}} {
+		n := c.n
 		keys := make([]uint64, n)
 		for i := range keys {
-			keys[i] = mix.Mix64(r.Uint64N(uint64(n - n/10)))
+			keys[i] = mix.Mix64(r.Uint64N(uint64(c.distinct)))
 		}
 		for _, w := range []int{1, 2} {
-			b.Run("n="+strconv.Itoa(n)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
+			b.Run("n="+strconv.Itoa(n)+"/distinct="+strconv.Itoa(c.distinct)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(8 * n))
 				for b.Loop() {
