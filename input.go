@@ -381,8 +381,8 @@ type lazyOrder struct {
 
 	// plan is the first plan made of the input (Input.Plan), kept because
 	// the records it was made from are released once the order is built.
-	planOnce sync.Mutex
-	plan     *Plan
+	planMu sync.Mutex
+	plan   *Plan
 
 	vocabOnce sync.Once
 	vocab     int

@@ -167,9 +167,11 @@ func (in *Input) frontEnd() planner.FrontEnd {
 // (planner.NewKeys): LSH is taken there when it clearly pays even against
 // the least exact can cost; otherwise the order is built (as the exact
 // path would build it, and timed as Stats.Order) and the plan completed on
-// it (Plan.WithOrder). Cost: one pass over the keys, or the collections'
-// statistics and prefix sums, and small seeded samples; see the planner's
-// documentation.
+// it (Plan.WithOrder). An input loaded without its order keeps its first
+// plan and returns it to later calls: building the order releases the
+// records it was planned on. Cost: one pass over the keys, or the
+// collections' statistics and prefix sums, and small seeded samples; see
+// the planner's documentation.
 func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	opt := in.plannerOptions(in.opts.Method)
 	if in.lazy == nil {
@@ -179,30 +181,33 @@ func (in *Input) Plan(ctx context.Context) (*Plan, error) {
 	// The records are read under the lock: building the order releases
 	// them, so the first plan is kept and later calls return it.
 	lz := in.lazy
-	lz.planOnce.Lock()
-	defer lz.planOnce.Unlock()
+	lz.planMu.Lock()
+	defer lz.planMu.Unlock()
 	if lz.plan != nil {
 		return lz.plan, nil
 	}
-	lz.mu.Lock()         // the records are read while no order is being built
+	lz.mu.Lock() // the records are read while no order is being built
+	var p *Plan
+	var err error
 	if lz.built.Load() { // the order was built first (Collections): plan on it
 		lz.mu.Unlock()
 		r, sc := in.collections()
-		return planner.New(ctx, r, sc, opt)
+		p, err = planner.New(ctx, r, sc, opt)
+	} else {
+		sides := in.keySides()
+		p, err = planner.NewKeys(ctx, sides[0], sides[1], opt)
+		lz.mu.Unlock()
+		if err == nil {
+			// The estimate sizes the vocabulary's table, should the order be built.
+			lz.sizeHint(p.FrontEnd.Distinct)
+			if p.NeedsOrder() {
+				r, sc := in.collections()
+				p, err = p.WithOrder(ctx, r, sc)
+			}
+		}
 	}
-	sides := in.keySides()
-	p, err := planner.NewKeys(ctx, sides[0], sides[1], opt)
-	lz.mu.Unlock()
 	if err != nil {
 		return nil, err
-	}
-	// The estimate sizes the vocabulary's table, should the order be built.
-	lz.sizeHint(p.FrontEnd.Distinct)
-	if p.NeedsOrder() {
-		r, sc := in.collections()
-		if p, err = p.WithOrder(ctx, r, sc); err != nil {
-			return nil, err
-		}
 	}
 	lz.plan = p
 	return p, nil
