@@ -7,7 +7,8 @@
 # dedup of N_SETS copies of one line against N_SETS distinct lines, and
 # (hot) the exact join at Jaccard 0.5 of HOT_N (default 20,000) records of
 # one token each, and of the same records all sharing one more token, at the
-# default --block-size and at 128.
+# default --block-size and at 128. BEAM names another simjoin-beam binary to
+# measure (one built from an earlier commit) instead of this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${DATA:-/tmp/simjoin-bench}
@@ -17,6 +18,7 @@ ts=${*:-0.9 0.8}
 mkdir -p "$data"
 go build -o "$data/simjoin" ./cmd/simjoin
 (cd beam && go build -o "$data/simjoin-beam" ./cmd/simjoin-beam)
+beam=${BEAM:-$data/simjoin-beam}
 [ -s "$data/zipf1m.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
 [ -s "$data/docs20k.txt" ] || go run ./internal/testkit/cmd/gen docs -seed 1 > "$data/docs20k.txt"
@@ -24,7 +26,7 @@ head -n "$n" "$data/zipf1m.txt" > "$data/zipf-$n.txt"
 row() { # file method threshold
   local f=$1 method=$2 t=$3 cmd=join
   /usr/bin/time -f "%e %M" -o "$data/time.cli" "$data/simjoin" join --method "$method" -t "$t" "$f" > "$data/cli.out"
-  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" join --method "$method" -t "$t" \
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" join --method "$method" -t "$t" \
     --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
   read -r cw cr < "$data/time.cli"
   read -r bw br < "$data/time.beam"
@@ -52,7 +54,7 @@ if [[ " $parts " == *" join "* ]]; then
 fi
 dedup_row() { # file method
   local f=$1 method=$2
-  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" dedup --method "$method" -t 0.8 \
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" dedup --method "$method" -t 0.8 \
     --input "$f" --output "$data/kept" --stats 2> "$data/beam.stats"
   read -r bw br < "$data/time.beam"
   local shuf kept
@@ -77,7 +79,7 @@ fi
 hot_row() { # file block-size
   local f=$1 bs=$2
   "$data/simjoin" join --method exact -t 0.5 "$f" > "$data/cli.out"
-  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" join --method exact -t 0.5 \
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" join --method exact -t 0.5 \
     --block-size "$bs" --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
   read -r bw br < "$data/time.beam"
   local same=no
