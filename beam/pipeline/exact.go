@@ -443,27 +443,30 @@ func (j joinFn) send(w uint64, r Routed, hot map[uint64]int64, plans map[uint64]
 // pairs whose first record, in the order of set size then id (R-S: the R
 // record), is indexed there and whose first shared token, in the global
 // order, is the group's token: every other group holding both records has a
-// later token, so each pair is reported by exactly one group.
+// later token, so each pair is reported by exactly one group. As in
+// AllPairs, only pairs with an indexed record are looked for: the indexed
+// records (R-S: the R records) joined among themselves (self-join) and with
+// those that only probe (R-S: the S records), never the probing records
+// with one another, so a block of B indexed records costs B·(B + probes)
+// candidate pairs at most, however many records probe it.
 type groupJoinFn struct {
 	J joinFn
 }
 
 func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*Routed) bool, emit func(Pair)) error {
-	var left, right []Routed
+	var left, right []Routed // indexed (R) records, and the others
 	var r Routed
-	indexed := false
+	self := f.J.SFrom == 0
 	for it(&r) {
-		indexed = indexed || r.Index
-		if f.J.isS(r.ID) {
-			right = append(right, r)
-		} else {
+		if self && r.Index || !self && !f.J.isS(r.ID) {
 			left = append(left, r)
+		} else {
+			right = append(right, r)
 		}
 	}
 	mGroups.Inc(ctx, 1)
 	mLargestGroup.Update(ctx, int64(len(left)+len(right)))
-	self := f.J.SFrom == 0
-	if !indexed || self && len(left) < 2 || !self && (len(left) == 0 || len(right) == 0) {
+	if len(left) == 0 || len(left)+len(right) < 2 || !self && len(right) == 0 {
 		return nil
 	}
 	opt := join.Options{Measure: prefix.Measure(f.J.Measure), Threshold: prefix.Threshold{Num: f.J.Num, Den: f.J.Den}, Workers: 1}
@@ -480,14 +483,18 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 		return before[side][i]
 	}
 	var kept int64
-	report := func(x, y Routed, bx, by []uint64, p join.Pair) {
+	report := func(x, y Routed, xs, ys, xi, yi int, p join.Pair) {
+		xl, yl := left, left
+		if ys == 1 {
+			yl = right
+		}
 		if self && cmp.Or(cmp.Compare(len(y.Keys), len(x.Keys)), cmp.Compare(y.ID, x.ID)) < 0 {
-			x, y = y, x
+			x, y, xs, ys, xi, yi, xl, yl = y, x, ys, xs, yi, xi, yl, xl
 		}
 		if !x.Index {
 			return // reported where the first record is indexed
 		}
-		if sharesAny(bx, by) {
+		if sharesAny(first(xs, xi, xl), first(ys, yi, yl)) {
 			mElsewhere.Inc(ctx, 1)
 			return
 		}
@@ -498,22 +505,25 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 		emit(Pair{A: a.ID, B: b.ID, Overlap: uint32(p.Overlap), SA: uint32(len(a.Keys)), SB: uint32(len(b.Keys))})
 		kept++
 	}
-	var st join.Stats
-	var err error
-	if self {
+	if self && len(left) >= 2 {
 		in := &order.Input{Workers: opt.Workers}
 		for _, x := range left {
 			in.Add(x.Keys)
 		}
-		c, e := order.New(in)
-		if e != nil {
-			return e
+		c, err := order.New(in)
+		if err != nil {
+			return err
 		}
-		st, err = join.SelfJoin(ctx, c, opt, func(p join.Pair) bool {
-			report(left[p.A], left[p.B], first(0, p.A, left), first(0, p.B, left), p)
+		st, err := join.SelfJoin(ctx, c, opt, func(p join.Pair) bool {
+			report(left[p.A], left[p.B], 0, 0, p.A, p.B, p)
 			return true
 		})
-	} else {
+		if err != nil {
+			return fmt.Errorf("group join: %w", err)
+		}
+		addJoinStats(ctx, st)
+	}
+	if len(right) > 0 {
 		inL, inR := &order.Input{Workers: opt.Workers}, &order.Input{Workers: opt.Workers}
 		for _, x := range left {
 			inL.Add(x.Keys)
@@ -521,19 +531,19 @@ func (f *groupJoinFn) ProcessElement(ctx context.Context, k GroupKey, it func(*R
 		for _, x := range right {
 			inR.Add(x.Keys)
 		}
-		cs, e := order.Build(inL, inR)
-		if e != nil {
-			return e
+		cs, err := order.Build(inL, inR)
+		if err != nil {
+			return err
 		}
-		st, err = join.RSJoin(ctx, cs[0], cs[1], opt, func(p join.Pair) bool {
-			report(left[p.A], right[p.B], first(0, p.A, left), first(1, p.B, right), p)
+		st, err := join.RSJoin(ctx, cs[0], cs[1], opt, func(p join.Pair) bool {
+			report(left[p.A], right[p.B], 0, 1, p.A, p.B, p)
 			return true
 		})
+		if err != nil {
+			return fmt.Errorf("group join: %w", err)
+		}
+		addJoinStats(ctx, st)
 	}
-	if err != nil {
-		return fmt.Errorf("group join: %w", err)
-	}
-	addJoinStats(ctx, st)
 	mResults.Inc(ctx, kept)
 	return nil
 }
