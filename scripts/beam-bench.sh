@@ -4,7 +4,11 @@
 # data. Usage: scripts/beam-bench.sh [N_SETS] [THRESHOLD...]; data goes to
 # ${DATA:-/tmp/simjoin-bench}. N_SETS is the first lines of the 1M-set file.
 # PARTS (default "join dedup") picks the tables: the joins against the CLI,
-# and dedup of N_SETS copies of one line against N_SETS distinct lines.
+# dedup of N_SETS copies of one line against N_SETS distinct lines, and
+# (hot) the exact join at Jaccard 0.5 of HOT_N (default 20,000) records of
+# one token each, and of the same records all sharing one more token, at the
+# default --block-size and at 128. BEAM names another simjoin-beam binary to
+# measure (one built from an earlier commit) instead of this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${DATA:-/tmp/simjoin-bench}
@@ -14,6 +18,7 @@ ts=${*:-0.9 0.8}
 mkdir -p "$data"
 go build -o "$data/simjoin" ./cmd/simjoin
 (cd beam && go build -o "$data/simjoin-beam" ./cmd/simjoin-beam)
+beam=${BEAM:-$data/simjoin-beam}
 [ -s "$data/zipf1m.txt" ] || go run ./internal/testkit/cmd/gen sets -n 1000000 -min 10 -max 50 \
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
 [ -s "$data/docs20k.txt" ] || go run ./internal/testkit/cmd/gen docs -seed 1 > "$data/docs20k.txt"
@@ -21,7 +26,7 @@ head -n "$n" "$data/zipf1m.txt" > "$data/zipf-$n.txt"
 row() { # file method threshold
   local f=$1 method=$2 t=$3 cmd=join
   /usr/bin/time -f "%e %M" -o "$data/time.cli" "$data/simjoin" join --method "$method" -t "$t" "$f" > "$data/cli.out"
-  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" join --method "$method" -t "$t" \
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" join --method "$method" -t "$t" \
     --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
   read -r cw cr < "$data/time.cli"
   read -r bw br < "$data/time.beam"
@@ -49,7 +54,7 @@ if [[ " $parts " == *" join "* ]]; then
 fi
 dedup_row() { # file method
   local f=$1 method=$2
-  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$data/simjoin-beam" dedup --method "$method" -t 0.8 \
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" dedup --method "$method" -t 0.8 \
     --input "$f" --output "$data/kept" --stats 2> "$data/beam.stats"
   read -r bw br < "$data/time.beam"
   local shuf kept
@@ -69,5 +74,36 @@ if [[ " $parts " == *" dedup "* ]]; then
   for m in exact lsh; do
     dedup_row "$data/zipf-$n.txt" "$m"
     dedup_row "$data/copies-$n.txt" "$m"
+  done
+fi
+hot_row() { # file block-size
+  local f=$1 bs=$2
+  "$data/simjoin" join --method exact -t 0.5 "$f" > "$data/cli.out"
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" join --method exact -t 0.5 \
+    --block-size "$bs" --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
+  read -r bw br < "$data/time.beam"
+  local same=no
+  cmp -s <(sort "$data/cli.out") <(sort "$data/beam-00000-of-00001") && same=yes
+  local recs shuf pairs
+  recs=$(awk '/^records /{gsub(",","",$2); print $2}' "$data/beam.stats")
+  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  pairs=$(wc -l < "$data/beam-00000-of-00001")
+  python3 - "$f" "$bs" "$recs" "$pairs" "$bw" "$br" "$shuf" "$same" <<'PY'
+import sys, os
+f, bs, recs, pairs, bw, br, shuf, same = sys.argv[1:]
+recs, shuf = int(recs), int(shuf)
+print(f"| {os.path.basename(f)} | {int(bs):,} | {recs:,} | {int(pairs):,} | {float(bw):.1f} | {int(br)/1024:.0f} | "
+      f"{shuf/1e6:.2f} | {shuf/recs:.0f} | {same} |")
+PY
+}
+if [[ " $parts " == *" hot "* ]]; then
+  hn=${HOT_N:-20000}
+  go run ./internal/testkit/cmd/gen sets -n "$hn" -min 1 -max 1 -universe "$hn" -dup 0.3 -seed 1 > "$data/one-$hn.txt"
+  awk '{ print $0 " 999999999" }' "$data/one-$hn.txt" > "$data/shared-$hn.txt"
+  echo "| data | --block-size | records | pairs | Prism wall s | Prism peak MiB | shuffled MB | shuffled bytes/record | same pairs as CLI |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for bs in 4096 128; do
+    hot_row "$data/one-$hn.txt" "$bs"
+    hot_row "$data/shared-$hn.txt" "$bs"
   done
 fi

@@ -35,11 +35,22 @@
 //     the group's token is the first token the two sets share: the prefix
 //     filter puts that token in both probe prefixes, so the pair reaches that
 //     group, and no other group keeps it. No stage removes repeats.
-//     A group of more than BlockSize records (a frequent prefix token) is
-//     split into nb blocks by a hash of the record id, and each pair of
-//     blocks is one group (R-S: each R block with each S block), so every
-//     pair of its records meets in exactly one of them and no worker holds
-//     the whole group.
+//     Records take AllPairs' two roles (Bayardo, Ma and Srikant, WWW 2007):
+//     a record is indexed in the groups of its index prefix
+//     (prefix.Bounds.IndexPrefix; R-S: the R records, under their probe
+//     prefix) and only probes in the others, and a pair is kept where its
+//     first record (the smaller set, then the lower id; R-S: the R record)
+//     is indexed, which the first shared token always is for a similar
+//     pair. A group of more than BlockSize records (a frequent prefix
+//     token) is split: its indexed records, counted by set size, are cut in
+//     order of size into blocks of about BlockSize, and a record probes
+//     only the blocks holding sizes it can meet (prefix.Bounds.SizeRange),
+//     so each pair meets once, in the block of its indexed record, and
+//     blocks whose sizes cannot meet are never paired. A token that comes
+//     last in most orders (one in every record) is in many probe prefixes
+//     but in few index prefixes: its group costs a copy per record indexed
+//     there and per block a probe meets, not ⌈g/BlockSize⌉ copies of each
+//     of its g records.
 //  3. Records: the pairs carry the record ids and the overlap and sizes the
 //     similarity is computed from; FormatPairs writes them as the CLI does.
 //
@@ -47,7 +58,7 @@
 // but (frequency, key), which every worker computes from the broadcast
 // frequencies; the kernel is package join (AllPairs with PPJoin's filters)
 // instead of PPJoin+; pairs are kept by the first shared token instead of
-// being deduplicated in stage 3; oversized groups are split as above.
+// being deduplicated in stage 3; oversized groups are split by size as above.
 //
 // Cost, for n records of mean size k, probe prefix p(k) ≈ (1-t)k + 1 tokens
 // (Jaccard): stage 1 shuffles the distinct (token, count) partials of each

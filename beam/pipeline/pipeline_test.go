@@ -661,3 +661,129 @@ func TestDedupCopies(t *testing.T) {
 		t.Errorf("the components shuffled %d bytes for %d records, more than the %d of links linear in them", b, n, most)
 	}
 }
+
+// hotSizes is n records of 1 to 9 tokens drawn, skewed, from 16, a third of
+// them with the token "g" (rarer than most tokens it comes with, so that
+// its group holds records of every size, most of them indexed there), every
+// one with the token "h" (the last of every record's order), and every
+// fifth a near copy of an earlier one with a token more or less: pairs
+// exactly at simple thresholds and at the bounds of the size filter.
+func hotSizes(n int, seed uint64) *collection {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var sets [][]string
+	for i := range n {
+		var toks []string
+		if i%5 == 4 {
+			toks = slices.Clone(sets[rng.IntN(i)])
+			if len(toks) > 1 && rng.IntN(2) == 0 {
+				toks = toks[1:]
+			} else {
+				toks = append(toks, fmt.Sprintf("f%d", rng.IntN(16)))
+			}
+		} else {
+			for range 1 + rng.IntN(9) {
+				u := rng.Float64()
+				toks = append(toks, fmt.Sprintf("f%d", int(16*u*u)))
+			}
+			if i%3 == 0 {
+				toks = append(toks, "g")
+			}
+		}
+		sets = append(sets, toks)
+	}
+	fl := make([]string, n)
+	for i, s := range sets {
+		fl[i] = strings.Join(s, " ") + " h"
+	}
+	return &collection{name: fmt.Sprintf("sizes%d", seed), files: [][]string{fl}}
+}
+
+// TestHotGroups: groups of a token in every record, and of a token in a
+// third of them, split into blocks of 2 to 16 indexed records in order of
+// set size, give the CLI's pairs, self and R-S, under every measure.
+func TestHotGroups(t *testing.T) {
+	dir := t.TempDir()
+	c := hotSizes(400, 1)
+	c.write(t, dir)
+	all := c.files[0]
+	r := &collection{name: "hr", files: [][]string{all[:150]}}
+	s := &collection{name: "hs", files: [][]string{all[150:]}}
+	r.write(t, dir)
+	s.write(t, dir)
+	jobs := []*job{
+		exactJob(t, c, "set", prefix.Jaccard, "0.5", 2, 0),
+		exactJob(t, c, "set", prefix.Jaccard, "0.8", 3, 0),
+		exactJob(t, c, "set", prefix.Cosine, "0.8", 4, 0),
+		exactJob(t, c, "set", prefix.Dice, "0.5", 16, 0),
+		exactJob(t, c, "set", prefix.Overlap, "2", 5, 0),
+	}
+	for _, tc := range []struct {
+		m  prefix.Measure
+		th string
+		bs int
+	}{{prefix.Jaccard, "0.8", 2}, {prefix.Cosine, "0.5", 5}, {prefix.Dice, "0.8", 16}} {
+		pairs := exactPairs(t, "set", tc.m, tc.th, r.files[0], s.files[0])
+		_, rid := r.records()
+		_, sid := s.records()
+		thr, _ := prefix.ParseThreshold(tc.m, tc.th)
+		both := &collection{name: "hrs", files: [][]string{r.files[0], s.files[0]}, paths: []string{r.paths[0], s.paths[0]}}
+		tc := tc
+		jobs = append(jobs, &job{
+			name: fmt.Sprintf("hot-rs-%s-%s-%d", tc.m, tc.th, tc.bs), in: both, tokens: "set",
+			expect: formatPairs(pairs, tc.m, rid, sid),
+			build: func(sc beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
+				in.SFrom = 1
+				j := pipeline.Join{Measure: tc.m, Threshold: thr, BlockSize: tc.bs, SFrom: pipeline.MakeID(1, 0)}
+				return pipeline.FormatPairs(sc, pipeline.ExactJoin(sc, recs, j), pipeline.IDsOf(in), tc.m)
+			},
+		})
+	}
+	for _, j := range jobs {
+		if len(j.expect) < 50 {
+			t.Fatalf("%s: %d pairs: the fixture is wrong", j.name, len(j.expect))
+		}
+	}
+	m := runJobs(t, jobs)
+	if m.Reported && m.Counters["split_groups"] == 0 {
+		t.Errorf("no group was split into blocks: %v", m.Counters)
+	}
+}
+
+// oneTokenPlus is n records of one Zipf token each, followed by the token
+// "h" when hot: at Jaccard 0.5 every record's probe prefix holds h.
+func oneTokenPlus(n int, hot bool) *collection {
+	rng := rand.New(rand.NewPCG(uint64(n), 4))
+	z := rand.NewZipf(rng, 1.1, 1, 1<<20)
+	fl := make([]string, n)
+	name := "plain"
+	for i := range fl {
+		fl[i] = fmt.Sprint(z.Uint64())
+		if hot {
+			fl[i] += " h"
+			name = "hot"
+		}
+	}
+	return &collection{name: name, files: [][]string{fl}}
+}
+
+// TestHotShuffle: on Prism, records all sharing one token shuffle within
+// 2x of the same records without it, blocks of 16 records or not (splitting
+// the token's group into ⌈g/16⌉ blocks all paired shuffled each record
+// ⌈g/16⌉ times), with the same pairs.
+func TestHotShuffle(t *testing.T) {
+	dir := t.TempDir()
+	var bytes [2]int64
+	for i, hot := range []bool{false, true} {
+		c := oneTokenPlus(2000, hot)
+		c.write(t, dir)
+		m := runJobs(t, []*job{exactJob(t, c, "set", prefix.Jaccard, "0.5", 16, 0)})
+		if !m.Reported {
+			t.Fatal("the runner reported no metrics: the shuffle is tested in memory by TestHotGroupShuffle")
+		}
+		bytes[i] = m.ShuffleBytes()
+	}
+	t.Logf("shuffled %d bytes without the shared token, %d with it", bytes[0], bytes[1])
+	if bytes[1] > 2*bytes[0] {
+		t.Errorf("%d bytes shuffled with the shared token, over twice the %d without", bytes[1], bytes[0])
+	}
+}

@@ -35,20 +35,29 @@ type Record struct {
 // exact join's second stage. Keys are the record's tokens in the global order
 // (document frequency ascending, then key), and Pos is the position of the
 // group's token among them: Keys[:Pos] are exactly the record's tokens that
-// come before it.
+// come before it. Index is set as the record is sent to its group (or block):
+// the record is indexed there, and may be the first of a pair reported there;
+// otherwise it is there only to probe.
 type Routed struct {
-	ID   uint64
-	Pos  uint32
-	Keys []uint64
+	ID    uint64
+	Pos   uint32
+	Index bool
+	Keys  []uint64
 }
 
 // GroupKey names a group of the exact join: a prefix token and, for a token
-// whose group was split, a pair of blocks (Lo <= Hi; 0, 0 for an unsplit
-// group).
+// whose group was split, one of its blocks.
 type GroupKey struct {
 	Token  uint64
 	Blocks uint32 // blocks the group was split in; 0: not split
-	Lo, Hi uint32
+	Block  uint32 // this block, below Blocks; 0 when not split
+}
+
+// SizeKey counts the records of one set size indexed in one split group of
+// the exact join.
+type SizeKey struct {
+	Token uint64
+	Size  uint32
 }
 
 // Unit is a distinct non-empty set of the LSH path with the ids of the
@@ -86,6 +95,7 @@ func init() {
 	beam.RegisterCoder(reflect.TypeFor[Record](), encRecord, decRecord)
 	beam.RegisterCoder(reflect.TypeFor[Routed](), encRouted, decRouted)
 	beam.RegisterCoder(reflect.TypeFor[GroupKey](), encGroupKey, decGroupKey)
+	beam.RegisterCoder(reflect.TypeFor[SizeKey](), encSizeKey, decSizeKey)
 	beam.RegisterCoder(reflect.TypeFor[Unit](), encUnit, decUnit)
 	beam.RegisterCoder(reflect.TypeFor[Member](), encMember, decMember)
 	beam.RegisterCoder(reflect.TypeFor[BucketKey](), encBucketKey, decBucketKey)
@@ -178,35 +188,54 @@ func decRecord(b []byte) (Record, error) {
 	return v, r.done()
 }
 
+// Routed's Pos and Index share one uvarint: Pos<<1 | Index.
+
 func routedSize(v Routed) int {
-	return uvarintLen(v.ID) + uvarintLen(uint64(v.Pos)) + keysSize(len(v.Keys))
+	return uvarintLen(v.ID) + uvarintLen(uint64(v.Pos)<<1|1) + keysSize(len(v.Keys))
 }
 
 func encRouted(v Routed) []byte {
 	b := binary.AppendUvarint(make([]byte, 0, routedSize(v)), v.ID)
-	b = binary.AppendUvarint(b, uint64(v.Pos))
+	pi := uint64(v.Pos) << 1
+	if v.Index {
+		pi |= 1
+	}
+	b = binary.AppendUvarint(b, pi)
 	return appendKeys(b, v.Keys)
 }
 
 func decRouted(b []byte) (Routed, error) {
 	r := reader{b: b}
-	v := Routed{ID: r.uvarint(), Pos: uint32(r.uvarint()), Keys: r.keys()}
+	v := Routed{ID: r.uvarint()}
+	pi := r.uvarint()
+	v.Pos, v.Index = uint32(pi>>1), pi&1 == 1
+	v.Keys = r.keys()
 	return v, r.done()
 }
 
 func encGroupKey(v GroupKey) []byte {
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 16), v.Token)
 	b = binary.AppendUvarint(b, uint64(v.Blocks))
-	b = binary.AppendUvarint(b, uint64(v.Lo))
-	return binary.AppendUvarint(b, uint64(v.Hi))
+	return binary.AppendUvarint(b, uint64(v.Block))
 }
 
 func decGroupKey(b []byte) (GroupKey, error) {
 	r := reader{b: b}
 	v := GroupKey{Token: r.u64()}
 	v.Blocks = uint32(r.uvarint())
-	v.Lo = uint32(r.uvarint())
-	v.Hi = uint32(r.uvarint())
+	v.Block = uint32(r.uvarint())
+	return v, r.done()
+}
+
+func encSizeKey(v SizeKey) []byte {
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 13), v.Token)
+	return binary.AppendUvarint(b, uint64(v.Size))
+}
+
+func decSizeKey(b []byte) (SizeKey, error) {
+	r := reader{b: b}
+	v := SizeKey{Token: r.u64()}
+	v.Size = uint32(r.uvarint())
 	return v, r.done()
 }
 
