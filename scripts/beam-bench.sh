@@ -23,6 +23,14 @@ beam=${BEAM:-$data/simjoin-beam}
   -universe 1000000 -zipf 1 -dup 0.3 -replace 0.1 -seed 1 > "$data/zipf1m.txt"
 [ -s "$data/docs20k.txt" ] || go run ./internal/testkit/cmd/gen docs -seed 1 > "$data/docs20k.txt"
 head -n "$n" "$data/zipf1m.txt" > "$data/zipf-$n.txt"
+# beam_stats sets same (whether the job's pairs are those of $data/cli.out),
+# recs and shuf (records and shuffled bytes, from the job's --stats).
+beam_stats() {
+  same=no
+  cmp -s <(sort "$data/cli.out") <(sort "$data/beam-00000-of-00001") && same=yes
+  recs=$(awk '/^records /{gsub(",","",$2); print $2}' "$data/beam.stats")
+  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+}
 row() { # file method threshold
   local f=$1 method=$2 t=$3 cmd=join
   /usr/bin/time -f "%e %M" -o "$data/time.cli" "$data/simjoin" join --method "$method" -t "$t" "$f" > "$data/cli.out"
@@ -30,11 +38,8 @@ row() { # file method threshold
     --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
   read -r cw cr < "$data/time.cli"
   read -r bw br < "$data/time.beam"
-  local same=no
-  cmp -s <(sort "$data/cli.out") <(sort "$data/beam-00000-of-00001") && same=yes
-  local recs shuf pairs
-  recs=$(awk '/^records /{gsub(",","",$2); print $2}' "$data/beam.stats")
-  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  local same recs shuf pairs
+  beam_stats
   pairs=$(wc -l < "$data/cli.out")
   python3 - "$f" "$method" "$t" "$recs" "$pairs" "$bw" "$br" "$cw" "$cr" "$shuf" "$same" <<'PY'
 import sys, os
@@ -82,11 +87,8 @@ hot_row() { # file block-size
   /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" join --method exact -t 0.5 \
     --block-size "$bs" --input "$f" --output "$data/beam" --stats 2> "$data/beam.stats"
   read -r bw br < "$data/time.beam"
-  local same=no
-  cmp -s <(sort "$data/cli.out") <(sort "$data/beam-00000-of-00001") && same=yes
-  local recs shuf pairs
-  recs=$(awk '/^records /{gsub(",","",$2); print $2}' "$data/beam.stats")
-  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  local same recs shuf pairs
+  beam_stats
   pairs=$(wc -l < "$data/beam-00000-of-00001")
   python3 - "$f" "$bs" "$recs" "$pairs" "$bw" "$br" "$shuf" "$same" <<'PY'
 import sys, os

@@ -431,20 +431,31 @@ func TestRSJoin(t *testing.T) {
 	r.write(t, dir)
 	s.write(t, dir)
 
+	runJobs(t, rsJobs(t, "rs", r, s, []rsCase{{prefix.Jaccard, "0.7", 0}, {prefix.Jaccard, "0.6", 8}, {prefix.Cosine, "0.8", 0}}))
+}
+
+// rsCase is an exact R-S join's measure, threshold and block size (0: the
+// default).
+type rsCase struct {
+	m  prefix.Measure
+	th string
+	bs int
+}
+
+// rsJobs returns an exact R-S join job of r (the first file) against s per
+// case, each expecting the single-machine join's pairs; name prefixes the
+// jobs' names.
+func rsJobs(t *testing.T, name string, r, s *collection, cases []rsCase) []*job {
+	t.Helper()
+	_, rid := r.records()
+	_, sid := s.records()
+	both := &collection{name: name, files: [][]string{r.files[0], s.files[0]}, paths: []string{r.paths[0], s.paths[0]}}
 	var jobs []*job
-	for _, tc := range []struct {
-		m  prefix.Measure
-		th string
-		bs int
-	}{{prefix.Jaccard, "0.7", 0}, {prefix.Jaccard, "0.6", 8}, {prefix.Cosine, "0.8", 0}} {
+	for _, tc := range cases {
 		pairs := exactPairs(t, "set", tc.m, tc.th, r.files[0], s.files[0])
-		_, rid := r.records()
-		_, sid := s.records()
 		thr, _ := prefix.ParseThreshold(tc.m, tc.th)
-		both := &collection{name: "rs", files: [][]string{r.files[0], s.files[0]}, paths: []string{r.paths[0], s.paths[0]}}
-		tc := tc
 		jobs = append(jobs, &job{
-			name: fmt.Sprintf("rs-%s-%s-%d", tc.m, tc.th, tc.bs), in: both, tokens: "set",
+			name: fmt.Sprintf("%s-%s-%s-%d", name, tc.m, tc.th, tc.bs), in: both, tokens: "set",
 			expect: formatPairs(pairs, tc.m, rid, sid),
 			build: func(sc beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
 				in.SFrom = 1
@@ -453,7 +464,7 @@ func TestRSJoin(t *testing.T) {
 			},
 		})
 	}
-	runJobs(t, jobs)
+	return jobs
 }
 
 // lshOracle runs approx's single-machine self-join on the same records.
@@ -717,27 +728,7 @@ func TestHotGroups(t *testing.T) {
 		exactJob(t, c, "set", prefix.Dice, "0.5", 16, 0),
 		exactJob(t, c, "set", prefix.Overlap, "2", 5, 0),
 	}
-	for _, tc := range []struct {
-		m  prefix.Measure
-		th string
-		bs int
-	}{{prefix.Jaccard, "0.8", 2}, {prefix.Cosine, "0.5", 5}, {prefix.Dice, "0.8", 16}} {
-		pairs := exactPairs(t, "set", tc.m, tc.th, r.files[0], s.files[0])
-		_, rid := r.records()
-		_, sid := s.records()
-		thr, _ := prefix.ParseThreshold(tc.m, tc.th)
-		both := &collection{name: "hrs", files: [][]string{r.files[0], s.files[0]}, paths: []string{r.paths[0], s.paths[0]}}
-		tc := tc
-		jobs = append(jobs, &job{
-			name: fmt.Sprintf("hot-rs-%s-%s-%d", tc.m, tc.th, tc.bs), in: both, tokens: "set",
-			expect: formatPairs(pairs, tc.m, rid, sid),
-			build: func(sc beam.Scope, in pipeline.Input, recs beam.PCollection) beam.PCollection {
-				in.SFrom = 1
-				j := pipeline.Join{Measure: tc.m, Threshold: thr, BlockSize: tc.bs, SFrom: pipeline.MakeID(1, 0)}
-				return pipeline.FormatPairs(sc, pipeline.ExactJoin(sc, recs, j), pipeline.IDsOf(in), tc.m)
-			},
-		})
-	}
+	jobs = append(jobs, rsJobs(t, "hot-rs", r, s, []rsCase{{prefix.Jaccard, "0.8", 2}, {prefix.Cosine, "0.5", 5}, {prefix.Dice, "0.8", 16}})...)
 	for _, j := range jobs {
 		if len(j.expect) < 50 {
 			t.Fatalf("%s: %d pairs: the fixture is wrong", j.name, len(j.expect))
