@@ -109,3 +109,30 @@ if [[ " $parts " == *" hot "* ]]; then
     hot_row "$data/shared-$hn.txt" "$bs"
   done
 fi
+chain_row() { # n
+  local n=$1 f="$data/chain-$1.txt"
+  # Record i holds the tokens i..i+9: neighbours are at Jaccard 9/11, records
+  # two apart at 8/12, so at 0.8 the records make one chain of n links,
+  # written in a seeded random order.
+  awk -v n="$n" 'BEGIN { srand(1); for (i = 0; i < n; i++) { l = i; for (j = 1; j < 10; j++) l = l " " i + j; printf "%.12f\t%s\n", rand(), l } }' |
+    sort -n | cut -f2- > "$f"
+  local cli
+  cli=$("$data/simjoin" dedup -t 0.8 "$f" | wc -l)
+  /usr/bin/time -f "%e %M" -o "$data/time.beam" "$beam" dedup --method exact -t 0.8 \
+    --input "$f" --output "$data/kept" --stats 2> "$data/beam.stats"
+  read -r bw br < "$data/time.beam"
+  local shuf kept
+  shuf=$(awk '/^shuffled bytes /{gsub(",","",$3); print $3}' "$data/beam.stats")
+  kept=$(wc -l < "$data/kept-00000-of-00001")
+  python3 - "$n" "$cli" "$kept" "$bw" "$br" "$shuf" <<'PY'
+import sys
+n, cli, kept, bw, br, shuf = sys.argv[1:]
+n, shuf = int(n), int(shuf)
+print(f"| {n:,} | {int(cli):,} | {int(kept):,} | {float(bw):.1f} | {int(br)/1024:.0f} | {shuf/1e6:.1f} | {shuf/n:.0f} |")
+PY
+}
+if [[ " $parts " == *" chain "* ]]; then
+  echo "| chain of | CLI kept | Prism kept | Prism wall s | Prism peak MiB | shuffled MB | shuffled bytes/record |"
+  echo "|---|---|---|---|---|---|---|"
+  for cn in ${CHAIN_NS:-25000 50000 100000}; do chain_row "$cn"; done
+fi
