@@ -372,6 +372,19 @@ const (
 	FieldPayload                    // its JSON payload object
 )
 
+// FieldNamed returns the field a request names: "text" or "payload"; ok
+// is false for any other name. The command line and the HTTP API both
+// read field names through it.
+func FieldNamed(name string) (f Fields, ok bool) {
+	switch name {
+	case "text":
+		return FieldText, true
+	case "payload":
+		return FieldPayload, true
+	}
+	return 0, false
+}
+
 // Stats describes an index.
 type Stats struct {
 	Method  Method

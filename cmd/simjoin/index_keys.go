@@ -99,14 +99,11 @@ func readRefs(k index.KeyKind, args []string, stdin io.Reader) (refs, error) {
 func parseFields(s string) (index.Fields, error) {
 	var f index.Fields
 	for _, name := range strings.Split(s, ",") {
-		switch strings.TrimSpace(name) {
-		case "text":
-			f |= index.FieldText
-		case "payload":
-			f |= index.FieldPayload
-		default:
+		field, ok := index.FieldNamed(strings.TrimSpace(name))
+		if !ok {
 			return 0, usagef("--fields %q: want text, payload or text,payload", s)
 		}
+		f |= field
 	}
 	return f, nil
 }

@@ -922,14 +922,11 @@ func ref(keys index.KeyKind, raw []byte) (index.ID, index.Key, error) {
 func (s *Server) fields(in []string) (index.Fields, error) {
 	var f index.Fields
 	for _, name := range in {
-		switch name {
-		case "text":
-			f |= index.FieldText
-		case "payload":
-			f |= index.FieldPayload
-		default:
+		field, ok := index.FieldNamed(name)
+		if !ok {
 			return 0, badRequest("fields: %q: want \"text\" or \"payload\"", name)
 		}
+		f |= field
 	}
 	if f != 0 && !s.ix.Config().StoreText {
 		return 0, badRequest("fields: the index stores no text (create it with --store text)")

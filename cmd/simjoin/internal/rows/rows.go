@@ -225,25 +225,23 @@ func NewOutcomes(w io.Writer, f fieldenc.Format, cfg index.Config) Outcomes {
 
 // Write writes the outcome of input line line.
 func (rw Outcomes) Write(line int, o index.Outcome) error {
+	status := "duplicate"
+	switch {
+	case o.Inserted && o.Replaced:
+		status = "replaced"
+	case o.Inserted:
+		status = "inserted"
+	case o.Exists:
+		status = "exists"
+	}
 	b := rw.Line()
 	b = rw.Int(b, int64(line))
-	switch {
-	case o.Inserted:
-		status := "inserted"
-		if o.Replaced {
-			status = "replaced"
-		}
-		b = rw.Word(b, status)
-		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
-		b = rw.Skip(b)
-	case o.Exists:
-		b = rw.Word(b, "exists")
-		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
-		b = rw.Skip(b)
-	default:
-		b = rw.Word(b, "duplicate")
-		b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
+	b = rw.Word(b, status)
+	b = appendID(rw.Writer, b, rw.keys, o.ID, o.Key)
+	if status == "duplicate" {
 		b = rw.Similarity(b, o.Sim)
+	} else {
+		b = rw.Skip(b)
 	}
 	return rw.WriteRow(b)
 }
