@@ -377,7 +377,6 @@ type lazyOrder struct {
 
 	keysMade bool // rk and sk are made (under mu)
 	rk, sk   *approx.KeySets
-	keys     Timing // making the key sets of an Auto input
 
 	// plan is the first plan made of the input (Input.Plan), kept because
 	// the records it was made from are released once the order is built.
@@ -478,12 +477,11 @@ func (in *Input) keySets() (rk, sk *approx.KeySets, ok bool) {
 		if lz.built.Load() {
 			return nil, nil, false
 		}
-		tm := startTiming()
 		lz.rk = in.rb.KeepSets(in.opts.Workers)
 		if in.sb != nil {
 			lz.sk = in.sb.KeepSets(in.opts.Workers)
 		}
-		lz.keys, lz.keysMade = tm.done(), true
+		lz.keysMade = true
 	}
 	return lz.rk, lz.sk, true
 }
