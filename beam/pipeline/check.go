@@ -15,6 +15,7 @@ import (
 // reports metrics or not.
 
 func init() {
+	register.Function2x1(sumCounts)
 	register.Function4x0(edgeLabelAtB)
 	register.Function5x0(edgeUnsettled)
 	register.Emitter1[int64]()
@@ -35,6 +36,9 @@ func Unsettled(s beam.Scope, edges, labels beam.PCollection, rounds int) beam.PC
 	bad := beam.ParDo(s, edgeUnsettled, beam.CoGroupByKey(s, atB, labels))
 	return beam.ParDo(s, &unsettledFn{Rounds: rounds}, beam.Combine(s, sumCounts, bad))
 }
+
+// sumCounts adds two counts (a combine).
+func sumCounts(a, b int64) int64 { return a + b }
 
 // edgeLabelAtB sends the label of a to b, for every edge (a, b).
 func edgeLabelAtB(_ uint64, bs func(*uint64) bool, label func(*uint64) bool, emit func(uint64, uint64)) {

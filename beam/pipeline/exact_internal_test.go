@@ -14,82 +14,106 @@ import (
 	"github.com/simjoin/simjoin/prefix"
 )
 
-// stage2 is the exact join's stage 2 run in memory with the pipeline's own
-// functions (route, indexes, groupPlans, send), every group gathered as
-// the GroupByKey gathers it. It returns the groups and the copies and
-// bytes sent to them, as the shuffle_group_bytes counter counts them.
-func stage2(j joinFn, recs []Record) (groups map[GroupKey][]Routed, copies, bytes int64) {
-	df := map[uint64]int64{}
-	for _, r := range recs {
-		for _, k := range r.Keys {
-			df[k]++
+// each is an iterator over xs, as a runner hands a DoFn its inputs.
+func each[T any](xs []T) func(*T) bool {
+	i := 0
+	return func(x *T) bool {
+		if i == len(xs) {
+			return false
 		}
+		*x = xs[i]
+		i++
+		return true
 	}
-	for k, d := range df {
-		if d < 2 {
-			delete(df, k)
-		}
-	}
-	type routed struct {
-		w uint64
-		r Routed
-	}
-	var all []routed
-	for _, r := range recs {
-		j.route(r, df, func(w uint64, v Routed) { all = append(all, routed{w, v}) })
-	}
-	gsize := map[uint64]int64{}
-	for _, x := range all {
-		gsize[x.w]++
-	}
-	hot := map[uint64]int64{}
-	for w, n := range gsize {
-		if n > int64(j.BlockSize) {
-			hot[w] = n
-		}
-	}
-	counts := map[SizeKey]int64{}
-	for _, x := range all {
-		if _, ok := hot[x.w]; ok && j.indexes(x.r) {
-			k := SizeKey{Token: x.w, Size: uint32(len(x.r.Keys))}
-			counts[k]++
-			bytes += int64(len(encSizeKey(k)) + 1)
-		}
-	}
-	plans := groupPlans(counts, j.BlockSize)
-	groups = map[GroupKey][]Routed{}
-	for _, x := range all {
-		j.send(x.w, x.r, hot, plans, func(k GroupKey, r Routed) {
-			groups[k] = append(groups[k], r)
-			copies++
-			bytes += int64(len(encGroupKey(k)) + routedSize(r))
-		})
-	}
-	return groups, copies, bytes
 }
 
-// memJoin runs the exact join in memory: stage2, then groupJoinFn on every
-// group. Pairs are sorted by (A, B).
-func memJoin(t *testing.T, j joinFn, recs []Record) []Pair {
+// run is what runJoin measured: the result pairs (sorted by (A, B)), the
+// members of every group, and the bytes written to the groups' shuffle
+// (as shuffle_group_bytes counts them).
+type run struct {
+	pairs  []Pair
+	groups map[groupKey]int
+	bytes  int64
+}
+
+// runJoin runs the exact join in memory with the pipeline's own DoFns, in
+// the order a runner runs them: records packed in batches of batch
+// records (each batch a bundle), counted, the counts gathered by shard
+// into the vocabulary, the batches ranked, the hot groups' sizes counted,
+// the records sent to the partitions, and (with joined) every partition
+// joined.
+func runJoin(t *testing.T, j joinFn, recs []Record, batch int, joined bool) run {
 	t.Helper()
-	groups, _, _ := stage2(j, recs)
-	var out []Pair
-	g := &groupJoinFn{J: j}
-	for k, rs := range groups {
-		i := 0
-		it := func(r *Routed) bool {
-			if i == len(rs) {
-				return false
-			}
-			*r = rs[i]
-			i++
-			return true
+	ctx := context.Background()
+	var batches []Batch
+	for lo := 0; lo < len(recs); lo += batch {
+		bf := &batchFn{}
+		for _, r := range recs[lo:min(lo+batch, len(recs))] {
+			bf.ProcessElement(ctx, r, func(b Batch) { batches = append(batches, b) })
 		}
-		if err := g.ProcessElement(context.Background(), k, it, func(p Pair) { out = append(out, p) }); err != nil {
+		bf.FinishBundle(func(b Batch) { batches = append(batches, b) })
+	}
+	byShard := map[uint32][][]byte{}
+	for _, b := range batches {
+		cf := &countFn{}
+		put := func(s uint32, c []byte) { byShard[s] = append(byShard[s], c) }
+		cf.ProcessElement(ctx, b, put)
+		cf.FinishBundle(ctx, put)
+	}
+	var vocab [][]byte
+	for s, parts := range byShard {
+		if err := vocabFn(ctx, s, each(parts), func(v []byte) { vocab = append(vocab, v) }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	slices.SortFunc(out, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
+	var ranked []RankBatch
+	rf := &rankFn{BlockSize: j.BlockSize}
+	for _, b := range batches {
+		if err := rf.ProcessElement(ctx, b, each(vocab), func(rb RankBatch) { ranked = append(ranked, rb) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out run
+	var sizes [][]byte
+	for _, rb := range ranked {
+		hf := &hotSizeFn{J: j}
+		put := func(b []byte) { sizes = append(sizes, b); out.bytes += int64(len(b)) }
+		hf.ProcessElement(rb, put)
+		hf.FinishBundle(ctx, put)
+	}
+	byPart := map[uint32][][]byte{}
+	for _, rb := range ranked {
+		pf := &partitionFn{J: j}
+		put := func(p uint32, c []byte) {
+			byPart[p] = append(byPart[p], c)
+			out.bytes += int64(len(c) + uvarintLen(uint64(p)))
+		}
+		if err := pf.ProcessElement(ctx, rb, each(sizes), put); err != nil {
+			t.Fatal(err)
+		}
+		pf.FinishBundle(ctx, each(sizes), put)
+	}
+	out.groups = map[groupKey]int{}
+	for p, chunks := range byPart {
+		var pr partRecords
+		var ms []member
+		for _, c := range chunks {
+			var err error
+			if ms, err = pr.read(c, ms); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range ms {
+			out.groups[m.g]++
+		}
+		if !joined {
+			continue
+		}
+		if err := (&partJoinFn{J: j}).ProcessElement(ctx, p, each(chunks), func(q Pair) { out.pairs = append(out.pairs, q) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.SortFunc(out.pairs, func(a, b Pair) int { return cmp.Or(cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B)) })
 	return out
 }
 
@@ -259,9 +283,10 @@ func TestHotGroupsInMemory(t *testing.T) {
 			if len(want) < 50 || at == 0 || tc.m != prefix.Overlap && edge == 0 {
 				t.Fatalf("%s %s from %d: %d pairs, %d at t, %d at the size bound: the fixture is wrong", tc.m, tc.th, sfrom, len(want), at, edge)
 			}
-			for _, bs := range []int{2, 5, 16} {
+			for k, bs := range []int{2, 5, 16} {
 				j.BlockSize = bs
-				got := memJoin(t, j, recs)
+				// Bundles of one record, of some, of all.
+				got := runJoin(t, j, recs, []int{1, 64, 1000}[k], true).pairs
 				if !slices.Equal(got, want) {
 					t.Errorf("%s %s from %d, block %d: %d pairs, want %d", tc.m, tc.th, sfrom, bs, len(got), len(want))
 				}
@@ -274,7 +299,7 @@ func TestHotGroupsInMemory(t *testing.T) {
 // unless one size has more, which then has blocks of its own; a probe
 // skips the blocks of sizes it cannot meet.
 func TestPlanSizes(t *testing.T) {
-	p := newPlan([]int{3, 4, 5, 9, 12}, []int64{2, 2, 9, 1, 1}, 4)
+	p := newPlan([]int{3, 4, 5, 9, 12}, []uint64{2, 2, 9, 1, 1}, 4)
 	want := []sizeBlock{{lo: 3, hi: 4, of: 1}, {lo: 5, hi: 5, sub: 0, of: 3}, {lo: 5, hi: 5, sub: 1, of: 3}, {lo: 5, hi: 5, sub: 2, of: 3}, {lo: 9, hi: 12, of: 1}}
 	if !slices.Equal(p, want) {
 		t.Fatalf("newPlan = %v, want %v", p, want)
@@ -292,11 +317,10 @@ func TestPlanSizes(t *testing.T) {
 	}
 	// Jaccard 0.8: a record of 12 tokens meets sizes 10 to 12 only.
 	j := Join{Measure: prefix.Jaccard, Threshold: prefix.Threshold{Num: 4, Den: 5}, BlockSize: 4}.fn()
-	hot := map[uint64]int64{1: 100}
 	var blocks []uint32
-	j.send(1, Routed{ID: 9, Pos: 11, Keys: make([]uint64, 12)}, hot, map[uint64][]sizeBlock{1: p}, func(k GroupKey, r Routed) {
+	j.send(9, 11, 12, 1, 0, map[uint32][]sizeBlock{1: p}, func(k groupKey, index bool) {
 		blocks = append(blocks, k.Block)
-		if r.Index {
+		if index {
 			t.Errorf("a record probing past its index prefix was marked indexed")
 		}
 	})
@@ -335,29 +359,20 @@ func TestHotGroupShuffle(t *testing.T) {
 	thr := prefix.Threshold{Num: 1, Den: 2}
 	for _, bs := range []int{128, DefaultBlockSize} {
 		j := Join{Measure: prefix.Jaccard, Threshold: thr, BlockSize: bs}.fn()
-		_, c0, b0 := stage2(j, hotPairs(n, false))
-		groups, c1, b1 := stage2(j, hotPairs(n, true))
-		h := key("h")
-		var inHot int
-		for k, rs := range groups {
-			if k.Token == h {
-				inHot += len(rs)
-			}
-		}
-		t.Logf("block %d: %d copies, %d bytes without the token; %d copies, %d bytes with it (%d in its group)", bs, c0, b0, c1, b1, inHot)
-		if b1 > 2*b0 {
-			t.Errorf("block %d: %d bytes with the token, over twice the %d without", bs, b1, b0)
+		without := runJoin(t, j, hotPairs(n, false), 4096, false)
+		with := runJoin(t, j, hotPairs(n, true), 4096, false)
+		t.Logf("block %d: %d bytes and %d groups without the token; %d bytes and %d groups with it", bs, without.bytes, len(without.groups), with.bytes, len(with.groups))
+		if with.bytes > 2*without.bytes {
+			t.Errorf("block %d: %d bytes with the token, over twice the %d without", bs, with.bytes, without.bytes)
 		}
 	}
 	// The records are routed to h's group: the fixture does test the split.
 	j := Join{Measure: prefix.Jaccard, Threshold: thr}.fn()
+	rb := RankBatch{HotFrom: 0}
 	routed := 0
 	for _, r := range hotPairs(n, true) {
-		j.route(r, map[uint64]int64{key("h"): n}, func(w uint64, _ Routed) {
-			if w == key("h") {
-				routed++
-			}
-		})
+		rb.IDs, rb.Private, rb.Ends, rb.Ranks = []uint64{r.ID}, []uint32{1}, []uint32{1}, []uint32{0}
+		j.routes(&rb, 0, func(int, uint32) { routed++ })
 	}
 	if routed != n {
 		t.Fatalf("%d of %d records routed to the hot token: the fixture is wrong", routed, n)

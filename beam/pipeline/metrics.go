@@ -46,8 +46,9 @@ var (
 	mElsewhere    = beam.NewCounter(Namespace, "found_elsewhere")
 	mResults      = beam.NewCounter(Namespace, "results")
 
-	mShuffleDF    = beam.NewCounter(Namespace, "shuffle_df_bytes")
-	mShuffleGroup = beam.NewCounter(Namespace, "shuffle_group_bytes")
+	mShuffleRecords = beam.NewCounter(Namespace, "shuffle_records_bytes")
+	mShuffleDF      = beam.NewCounter(Namespace, "shuffle_df_bytes")
+	mShuffleGroup   = beam.NewCounter(Namespace, "shuffle_group_bytes")
 
 	mUnits         = beam.NewCounter(Namespace, "units")
 	mDropped       = beam.NewCounter(Namespace, "dropped")
@@ -160,6 +161,7 @@ var summaryRows = []struct{ label, name, of string }{
 	{"kept", "kept", ""},
 	{"unsettled edges", "components_unsettled_edges", ""},
 	{"shuffle: units", "shuffle_units_bytes", ""},
+	{"shuffle: records", "shuffle_records_bytes", ""},
 	{"shuffle: frequencies", "shuffle_df_bytes", ""},
 	{"shuffle: groups", "shuffle_group_bytes", ""},
 	{"shuffle: bands", "shuffle_bands_bytes", ""},

@@ -31,35 +31,6 @@ type Record struct {
 	Keys []uint64
 }
 
-// Routed is a record sent to the group of one of its prefix tokens by the
-// exact join's second stage. Keys are the record's tokens in the global order
-// (document frequency ascending, then key), and Pos is the position of the
-// group's token among them: Keys[:Pos] are exactly the record's tokens that
-// come before it. Index is set as the record is sent to its group (or block):
-// the record is indexed there, and may be the first of a pair reported there;
-// otherwise it is there only to probe.
-type Routed struct {
-	ID    uint64
-	Pos   uint32
-	Index bool
-	Keys  []uint64
-}
-
-// GroupKey names a group of the exact join: a prefix token and, for a token
-// whose group was split, one of its blocks.
-type GroupKey struct {
-	Token  uint64
-	Blocks uint32 // blocks the group was split in; 0: not split
-	Block  uint32 // this block, below Blocks; 0 when not split
-}
-
-// SizeKey counts the records of one set size indexed in one split group of
-// the exact join.
-type SizeKey struct {
-	Token uint64
-	Size  uint32
-}
-
 // Unit is a distinct non-empty set of the LSH path with the ids of the
 // records that hold it, ascending; ID is the first of them.
 type Unit struct {
@@ -93,9 +64,6 @@ var errCorrupt = errors.New("pipeline: corrupt element")
 
 func init() {
 	beam.RegisterCoder(reflect.TypeFor[Record](), encRecord, decRecord)
-	beam.RegisterCoder(reflect.TypeFor[Routed](), encRouted, decRouted)
-	beam.RegisterCoder(reflect.TypeFor[GroupKey](), encGroupKey, decGroupKey)
-	beam.RegisterCoder(reflect.TypeFor[SizeKey](), encSizeKey, decSizeKey)
 	beam.RegisterCoder(reflect.TypeFor[Unit](), encUnit, decUnit)
 	beam.RegisterCoder(reflect.TypeFor[Member](), encMember, decMember)
 	beam.RegisterCoder(reflect.TypeFor[BucketKey](), encBucketKey, decBucketKey)
@@ -147,7 +115,7 @@ func (r *reader) uvarint() uint64 {
 
 func (r *reader) keys() []uint64 {
 	n := r.uvarint()
-	if r.err != nil || uint64(len(r.b)) < 8*n {
+	if r.err != nil || uint64(len(r.b))/8 < n {
 		r.err = errCorrupt
 		return nil
 	}
@@ -185,57 +153,6 @@ func recordSize(v Record) int { return uvarintLen(v.ID) + keysSize(len(v.Keys)) 
 func decRecord(b []byte) (Record, error) {
 	r := reader{b: b}
 	v := Record{ID: r.uvarint(), Keys: r.keys()}
-	return v, r.done()
-}
-
-// Routed's Pos and Index share one uvarint: Pos<<1 | Index.
-
-func routedSize(v Routed) int {
-	return uvarintLen(v.ID) + uvarintLen(uint64(v.Pos)<<1|1) + keysSize(len(v.Keys))
-}
-
-func encRouted(v Routed) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, routedSize(v)), v.ID)
-	pi := uint64(v.Pos) << 1
-	if v.Index {
-		pi |= 1
-	}
-	b = binary.AppendUvarint(b, pi)
-	return appendKeys(b, v.Keys)
-}
-
-func decRouted(b []byte) (Routed, error) {
-	r := reader{b: b}
-	v := Routed{ID: r.uvarint()}
-	pi := r.uvarint()
-	v.Pos, v.Index = uint32(pi>>1), pi&1 == 1
-	v.Keys = r.keys()
-	return v, r.done()
-}
-
-func encGroupKey(v GroupKey) []byte {
-	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 16), v.Token)
-	b = binary.AppendUvarint(b, uint64(v.Blocks))
-	return binary.AppendUvarint(b, uint64(v.Block))
-}
-
-func decGroupKey(b []byte) (GroupKey, error) {
-	r := reader{b: b}
-	v := GroupKey{Token: r.u64()}
-	v.Blocks = uint32(r.uvarint())
-	v.Block = uint32(r.uvarint())
-	return v, r.done()
-}
-
-func encSizeKey(v SizeKey) []byte {
-	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 13), v.Token)
-	return binary.AppendUvarint(b, uint64(v.Size))
-}
-
-func decSizeKey(b []byte) (SizeKey, error) {
-	r := reader{b: b}
-	v := SizeKey{Token: r.u64()}
-	v.Size = uint32(r.uvarint())
 	return v, r.done()
 }
 
