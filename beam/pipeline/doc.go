@@ -22,50 +22,72 @@
 // # Exact join (Vernica, Carey and Li 2010)
 //
 // ExactJoin follows "Efficient parallel set-similarity joins using MapReduce"
-// (SIGMOD 2010), its BTO-PK-BRJ plan:
+// (SIGMOD 2010), its BTO-PK-BRJ plan. A runner's cost is per element far
+// more than per byte (on Prism the join cost about half a millisecond a
+// record when every token count and every routed copy was an element), so
+// records travel in batches (Batch, RankBatch: about a million tokens each)
+// and groups in partitions, and the elements shuffled number in the
+// bundles and partitions, not in the records or tokens:
 //
-//  1. Token order: document frequencies by a combine per token. Only tokens
-//     held by two records or more are broadcast (a side input); a token
-//     missing from it has frequency 1. Every record sorts its tokens
-//     rare-first (frequency, then key), the order package order uses.
+//  1. Token order: every bundle counts the records holding each token in a
+//     map and emits its counts as one element per shard of the vocabulary
+//     (64 shards); each shard is summed, and only tokens held by two records
+//     or more are broadcast (a side input of 64 elements); a token missing
+//     from it has frequency 1. Every worker ranks the broadcast tokens the
+//     same way, rare-first (frequency, then key, the order package order
+//     uses), and writes each batch in that order: a token held by the
+//     record alone is only counted (it comes first in the record's order and
+//     is never shared), the others are dense ranks, delta-encoded.
 //  2. Kernel: every record goes to the group of each token of its probe
-//     prefix (prefix.Bounds.ProbePrefix) that another record holds, carrying
-//     its whole set. A group is joined with package join (order.New and
-//     join.SelfJoin; join.RSJoin for an R-S join) and keeps a pair only when
-//     the group's token is the first token the two sets share: the prefix
-//     filter puts that token in both probe prefixes, so the pair reaches that
-//     group, and no other group keeps it. No stage removes repeats.
-//     Records take AllPairs' two roles (Bayardo, Ma and Srikant, WWW 2007):
-//     a record is indexed in the groups of its index prefix
-//     (prefix.Bounds.IndexPrefix; R-S: the R records, under their probe
-//     prefix) and only probes in the others, and a pair is kept where its
-//     first record (the smaller set, then the lower id; R-S: the R record)
-//     is indexed, which the first shared token always is for a similar
-//     pair. A group of more than BlockSize records (a frequent prefix
-//     token) is split: its indexed records, counted by set size, are cut in
-//     order of size into blocks of about BlockSize, and a record probes
-//     only the blocks holding sizes it can meet (prefix.Bounds.SizeRange),
-//     so each pair meets once, in the block of its indexed record, and
-//     blocks whose sizes cannot meet are never paired. A token that comes
-//     last in most orders (one in every record) is in many probe prefixes
-//     but in few index prefixes: its group costs a copy per record indexed
-//     there and per block a probe meets, not ⌈g/BlockSize⌉ copies of each
-//     of its g records.
+//     prefix (prefix.Bounds.ProbePrefix) that another record holds. A group
+//     is joined and keeps a pair only when the group's token is the first
+//     token the two sets share: the prefix filter puts that token in both
+//     probe prefixes, so the pair reaches that group, and no other group
+//     keeps it. No stage removes repeats. Records take AllPairs' two roles
+//     (Bayardo, Ma and Srikant, WWW 2007): a record is indexed in the groups
+//     of its index prefix (prefix.Bounds.IndexPrefix; R-S: the R records,
+//     under their probe prefix) and only probes in the others, and a pair is
+//     kept where its first record (the smaller set, then the lower id; R-S:
+//     the R record) is indexed, which the first shared token always is for
+//     a similar pair. The groups are hashed into partitions (one per million
+//     tokens of input, at least 16); every bundle sends each record once to
+//     each partition holding one of its groups, with the list of its groups
+//     there, and a partition is one element a bundle (or one per 4 MiB). A
+//     partition's groups are joined one by one: a small group (at most 1,024
+//     candidate pairs) by checking each pair with join.OverlapAtLeast, a
+//     larger one with package join (order.New and join.SelfJoin;
+//     join.RSJoin across). The group of a token held by more than BlockSize
+//     records (decided from its document frequency, which bounds its group)
+//     is planned from one more count, of the records indexed there by set
+//     size: its indexed records are cut in order of size into blocks of
+//     about BlockSize, and a record probes only the blocks holding sizes it
+//     can meet (prefix.Bounds.SizeRange), so each pair meets once, in the
+//     block of its indexed record, blocks whose sizes cannot meet are never
+//     paired, and a group nobody is indexed in is not sent at all. A token
+//     that comes last in most orders (one in every record) is in many probe
+//     prefixes but in few index prefixes: its group costs a copy per record
+//     indexed there and per block a probe meets, not ⌈g/BlockSize⌉ copies of
+//     each of its g records.
 //  3. Records: the pairs carry the record ids and the overlap and sizes the
 //     similarity is computed from; FormatPairs writes them as the CLI does.
 //
-// Departures from the paper: the order is not a dense ranking (a global sort)
-// but (frequency, key), which every worker computes from the broadcast
-// frequencies; the kernel is package join (AllPairs with PPJoin's filters)
-// instead of PPJoin+; pairs are kept by the first shared token instead of
-// being deduplicated in stage 3; oversized groups are split by size as above.
+// Departures from the paper: the order is not a dense ranking made by a
+// global sort but one every worker computes from the broadcast frequencies;
+// the kernel is package join (AllPairs with PPJoin's filters) instead of
+// PPJoin+, or a plain check of every pair in a small group; groups are
+// packed into partitions, as the paper's grouped-token routing packs tokens,
+// but a record still belongs to each of its groups apart; pairs are kept by
+// the first shared token instead of being deduplicated in stage 3;
+// oversized groups are split by size as above.
 //
 // Cost, for n records of mean size k, probe prefix p(k) ≈ (1-t)k + 1 tokens
-// (Jaccard): stage 1 shuffles the distinct (token, count) partials of each
-// bundle (at most 16 bytes a token occurrence, far less after combining);
-// stage 2 shuffles each record once per shared prefix token: about
-// n·p·(8k + 8) bytes; the join inside a group of g records costs what
-// package join costs on g records.
+// (Jaccard): stage 1 shuffles every record once (8 bytes a token, as a
+// Batch) and about 10 bytes per distinct token of each bundle, and
+// broadcasts about 10 bytes per shared token; stage 2 shuffles every record
+// once more in the order (one to three bytes a token, as a RankBatch) and
+// once per partition it is routed to, at most p times: about n·p·(2k + 6)
+// bytes; the join inside a group of g records costs what package join costs
+// on g records.
 //
 // # LSH join and dedup
 //
@@ -106,8 +128,11 @@
 //
 // # Concurrency
 //
-// The DoFns keep no state across elements beyond read-only side inputs loaded
-// once per instance; the runner runs them in parallel. Output files are
-// sorted within each shard, so the bytes written do not depend on the
-// runner's parallelism.
+// The DoFns keep no state across elements beyond read-only side inputs
+// loaded once per instance and, in the exact join, what a bundle gathers
+// before emitting it (a batch, token counts, partition chunks, emitted when
+// full and when the bundle finishes: the elements depend on how the runner
+// cuts the bundles, the pairs do not); the runner runs instances in
+// parallel, one bundle at a time each. Output files are sorted within each
+// shard, so the bytes written do not depend on the runner's parallelism.
 package pipeline
