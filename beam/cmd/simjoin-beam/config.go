@@ -84,7 +84,7 @@ func (c *config) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.outputRecords, "output-records", false, "dedup: write the kept records' input lines (JSON objects with --jsonl-field) instead of their ids")
 	fs.StringVar(&c.jsonlField, "jsonl-field", "", "read every line as a JSON object whose string field `NAME` is the record's text")
 	fs.StringVar(&c.jsonlID, "jsonl-id", "", "with --jsonl-field: the record's id, in every output, is its field `NAME` (a string or a number, one record each)")
-	fs.IntVar(&c.blockSize, "block-size", pipeline.DefaultBlockSize, "exact: split a group of more records into blocks of about this many indexed records, by set size")
+	fs.IntVar(&c.blockSize, "block-size", pipeline.DefaultBlockSize, "exact: cut the group of a token held by more records into blocks of about this many indexed records, by set size")
 	fs.IntVar(&c.rounds, "rounds", pipeline.DefaultRounds, "dedup: star operations (one shuffle each) of the connected components")
 	fs.Int64Var(&c.spanBytes, "span-bytes", pipeline.DefaultSpanBytes, "bytes of input one worker reads at a time")
 	fs.StringVar(&c.lshShape, "lsh", "", "lsh: `BxR` bands of rows (default: the cheapest banding whose P(t) reaches --recall)")
