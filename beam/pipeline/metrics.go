@@ -20,8 +20,10 @@ const Namespace = "simjoin"
 // The join statistics as Beam metrics. Counters are summed over every bundle
 // by the runner; the *_bytes counters are the encoded sizes of the elements
 // written to each shuffle (key and value), which is what the runner moves
-// between workers. shuffle_df_bytes counts the (token, 1) elements before the
-// runner combines them: an upper bound of what stage 1 moves.
+// between workers. In the exact join, shuffle_records_bytes counts the record
+// batches (once as keys, once as ranks), shuffle_df_bytes the token counts
+// of every bundle, shuffle_group_bytes the partition chunks and the hot
+// groups' size counts.
 var (
 	mRecords    = beam.NewCounter(Namespace, "records")
 	mSkipped    = beam.NewCounter(Namespace, "skipped")
